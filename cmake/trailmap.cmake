@@ -1,0 +1,23 @@
+# Shared build settings: warnings, sanitizers, and the one helper that adds a test.
+
+add_compile_options(-Wall -Wextra -Wpedantic -Wno-unused-parameter)
+if(TRAILMAP_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# trailmap_add_test(NAME SOURCES... LIBS ...): a GoogleTest binary registered with CTest.
+# Unit tests sit beside their code (thing_test.cc); system tests live in tests/.
+function(trailmap_add_test name)
+  cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gmock GTest::gtest_main)
+  add_test(NAME ${name} COMMAND ${name})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT})
+  if(T_LABELS)
+    set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}")
+  endif()
+endfunction()

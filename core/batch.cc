@@ -1,0 +1,242 @@
+#include "core/batch.h"
+
+#include <kj/exception.h>
+
+#include <exception>
+#include <unordered_set>
+
+#include "core/capnp_bytes.h"
+#include "core/histogram.h"
+#include "schemas/ingest.capnp.h"
+
+namespace trailmap {
+namespace {
+
+std::string_view View(capnp::Text::Reader t) { return {t.begin(), t.size()}; }
+std::string_view View(capnp::Data::Reader d) {
+  return {reinterpret_cast<const char*>(d.begin()), d.size()};
+}
+capnp::Text::Reader AsText(const std::string& s) { return capnp::Text::Reader(s.data(), s.size()); }
+capnp::Data::Reader AsData(const std::string& s) {
+  return capnp::Data::Reader(reinterpret_cast<const kj::byte*>(s.data()), s.size());
+}
+
+Status CheckText(std::string_view what, std::string_view text, size_t max, bool allow_empty) {
+  if (!allow_empty && text.empty()) return Status::InvalidArgument(std::string(what) + " is empty");
+  if (text.size() > max) {
+    return Status::InvalidArgument(std::string(what) + " is " + std::to_string(text.size()) +
+                                   " bytes, at most " + std::to_string(max));
+  }
+  for (char c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return Status::InvalidArgument(std::string(what) + " has a control character");
+    }
+  }
+  return Status::Ok();
+}
+
+Status Where(const std::string& where, const Status& s) {
+  return Status(s.ok() ? s : Status::InvalidArgument(where + ": " + s.message()));
+}
+
+Result<Batch> Read(ingest::Batch::Reader r, const BatchLimits& limits) {
+  Batch b;
+  b.agent = std::string(View(r.getAgent()));
+  b.sequence = r.getSequence();
+  b.host = std::string(View(r.getHost()));
+  b.sent_at_ms = r.getSentAtMs();
+  if (Status s = CheckText("agent id", b.agent, limits.max_text, false); !s.ok()) return s;
+  if (b.sequence == 0) return Status::InvalidArgument("sequence 0 (sequences start at 1)");
+  if (Status s = CheckText("host", b.host, limits.max_text, false); !s.ok()) return s;
+
+  auto labels = r.getLabels();
+  if (labels.size() > limits.max_labels) {
+    return Status::InvalidArgument(std::to_string(labels.size()) + " labels, at most " + std::to_string(limits.max_labels));
+  }
+  for (auto l : labels) b.labels.emplace_back(std::string(View(l.getKey())), std::string(View(l.getValue())));
+  if (Result<std::string> c = CanonicalFields(b.labels); !c.ok()) return Where("labels", c.status());
+
+  auto series = r.getSeries();
+  if (series.size() > limits.max_series) {
+    return Status::InvalidArgument(std::to_string(series.size()) + " series, at most " + std::to_string(limits.max_series));
+  }
+  b.series.reserve(series.size());
+  for (uint32_t i = 0; i < series.size(); ++i) {
+    auto d = series[i];
+    SeriesDef def;
+    def.metric = std::string(View(d.getMetric()));
+    const auto kind = static_cast<uint16_t>(d.getKind());
+    if (kind > static_cast<uint16_t>(MetricKind::kStacks)) {
+      return Status::InvalidArgument("series " + std::to_string(i) + ": unknown metric kind " + std::to_string(kind));
+    }
+    def.kind = static_cast<MetricKind>(kind);
+    def.unit = std::string(View(d.getUnit()));
+    def.fields = std::string(View(d.getFields()));
+    const std::string where = "series " + std::to_string(i) + " (" + def.metric.substr(0, 64) + ")";
+    if (Status s = ValidateMetricName(def.metric); !s.ok()) return Where(where, s);
+    if (Status s = CheckText("unit", def.unit, 16, false); !s.ok()) return Where(where, s);
+    if (!def.fields.empty()) {
+      if (Result<FieldSet> f = ParseFields(def.fields); !f.ok()) return Where(where, f.status());
+    }
+    b.series.push_back(std::move(def));
+  }
+
+  auto seconds = r.getSeconds();
+  if (seconds.size() > limits.max_seconds) {
+    return Status::InvalidArgument(std::to_string(seconds.size()) + " seconds, at most " + std::to_string(limits.max_seconds));
+  }
+  size_t histograms = 0;
+  b.seconds.reserve(seconds.size());
+  for (uint32_t i = 0; i < seconds.size(); ++i) {
+    auto sr = seconds[i];
+    SecondDelta sd;
+    sd.time = sr.getTime();
+    const std::string where = "second " + std::to_string(i) + " (" + std::to_string(sd.time) + ")";
+    if (sd.time < limits.min_time || sd.time >= limits.max_time) {
+      return Status::InvalidArgument(where + ": time outside 1970..2100");
+    }
+    auto hists = sr.getHistograms();
+    histograms += hists.size();
+    if (histograms > limits.max_histograms) {
+      return Status::InvalidArgument("more than " + std::to_string(limits.max_histograms) + " histograms");
+    }
+    sd.histograms.reserve(hists.size());
+    for (uint32_t j = 0; j < hists.size(); ++j) {
+      HistogramDelta h;
+      h.series = hists[j].getSeries();
+      const std::string at = where + ", histogram " + std::to_string(j);
+      if (h.series >= b.series.size()) return Status::InvalidArgument(at + ": series index " + std::to_string(h.series) + " past the series list");
+      const MetricKind k = b.series[h.series].kind;
+      if (k != MetricKind::kLatency && k != MetricKind::kSize) {
+        return Status::InvalidArgument(at + ": series " + b.series[h.series].metric + " is not a distribution");
+      }
+      h.encoded = std::string(View(hists[j].getEncoded()));
+      Histogram check;
+      if (Status s = check.MergeEncoded(h.encoded); !s.ok()) return Where(at, s);
+      if (check.empty()) return Status::InvalidArgument(at + ": empty histogram");
+      sd.histograms.push_back(std::move(h));
+    }
+    for (auto sv : sr.getScalars()) {
+      if (sv.getSeries() >= b.series.size()) return Status::InvalidArgument(where + ": scalar series index past the series list");
+      sd.scalars.push_back({sv.getSeries(), sv.getValue()});
+    }
+    b.seconds.push_back(std::move(sd));
+  }
+  return b;
+}
+
+}  // namespace
+
+const char* MetricKindName(MetricKind kind) {
+  switch (kind) {
+    case MetricKind::kLatency: return "latency";
+    case MetricKind::kSize: return "size";
+    case MetricKind::kScalar: return "scalar";
+    case MetricKind::kStacks: return "stacks";
+  }
+  return "unknown";
+}
+
+const char* AckStatusName(Ack::Status status) {
+  switch (status) {
+    case Ack::Status::kApplied: return "applied";
+    case Ack::Status::kDuplicate: return "duplicate";
+    case Ack::Status::kRejected: return "rejected";
+    case Ack::Status::kOutOfOrder: return "out of order";
+  }
+  return "unknown";
+}
+
+std::string EncodeBatch(const Batch& batch) {
+  capnp::MallocMessageBuilder message;
+  auto b = message.initRoot<ingest::Batch>();
+  b.setAgent(AsText(batch.agent));
+  b.setSequence(batch.sequence);
+  b.setHost(AsText(batch.host));
+  b.setSentAtMs(batch.sent_at_ms);
+  auto labels = b.initLabels(static_cast<unsigned>(batch.labels.size()));
+  for (size_t i = 0; i < batch.labels.size(); ++i) {
+    labels[i].setKey(AsText(batch.labels[i].first));
+    labels[i].setValue(AsText(batch.labels[i].second));
+  }
+  auto series = b.initSeries(static_cast<unsigned>(batch.series.size()));
+  for (size_t i = 0; i < batch.series.size(); ++i) {
+    const SeriesDef& d = batch.series[i];
+    series[i].setMetric(AsText(d.metric));
+    series[i].setKind(static_cast<ingest::MetricKind>(d.kind));
+    series[i].setUnit(AsText(d.unit));
+    series[i].setFields(AsText(d.fields));
+  }
+  auto seconds = b.initSeconds(static_cast<unsigned>(batch.seconds.size()));
+  for (size_t i = 0; i < batch.seconds.size(); ++i) {
+    const SecondDelta& sd = batch.seconds[i];
+    seconds[i].setTime(sd.time);
+    auto hists = seconds[i].initHistograms(static_cast<unsigned>(sd.histograms.size()));
+    for (size_t j = 0; j < sd.histograms.size(); ++j) {
+      hists[j].setSeries(sd.histograms[j].series);
+      hists[j].setEncoded(AsData(sd.histograms[j].encoded));
+    }
+    auto scalars = seconds[i].initScalars(static_cast<unsigned>(sd.scalars.size()));
+    for (size_t j = 0; j < sd.scalars.size(); ++j) {
+      scalars[j].setSeries(sd.scalars[j].series);
+      scalars[j].setValue(sd.scalars[j].value);
+    }
+  }
+  return MessageToBytes(message);
+}
+
+Result<Batch> DecodeBatch(std::string_view bytes, const BatchLimits& limits, std::string* agent,
+                          uint64_t* sequence) {
+  if (bytes.size() > limits.max_bytes) {
+    return Status::InvalidArgument("batch is " + std::to_string(bytes.size()) + " bytes, at most " +
+                                   std::to_string(limits.max_bytes));
+  }
+  if (bytes.size() < 8 || bytes.size() % 8 != 0) {
+    return Status::InvalidArgument("batch of " + std::to_string(bytes.size()) +
+                                   " bytes is not a Cap'n Proto message (not whole words)");
+  }
+  try {
+    FlatMessage message(bytes);
+    auto root = message.Root<ingest::Batch>();
+    if (agent) *agent = std::string(View(root.getAgent())).substr(0, limits.max_text);
+    if (sequence) *sequence = root.getSequence();
+    return Read(root, limits);
+  } catch (const kj::Exception& e) {
+    return Status::InvalidArgument(std::string("batch is not a valid Cap'n Proto message: ") +
+                                   e.getDescription().cStr());
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(std::string("batch could not be read: ") + e.what());
+  }
+}
+
+std::string EncodeAck(const Ack& ack) {
+  capnp::MallocMessageBuilder message;
+  auto a = message.initRoot<ingest::Ack>();
+  a.setSequence(ack.sequence);
+  a.setStatus(static_cast<ingest::Ack::Status>(ack.status));
+  a.setReason(AsText(ack.reason));
+  a.setExpected(ack.expected);
+  return MessageToBytes(message);
+}
+
+Result<Ack> DecodeAck(std::string_view bytes) {
+  if (bytes.size() < 8 || bytes.size() % 8 != 0) return Status::InvalidArgument("ack is not a Cap'n Proto message");
+  try {
+    FlatMessage message(bytes);
+    auto r = message.Root<ingest::Ack>();
+    Ack ack;
+    ack.sequence = r.getSequence();
+    const auto status = static_cast<uint16_t>(r.getStatus());
+    if (status > static_cast<uint16_t>(Ack::Status::kOutOfOrder)) {
+      return Status::InvalidArgument("ack has unknown status " + std::to_string(status));
+    }
+    ack.status = static_cast<Ack::Status>(status);
+    ack.reason = std::string(View(r.getReason()));
+    ack.expected = r.getExpected();
+    return ack;
+  } catch (const kj::Exception& e) {
+    return Status::InvalidArgument(std::string("ack is not a valid Cap'n Proto message: ") + e.getDescription().cStr());
+  }
+}
+
+}  // namespace trailmap

@@ -1,0 +1,209 @@
+#include "core/histogram.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace trailmap {
+namespace {
+
+constexpr uint8_t kVersion = 1;
+
+// The header of an encoded histogram, read and checked by Parse before anything is applied.
+struct Parsed {
+  uint64_t nbuckets = 0;
+  uint64_t count = 0;
+  uint64_t min = 0;
+  uint64_t max = 0;
+  uint128_t sum = 0;
+  size_t buckets_at = 0;  // offset of the first bucket
+};
+
+Status Corrupt(const std::string& what) { return Status::Corruption("histogram: " + what); }
+
+// Checks the whole encoding against the grammar in histogram.h.
+Status Parse(std::string_view in, Parsed* p) {
+  if (in.empty()) return Corrupt("empty input");
+  if (static_cast<uint8_t>(in[0]) != kVersion) {
+    return Corrupt("unknown version " + std::to_string(static_cast<uint8_t>(in[0])));
+  }
+  size_t pos = 1;
+  if (!GetVarint64(in, &pos, &p->nbuckets)) return Corrupt("truncated bucket count");
+  if (p->nbuckets > kBucketCount) {
+    return Corrupt(std::to_string(p->nbuckets) + " buckets, the layout has " +
+                   std::to_string(kBucketCount));
+  }
+  if (p->nbuckets == 0) {
+    if (pos != in.size()) return Corrupt("bytes after an empty histogram");
+    p->buckets_at = pos;
+    return Status::Ok();
+  }
+  uint64_t spread = 0;
+  uint128_t excess = 0;
+  if (!GetVarint64(in, &pos, &p->min)) return Corrupt("truncated min");
+  if (!GetVarint64(in, &pos, &spread)) return Corrupt("truncated max");
+  if (spread > UINT64_MAX - p->min) return Corrupt("max past 2^64");
+  p->max = p->min + spread;
+  if (!GetVarint(in, &pos, &excess, 19)) return Corrupt("truncated sum");
+  p->buckets_at = pos;
+
+  uint64_t index = 0;
+  uint64_t first = 0;
+  for (uint64_t b = 0; b < p->nbuckets; ++b) {
+    uint64_t gap = 0, count = 0;
+    if (!GetVarint64(in, &pos, &gap) || !GetVarint64(in, &pos, &count)) {
+      return Corrupt("truncated at bucket " + std::to_string(b));
+    }
+    index = (b == 0) ? gap : index + 1 + gap;
+    if (gap >= kBucketCount || index >= kBucketCount) {
+      return Corrupt("bucket index past the layout at bucket " + std::to_string(b));
+    }
+    if (count == 0) return Corrupt("bucket " + std::to_string(index) + " has count 0");
+    if (count > UINT64_MAX - p->count) return Corrupt("total count past 2^64");
+    p->count += count;
+    if (b == 0) first = index;
+  }
+  if (pos != in.size()) return Corrupt(std::to_string(in.size() - pos) + " trailing bytes");
+  if (BucketIndex(p->min) != first) return Corrupt("min is not in the first bucket");
+  if (BucketIndex(p->max) != index) return Corrupt("max is not in the last bucket");
+  const uint128_t low = static_cast<uint128_t>(p->count) * p->min;
+  const uint128_t high = static_cast<uint128_t>(p->count) * p->max;
+  if (excess > high - low) return Corrupt("sum is larger than count * max");
+  p->sum = low + excess;
+  return Status::Ok();
+}
+
+}  // namespace
+
+uint64_t BucketLower(uint32_t index) {
+  if (index < kExactBuckets) return index;
+  const uint32_t j = index - kExactBuckets;
+  const uint32_t e = 7 + (j >> kSubBucketBits);
+  const uint64_t sub = j & 63;
+  return (uint64_t{1} << e) + (sub << (e - kSubBucketBits));
+}
+
+uint64_t BucketUpper(uint32_t index) {
+  if (index < kExactBuckets) return index;
+  const uint32_t e = 7 + ((index - kExactBuckets) >> kSubBucketBits);
+  return BucketLower(index) + ((uint64_t{1} << (e - kSubBucketBits)) - 1);
+}
+
+void Histogram::Grow(uint32_t index) {
+  // Grow the dense window to cover `index`, with some slack so a spreading distribution does
+  // not reallocate on every new bucket.
+  constexpr uint32_t kSlack = 32;
+  if (counts_.empty()) {
+    first_ = index;
+    counts_.assign(1, 0);
+    return;
+  }
+  const uint32_t last = first_ + static_cast<uint32_t>(counts_.size()) - 1;
+  uint32_t new_first = first_, new_last = last;
+  if (index < first_) new_first = index >= kSlack ? index - kSlack : 0;
+  if (index > last) new_last = std::min(index + kSlack, kBucketCount - 1);
+  std::vector<uint64_t> grown(new_last - new_first + 1, 0);
+  std::copy(counts_.begin(), counts_.end(), grown.begin() + (first_ - new_first));
+  counts_.swap(grown);
+  first_ = new_first;
+}
+
+Status Histogram::Merge(const Histogram& other) {
+  if (other.empty()) return Status::Ok();
+  if (other.count_ > UINT64_MAX - count_) return Status::ResourceExhausted("histogram: merged count would pass 2^64");
+  const uint32_t other_last = other.first_ + static_cast<uint32_t>(other.counts_.size()) - 1;
+  Grow(other.first_);
+  Grow(other_last);
+  for (size_t i = 0; i < other.counts_.size(); ++i) counts_[other.first_ + i - first_] += other.counts_[i];
+  min_ = count_ == 0 ? other.min_ : std::min(min_, other.min_);
+  max_ = std::max(max_, other.max_);
+  count_ += other.count_;
+  sum_ += other.sum_;
+  return Status::Ok();
+}
+
+Status Histogram::MergeEncoded(std::string_view encoded) {
+  Parsed p;
+  if (Status s = Parse(encoded, &p); !s.ok()) return s;
+  if (p.nbuckets == 0) return Status::Ok();
+  if (p.count > UINT64_MAX - count_) return Status::ResourceExhausted("histogram: merged count would pass 2^64");
+  // The encoding is valid: apply it without further checks.
+  size_t pos = p.buckets_at;
+  uint64_t index = 0;
+  for (uint64_t b = 0; b < p.nbuckets; ++b) {
+    uint64_t gap = 0, count = 0;
+    GetVarint64(encoded, &pos, &gap);
+    GetVarint64(encoded, &pos, &count);
+    index = (b == 0) ? gap : index + 1 + gap;
+    const auto i = static_cast<uint32_t>(index);
+    if (i - first_ >= counts_.size()) Grow(i);
+    counts_[i - first_] += count;
+  }
+  min_ = count_ == 0 ? p.min : std::min(min_, p.min);
+  max_ = std::max(max_, p.max);
+  count_ += p.count;
+  sum_ += p.sum;
+  return Status::Ok();
+}
+
+uint64_t Histogram::Percentile(double p) const {
+  if (count_ == 0) return 0;
+  if (p <= 0) return min_;
+  if (p >= 100) return max_;
+  auto rank = static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_)));
+  rank = std::clamp<uint64_t>(rank, 1, count_);
+  uint64_t seen = 0;
+  for (size_t i = 0; i < counts_.size(); ++i) {
+    seen += counts_[i];
+    if (seen >= rank) {
+      return std::clamp(BucketMidpoint(static_cast<uint32_t>(first_ + i)), min_, max_);
+    }
+  }
+  return max_;
+}
+
+double Histogram::StdDev() const {
+  if (count_ < 2) return 0;
+  const double m = mean();
+  double acc = 0;
+  ForEachBucket([&acc, m](uint32_t index, uint64_t count) {
+    const double d = static_cast<double>(BucketMidpoint(index)) - m;
+    acc += d * d * static_cast<double>(count);
+  });
+  return std::sqrt(acc / static_cast<double>(count_ - 1));
+}
+
+size_t Histogram::BucketsUsed() const {
+  return static_cast<size_t>(std::count_if(counts_.begin(), counts_.end(), [](uint64_t c) { return c != 0; }));
+}
+
+void Histogram::EncodeTo(std::string* out) const {
+  out->push_back(static_cast<char>(kVersion));
+  const size_t nbuckets = BucketsUsed();
+  PutVarint(out, nbuckets);
+  if (nbuckets == 0) return;
+  PutVarint(out, min_);
+  PutVarint(out, max_ - min_);
+  PutVarint(out, sum_ - static_cast<uint128_t>(count_) * min_);
+  int64_t previous = -1;
+  ForEachBucket([out, &previous](uint32_t index, uint64_t count) {
+    PutVarint(out, static_cast<uint64_t>(index - previous - 1));
+    PutVarint(out, count);
+    previous = index;
+  });
+}
+
+Result<Histogram> Histogram::Decode(std::string_view encoded) {
+  Histogram h;
+  if (Status s = h.MergeEncoded(encoded); !s.ok()) return s;
+  return h;
+}
+
+bool operator==(const Histogram& a, const Histogram& b) {
+  if (a.count_ != b.count_ || a.sum_ != b.sum_ || a.min_ != b.min_ || a.max_ != b.max_) return false;
+  bool same = true;
+  a.ForEachBucket([&b, &same](uint32_t index, uint64_t count) { same = same && b.BucketCount(index) == count; });
+  return same && a.BucketsUsed() == b.BucketsUsed();
+}
+
+}  // namespace trailmap

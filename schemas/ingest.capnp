@@ -1,0 +1,75 @@
+@0xd819fd06597d8d66;
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("trailmap::ingest");
+# trailmap ingest protocol: trailmap-agent (ZeroMQ DEALER) -> trailmap-aggregator (ROUTER), 7400.
+#
+# Each ZeroMQ message from the agent is one Cap'n Proto message holding a Batch (flat, not
+# packed); each reply is one message holding an Ack. Fields are added, never renumbered.
+#
+# Exactly-once: sequence numbers run 1, 2, 3, ... per agent instance. The aggregator keeps a
+# watermark per agent (the last sequence applied) and writes a batch together with the new
+# watermark in one RocksDB WriteBatch, then acks. It applies only sequence == watermark + 1:
+# a lower one is a resend it has already applied (acked `duplicate`, nothing written), a higher
+# one means something in between was lost (acked `outOfOrder` with `expected`), and the agent
+# resends from there (go-back-N).
+
+struct Label {
+  key @0 :Text;
+  value @1 :Text;
+}
+
+enum MetricKind {
+  latency @0;   # distribution of durations, base unit ns
+  size @1;      # distribution of sizes, base unit bytes
+  scalar @2;    # one value per second (gauge, or a counter's rate)
+  stacks @3;    # stack samples
+}
+
+# A series is one metric with one distinct field set. Strings travel once per batch here and
+# are referred to by index from the seconds below.
+struct SeriesDef {
+  metric @0 :Text;        # dotted name, e.g. "disk.latency"
+  kind @1 :MetricKind;
+  unit @2 :Text;          # base unit of the values: "ns", "B", "1"
+  fields @3 :Text;        # canonical field set "k=v,k=v", keys sorted (core/series.h); "" = none
+}
+
+struct HistogramDelta {
+  series @0 :UInt32;      # index into Batch.series
+  encoded @1 :Data;       # core/histogram.h sparse encoding
+}
+
+struct ScalarValue {
+  series @0 :UInt32;      # index into Batch.series
+  value @1 :Float64;
+}
+
+struct Second {
+  time @0 :Int64;         # unix seconds of the events (event time, not send time)
+  histograms @1 :List(HistogramDelta);
+  scalars @2 :List(ScalarValue);
+}
+
+struct Batch {
+  agent @0 :Text;         # agent instance id, "host/incarnation"; sequences are per instance
+  sequence @1 :UInt64;    # 1, 2, 3, ... (see the header)
+  host @2 :Text;          # the host the events came from
+  labels @3 :List(Label); # the host's labels, e.g. role=web
+  series @4 :List(SeriesDef);
+  seconds @5 :List(Second);
+  sentAtMs @6 :Int64;     # agent clock when first sent, unix ms (for lag figures)
+}
+
+struct Ack {
+  sequence @0 :UInt64;    # the batch this answers (0 if the batch could not be read at all)
+  status @1 :Status;
+  reason @2 :Text;        # why, for rejected and outOfOrder
+  expected @3 :UInt64;    # outOfOrder: the sequence the aggregator wants next
+
+  enum Status {
+    applied @0;           # written (WAL on) together with the watermark
+    duplicate @1;         # already applied earlier; nothing written
+    rejected @2;          # malformed or over a limit; the watermark moves past it, data dropped
+    outOfOrder @3;        # resend from `expected`
+  }
+}

@@ -1,0 +1,56 @@
+@0x910f18fd0a1e2215;
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("trailmap::queryproto");
+# trailmap query protocol: CLI / query node (ZeroMQ DEALER) -> trailmap-aggregator (ROUTER), 7401.
+#
+# One Query message in, one Answer message out, matched by id. Every aggregator answers for the
+# hosts it owns with partial aggregates (merged histograms per time column and group), never raw
+# rows; the caller merges the partials of all shards. Fields are added, never renumbered.
+
+using Ingest = import "ingest.capnp";
+
+struct Query {
+  id @0 :UInt64;          # echoed in the Answer
+  union {
+    histograms @1 :HistogramQuery;
+    metrics @2 :Void;     # the metric catalog
+  }
+}
+
+struct HistogramQuery {
+  metric @0 :Text;
+  from @1 :Int64;         # unix seconds, inclusive
+  to @2 :Int64;           # unix seconds, exclusive
+  step @3 :UInt32;        # seconds per column; column c covers [from + c*step, from + (c+1)*step)
+  groupBy @4 :Text;       # "" = one group; "host"; or a field key such as "op"
+  hosts @5 :List(Text);   # only these hosts; empty = every host
+}
+
+struct Answer {
+  id @0 :UInt64;
+  shard @1 :Text;         # which aggregator answered
+  error @2 :Text;         # non-empty: this shard could not answer, and why
+  union {
+    histograms @3 :HistogramAnswer;
+    metrics @4 :List(MetricInfo);
+  }
+}
+
+struct HistogramAnswer {
+  kind @0 :Ingest.MetricKind;
+  unit @1 :Text;
+  groups @2 :List(Text);  # group names, indexed by Cell.group ("" when not grouped)
+  cells @3 :List(Cell);   # only non-empty cells
+}
+
+struct Cell {
+  column @0 :UInt32;
+  group @1 :UInt32;
+  encoded @2 :Data;       # core/histogram.h sparse encoding of the merged histogram
+}
+
+struct MetricInfo {
+  name @0 :Text;
+  kind @1 :Ingest.MetricKind;
+  unit @2 :Text;
+}
