@@ -1,0 +1,75 @@
+// Query and Answer: the C++ side of schemas/query.capnp, shared by the aggregators (which decode
+// queries and encode answers) and the query layer (which does the reverse).
+//
+// A histogram query asks one shard for partial aggregates: for every time column and group, the
+// merged histogram of what that shard holds. DecodeQuery checks the query is answerable (a
+// metric name, from < to, a step, a bounded number of columns) and says what to fix otherwise.
+// Value types; no shared state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/batch.h"
+#include "core/histogram.h"
+#include "core/status.h"
+
+namespace trailmap {
+
+inline constexpr uint64_t kMaxQueryColumns = 1'000'000;
+
+struct HistogramQuery {
+  std::string metric;
+  int64_t from = 0;   // unix seconds, inclusive
+  int64_t to = 0;     // unix seconds, exclusive
+  uint32_t step = 1;  // seconds per column; column c covers [from + c*step, from + (c+1)*step)
+  std::string group_by;            // "" = one group, "host", or a field key
+  std::vector<std::string> hosts;  // only these hosts; empty = all
+
+  uint32_t columns() const { return static_cast<uint32_t>((to - from + step - 1) / step); }
+};
+
+struct Query {
+  enum class Kind : uint8_t { kHistograms, kMetrics };
+  uint64_t id = 0;
+  Kind kind = Kind::kHistograms;
+  HistogramQuery histograms;  // when kind == kHistograms
+};
+
+struct QueryCell {
+  uint32_t column = 0;
+  uint32_t group = 0;  // index into HistogramAnswer::groups
+  Histogram histogram;
+};
+
+struct HistogramAnswer {
+  MetricKind kind = MetricKind::kLatency;
+  std::string unit;
+  std::vector<std::string> groups;  // "" when not grouped
+  std::vector<QueryCell> cells;     // non-empty cells only
+};
+
+struct MetricInfo {
+  std::string name;
+  MetricKind kind = MetricKind::kLatency;
+  std::string unit;
+};
+
+struct Answer {
+  uint64_t id = 0;
+  std::string shard;  // which aggregator answered
+  std::string error;  // non-empty: this shard could not answer, and why
+  Query::Kind kind = Query::Kind::kHistograms;
+  HistogramAnswer histograms;
+  std::vector<MetricInfo> metrics;
+};
+
+std::string EncodeQuery(const Query& query);
+Result<Query> DecodeQuery(std::string_view bytes);
+std::string EncodeAnswer(const Answer& answer);
+// Decodes and checks an answer, including every cell's histogram.
+Result<Answer> DecodeAnswer(std::string_view bytes);
+
+}  // namespace trailmap
