@@ -1,0 +1,74 @@
+// Histogram kernels: record time per value, encoded size on a realistic distribution, and the
+// merge of encoded histograms that every aggregator query does. Figures go to docs/BENCHMARKS.md.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/histogram.h"
+
+namespace trailmap {
+namespace {
+
+// One busy disk's latencies in ns: 70% cache hits near 40 µs, 29.9% disk reads near 4 ms,
+// 0.1% outliers near 200 ms.
+std::vector<uint64_t> RealisticLatencies(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::lognormal_distribution<double> cache(std::log(40'000.0), 0.35), disk(std::log(4'000'000.0), 0.5),
+      outlier(std::log(200'000'000.0), 0.4);
+  std::uniform_real_distribution<double> pick(0, 1);
+  std::vector<uint64_t> v(n);
+  for (auto& x : v) {
+    const double p = pick(rng);
+    x = static_cast<uint64_t>(p < 0.7 ? cache(rng) : p < 0.999 ? disk(rng) : outlier(rng));
+  }
+  return v;
+}
+
+void BM_Record(benchmark::State& state) {
+  const auto values = RealisticLatencies(1 << 16, 1);
+  Histogram h;
+  size_t i = 0;
+  for (auto _ : state) {
+    h.Record(values[i++ & 0xffff]);
+  }
+  benchmark::DoNotOptimize(h.count());
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Record);
+
+// Encoded bytes per non-empty bucket, framing included, for one second of a series with
+// state.range(0) events.
+void BM_EncodeRealistic(benchmark::State& state) {
+  Histogram h;
+  for (uint64_t v : RealisticLatencies(static_cast<size_t>(state.range(0)), 2)) h.Record(v);
+  std::string out;
+  for (auto _ : state) {
+    out.clear();
+    h.EncodeTo(&out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["buckets"] = static_cast<double>(h.BucketsUsed());
+  state.counters["bytes"] = static_cast<double>(out.size());
+  state.counters["bytes_per_bucket"] = static_cast<double>(out.size()) / static_cast<double>(h.BucketsUsed());
+}
+BENCHMARK(BM_EncodeRealistic)->Arg(100)->Arg(1000)->Arg(10000)->Arg(100000);
+
+void BM_MergeEncoded(benchmark::State& state) {
+  Histogram h;
+  for (uint64_t v : RealisticLatencies(static_cast<size_t>(state.range(0)), 3)) h.Record(v);
+  const std::string encoded = h.Encode();
+  Histogram into;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(into.MergeEncoded(encoded).ok());
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["buckets"] = static_cast<double>(h.BucketsUsed());
+}
+BENCHMARK(BM_MergeEncoded)->Arg(100)->Arg(1000);
+
+}  // namespace
+}  // namespace trailmap
+
+BENCHMARK_MAIN();

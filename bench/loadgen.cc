@@ -1,0 +1,266 @@
+// trailmap-loadgen: a simulated fleet speaking trailmap's real ingest protocol.
+//
+// Three jobs, one program:
+//   --realtime (default)  send the fleet model's seconds as they pass (the demo, docker-compose);
+//   --backfill 10m        first send that much history, as fast as the aggregators ack it;
+//   --bench               measure ingest: M hosts x S series, T seconds of data, as fast as acks
+//                         allow; prints acknowledged histogram-seconds per second.
+// With --statsd it also sends statsd timings to agents, as applications would.
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+#include <memory>
+#include <random>
+#include <thread>
+
+#include "agent/shipper.h"
+#include "bench/fleet_model.h"
+#include "core/histogram.h"
+#include "core/log.h"
+#include "core/shard.h"
+
+namespace trailmap {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+std::vector<std::string> SplitList(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find(',', start);
+    if (end == std::string::npos) end = s.size();
+    if (end > start) out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string Endpoint(const std::string& host_port) {
+  return host_port.rfind("tcp://", 0) == 0 ? host_port : "tcp://" + host_port;
+}
+
+int64_t NowSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Seconds with a unit suffix: 90, 90s, 10m, 2h.
+int64_t ParseSeconds(const std::string& s) {
+  if (s.empty()) return 0;
+  const char unit = s.back();
+  const int64_t n = std::stoll(s);
+  return unit == 'm' ? n * 60 : unit == 'h' ? n * 3600 : n;
+}
+
+// One shipper per aggregator; a host's batches go to the shard that owns it.
+class ShardedShippers {
+ public:
+  ShardedShippers(const std::vector<std::string>& aggregators, const std::string& id, size_t max_queued) {
+    for (const auto& a : aggregators) {
+      ShipperOptions o;
+      o.endpoint = Endpoint(a);
+      o.agent_id = NewAgentId(id);
+      o.max_queued = max_queued;
+      o.window = 256;
+      shippers_.push_back(std::make_unique<Shipper>(std::move(o)));
+    }
+  }
+  bool Send(Batch b) {
+    return shippers_[ShardIndex(b.host, shippers_.size())]->Send(std::move(b));
+  }
+  Status Flush(std::chrono::milliseconds timeout) {
+    for (auto& s : shippers_) {
+      if (Status st = s->Flush(timeout); !st.ok()) return st;
+    }
+    return Status::Ok();
+  }
+  ShipperCounters Totals() const {
+    ShipperCounters t{};
+    for (const auto& s : shippers_) {
+      const ShipperCounters c = s->counters();
+      t.sent += c.sent;
+      t.acked += c.acked;
+      t.rejected += c.rejected;
+      t.dropped += c.dropped;
+      t.resent += c.resent;
+    }
+    return t;
+  }
+
+ private:
+  std::vector<std::unique_ptr<Shipper>> shippers_;
+};
+
+// Statsd timings to agents, the way an application would send them.
+class StatsdSender {
+ public:
+  explicit StatsdSender(const std::vector<std::string>& targets) : fd_(socket(AF_INET, SOCK_DGRAM, 0)) {
+    for (const auto& t : targets) {
+      const size_t colon = t.rfind(':');
+      addrinfo hints{}, *res = nullptr;
+      hints.ai_family = AF_INET;
+      hints.ai_socktype = SOCK_DGRAM;
+      if (colon == std::string::npos ||
+          getaddrinfo(t.substr(0, colon).c_str(), t.substr(colon + 1).c_str(), &hints, &res) != 0) {
+        Log("statsd target '" + t + "' is not HOST:PORT that resolves; skipped");
+        continue;
+      }
+      sockaddr_in addr;
+      std::memcpy(&addr, res->ai_addr, sizeof addr);
+      freeaddrinfo(res);
+      targets_.push_back(addr);
+    }
+  }
+  ~StatsdSender() { close(fd_); }
+  void SendSecond(std::mt19937_64& rng) {
+    static const char* kUrls[] = {"/api", "/login", "/static"};
+    std::lognormal_distribution<double> fast(std::log(8.0), 0.4), slow(std::log(120.0), 0.5);
+    std::uniform_real_distribution<double> pick(0, 1);
+    for (const auto& addr : targets_) {
+      std::string packet;
+      for (int i = 0; i < 20; ++i) {
+        const int url = static_cast<int>(pick(rng) * 3);
+        const double ms = url == 1 ? slow(rng) : fast(rng);
+        packet += fmt::format("http.server.latency:{:.3f}|ms|#url:{}\n", ms, kUrls[url]);
+      }
+      sendto(fd_, packet.data(), packet.size(), 0, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+    }
+  }
+
+ private:
+  int fd_;
+  std::vector<sockaddr_in> targets_;
+};
+
+// --bench: hosts x series histograms per second from a pool of realistic encoded histograms, so
+// the generator costs little next to the aggregator it measures.
+int RunBench(ShardedShippers& shippers, size_t hosts, size_t series, int64_t seconds) {
+  FleetModel model({.hosts = 64, .events_per_second = 400});
+  std::vector<std::string> pool;
+  for (size_t i = 0; i < 64; ++i) pool.push_back(model.HostSecond(i, 1000).seconds[0].histograms[0].encoded);
+  const int64_t start_second = NowSeconds() - seconds - 60;
+  size_t histograms = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int64_t s = 0; s < seconds && !g_stop; ++s) {
+    for (size_t h = 0; h < hosts; ++h) {
+      Batch b;
+      b.host = fmt::format("bench-{:05d}", h);
+      SecondDelta sd;
+      sd.time = start_second + s;
+      for (uint32_t k = 0; k < series; ++k) {
+        b.series.push_back({"bench.latency", MetricKind::kLatency, "ns", fmt::format("op=op{}", k)});
+        sd.histograms.push_back({k, pool[(h * 31 + k * 7 + static_cast<size_t>(s)) % pool.size()]});
+      }
+      histograms += series;
+      b.seconds.push_back(std::move(sd));
+      while (!shippers.Send(std::move(b))) {
+        Log("bench: queue full; increase --max-queued");
+        return 1;
+      }
+    }
+    if (Status st = shippers.Flush(std::chrono::seconds(60)); !st.ok()) {
+      Log("bench: " + st.ToString());
+      return 1;
+    }
+  }
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const ShipperCounters c = shippers.Totals();
+  fmt::print("bench: {} hosts x {} series x {} s = {} histogram-seconds in {:.2f} s: {:.0f} acknowledged "
+             "histogram-seconds/s ({} batches, {} rejected, {} resent)\n",
+             hosts, series, seconds, histograms, elapsed, static_cast<double>(histograms) / elapsed, c.acked,
+             c.rejected, c.resent);
+  return c.rejected == 0 ? 0 : 1;
+}
+
+int Main(int argc, char** argv) {
+  SetLogProgram("trailmap-loadgen");
+  CLI::App app{"Simulate a fleet of hosts that speak trailmap's ingest protocol.\n"
+               "  trailmap-loadgen --hosts 50 --backfill 10m            # history, then live seconds\n"
+               "  trailmap-loadgen --bench --hosts 5000 --series 20 --seconds 20   # ingest benchmark"};
+  std::string aggregators = "127.0.0.1:7400", statsd, backfill = "0", prefix = "sim-", metric = "disk.latency";
+  size_t hosts = 50, series = 20, max_queued = 200'000;
+  int64_t duration = 0, bench_seconds = 20;
+  double rate = 200;
+  bool bench = false, realtime = false;
+  uint64_t seed = 1;
+  app.add_option("--aggregators", aggregators, "Aggregator ingest endpoints, HOST:PORT[,HOST:PORT...]");
+  app.add_option("--hosts", hosts, "Simulated hosts")->check(CLI::Range(1, 100000));
+  app.add_option("--prefix", prefix, "Host name prefix (hosts are PREFIX001, PREFIX002, ...)");
+  app.add_option("--metric", metric, "Metric name of the simulated disk latency");
+  app.add_option("--rate", rate, "Events per host per second")->check(CLI::Range(1.0, 1e6));
+  app.add_flag("--realtime", realtime, "Send each second as it passes (the default unless --bench)");
+  app.add_option("--backfill", backfill, "First send this much history: 90s, 10m, 1h");
+  app.add_option("--duration", duration, "Stop after this many seconds (0 = until Ctrl-C)");
+  app.add_option("--statsd", statsd, "Also send statsd timings to these agents, HOST:PORT[,...]");
+  app.add_flag("--bench", bench, "Measure acknowledged ingest throughput and exit");
+  app.add_option("--series", series, "--bench: series (field sets) per host")->check(CLI::Range(1, 1000));
+  app.add_option("--seconds", bench_seconds, "--bench: seconds of data per host");
+  app.add_option("--max-queued", max_queued, "Batches the shippers may hold");
+  app.add_option("--seed", seed, "Random seed of the fleet model");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  signal(SIGINT, [](int) { g_stop = true; });
+  signal(SIGTERM, [](int) { g_stop = true; });
+
+  const auto endpoints = SplitList(aggregators);
+  if (endpoints.empty()) {
+    Log("--aggregators is empty");
+    return 2;
+  }
+  char self[256] = "loadgen";
+  gethostname(self, sizeof self);
+  ShardedShippers shippers(endpoints, std::string("loadgen@") + self, max_queued);
+  if (bench) return RunBench(shippers, hosts, series, bench_seconds);
+
+  FleetModel model({.hosts = hosts, .prefix = prefix, .metric = metric, .events_per_second = rate, .seed = seed});
+  const int64_t now = NowSeconds();
+  if (const int64_t back = ParseSeconds(backfill); back > 0) {
+    Log(fmt::format("backfilling {} s of {} hosts", back, hosts));
+    for (int64_t s = now - back; s < now && !g_stop; ++s) {
+      for (size_t h = 0; h < hosts; ++h) shippers.Send(model.HostSecond(h, s));
+      if ((s - now + back) % 60 == 59) {
+        if (Status st = shippers.Flush(std::chrono::seconds(30)); !st.ok()) Log("backfill: " + st.ToString());
+      }
+    }
+    if (Status st = shippers.Flush(std::chrono::seconds(30)); !st.ok()) Log("backfill: " + st.ToString());
+    Log("backfill done");
+  }
+
+  StatsdSender statsd_sender(SplitList(statsd));
+  std::mt19937_64 rng(seed);
+  const int64_t stop_at = duration > 0 ? NowSeconds() + duration : INT64_MAX;
+  int64_t next = now;
+  while (!g_stop && NowSeconds() < stop_at) {
+    const int64_t current = NowSeconds();
+    if (current < next) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
+    }
+    // Seconds [next, current) have passed: send them (usually exactly one).
+    for (; next < current; ++next) {
+      for (size_t h = 0; h < hosts; ++h) shippers.Send(model.HostSecond(h, next));
+      statsd_sender.SendSecond(rng);
+    }
+  }
+  const Status st = shippers.Flush(std::chrono::seconds(5));
+  const ShipperCounters c = shippers.Totals();
+  Log(fmt::format("stopped: {} batches sent, {} acknowledged, {} rejected, {} dropped{}", c.sent, c.acked,
+                  c.rejected, c.dropped, st.ok() ? "" : "; " + st.ToString()));
+  return st.ok() && c.rejected == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace trailmap
+
+int main(int argc, char** argv) { return trailmap::Main(argc, argv); }

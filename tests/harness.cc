@@ -1,0 +1,151 @@
+#include "tests/harness.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace trailmap::test {
+
+std::string Binary(const std::string& name) { return std::string(TRAILMAP_BIN_DIR) + "/" + name; }
+
+TempDir::TempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string tmpl = std::string(base ? base : "/tmp") + "/trailmap-test-XXXXXX";
+  if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+  path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+int FreePort() {
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    int tcp = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    socklen_t len = sizeof addr;
+    if (bind(tcp, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        getsockname(tcp, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+      close(tcp);
+      continue;
+    }
+    int udp = socket(AF_INET, SOCK_DGRAM, 0);
+    const bool udp_free = bind(udp, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    close(udp);
+    close(tcp);
+    if (udp_free) return ntohs(addr.sin_port);
+  }
+  throw std::runtime_error("no free port");
+}
+
+Process::Process(std::vector<std::string> argv, const std::string& log_dir, const std::string& name)
+    : out_path_(log_dir + "/" + name + ".out"), err_path_(log_dir + "/" + name + ".err") {
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ == 0) {
+    const int out = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    const int err = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    const int in = open("/dev/null", O_RDONLY);
+    dup2(in, 0);
+    dup2(out, 1);
+    dup2(err, 2);
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+}
+
+Process::~Process() {
+  if (Running()) {
+    Kill(SIGKILL);
+    Wait();
+  }
+}
+
+bool Process::Running() {
+  if (exited_ || pid_ <= 0) return false;
+  if (waitpid(pid_, &status_, WNOHANG) == pid_) exited_ = true;
+  return !exited_;
+}
+
+void Process::Kill(int signal) {
+  if (Running()) ::kill(pid_, signal);
+}
+
+int Process::Wait(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (Running()) {
+    if (std::chrono::steady_clock::now() > deadline) return -1000;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (WIFEXITED(status_)) return WEXITSTATUS(status_);
+  if (WIFSIGNALED(status_)) return -WTERMSIG(status_);
+  return -1;
+}
+
+std::string Process::Stdout() const { return ReadFile(out_path_); }
+std::string Process::Stderr() const { return ReadFile(err_path_); }
+
+CommandResult Run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
+  TempDir logs;
+  Process p(argv, logs.path(), "cmd");
+  CommandResult r;
+  r.exit_code = p.Wait(timeout);
+  if (r.exit_code == -1000) {
+    p.Kill(SIGKILL);
+    p.Wait();
+  }
+  r.out = p.Stdout();
+  r.err = p.Stderr();
+  return r;
+}
+
+void SendUdp(int port, const std::string& payload) {
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  (void)sendto(fd, payload.data(), payload.size(), 0, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  close(fd);
+}
+
+bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    if (done()) return true;
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+}  // namespace trailmap::test
