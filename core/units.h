@@ -1,0 +1,49 @@
+// Units: reading quantities people type ("10ms", "1.5s", "4KiB") into a metric's base unit, and
+// writing base-unit values back for people ("12.5µs", "3.2MiB").
+//
+// Base units are the ones histograms hold: nanoseconds for durations, bytes for sizes.
+//
+// Durations: a decimal number followed by ns, us, µs (or μs), ms, s, m (minutes), h, d.
+// Sizes: a decimal number followed by B, KB/MB/GB/TB (powers of 1000) or KiB/MiB/GiB/TiB
+// (powers of 1024); "K", "M", "G" alone are refused because they are ambiguous.
+// ParseQuantity also takes a bare number, read in the base unit ("1500" for a metric in ns).
+// A value that is negative, not finite or past 2^64 is refused with a message that lists the
+// accepted forms.
+//
+// Formatting keeps three significant digits and drops trailing zeros: 850 → "850ns",
+// 12500 → "12.5µs", 3200000 → "3.2ms", 1250000000 → "1.25s"; bytes → "512B", "4KiB", "1.5MiB".
+//
+// Pure functions; no state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace trailmap {
+
+// "10ms" → 10'000'000 (ns). A unit is required.
+Result<uint64_t> ParseDuration(std::string_view text);
+// "4KiB" → 4096 (bytes). A unit is required.
+Result<uint64_t> ParseSize(std::string_view text);
+// A value for a metric whose base unit is `unit` ("ns" for durations, "B" or "bytes" for sizes;
+// anything else takes bare numbers only). A bare number is read in the base unit.
+Result<uint64_t> ParseQuantity(std::string_view text, std::string_view unit);
+// The nanoseconds in one of "s", "ms", "us", "µs", "ns" (the --time-unit / --value-unit names).
+Result<uint64_t> NanosPerUnit(std::string_view name);
+// "0.1%" or "0.1" → 0.1 (percent, in [0, 100]).
+Result<double> ParsePercent(std::string_view text);
+
+// 850 → "850ns", 12500 → "12.5µs", 1.25e9 → "1.25s", 90e9 → "90s". 0 → "0".
+std::string FormatDuration(double ns);
+// 512 → "512B", 4096 → "4KiB", 1572864 → "1.5MiB". 0 → "0".
+std::string FormatBytes(double bytes);
+// Dispatches on the metric's base unit: "ns" → FormatDuration, "B"/"bytes" → FormatBytes,
+// otherwise the number with three significant digits followed by the unit.
+std::string FormatQuantity(double value, std::string_view unit);
+// Three significant digits without trailing zeros: 12.5, 3.2, 850, 1250.
+std::string FormatSignificant(double value);
+
+}  // namespace trailmap
