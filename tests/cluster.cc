@@ -1,0 +1,53 @@
+#include "tests/cluster.h"
+
+#include <signal.h>
+
+namespace trailmap::test {
+
+Aggregator::Aggregator(const TempDir& dir, std::string name)
+    : dir_(dir), name_(std::move(name)), ingest_port_(FreePort()), query_port_(FreePort()),
+      data_dir_(dir / (name_ + "-data")) {}
+
+void Aggregator::Start() {
+  process_ = std::make_unique<Process>(
+      std::vector<std::string>{Binary("trailmap-aggregator"), "--name", name_, "--data", data_dir_, "--ingest",
+                               ingest(), "--query", query()},
+      dir_.path(), name_);
+}
+
+void Aggregator::KillHard() {
+  process_->Kill(SIGKILL);
+  process_->Wait();
+}
+
+std::string Aggregator::Log() const { return ReadFile(dir_ / (name_ + ".err")); }
+
+Agent::Agent(const TempDir& dir, std::string host, std::string aggregators_ingest,
+             std::vector<std::string> extra_args)
+    : statsd_port_(FreePort()) {
+  std::vector<std::string> argv = {Binary("trailmap-agent"), "--host", host, "--aggregators", aggregators_ingest,
+                                   "--statsd", "127.0.0.1:" + std::to_string(statsd_port_)};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  process_ = std::make_unique<Process>(argv, dir.path(), "agent-" + host);
+}
+
+CommandResult Cli(std::vector<std::string> args, const std::string& query_list) {
+  args.insert(args.begin(), Binary("trailmap"));
+  args.push_back("--aggregators");
+  args.push_back(query_list);
+  return Run(args);
+}
+
+std::string IngestList(const std::vector<std::unique_ptr<Aggregator>>& aggregators) {
+  std::string out;
+  for (const auto& a : aggregators) out += (out.empty() ? "" : ",") + a->ingest();
+  return out;
+}
+
+std::string QueryList(const std::vector<std::unique_ptr<Aggregator>>& aggregators) {
+  std::string out;
+  for (const auto& a : aggregators) out += (out.empty() ? "" : ",") + a->query();
+  return out;
+}
+
+}  // namespace trailmap::test
