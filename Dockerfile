@@ -6,8 +6,8 @@ RUN /src/scripts/install-deps
 COPY . /src
 RUN cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DTRAILMAP_TESTS=OFF -DTRAILMAP_BENCH=OFF \
  && cmake --build /build -j "$(nproc)" \
- && install -D -t /usr/local/bin /build/agent/trailmap-agent /build/aggregator/trailmap-aggregator \
-      /build/query/trailmap /build/bench/trailmap-loadgen
+ && install -D -t /usr/local/bin /build/bin/trailmap-agent /build/bin/trailmap-aggregator \
+      /build/bin/trailmap /build/bench/trailmap-loadgen
 
 FROM debian:bookworm
 RUN apt-get update -qq \
