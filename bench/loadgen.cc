@@ -189,7 +189,7 @@ int Main(int argc, char** argv) {
   size_t hosts = 50, series = 20, max_queued = 200'000;
   int64_t duration = 0, bench_seconds = 20;
   double rate = 200;
-  bool bench = false, realtime = false;
+  bool bench = false, realtime = false, backfill_only = false;
   uint64_t seed = 1;
   app.add_option("--aggregators", aggregators, "Aggregator ingest endpoints, HOST:PORT[,HOST:PORT...]");
   app.add_option("--hosts", hosts, "Simulated hosts")->check(CLI::Range(1, 100000));
@@ -198,6 +198,7 @@ int Main(int argc, char** argv) {
   app.add_option("--rate", rate, "Events per host per second")->check(CLI::Range(1.0, 1e6));
   app.add_flag("--realtime", realtime, "Send each second as it passes (the default unless --bench)");
   app.add_option("--backfill", backfill, "First send this much history: 90s, 10m, 1h");
+  app.add_flag("--backfill-only", backfill_only, "Exit once the backfill is acknowledged");
   app.add_option("--duration", duration, "Stop after this many seconds (0 = until Ctrl-C)");
   app.add_option("--statsd", statsd, "Also send statsd timings to these agents, HOST:PORT[,...]");
   app.add_flag("--bench", bench, "Measure acknowledged ingest throughput and exit");
@@ -235,6 +236,7 @@ int Main(int argc, char** argv) {
     }
     if (Status st = shippers.Flush(std::chrono::seconds(30)); !st.ok()) Log("backfill: " + st.ToString());
     Log("backfill done");
+    if (backfill_only) return shippers.Totals().rejected == 0 ? 0 : 1;
   }
 
   StatsdSender statsd_sender(SplitList(statsd));
