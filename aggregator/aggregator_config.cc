@@ -1,0 +1,153 @@
+#include "aggregator/aggregator_config.h"
+
+#include <toml++/toml.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace trailmap::aggregator {
+namespace {
+
+Status KeyError(std::string_view source, std::string_view key, std::string_view what) {
+  return Status::InvalidArgument(std::string(source) + ": " + std::string(key) + ": " +
+                                 std::string(what));
+}
+
+Status CheckKeys(const toml::table& table, std::string_view source, std::string_view prefix,
+                 const std::set<std::string, std::less<>>& known) {
+  for (const auto& [key, value] : table) {
+    if (!known.count(key.str())) {
+      return KeyError(source, std::string(prefix) + std::string(key.str()), "unknown key");
+    }
+  }
+  return Status::Ok();
+}
+
+Status ReadString(const toml::table& t, std::string_view source, std::string_view key,
+                  std::string* out) {
+  const toml::node* node = t.get(key);
+  if (!node) return Status::Ok();
+  const auto* s = node->as_string();
+  if (!s) return KeyError(source, key, "expected a string");
+  *out = s->get();
+  return Status::Ok();
+}
+
+Status ReadEndpoint(const toml::table& t, std::string_view source, std::string_view key,
+                    std::string* out) {
+  std::string text;
+  if (!t.get(key)) return Status::Ok();
+  if (Status s = ReadString(t, source, key, &text); !s.ok()) return s;
+  Result<std::string> e = NormalizeEndpoint(text);
+  if (!e.ok()) return KeyError(source, key, e.status().message());
+  *out = *e;
+  return Status::Ok();
+}
+
+Status ReadSize(const toml::table& t, std::string_view source, std::string_view key,
+                int64_t min, int64_t max, size_t* out) {
+  const toml::node* node = t.get(key);
+  if (!node) return Status::Ok();
+  const auto* v = node->as_integer();
+  if (!v) return KeyError(source, key, "expected an integer");
+  if (v->get() < min || v->get() > max) {
+    return KeyError(source, key,
+                    "must be between " + std::to_string(min) + " and " + std::to_string(max));
+  }
+  *out = static_cast<size_t>(v->get());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::string> NormalizeEndpoint(std::string_view text) {
+  std::string_view rest = text;
+  if (rest.substr(0, 6) == "tcp://") rest.remove_prefix(6);
+  if (rest.find("://") != std::string_view::npos) {
+    return Status::InvalidArgument("\"" + std::string(text) + "\": only tcp:// endpoints are supported");
+  }
+  const size_t colon = rest.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) {
+    return Status::InvalidArgument("\"" + std::string(text) + "\": expected HOST:PORT, e.g. 127.0.0.1:7400");
+  }
+  const std::string_view port = rest.substr(colon + 1);
+  bool numeric = !port.empty() && port.size() <= 5;
+  for (char c : port) numeric = numeric && c >= '0' && c <= '9';
+  if (port != "*" && (!numeric || std::stoul(std::string(port)) > 65535)) {
+    return Status::InvalidArgument("\"" + std::string(text) + "\": port must be 0..65535 or *");
+  }
+  return "tcp://" + std::string(rest);
+}
+
+std::string DefaultName(std::string_view hostname, std::string_view ingest_endpoint) {
+  const size_t colon = ingest_endpoint.rfind(':');
+  const std::string_view port =
+      colon == std::string_view::npos ? std::string_view("7400") : ingest_endpoint.substr(colon + 1);
+  return std::string(hostname) + ":" + std::string(port);
+}
+
+Status ParseAggregatorConfig(std::string_view text, std::string_view source,
+                             AggregatorConfig* config) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    return Status::InvalidArgument(std::string(source) + ":" + std::to_string(e.source().begin.line) +
+                                   ":" + std::to_string(e.source().begin.column) + ": " +
+                                   std::string(e.description()));
+  }
+  if (Status s = CheckKeys(root, source, "", {"data", "ingest", "query", "name", "store", "limits"});
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = ReadString(root, source, "data", &config->data_dir); !s.ok()) return s;
+  if (Status s = ReadEndpoint(root, source, "ingest", &config->ingest_endpoint); !s.ok()) return s;
+  if (Status s = ReadEndpoint(root, source, "query", &config->query_endpoint); !s.ok()) return s;
+  if (Status s = ReadString(root, source, "name", &config->name); !s.ok()) return s;
+
+  if (const toml::node* node = root.get("store")) {
+    const toml::table* store = node->as_table();
+    if (!store) return KeyError(source, "store", "expected a table");
+    if (Status s = CheckKeys(*store, source, "store.",
+                             {"sync", "max_successive_merges", "block_cache_mb", "write_buffer_mb"});
+        !s.ok()) {
+      return s;
+    }
+    if (const toml::node* sync = store->get("sync")) {
+      if (!sync->as_boolean()) return KeyError(source, "store.sync", "expected true or false");
+      config->store.sync = sync->as_boolean()->get();
+    }
+    StoreOptions& o = config->store;
+    if (Status s = ReadSize(*store, source, "max_successive_merges", 1, 1000, &o.max_successive_merges); !s.ok()) return s;
+    if (Status s = ReadSize(*store, source, "block_cache_mb", 1, 1 << 20, &o.block_cache_mb); !s.ok()) return s;
+    if (Status s = ReadSize(*store, source, "write_buffer_mb", 1, 4096, &o.write_buffer_mb); !s.ok()) return s;
+  }
+  if (const toml::node* node = root.get("limits")) {
+    const toml::table* limits = node->as_table();
+    if (!limits) return KeyError(source, "limits", "expected a table");
+    if (Status s = CheckKeys(*limits, source, "limits.", {"max_batch_bytes"}); !s.ok()) return s;
+    if (Status s = ReadSize(*limits, source, "max_batch_bytes", 1024, 1ll << 30, &config->limits.max_bytes); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status LoadAggregatorConfig(const std::string& path, AggregatorConfig* config) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(path + ": cannot open the config file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseAggregatorConfig(text.str(), path, config);
+}
+
+Status ValidateAggregatorConfig(const AggregatorConfig& config) {
+  if (config.data_dir.empty()) {
+    return Status::InvalidArgument("no data directory: give --data DIR or `data = \"DIR\"` in the config");
+  }
+  if (config.ingest_endpoint == config.query_endpoint) {
+    return Status::InvalidArgument("ingest and query endpoints are the same: " + config.ingest_endpoint);
+  }
+  return Status::Ok();
+}
+
+}  // namespace trailmap::aggregator

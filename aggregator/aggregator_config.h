@@ -1,0 +1,46 @@
+// AggregatorConfig: what trailmap-aggregator runs with, read from a TOML file (configs/
+// aggregator.toml shows every key) and overridden by command-line flags in main().
+//
+//   data   = "/var/lib/trailmap"        # required (here or --data)
+//   ingest = "127.0.0.1:7400"           # HOST:PORT or tcp://HOST:PORT
+//   query  = "127.0.0.1:7401"
+//   name   = "agg-1"                    # default "<hostname>:<ingest port>"
+//   [store]  sync, max_successive_merges, block_cache_mb, write_buffer_mb (see StoreOptions)
+//   [limits] max_batch_bytes
+//
+// An unknown key is an error (a typo should not silently fall back to a default). Errors name the
+// file and the key. Value types; no shared state.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "aggregator/store.h"
+#include "core/batch.h"
+#include "core/status.h"
+
+namespace trailmap::aggregator {
+
+struct AggregatorConfig {
+  std::string data_dir;                               // RocksDB directory; required
+  std::string ingest_endpoint = "tcp://127.0.0.1:7400";  // always a tcp:// endpoint once parsed
+  std::string query_endpoint = "tcp://127.0.0.1:7401";
+  std::string name;                                   // "" until main() fills the default
+  StoreOptions store;
+  BatchLimits limits;
+};
+
+// Reads TOML text over `config` (so flags and files layer). `source` names the text in errors.
+Status ParseAggregatorConfig(std::string_view toml, std::string_view source,
+                             AggregatorConfig* config);
+Status LoadAggregatorConfig(const std::string& path, AggregatorConfig* config);
+
+// "HOST:PORT" or "tcp://HOST:PORT" (HOST may be "*", PORT may be "*") -> "tcp://HOST:PORT".
+Result<std::string> NormalizeEndpoint(std::string_view text);
+// The default aggregator name: "<hostname>:<port of the ingest endpoint>".
+std::string DefaultName(std::string_view hostname, std::string_view ingest_endpoint);
+// Checks what only the whole config can tell: a data directory is set.
+Status ValidateAggregatorConfig(const AggregatorConfig& config);
+
+}  // namespace trailmap::aggregator

@@ -1,0 +1,64 @@
+#include "aggregator/aggregator_config.h"
+
+#include <gtest/gtest.h>
+
+namespace trailmap::aggregator {
+namespace {
+
+TEST(AggregatorConfigTest, Endpoints) {
+  EXPECT_EQ(*NormalizeEndpoint("127.0.0.1:7400"), "tcp://127.0.0.1:7400");
+  EXPECT_EQ(*NormalizeEndpoint("tcp://0.0.0.0:7401"), "tcp://0.0.0.0:7401");
+  EXPECT_EQ(*NormalizeEndpoint("*:7400"), "tcp://*:7400");
+  EXPECT_EQ(*NormalizeEndpoint("localhost:*"), "tcp://localhost:*");
+  EXPECT_FALSE(NormalizeEndpoint("7400").ok());
+  EXPECT_FALSE(NormalizeEndpoint("host:99999").ok());
+  EXPECT_FALSE(NormalizeEndpoint("host:").ok());
+  EXPECT_FALSE(NormalizeEndpoint("ipc:///tmp/x:1").ok());
+  EXPECT_EQ(DefaultName("db-7", "tcp://0.0.0.0:7500"), "db-7:7500");
+}
+
+TEST(AggregatorConfigTest, ParsesEveryKey) {
+  AggregatorConfig c;
+  Status s = ParseAggregatorConfig(R"(
+data = "/var/lib/trailmap"
+ingest = "0.0.0.0:7500"
+query = "tcp://0.0.0.0:7501"
+name = "agg-1"
+[store]
+sync = false
+max_successive_merges = 8
+block_cache_mb = 128
+write_buffer_mb = 16
+[limits]
+max_batch_bytes = 1048576
+)", "test.toml", &c);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(c.data_dir, "/var/lib/trailmap");
+  EXPECT_EQ(c.ingest_endpoint, "tcp://0.0.0.0:7500");
+  EXPECT_EQ(c.query_endpoint, "tcp://0.0.0.0:7501");
+  EXPECT_EQ(c.name, "agg-1");
+  EXPECT_FALSE(c.store.sync);
+  EXPECT_EQ(c.store.max_successive_merges, 8u);
+  EXPECT_EQ(c.store.block_cache_mb, 128u);
+  EXPECT_EQ(c.store.write_buffer_mb, 16u);
+  EXPECT_EQ(c.limits.max_bytes, 1048576u);
+  EXPECT_TRUE(ValidateAggregatorConfig(c).ok());
+}
+
+TEST(AggregatorConfigTest, ErrorsNameTheKey) {
+  AggregatorConfig c;
+  Status s = ParseAggregatorConfig("dta = \"/x\"\n", "a.toml", &c);
+  EXPECT_EQ(s.message(), "a.toml: dta: unknown key");
+  s = ParseAggregatorConfig("[store]\nsync = 1\n", "a.toml", &c);
+  EXPECT_EQ(s.message(), "a.toml: store.sync: expected true or false");
+  s = ParseAggregatorConfig("ingest = \"nowhere\"\n", "a.toml", &c);
+  EXPECT_NE(s.message().find("a.toml: ingest: "), std::string::npos) << s.message();
+  s = ParseAggregatorConfig("[store]\nmax_successive_merges = 0\n", "a.toml", &c);
+  EXPECT_EQ(s.message(), "a.toml: max_successive_merges: must be between 1 and 1000");
+  s = ParseAggregatorConfig("data = \n", "a.toml", &c);
+  EXPECT_NE(s.message().find("a.toml:1"), std::string::npos) << s.message();
+  EXPECT_FALSE(ValidateAggregatorConfig(AggregatorConfig{}).ok());  // no data directory
+}
+
+}  // namespace
+}  // namespace trailmap::aggregator

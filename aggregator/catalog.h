@@ -1,0 +1,74 @@
+// Catalog: the aggregator's id maps — metrics (with kind and unit), hosts (with labels) and
+// series (a metric plus a canonical field set) — held in memory and mirrored in the `meta`
+// column family (grammar in aggregator/keys.h). Ids start at 1 and are dense; 0 means "none".
+//
+// Thread safety: every method may be called from any thread (a shared_mutex inside). Entries are
+// only added by the store's writer, which is serialized by the store, so "find or add" never races
+// with another adder. Added entries are visible at once: the store adds them before it writes the
+// data that uses them, so a query never meets an id it cannot name, and removes them again with
+// Rollback() if that write fails.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "aggregator/keys.h"
+#include "core/query_wire.h"
+#include "core/status.h"
+
+namespace trailmap::aggregator {
+
+class Catalog {
+ public:
+  Catalog() = default;
+  Catalog(const Catalog&) = delete;
+  Catalog& operator=(const Catalog&) = delete;
+
+  // Loading at open, in increasing id order; an id that is not the next one is Corruption.
+  Status RestoreMetric(uint32_t id, MetricRecord record);
+  Status RestoreHost(uint32_t id, HostRecord record);
+  Status RestoreSeries(uint32_t id, SeriesRecord record);
+
+  // The writer's side. FindOrAdd* returns the id, and sets *added when the entry is new (the
+  // caller then writes its meta entries). A metric keeps the kind and unit it was first seen with.
+  uint32_t FindOrAddMetric(const MetricRecord& record, bool* added);
+  uint32_t FindOrAddHost(std::string_view name, std::string_view labels, bool* added);
+  uint32_t FindOrAddSeries(uint32_t metric, std::string_view fields, bool* added);
+  void SetHostLabels(uint32_t host, std::string labels);
+
+  // How many entries of each kind; Rollback(mark) removes what was added after mark().
+  struct Mark {
+    size_t metrics = 0, hosts = 0, series = 0;
+  };
+  Mark mark() const;
+  void Rollback(const Mark& mark);
+
+  // The reader's side.
+  std::optional<uint32_t> FindMetric(std::string_view name, MetricRecord* record = nullptr) const;
+  std::optional<uint32_t> FindHost(std::string_view name) const;
+  // Copies of one entry; empty when the id is unknown.
+  HostRecord Host(uint32_t id) const;
+  SeriesRecord Series(uint32_t id) const;
+  size_t host_count() const;
+  size_t series_count() const;
+  // Every metric, by name.
+  std::vector<MetricInfo> Metrics() const;
+
+ private:
+  static std::string SeriesMapKey(uint32_t metric, std::string_view fields);
+
+  mutable std::shared_mutex mu_;
+  std::vector<MetricRecord> metrics_;  // [id - 1]
+  std::vector<HostRecord> hosts_;
+  std::vector<SeriesRecord> series_;
+  std::unordered_map<std::string, uint32_t> metric_ids_;
+  std::unordered_map<std::string, uint32_t> host_ids_;
+  std::unordered_map<std::string, uint32_t> series_ids_;  // SeriesMapKey -> id
+};
+
+}  // namespace trailmap::aggregator

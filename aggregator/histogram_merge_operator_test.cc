@@ -1,0 +1,163 @@
+#include "aggregator/histogram_merge_operator.h"
+
+#include <gtest/gtest.h>
+#include <rocksdb/db.h>
+
+#include <memory>
+
+#include "aggregator/testing.h"
+#include "core/histogram.h"
+
+namespace trailmap::aggregator {
+namespace {
+
+using testing::Encoded;
+using testing::HistogramOf;
+using testing::TempDir;
+
+Histogram MustDecode(std::string_view encoded) {
+  Result<Histogram> h = Histogram::Decode(encoded);
+  EXPECT_TRUE(h.ok()) << h.status().ToString();
+  return h.ok() ? *h : Histogram();
+}
+
+// ---- as a pure function ----
+
+TEST(HistogramMergeTest, AddsExistingAndOperands) {
+  const std::string existing = Encoded({3, 3});
+  const std::string_view existing_view = existing;
+  const std::string a = Encoded({200}), b = Encoded({1000, 5});
+  std::string out;
+  ASSERT_TRUE(MergeHistogramEncodings(&existing_view, {a, b}, &out).ok());
+  const Histogram h = MustDecode(out);
+  EXPECT_EQ(h, HistogramOf({3, 3, 200, 1000, 5}));
+  EXPECT_EQ(h.count(), 5u);
+  EXPECT_EQ(h.min(), 3u);
+  EXPECT_EQ(h.max(), 1000u);
+  EXPECT_EQ(h.BucketCount(3), 2u);
+  EXPECT_EQ(h.BucketCount(BucketIndex(1000)), 1u);
+}
+
+TEST(HistogramMergeTest, NoExistingValue) {
+  const std::string a = Encoded({1, 2}), b = Encoded({2});
+  std::string out = "left over";
+  ASSERT_TRUE(MergeHistogramEncodings(nullptr, {a, b}, &out).ok());
+  EXPECT_EQ(out, Encoded({1, 2, 2}));
+}
+
+TEST(HistogramMergeTest, BadOperandOrExistingValueFails) {
+  const std::string good = Encoded({10});
+  std::string out;
+  Status s = MergeHistogramEncodings(nullptr, {good, "\x01\x05garbage"}, &out);
+  EXPECT_EQ(s.code(), Status::Code::kCorruption);
+  EXPECT_NE(s.message().find("operand 1"), std::string::npos) << s.message();
+
+  const std::string_view bad_existing = "\x02";  // version 2 does not exist
+  s = MergeHistogramEncodings(&bad_existing, {good}, &out);
+  EXPECT_EQ(s.code(), Status::Code::kCorruption);
+  EXPECT_NE(s.message().find("existing value"), std::string::npos) << s.message();
+
+  // An empty operand is not an empty histogram: the encoding of nothing is "\x01\x00".
+  EXPECT_FALSE(MergeHistogramEncodings(nullptr, {good, ""}, &out).ok());
+}
+
+TEST(HistogramMergeTest, OperatorCallbacksFailInsteadOfCountingZero) {
+  HistogramMergeOperator op;
+  EXPECT_STREQ(op.Name(), "trailmap.histogram");
+  const std::string a = Encoded({7}), b = Encoded({7, 9});
+  std::string out;
+  ASSERT_TRUE(op.PartialMerge("k", a, b, &out, nullptr));
+  EXPECT_EQ(out, Encoded({7, 7, 9}));
+  out.clear();
+  ASSERT_TRUE(op.PartialMergeMulti("k", {a, b, a}, &out, nullptr));
+  EXPECT_EQ(out, Encoded({7, 7, 7, 9}));
+  out.clear();
+  EXPECT_FALSE(op.PartialMerge("k", a, "junk", &out, nullptr));
+
+  const rocksdb::Slice existing(b);
+  std::vector<rocksdb::Slice> operands{a};
+  std::string merged;
+  rocksdb::Slice existing_operand;
+  rocksdb::MergeOperator::MergeOperationOutput output(merged, existing_operand);
+  ASSERT_TRUE(op.FullMergeV2(rocksdb::MergeOperator::MergeOperationInput("k", &existing, operands, nullptr), &output));
+  EXPECT_EQ(merged, Encoded({7, 7, 9}));
+
+  operands.push_back("junk");
+  merged.clear();
+  EXPECT_FALSE(op.FullMergeV2(rocksdb::MergeOperator::MergeOperationInput("k", &existing, operands, nullptr), &output));
+}
+
+// ---- through a real DB ----
+
+class MergeDbTest : public ::testing::Test {
+ protected:
+  void Open() {
+    rocksdb::Options options;
+    options.create_if_missing = true;
+    options.merge_operator = std::make_shared<HistogramMergeOperator>();
+    options.max_successive_merges = 4;
+    rocksdb::DB* db = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(options, dir_.path(), &db).ok());
+    db_.reset(db);
+  }
+  void Merge(const std::string& key, const std::string& value) {
+    ASSERT_TRUE(db_->Merge(rocksdb::WriteOptions(), key, value).ok());
+  }
+  Histogram Get(const std::string& key) {
+    std::string value;
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), key, &value);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return MustDecode(value);
+  }
+
+  TempDir dir_;
+  std::unique_ptr<rocksdb::DB> db_;
+};
+
+TEST_F(MergeDbTest, CountsExactAcrossFlushCompactionAndReopen) {
+  Open();
+  // Ten operands for "a" (more than max_successive_merges), values 1..10.
+  for (uint64_t v = 1; v <= 10; ++v) Merge("a", Encoded({v, 1000 * v}));
+  Merge("b", Encoded({42}));
+  Histogram a = Get("a");
+  EXPECT_EQ(a.count(), 20u);
+  EXPECT_EQ(a.min(), 1u);
+  EXPECT_EQ(a.max(), 10000u);
+  EXPECT_EQ(a.sum(), 55u + 55000u);
+
+  ASSERT_TRUE(db_->Flush(rocksdb::FlushOptions()).ok());
+  EXPECT_EQ(Get("a").count(), 20u);
+  Merge("a", Encoded({5}));  // on top of a flushed value
+  EXPECT_EQ(Get("a").count(), 21u);
+  EXPECT_EQ(Get("a").BucketCount(5), 2u);
+
+  ASSERT_TRUE(db_->Flush(rocksdb::FlushOptions()).ok());
+  ASSERT_TRUE(db_->CompactRange(rocksdb::CompactRangeOptions(), nullptr, nullptr).ok());
+  a = Get("a");
+  EXPECT_EQ(a.count(), 21u);
+  EXPECT_EQ(a.sum(), 55u + 55000u + 5u);
+  EXPECT_EQ(Get("b"), HistogramOf({42}));
+
+  Merge("a", Encoded({10000}));  // left in the WAL across the reopen
+  db_.reset();
+  Open();
+  a = Get("a");
+  EXPECT_EQ(a.count(), 22u);
+  EXPECT_EQ(a.BucketCount(BucketIndex(10000)), 2u);
+  EXPECT_EQ(Get("b").count(), 1u);
+}
+
+TEST_F(MergeDbTest, UndecodableOperandFailsTheRead) {
+  Open();
+  Merge("a", Encoded({1}));
+  Merge("a", "not a histogram");
+  std::string value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), "a", &value);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  // Other keys are unaffected.
+  Merge("b", Encoded({2}));
+  EXPECT_EQ(Get("b").count(), 1u);
+}
+
+}  // namespace
+}  // namespace trailmap::aggregator

@@ -1,0 +1,128 @@
+#include "aggregator/ingest_server.h"
+
+#include <string>
+
+#include "core/log.h"
+
+namespace trailmap::aggregator {
+namespace {
+
+RouterServer::Options RouterOptions(const IngestServerOptions& o) {
+  RouterServer::Options r;
+  r.name = "ingest";
+  r.endpoint = o.endpoint;
+  r.max_message_bytes = static_cast<int64_t>(o.limits.max_bytes) + (1 << 20);
+  return r;
+}
+
+std::string AckBytes(uint64_t sequence, Ack::Status status, std::string reason = "",
+                     uint64_t expected = 0) {
+  return EncodeAck(Ack{sequence, status, std::move(reason), expected});
+}
+
+}  // namespace
+
+IngestServer::IngestServer(zmq::context_t* context, Store* store, IngestServerOptions options)
+    : store_(store),
+      options_(std::move(options)),
+      router_(
+          context, RouterOptions(options_),
+          [this](const Result<std::string_view>& payload) { return Handle(payload); },
+          [this] { MaybeLogSummary(); }) {}
+
+IngestServer::~IngestServer() { Stop(); }
+
+Status IngestServer::Start() {
+  next_summary_ = std::chrono::steady_clock::now() + options_.summary_interval;
+  reject_logs_left_ = options_.max_reject_logs;
+  return router_.Start();
+}
+
+void IngestServer::Stop() { router_.Stop(); }
+
+IngestCounters IngestServer::counters() const {
+  return IngestCounters{applied_.load(),  duplicate_.load(), out_of_order_.load(),
+                        rejected_.load(), failed_.load(),    bytes_.load(),
+                        histogram_seconds_.load()};
+}
+
+std::optional<std::string> IngestServer::Handle(const Result<std::string_view>& payload) {
+  if (!payload.ok()) return Reject("", 0, payload.status().message());
+  bytes_ += payload->size();
+  std::string agent;
+  uint64_t sequence = 0;
+  Result<Batch> batch = DecodeBatch(*payload, options_.limits, &agent, &sequence);
+  if (!batch.ok()) return Reject(agent, sequence, batch.status().message());
+
+  Result<ApplyOutcome> outcome = store_->ApplyBatch(*batch);
+  if (!outcome.ok()) {
+    if (outcome.status().code() == Status::Code::kInvalidArgument) {
+      return Reject(batch->agent, batch->sequence, outcome.status().message());
+    }
+    ++failed_;
+    Log("ingest: batch " + std::to_string(batch->sequence) + " of " + batch->agent +
+        " not written, not acked: " + outcome.status().ToString());
+    return std::nullopt;
+  }
+  switch (outcome->status) {
+    case Ack::Status::kApplied:
+      ++applied_;
+      histogram_seconds_ += outcome->histograms;
+      return AckBytes(batch->sequence, Ack::Status::kApplied);
+    case Ack::Status::kDuplicate:
+      ++duplicate_;
+      return AckBytes(batch->sequence, Ack::Status::kDuplicate);
+    case Ack::Status::kOutOfOrder:
+    default:
+      ++out_of_order_;
+      return AckBytes(batch->sequence, Ack::Status::kOutOfOrder,
+                      "expected sequence " + std::to_string(outcome->expected),
+                      outcome->expected);
+  }
+}
+
+std::string IngestServer::Reject(const std::string& agent, uint64_t sequence,
+                                 const std::string& reason) {
+  ++rejected_;
+  if (Result<bool> moved = store_->SkipRejected(agent, sequence); !moved.ok()) {
+    Log("ingest: " + moved.status().ToString());
+  }
+  if (reject_logs_left_ > 0) {
+    --reject_logs_left_;
+    Log("ingest: rejected batch " + std::to_string(sequence) + " from " +
+        (agent.empty() ? std::string("an unreadable envelope") : "agent " + agent) + ": " +
+        reason);
+  } else {
+    ++reject_logs_suppressed_;
+  }
+  return AckBytes(sequence, Ack::Status::kRejected, reason);
+}
+
+void IngestServer::MaybeLogSummary() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_summary_) return;
+  next_summary_ = now + options_.summary_interval;
+  reject_logs_left_ = options_.max_reject_logs;
+  const IngestCounters c = counters();
+  if (c == last_summary_) return;
+  const IngestCounters& p = last_summary_;
+  const auto seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(options_.summary_interval).count();
+  std::string line = "ingest, last " + std::to_string(seconds) + " s: " +
+                     std::to_string(c.applied - p.applied) + " applied, " +
+                     std::to_string(c.duplicate - p.duplicate) + " duplicate, " +
+                     std::to_string(c.out_of_order - p.out_of_order) + " out of order, " +
+                     std::to_string(c.rejected - p.rejected) + " rejected, " +
+                     std::to_string(c.failed - p.failed) + " failed; " +
+                     std::to_string(c.bytes - p.bytes) + " bytes, " +
+                     std::to_string(c.histogram_seconds - p.histogram_seconds) +
+                     " histogram-seconds written";
+  if (reject_logs_suppressed_ > 0) {
+    line += "; " + std::to_string(reject_logs_suppressed_) + " rejections not logged";
+    reject_logs_suppressed_ = 0;
+  }
+  Log(line);
+  last_summary_ = c;
+}
+
+}  // namespace trailmap::aggregator

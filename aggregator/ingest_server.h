@@ -1,0 +1,76 @@
+// IngestServer: receives agents' batches on a ZeroMQ ROUTER socket (schemas/ingest.capnp) and
+// applies them to the Store exactly once, acking each one after its write.
+//
+// For every message: DecodeBatch with the limits. A batch that does not decode is acked
+// `rejected` with the reason; if its envelope (agent, sequence) could be read and it is the one
+// the agent's watermark expects next, the watermark moves past it so the stream continues. A good
+// batch goes to Store::ApplyBatch and is acked `applied`, `duplicate` or `outOfOrder` (with
+// `expected`). When the store cannot write, no ack is sent: the agent resends after its timeout.
+// Rejections are logged one line each (agent and reason), at most `max_reject_logs` lines per
+// summary interval; a summary line of the counters is logged every interval when they changed.
+//
+// Thread safety: Start/Stop from the owning thread; counters() from any thread. The Store and the
+// zmq::context_t must outlive the server.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "aggregator/router_server.h"
+#include "aggregator/store.h"
+#include "core/batch.h"
+#include "core/status.h"
+
+namespace trailmap::aggregator {
+
+struct IngestServerOptions {
+  std::string endpoint = "tcp://127.0.0.1:7400";
+  BatchLimits limits;  // checked on every batch; messages over limits.max_bytes + 1 MiB drop the peer
+  std::chrono::milliseconds summary_interval{10'000};
+  int max_reject_logs = 10;  // rejection lines per summary interval; the rest are only counted
+};
+
+// Totals since Start.
+struct IngestCounters {
+  uint64_t applied = 0;
+  uint64_t duplicate = 0;
+  uint64_t out_of_order = 0;
+  uint64_t rejected = 0;
+  uint64_t failed = 0;             // store write errors (not acked)
+  uint64_t bytes = 0;              // payload bytes received
+  uint64_t histogram_seconds = 0;  // histogram deltas written
+  bool operator==(const IngestCounters&) const = default;
+};
+
+class IngestServer {
+ public:
+  IngestServer(zmq::context_t* context, Store* store, IngestServerOptions options = {});
+  ~IngestServer();
+
+  Status Start();
+  void Stop();
+  const std::string& endpoint() const { return router_.endpoint(); }
+  IngestCounters counters() const;
+
+ private:
+  std::optional<std::string> Handle(const Result<std::string_view>& payload);
+  std::string Reject(const std::string& agent, uint64_t sequence, const std::string& reason);
+  void MaybeLogSummary();
+
+  Store* store_;
+  const IngestServerOptions options_;
+  RouterServer router_;
+
+  std::atomic<uint64_t> applied_{0}, duplicate_{0}, out_of_order_{0}, rejected_{0}, failed_{0};
+  std::atomic<uint64_t> bytes_{0}, histogram_seconds_{0};
+  // Server thread only.
+  IngestCounters last_summary_;
+  std::chrono::steady_clock::time_point next_summary_;
+  int reject_logs_left_ = 0;
+  uint64_t reject_logs_suppressed_ = 0;
+};
+
+}  // namespace trailmap::aggregator

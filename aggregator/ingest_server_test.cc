@@ -1,0 +1,145 @@
+#include "aggregator/ingest_server.h"
+
+#include <gtest/gtest.h>
+
+#include <zmq.hpp>
+
+#include "aggregator/testing.h"
+
+namespace trailmap::aggregator {
+namespace {
+
+using testing::Encoded;
+using testing::Latency;
+using testing::MakeBatch;
+using testing::TempDir;
+
+constexpr int64_t kT = 1'700'000'000;
+
+class IngestServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    StoreOptions options;
+    options.sync = false;
+    Result<std::unique_ptr<Store>> s = Store::Open(dir_.path(), options);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    store_ = std::move(s).value();
+    IngestServerOptions o;
+    o.endpoint = "tcp://127.0.0.1:*";  // a free loopback port
+    server_ = std::make_unique<IngestServer>(&context_, store_.get(), o);
+    ASSERT_TRUE(server_->Start().ok());
+    dealer_.set(zmq::sockopt::linger, 0);
+    dealer_.set(zmq::sockopt::rcvtimeo, 5000);
+    dealer_.connect(server_->endpoint());
+  }
+  void TearDown() override {
+    dealer_.close();
+    server_.reset();
+  }
+
+  // Sends the frames and returns the decoded ack.
+  Ack Send(const std::vector<std::string>& frames) {
+    for (size_t i = 0; i < frames.size(); ++i) {
+      dealer_.send(zmq::buffer(frames[i]),
+                   i + 1 < frames.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
+    }
+    zmq::message_t reply;
+    EXPECT_TRUE(dealer_.recv(reply)) << "no ack within 5 s";
+    EXPECT_FALSE(reply.more());
+    Result<Ack> ack = DecodeAck(reply.to_string_view());
+    EXPECT_TRUE(ack.ok()) << ack.status().ToString();
+    return ack.ok() ? *ack : Ack{};
+  }
+
+  static std::string GoodBatch(uint64_t sequence) {
+    Batch b = MakeBatch("web-1/1", sequence, "web-1", {Latency("disk.latency")});
+    b.seconds.push_back(SecondDelta{kT, {{0, Encoded({1, 2, 3})}}, {}});
+    return EncodeBatch(b);
+  }
+
+  TempDir dir_;
+  std::unique_ptr<Store> store_;
+  zmq::context_t context_;
+  std::unique_ptr<IngestServer> server_;
+  zmq::socket_t dealer_{context_, zmq::socket_type::dealer};
+};
+
+TEST_F(IngestServerTest, AppliesDuplicatesAndOrders) {
+  Ack ack = Send({GoodBatch(1)});
+  EXPECT_EQ(ack.sequence, 1u);
+  EXPECT_EQ(ack.status, Ack::Status::kApplied);
+  EXPECT_EQ(store_->Watermark("web-1/1"), 1u);  // written before the ack
+
+  ack = Send({GoodBatch(1)});
+  EXPECT_EQ(ack.status, Ack::Status::kDuplicate);
+  ack = Send({GoodBatch(5)});
+  EXPECT_EQ(ack.sequence, 5u);
+  EXPECT_EQ(ack.status, Ack::Status::kOutOfOrder);
+  EXPECT_EQ(ack.expected, 2u);
+
+  const IngestCounters c = server_->counters();
+  EXPECT_EQ(c.applied, 1u);
+  EXPECT_EQ(c.duplicate, 1u);
+  EXPECT_EQ(c.out_of_order, 1u);
+  EXPECT_EQ(c.rejected, 0u);
+  EXPECT_EQ(c.histogram_seconds, 1u);
+  EXPECT_EQ(c.bytes, 3 * GoodBatch(1).size());
+}
+
+TEST_F(IngestServerTest, RejectsGarbageAndKeepsServing) {
+  Ack ack = Send({"this is not a capnp message"});
+  EXPECT_EQ(ack.status, Ack::Status::kRejected);
+  EXPECT_EQ(ack.sequence, 0u);
+  EXPECT_FALSE(ack.reason.empty());
+
+  ack = Send({"two", "frames"});
+  EXPECT_EQ(ack.status, Ack::Status::kRejected);
+  EXPECT_NE(ack.reason.find("2 frames"), std::string::npos) << ack.reason;
+
+  ack = Send({GoodBatch(1)});
+  EXPECT_EQ(ack.status, Ack::Status::kApplied);
+  EXPECT_EQ(server_->counters().rejected, 2u);
+  EXPECT_EQ(server_->counters().applied, 1u);
+}
+
+TEST_F(IngestServerTest, RejectedBatchWithReadableEnvelopeAdvancesTheWatermark) {
+  ASSERT_EQ(Send({GoodBatch(1)}).status, Ack::Status::kApplied);
+  // Batch 2 carries a histogram that does not decode.
+  Batch bad = MakeBatch("web-1/1", 2, "web-1", {Latency("disk.latency")});
+  bad.seconds.push_back(SecondDelta{kT, {{0, "\x01\x01junk"}}, {}});
+  Ack ack = Send({EncodeBatch(bad)});
+  EXPECT_EQ(ack.status, Ack::Status::kRejected);
+  EXPECT_EQ(ack.sequence, 2u);
+  EXPECT_NE(ack.reason.find("histogram 0"), std::string::npos) << ack.reason;
+  EXPECT_EQ(store_->Watermark("web-1/1"), 2u);
+  // The stream continues with 3.
+  EXPECT_EQ(Send({GoodBatch(3)}).status, Ack::Status::kApplied);
+  // A rejected batch that is not the next one leaves the watermark alone.
+  bad.sequence = 9;
+  EXPECT_EQ(Send({EncodeBatch(bad)}).status, Ack::Status::kRejected);
+  EXPECT_EQ(store_->Watermark("web-1/1"), 3u);
+
+  Result<HistogramAnswer> a = store_->QueryHistograms({"disk.latency", kT, kT + 1, 1, "", {}});
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->cells.size(), 1u);
+  EXPECT_EQ(a->cells[0].histogram.count(), 6u);  // batches 1 and 3
+}
+
+TEST(IngestServerBindTest, BusyPortIsAnError) {
+  TempDir dir;
+  Result<std::unique_ptr<Store>> store = Store::Open(dir.path());
+  ASSERT_TRUE(store.ok());
+  zmq::context_t context;
+  IngestServerOptions options;
+  options.endpoint = "tcp://127.0.0.1:*";
+  IngestServer first(&context, store->get(), options);
+  ASSERT_TRUE(first.Start().ok());
+  options.endpoint = first.endpoint();
+  IngestServer second(&context, store->get(), options);
+  Status s = second.Start();
+  EXPECT_EQ(s.code(), Status::Code::kUnavailable);
+  EXPECT_NE(s.message().find(first.endpoint()), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace trailmap::aggregator

@@ -1,0 +1,129 @@
+// The byte layout of every key and value the aggregator keeps in RocksDB, and the functions that
+// write and read them. All integers are big-endian, so byte order is numeric order.
+//
+// Column families `hist` and `scalar` share one key:
+//
+//   key       := metric_id:u32 second:u64 host_id:u32 series_id:u32        (20 bytes)
+//   second    := uint64(unix seconds as int64) XOR 2^63                     sign bit flipped, so
+//                                                                           byte order = time order
+//   hist      value := core/histogram.h encoding, merged by "trailmap.histogram"
+//   scalar    value := IEEE-754 double, its bits as a u64
+//
+// One metric's seconds are contiguous and in time order, and within a second every host and series
+// follows, so a single range scan [metric|from, metric|to) serves a heat map (group by nothing or a
+// field) as well as per-host columns (group by host).
+//
+// Column family `meta` holds the id maps both ways and the per-agent watermarks; the first byte
+// says which:
+//
+//   'm' name                    -> id:u32                       metric name to id
+//   'M' id:u32                  -> kind:u8 unit_len:varint unit name
+//   'h' name                    -> id:u32                       host name to id
+//   'H' id:u32                  -> name_len:varint name labels  labels canonical "k=v,k=v"
+//   's' metric_id:u32 fields    -> series_id:u32                fields canonical, "" for none
+//   'S' series_id:u32           -> metric_id:u32 fields
+//   'w' agent                   -> watermark:u64                last sequence applied
+//
+// Ids start at 1 and are dense; series ids are global (not per metric). The catalog is loaded from
+// the id-keyed entries ('M', 'H', 'S'); the name-keyed ones exist so a tool can look a name up
+// without loading everything.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/batch.h"
+#include "core/status.h"
+
+namespace trailmap::aggregator {
+
+inline constexpr size_t kDataKeySize = 20;
+
+struct DataKey {
+  uint32_t metric = 0;
+  int64_t second = 0;
+  uint32_t host = 0;
+  uint32_t series = 0;
+  bool operator==(const DataKey&) const = default;
+};
+
+inline void PutFixed32BE(char* out, uint32_t v) {
+  for (int i = 3; i >= 0; --i, v >>= 8) out[i] = static_cast<char>(v & 0xff);
+}
+inline void PutFixed64BE(char* out, uint64_t v) {
+  for (int i = 7; i >= 0; --i, v >>= 8) out[i] = static_cast<char>(v & 0xff);
+}
+inline uint32_t GetFixed32BE(const char* in) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v = (v << 8) | static_cast<uint8_t>(in[i]);
+  return v;
+}
+inline uint64_t GetFixed64BE(const char* in) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<uint8_t>(in[i]);
+  return v;
+}
+inline uint64_t OrderedSecond(int64_t second) {
+  return static_cast<uint64_t>(second) ^ (uint64_t{1} << 63);
+}
+inline int64_t SecondFromOrdered(uint64_t ordered) {
+  return static_cast<int64_t>(ordered ^ (uint64_t{1} << 63));
+}
+
+// Writes the 20-byte key into out[0..20).
+inline void EncodeDataKey(const DataKey& k, char* out) {
+  PutFixed32BE(out, k.metric);
+  PutFixed64BE(out + 4, OrderedSecond(k.second));
+  PutFixed32BE(out + 12, k.host);
+  PutFixed32BE(out + 16, k.series);
+}
+std::string EncodeDataKey(const DataKey& k);
+// The 12-byte prefix metric|second: the first key of that second (a scan bound).
+std::string DataKeyPrefix(uint32_t metric, int64_t second);
+// Reads a key; false if it is not 20 bytes.
+inline bool DecodeDataKey(std::string_view in, DataKey* k) {
+  if (in.size() != kDataKeySize) return false;
+  k->metric = GetFixed32BE(in.data());
+  k->second = SecondFromOrdered(GetFixed64BE(in.data() + 4));
+  k->host = GetFixed32BE(in.data() + 12);
+  k->series = GetFixed32BE(in.data() + 16);
+  return true;
+}
+
+std::string EncodeScalar(double value);
+Result<double> DecodeScalar(std::string_view in);
+
+// meta keys and values (grammar above).
+std::string MetricNameKey(std::string_view name);
+std::string MetricIdKey(uint32_t id);
+std::string HostNameKey(std::string_view name);
+std::string HostIdKey(uint32_t id);
+std::string SeriesNameKey(uint32_t metric, std::string_view fields);
+std::string SeriesIdKey(uint32_t id);
+std::string WatermarkKey(std::string_view agent);
+std::string EncodeId(uint32_t id);
+std::string EncodeWatermark(uint64_t sequence);
+
+struct MetricRecord {
+  std::string name;
+  MetricKind kind = MetricKind::kLatency;
+  std::string unit;
+};
+struct HostRecord {
+  std::string name;
+  std::string labels;
+};
+struct SeriesRecord {
+  uint32_t metric = 0;
+  std::string fields;
+};
+std::string EncodeMetricRecord(const MetricRecord& r);
+std::string EncodeHostRecord(const HostRecord& r);
+std::string EncodeSeriesRecord(const SeriesRecord& r);
+Result<MetricRecord> DecodeMetricRecord(std::string_view in);
+Result<HostRecord> DecodeHostRecord(std::string_view in);
+Result<SeriesRecord> DecodeSeriesRecord(std::string_view in);
+Result<uint64_t> DecodeWatermark(std::string_view in);
+
+}  // namespace trailmap::aggregator

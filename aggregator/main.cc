@@ -1,0 +1,130 @@
+// trailmap-aggregator: stores per-second histograms from agents in RocksDB and answers queries
+// with partial aggregates. main() builds the store, the ZeroMQ context and the two servers, then
+// waits for SIGINT or SIGTERM and takes them down in reverse order.
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <zmq.hpp>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "aggregator/aggregator_config.h"
+#include "aggregator/ingest_server.h"
+#include "aggregator/query_server.h"
+#include "aggregator/store.h"
+#include "core/log.h"
+
+namespace trailmap::aggregator {
+namespace {
+
+constexpr int kUsageError = 2;
+
+int Usage(const std::string& message) {
+  std::fprintf(stderr, "trailmap-aggregator: %s\n(see trailmap-aggregator --help)\n",
+               message.c_str());
+  return kUsageError;
+}
+
+std::string Hostname() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";
+  return name;
+}
+
+int Run(int argc, char** argv) {
+  CLI::App app(
+      "trailmap-aggregator: receives per-second latency histograms from trailmap agents over "
+      "ZeroMQ, stores them in RocksDB (exactly once, acknowledged after the write) and answers "
+      "trailmap queries with partial aggregates.");
+  app.footer(
+      "Example:\n"
+      "  trailmap-aggregator --data /var/lib/trailmap --ingest 0.0.0.0:7400 --query 0.0.0.0:7401\n"
+      "  trailmap-aggregator --config configs/aggregator.toml --name agg-2\n"
+      "Flags override the config file. Stop with SIGINT or SIGTERM.\n"
+      "Exit status: 0 after a clean shutdown, 2 on a bad flag or config, 1 on any other error.");
+  std::string config_path, data, ingest, query, name;
+  app.add_option("--config", config_path, "TOML config file (example: configs/aggregator.toml)");
+  app.add_option("--data", data, "RocksDB directory, created if missing (required unless in the config)");
+  app.add_option("--ingest", ingest, "where agents send batches, HOST:PORT or tcp://HOST:PORT [127.0.0.1:7400]");
+  app.add_option("--query", query, "where queries arrive, HOST:PORT or tcp://HOST:PORT [127.0.0.1:7401]");
+  app.add_option("--name", name, "this shard's name in answers [<hostname>:<ingest port>]");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return Usage(e.what());
+  }
+
+  AggregatorConfig config;
+  if (!config_path.empty()) {
+    if (Status s = LoadAggregatorConfig(config_path, &config); !s.ok()) return Usage(s.message());
+  }
+  if (!data.empty()) config.data_dir = data;
+  if (!name.empty()) config.name = name;
+  for (auto [flag, text, out] : {std::tuple{"--ingest", &ingest, &config.ingest_endpoint},
+                                 std::tuple{"--query", &query, &config.query_endpoint}}) {
+    if (text->empty()) continue;
+    Result<std::string> e = NormalizeEndpoint(*text);
+    if (!e.ok()) return Usage(std::string(flag) + ": " + e.status().message());
+    *out = *e;
+  }
+  if (Status s = ValidateAggregatorConfig(config); !s.ok()) return Usage(s.message());
+  if (config.name.empty()) config.name = DefaultName(Hostname(), config.ingest_endpoint);
+
+  // Signals are taken by sigwait below, so every thread started from here on blocks them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  Result<std::unique_ptr<Store>> store = Store::Open(config.data_dir, config.store);
+  if (!store.ok()) {
+    Log("cannot open the store: " + store.status().ToString());
+    return 1;
+  }
+  zmq::context_t context(1);
+  IngestServerOptions ingest_options;
+  ingest_options.endpoint = config.ingest_endpoint;
+  ingest_options.limits = config.limits;
+  IngestServer ingest_server(&context, store->get(), ingest_options);
+  QueryServer query_server(&context, store->get(), {config.query_endpoint, config.name});
+  if (Status s = ingest_server.Start(); !s.ok()) {
+    Log(s.ToString());
+    return 1;
+  }
+  if (Status s = query_server.Start(); !s.ok()) {
+    Log(s.ToString());
+    return 1;
+  }
+  Log("started " + config.name + ": ingest " + ingest_server.endpoint() + ", query " +
+      query_server.endpoint() + ", data " + config.data_dir);
+
+  int signal = 0;
+  sigwait(&signals, &signal);
+  Log(std::string("stopping on ") + (signal == SIGINT ? "SIGINT" : "SIGTERM"));
+  ingest_server.Stop();
+  query_server.Stop();
+  const IngestCounters c = ingest_server.counters();
+  store->reset();
+  Log("stopped: " + std::to_string(c.applied) + " batches applied, " +
+      std::to_string(c.duplicate) + " duplicate, " + std::to_string(c.out_of_order) +
+      " out of order, " + std::to_string(c.rejected) + " rejected");
+  return 0;
+}
+
+}  // namespace
+}  // namespace trailmap::aggregator
+
+int main(int argc, char** argv) {
+  trailmap::SetLogProgram("trailmap-aggregator");
+  return trailmap::aggregator::Run(argc, argv);
+}

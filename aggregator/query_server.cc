@@ -1,0 +1,78 @@
+#include "aggregator/query_server.h"
+
+#include <chrono>
+
+#include "core/log.h"
+
+namespace trailmap::aggregator {
+namespace {
+
+RouterServer::Options RouterOptions(const QueryServerOptions& o) {
+  RouterServer::Options r;
+  r.name = "query";
+  r.endpoint = o.endpoint;
+  r.max_message_bytes = 1 << 20;  // a query is a few hundred bytes
+  return r;
+}
+
+}  // namespace
+
+QueryServer::QueryServer(zmq::context_t* context, const Store* store, QueryServerOptions options)
+    : store_(store),
+      options_(std::move(options)),
+      router_(context, RouterOptions(options_),
+              [this](const Result<std::string_view>& payload) -> std::optional<std::string> {
+                if (!payload.ok()) {
+                  Answer answer;
+                  answer.shard = options_.shard;
+                  answer.error = payload.status().message();
+                  ++errors_;
+                  return EncodeAnswer(answer);
+                }
+                return EncodeAnswer(AnswerQuery(*payload));
+              }) {}
+
+QueryServer::~QueryServer() { Stop(); }
+
+Status QueryServer::Start() { return router_.Start(); }
+
+void QueryServer::Stop() { router_.Stop(); }
+
+Answer QueryServer::AnswerQuery(std::string_view bytes) const {
+  Answer answer;
+  answer.shard = options_.shard;
+  Result<Query> query = DecodeQuery(bytes);
+  if (!query.ok()) {
+    answer.error = "bad query: " + query.status().message();
+    ++errors_;
+    return answer;
+  }
+  answer.id = query->id;
+  answer.kind = query->kind;
+  if (query->kind == Query::Kind::kMetrics) {
+    answer.metrics = store_->Metrics();
+    ++answered_;
+    return answer;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  Result<HistogramAnswer> histograms = store_->QueryHistograms(query->histograms);
+  if (!histograms.ok()) {
+    answer.error = histograms.status().ToString();
+    ++errors_;
+    Log("query: " + query->histograms.metric + ": " + answer.error);
+    return answer;
+  }
+  answer.histograms = std::move(histograms).value();
+  ++answered_;
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - start).count();
+  if (ms >= 1000) {
+    Log("query: slow: " + query->histograms.metric + " over " +
+        std::to_string(query->histograms.to - query->histograms.from) + " s by '" +
+        query->histograms.group_by + "': " + std::to_string(ms) + " ms, " +
+        std::to_string(answer.histograms.cells.size()) + " cells");
+  }
+  return answer;
+}
+
+}  // namespace trailmap::aggregator

@@ -1,0 +1,71 @@
+// RouterServer: a ZeroMQ ROUTER socket served by its own thread, answering each request message
+// with at most one reply. The ingest and query servers are a RouterServer plus a handler.
+//
+// A request is [identity, payload] (a DEALER peer) or [identity, "", payload] (a REQ peer); the
+// reply goes back with the same envelope. Anything else — no payload frame, or more than one — is
+// handed to the handler as an InvalidArgument status instead of a payload, so it can answer with
+// an error; nothing a peer sends stops the loop. A handler that throws is logged and its request
+// gets no reply. Replies to a peer that has gone are dropped (ROUTER semantics).
+//
+// Thread safety: Start and Stop from one owning thread; the handler and tick run on the server
+// thread only. The zmq::context_t must outlive the server.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "core/status.h"
+
+namespace zmq {
+class context_t;
+class socket_t;
+}  // namespace zmq
+
+namespace trailmap::aggregator {
+
+class RouterServer {
+ public:
+  // Returns the reply bytes, or nullopt for no reply.
+  using Handler = std::function<std::optional<std::string>(const Result<std::string_view>& payload)>;
+  // Called on the server thread at least every `tick_ms` (and after each request).
+  using Tick = std::function<void()>;
+
+  struct Options {
+    std::string name = "server";       // for log lines
+    std::string endpoint;              // e.g. "tcp://127.0.0.1:7400"; port "*" picks a free one
+    int64_t max_message_bytes = -1;    // larger messages drop the connection (ZMQ_MAXMSGSIZE); -1 = any
+    int tick_ms = 100;                 // also how quickly Stop() is noticed
+  };
+
+  RouterServer(zmq::context_t* context, Options options, Handler handler, Tick tick = {});
+  ~RouterServer();  // Stop()
+  RouterServer(const RouterServer&) = delete;
+  RouterServer& operator=(const RouterServer&) = delete;
+
+  // Binds (so a busy port is reported here) and starts the thread. Unavailable on a bind error.
+  Status Start();
+  // Asks the thread to finish, joins it and closes the socket. Safe to call twice.
+  void Stop();
+  // The endpoint actually bound (with the real port when "*" was asked); "" before Start.
+  const std::string& endpoint() const { return bound_; }
+
+ private:
+  void Run();
+  void Serve();  // one message
+
+  zmq::context_t* context_;
+  const Options options_;
+  Handler handler_;
+  Tick tick_;
+  std::unique_ptr<zmq::socket_t> socket_;
+  std::string bound_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace trailmap::aggregator

@@ -1,0 +1,292 @@
+#include "aggregator/store.h"
+
+#include <rocksdb/cache.h>
+#include <rocksdb/convenience.h>
+#include <rocksdb/db.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+
+#include <algorithm>
+
+#include "aggregator/histogram_merge_operator.h"
+#include "aggregator/histogram_query.h"
+#include "aggregator/keys.h"
+
+namespace trailmap::aggregator {
+
+struct Store::Handles {
+  std::unique_ptr<rocksdb::DB> db;
+  std::vector<rocksdb::ColumnFamilyHandle*> all;  // owned: destroyed before the DB closes
+  rocksdb::ColumnFamilyHandle* hist = nullptr;
+  rocksdb::ColumnFamilyHandle* scalar = nullptr;
+  rocksdb::ColumnFamilyHandle* meta = nullptr;
+
+  ~Handles() {
+    if (!db) return;
+    for (rocksdb::ColumnFamilyHandle* h : all) db->DestroyColumnFamilyHandle(h);
+    db->Close().PermitUncheckedError();
+  }
+};
+
+namespace {
+
+rocksdb::Slice AsSlice(std::string_view s) { return {s.data(), s.size()}; }
+std::string_view View(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
+
+Status FromRocks(const rocksdb::Status& s, std::string_view what) {
+  return Status::IOError(std::string(what) + ": " + s.ToString());
+}
+
+rocksdb::CompressionType Best(rocksdb::CompressionType wanted) {
+  const auto supported = rocksdb::GetSupportedCompressions();
+  if (std::find(supported.begin(), supported.end(), wanted) != supported.end()) return wanted;
+  return rocksdb::kNoCompression;
+}
+
+rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o,
+                                           const std::shared_ptr<rocksdb::Cache>& cache,
+                                           size_t write_buffer) {
+  rocksdb::ColumnFamilyOptions cf;
+  cf.write_buffer_size = write_buffer;
+  cf.max_write_buffer_number = 3;
+  cf.level_compaction_dynamic_level_bytes = true;
+  cf.compression = Best(rocksdb::kLZ4Compression);
+  cf.bottommost_compression = Best(rocksdb::kZSTD);
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = cache;
+  table.block_size = 16 << 10;  // scans dominate: bigger blocks, fewer index entries
+  cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  return cf;
+}
+
+}  // namespace
+
+Store::Store(const StoreOptions& options, std::unique_ptr<Handles> handles)
+    : options_(options), db_(std::move(handles)) {}
+
+Store::~Store() = default;
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOptions& options) {
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = true;
+  db_options.create_missing_column_families = true;
+  db_options.max_background_jobs = options.background_jobs;
+  db_options.keep_log_file_num = 5;
+  db_options.max_total_wal_size = 256ull << 20;
+  db_options.bytes_per_sync = 1 << 20;
+
+  auto cache = rocksdb::NewLRUCache(options.block_cache_mb << 20);
+  const size_t buffer = options.write_buffer_mb << 20;
+  rocksdb::ColumnFamilyOptions hist = FamilyOptions(options, cache, buffer);
+  hist.merge_operator = std::make_shared<HistogramMergeOperator>();
+  hist.max_successive_merges = options.max_successive_merges;
+  const rocksdb::ColumnFamilyOptions small = FamilyOptions(options, cache, buffer / 4);
+
+  const std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+      {rocksdb::kDefaultColumnFamilyName, small},
+      {"hist", hist},
+      {"scalar", small},
+      {"meta", small},
+  };
+  auto handles = std::make_unique<Handles>();
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(db_options, dir, families, &handles->all, &db);
+  if (!s.ok()) return FromRocks(s, "opening " + dir);
+  handles->db.reset(db);
+  handles->hist = handles->all[1];
+  handles->scalar = handles->all[2];
+  handles->meta = handles->all[3];
+
+  std::unique_ptr<Store> store(new Store(options, std::move(handles)));
+  if (Status l = store->Load(); !l.ok()) return l;
+  return store;
+}
+
+Status Store::Load() {
+  std::unique_ptr<rocksdb::Iterator> it(db_->db->NewIterator(rocksdb::ReadOptions(), db_->meta));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const std::string_view key = View(it->key());
+    const std::string_view value = View(it->value());
+    const char tag = key.empty() ? '\0' : key[0];
+    const bool id_key = key.size() == 5;
+    const uint32_t id = id_key ? GetFixed32BE(key.data() + 1) : 0;
+    Status s;
+    if (tag == 'M' && id_key) {
+      Result<MetricRecord> r = DecodeMetricRecord(value);
+      s = r.ok() ? catalog_.RestoreMetric(id, std::move(r).value()) : r.status();
+    } else if (tag == 'H' && id_key) {
+      Result<HostRecord> r = DecodeHostRecord(value);
+      s = r.ok() ? catalog_.RestoreHost(id, std::move(r).value()) : r.status();
+    } else if (tag == 'S' && id_key) {
+      Result<SeriesRecord> r = DecodeSeriesRecord(value);
+      s = r.ok() ? catalog_.RestoreSeries(id, std::move(r).value()) : r.status();
+    } else if (tag == 'w') {
+      Result<uint64_t> r = DecodeWatermark(value);
+      if (r.ok()) watermarks_[std::string(key.substr(1))] = *r;
+      s = r.status();
+    }
+    if (!s.ok()) return Status::Corruption("meta: " + s.message());
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "reading meta");
+  return Status::Ok();
+}
+
+uint64_t Store::WatermarkLocked(std::string_view agent) const {
+  auto it = watermarks_.find(std::string(agent));
+  return it == watermarks_.end() ? 0 : it->second;
+}
+
+uint64_t Store::Watermark(std::string_view agent) const {
+  std::lock_guard lock(write_mu_);
+  return WatermarkLocked(agent);
+}
+
+Result<ApplyOutcome> Store::ApplyBatch(const Batch& batch) {
+  if (batch.agent.empty()) return Status::InvalidArgument("batch without an agent id");
+  if (batch.host.empty()) return Status::InvalidArgument("batch without a host");
+  Result<std::string> labels = CanonicalFields(batch.labels);
+  if (!labels.ok()) return Status::InvalidArgument("labels: " + labels.status().message());
+  for (const SecondDelta& second : batch.seconds) {
+    for (const HistogramDelta& h : second.histograms) {
+      if (h.series >= batch.series.size()) return Status::InvalidArgument("histogram series past the series list");
+    }
+    for (const ScalarValue& v : second.scalars) {
+      if (v.series >= batch.series.size()) return Status::InvalidArgument("scalar series past the series list");
+    }
+  }
+
+  std::lock_guard lock(write_mu_);
+  ApplyOutcome out;
+  out.watermark = WatermarkLocked(batch.agent);
+  out.expected = out.watermark + 1;
+  if (batch.sequence <= out.watermark) {
+    out.status = Ack::Status::kDuplicate;
+    return out;
+  }
+  if (batch.sequence > out.watermark + 1) {
+    out.status = Ack::Status::kOutOfOrder;
+    return out;
+  }
+
+  // New catalog entries become visible now (so a query can name every id it meets) and are
+  // rolled back if the write fails.
+  const Catalog::Mark mark = catalog_.mark();
+  rocksdb::WriteBatch wb;
+  bool added = false;
+  bool labels_changed = false;
+  const uint32_t host = catalog_.FindOrAddHost(batch.host, *labels, &added);
+  if (added) {
+    wb.Put(db_->meta, HostNameKey(batch.host), EncodeId(host));
+    ++out.new_ids;
+  } else {
+    labels_changed = catalog_.Host(host).labels != *labels;
+  }
+  if (added || labels_changed) {
+    wb.Put(db_->meta, HostIdKey(host), EncodeHostRecord(HostRecord{batch.host, *labels}));
+  }
+
+  std::vector<uint32_t> metric_of(batch.series.size());
+  std::vector<uint32_t> series_of(batch.series.size());
+  for (size_t i = 0; i < batch.series.size(); ++i) {
+    const SeriesDef& def = batch.series[i];
+    const MetricRecord record{def.metric, def.kind, def.unit};
+    metric_of[i] = catalog_.FindOrAddMetric(record, &added);
+    if (added) {
+      wb.Put(db_->meta, MetricNameKey(def.metric), EncodeId(metric_of[i]));
+      wb.Put(db_->meta, MetricIdKey(metric_of[i]), EncodeMetricRecord(record));
+      ++out.new_ids;
+    }
+    series_of[i] = catalog_.FindOrAddSeries(metric_of[i], def.fields, &added);
+    if (added) {
+      wb.Put(db_->meta, SeriesNameKey(metric_of[i], def.fields), EncodeId(series_of[i]));
+      wb.Put(db_->meta, SeriesIdKey(series_of[i]),
+             EncodeSeriesRecord(SeriesRecord{metric_of[i], def.fields}));
+      ++out.new_ids;
+    }
+  }
+
+  char key[kDataKeySize];
+  for (const SecondDelta& second : batch.seconds) {
+    for (const HistogramDelta& h : second.histograms) {
+      EncodeDataKey(DataKey{metric_of[h.series], second.time, host, series_of[h.series]}, key);
+      wb.Merge(db_->hist, rocksdb::Slice(key, kDataKeySize), AsSlice(h.encoded));
+      ++out.histograms;
+    }
+    for (const ScalarValue& v : second.scalars) {
+      EncodeDataKey(DataKey{metric_of[v.series], second.time, host, series_of[v.series]}, key);
+      wb.Put(db_->scalar, rocksdb::Slice(key, kDataKeySize), EncodeScalar(v.value));
+      ++out.scalars;
+    }
+  }
+  wb.Put(db_->meta, WatermarkKey(batch.agent), EncodeWatermark(batch.sequence));
+
+  rocksdb::WriteOptions write_options;
+  write_options.sync = options_.sync;
+  if (rocksdb::Status s = db_->db->Write(write_options, &wb); !s.ok()) {
+    catalog_.Rollback(mark);
+    return FromRocks(s, "writing batch " + std::to_string(batch.sequence) + " of " + batch.agent);
+  }
+  if (labels_changed) catalog_.SetHostLabels(host, *labels);
+  watermarks_[batch.agent] = batch.sequence;
+  out.watermark = batch.sequence;
+  out.expected = batch.sequence + 1;
+  return out;
+}
+
+Result<bool> Store::SkipRejected(std::string_view agent, uint64_t sequence) {
+  if (agent.empty()) return false;
+  std::lock_guard lock(write_mu_);
+  if (sequence != WatermarkLocked(agent) + 1) return false;
+  rocksdb::WriteOptions write_options;
+  write_options.sync = options_.sync;
+  rocksdb::Status s =
+      db_->db->Put(write_options, db_->meta, WatermarkKey(agent), EncodeWatermark(sequence));
+  if (!s.ok()) return FromRocks(s, "writing watermark of " + std::string(agent));
+  watermarks_[std::string(agent)] = sequence;
+  return true;
+}
+
+Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query) const {
+  return RunHistogramQuery(db_->db.get(), db_->hist, catalog_, query);
+}
+
+std::vector<MetricInfo> Store::Metrics() const { return catalog_.Metrics(); }
+
+std::optional<double> Store::ScalarAt(std::string_view metric, std::string_view host,
+                                      std::string_view fields, int64_t second) const {
+  const std::optional<uint32_t> m = catalog_.FindMetric(metric);
+  const std::optional<uint32_t> h = catalog_.FindHost(host);
+  if (!m || !h) return std::nullopt;
+  // Readers find a series id through its name-keyed meta entry.
+  std::string id;
+  if (!db_->db->Get(rocksdb::ReadOptions(), db_->meta, SeriesNameKey(*m, fields), &id).ok() ||
+      id.size() != 4) {
+    return std::nullopt;
+  }
+  std::string value;
+  const std::string key = EncodeDataKey(DataKey{*m, second, *h, GetFixed32BE(id.data())});
+  if (!db_->db->Get(rocksdb::ReadOptions(), db_->scalar, key, &value).ok()) return std::nullopt;
+  Result<double> v = DecodeScalar(value);
+  return v.ok() ? std::optional<double>(*v) : std::nullopt;
+}
+
+Status Store::Flush() {
+  rocksdb::FlushOptions options;
+  options.wait = true;
+  std::vector<rocksdb::ColumnFamilyHandle*> families(db_->all.begin(), db_->all.end());
+  if (rocksdb::Status s = db_->db->Flush(options, families); !s.ok()) return FromRocks(s, "flush");
+  return Status::Ok();
+}
+
+Status Store::Compact() {
+  rocksdb::CompactRangeOptions options;
+  options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  for (rocksdb::ColumnFamilyHandle* h : db_->all) {
+    if (rocksdb::Status s = db_->db->CompactRange(options, h, nullptr, nullptr); !s.ok()) {
+      return FromRocks(s, "compacting " + h->GetName());
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace trailmap::aggregator

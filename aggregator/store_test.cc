@@ -1,0 +1,180 @@
+#include "aggregator/store.h"
+
+#include <gtest/gtest.h>
+
+#include "aggregator/testing.h"
+
+namespace trailmap::aggregator {
+namespace {
+
+using testing::Encoded;
+using testing::Latency;
+using testing::MakeBatch;
+using testing::TempDir;
+
+constexpr int64_t kT = 1'700'000'000;
+
+StoreOptions TestOptions() {
+  StoreOptions o;
+  o.sync = false;  // tests survive without fsync; the reopen tests close cleanly
+  return o;
+}
+
+std::unique_ptr<Store> MustOpen(const std::string& dir) {
+  Result<std::unique_ptr<Store>> store = Store::Open(dir, TestOptions());
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  return store.ok() ? std::move(store).value() : nullptr;
+}
+
+// One second of one latency histogram holding `values`, from agent "web-1/1".
+Batch OneSecond(uint64_t sequence, int64_t time, std::initializer_list<uint64_t> values) {
+  Batch b = MakeBatch("web-1/1", sequence, "web-1", {Latency("disk.latency", "op=read")});
+  b.seconds.push_back(SecondDelta{time, {HistogramDelta{0, Encoded(values)}}, {}});
+  return b;
+}
+
+uint64_t TotalCount(const Store& store, const std::string& metric) {
+  Result<HistogramAnswer> a = store.QueryHistograms({metric, kT - 100, kT + 100, 200, "", {}});
+  EXPECT_TRUE(a.ok()) << a.status().ToString();
+  uint64_t n = 0;
+  for (const QueryCell& c : a->cells) n += c.histogram.count();
+  return n;
+}
+
+TEST(StoreTest, AppliesInSequenceOnceAndReportsGaps) {
+  TempDir dir;
+  std::unique_ptr<Store> store = MustOpen(dir.path());
+  EXPECT_EQ(store->Watermark("web-1/1"), 0u);
+
+  Result<ApplyOutcome> r = store->ApplyBatch(OneSecond(1, kT, {10, 20}));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->status, Ack::Status::kApplied);
+  EXPECT_EQ(r->watermark, 1u);
+  EXPECT_EQ(r->expected, 2u);
+  EXPECT_EQ(r->histograms, 1u);
+  EXPECT_EQ(r->new_ids, 3u);  // host, metric, series
+  EXPECT_EQ(store->Watermark("web-1/1"), 1u);
+  EXPECT_EQ(TotalCount(*store, "disk.latency"), 2u);
+
+  // The resend is recognised and nothing is written.
+  r = store->ApplyBatch(OneSecond(1, kT, {10, 20}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, Ack::Status::kDuplicate);
+  EXPECT_EQ(r->watermark, 1u);
+  EXPECT_EQ(TotalCount(*store, "disk.latency"), 2u);
+
+  // A gap: 3 arrives before 2.
+  r = store->ApplyBatch(OneSecond(3, kT, {30}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, Ack::Status::kOutOfOrder);
+  EXPECT_EQ(r->expected, 2u);
+  EXPECT_EQ(store->Watermark("web-1/1"), 1u);
+  EXPECT_EQ(TotalCount(*store, "disk.latency"), 2u);
+
+  r = store->ApplyBatch(OneSecond(2, kT + 1, {30}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, Ack::Status::kApplied);
+  EXPECT_EQ(r->new_ids, 0u);
+  r = store->ApplyBatch(OneSecond(3, kT, {40}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, Ack::Status::kApplied);
+  EXPECT_EQ(store->Watermark("web-1/1"), 3u);
+  EXPECT_EQ(TotalCount(*store, "disk.latency"), 4u);
+
+  // Another agent (a restarted one, say) has its own watermark.
+  Batch other = OneSecond(1, kT, {50});
+  other.agent = "web-1/2";
+  r = store->ApplyBatch(other);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, Ack::Status::kApplied);
+  EXPECT_EQ(store->Watermark("web-1/2"), 1u);
+  EXPECT_EQ(store->Watermark("web-1/1"), 3u);
+}
+
+TEST(StoreTest, SkipRejectedMovesOnlyTheExpectedSequence) {
+  TempDir dir;
+  std::unique_ptr<Store> store = MustOpen(dir.path());
+  ASSERT_TRUE(store->ApplyBatch(OneSecond(1, kT, {1})).ok());
+  EXPECT_FALSE(*store->SkipRejected("web-1/1", 3));  // not the next one
+  EXPECT_FALSE(*store->SkipRejected("web-1/1", 1));  // already applied
+  EXPECT_EQ(store->Watermark("web-1/1"), 1u);
+  EXPECT_TRUE(*store->SkipRejected("web-1/1", 2));
+  EXPECT_EQ(store->Watermark("web-1/1"), 2u);
+  EXPECT_EQ(TotalCount(*store, "disk.latency"), 1u);
+  Result<ApplyOutcome> r = store->ApplyBatch(OneSecond(3, kT, {1}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, Ack::Status::kApplied);
+  EXPECT_TRUE(*store->SkipRejected("new/1", 1));
+  EXPECT_EQ(store->Watermark("new/1"), 1u);
+}
+
+TEST(StoreTest, RefusesBatchThatPointsPastItsSeries) {
+  TempDir dir;
+  std::unique_ptr<Store> store = MustOpen(dir.path());
+  Batch b = OneSecond(1, kT, {1});
+  b.seconds[0].histograms[0].series = 5;
+  Result<ApplyOutcome> r = store->ApplyBatch(b);
+  EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(store->Watermark("web-1/1"), 0u);
+}
+
+TEST(StoreTest, ReopenKeepsWatermarksCatalogAndData) {
+  TempDir dir;
+  {
+    std::unique_ptr<Store> store = MustOpen(dir.path());
+    Batch b = MakeBatch("db-7/1", 1, "db-7",
+                        {Latency("disk.latency", "op=read"), Latency("disk.latency", "op=write"),
+                         SeriesDef{"cpu.usage", MetricKind::kScalar, "1", ""}});
+    b.labels = {{"role", "db"}};
+    b.seconds.push_back(SecondDelta{kT, {{0, Encoded({100})}, {1, Encoded({200, 300})}}, {{2, 0.75}}});
+    ASSERT_TRUE(store->ApplyBatch(b).ok());
+    ASSERT_TRUE(store->SkipRejected("db-7/1", 2).ok());
+    ASSERT_TRUE(store->Flush().ok());
+    b.sequence = 3;
+    b.seconds[0].time = kT + 1;
+    ASSERT_TRUE(store->ApplyBatch(b).ok());  // only in the WAL at reopen
+  }
+  std::unique_ptr<Store> store = MustOpen(dir.path());
+  EXPECT_EQ(store->Watermark("db-7/1"), 3u);
+  Result<ApplyOutcome> r = store->ApplyBatch(MakeBatch("db-7/1", 3, "db-7", {}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, Ack::Status::kDuplicate);
+
+  const std::vector<MetricInfo> metrics = store->Metrics();
+  ASSERT_EQ(metrics.size(), 2u);
+  EXPECT_EQ(metrics[0].name, "cpu.usage");
+  EXPECT_EQ(metrics[0].kind, MetricKind::kScalar);
+  EXPECT_EQ(metrics[0].unit, "1");
+  EXPECT_EQ(metrics[1].name, "disk.latency");
+  EXPECT_EQ(metrics[1].kind, MetricKind::kLatency);
+  EXPECT_EQ(metrics[1].unit, "ns");
+
+  EXPECT_EQ(store->ScalarAt("cpu.usage", "db-7", "", kT), 0.75);
+  EXPECT_EQ(store->ScalarAt("cpu.usage", "db-7", "", kT + 2), std::nullopt);
+
+  Result<HistogramAnswer> a = store->QueryHistograms({"disk.latency", kT, kT + 2, 1, "op", {}});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_EQ(a->groups, (std::vector<std::string>{"read", "write"}));
+  ASSERT_EQ(a->cells.size(), 4u);
+  EXPECT_EQ(a->cells[1].column, 0u);
+  EXPECT_EQ(a->cells[1].group, 1u);
+  EXPECT_EQ(a->cells[1].histogram.count(), 2u);
+  EXPECT_EQ(a->cells[3].column, 1u);
+  EXPECT_EQ(a->cells[3].histogram.max(), 300u);
+
+  // New ids continue after the loaded ones, and labels group after the reopen.
+  Batch more = MakeBatch("db-8/1", 1, "db-8", {Latency("disk.latency", "op=trim")});
+  more.seconds.push_back(SecondDelta{kT, {{0, Encoded({5})}}, {}});
+  r = store->ApplyBatch(more);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->new_ids, 2u);  // host and series; the metric is known
+  a = store->QueryHistograms({"disk.latency", kT, kT + 2, 2, "role", {}});
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->groups, (std::vector<std::string>{"(none)", "db"}));
+  ASSERT_EQ(a->cells.size(), 2u);
+  EXPECT_EQ(a->cells[0].histogram.count(), 1u);  // db-8 has no role label
+  EXPECT_EQ(a->cells[1].histogram.count(), 6u);
+}
+
+}  // namespace
+}  // namespace trailmap::aggregator

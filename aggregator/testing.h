@@ -1,0 +1,63 @@
+// Helpers shared by the aggregator's unit tests: a temporary directory that removes itself, and
+// histograms and batches built from readable values.
+#pragma once
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include "core/batch.h"
+#include "core/histogram.h"
+
+namespace trailmap::aggregator::testing {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "trailmap-aggregator-XXXXXX").string();
+    path_ = mkdtemp(pattern.data()) ? pattern : "";
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string sub(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// A histogram holding each value once.
+inline Histogram HistogramOf(std::initializer_list<uint64_t> values) {
+  Histogram h;
+  for (uint64_t v : values) h.Record(v);
+  return h;
+}
+
+inline std::string Encoded(std::initializer_list<uint64_t> values) {
+  return HistogramOf(values).Encode();
+}
+
+// A batch from `agent` for `host` with the series list `series` and no seconds yet.
+inline Batch MakeBatch(std::string agent, uint64_t sequence, std::string host,
+                       std::vector<SeriesDef> series) {
+  Batch b;
+  b.agent = std::move(agent);
+  b.sequence = sequence;
+  b.host = std::move(host);
+  b.series = std::move(series);
+  return b;
+}
+
+inline SeriesDef Latency(std::string metric, std::string fields = "") {
+  return SeriesDef{std::move(metric), MetricKind::kLatency, "ns", std::move(fields)};
+}
+
+}  // namespace trailmap::aggregator::testing
