@@ -1,0 +1,59 @@
+// AgentConfig: what trailmap-agent runs with, from a TOML file (configs/agent.toml documents
+// every key) and flags that override it.
+//
+// Loading and validation are separate: main() loads the file, applies the flags, then calls
+// ValidateAgentConfig once, so every message names the key (and its flag) and what to fix:
+//   "flush_ms (--flush-ms) must be from 10 to 60000, got 5"
+// Value types and pure functions, apart from DefaultHostName (gethostname).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/series.h"
+#include "core/status.h"
+
+namespace trailmap {
+
+struct AgentConfig {
+  std::string host;                                    // "" = this machine's hostname
+  FieldSet labels;                                     // host labels, e.g. role=web
+  std::vector<std::string> aggregators{"127.0.0.1:7400"};  // ingest HOST:PORT of every shard
+  std::string statsd = "127.0.0.1:8125";               // UDP HOST:PORT, or "off"
+  int64_t flush_ms = 250;       // how often completed seconds become a batch
+  int64_t max_series = 1000;    // distinct field sets per metric per second
+  int64_t max_queued = 10000;   // batches held unacknowledged before Send drops
+  int64_t window = 64;          // batches in flight without an ack
+  int64_t ack_timeout_ms = 2000;  // then reconnect and resend
+};
+
+struct HostPort {
+  std::string host;  // name or address; an IPv6 literal without its brackets
+  uint16_t port = 0;
+};
+
+// "127.0.0.1:7400", "db-1:7400", "[::1]:7400". InvalidArgument saying what is wrong.
+Result<HostPort> ParseHostPort(std::string_view text);
+
+// Adds "k=v" to `labels`, replacing an earlier value of k (so a flag overrides the file).
+Status AddLabel(std::string_view text, FieldSet* labels);
+
+// Reads TOML text into `config`, leaving keys it does not mention as they are. Unknown keys and
+// wrong types are errors naming the key; `source` names the file in messages.
+Status ParseAgentConfig(std::string_view toml, std::string_view source, AgentConfig* config);
+// Same, from a file.
+Status LoadAgentConfigFile(const std::string& path, AgentConfig* config);
+
+// Checks every value after the file and flags are applied (host must be set by then).
+Status ValidateAgentConfig(const AgentConfig& config);
+
+// The aggregator this host ships to: "tcp://" + aggregators[ShardIndex(host, n)].
+std::string IngestEndpoint(const AgentConfig& config);
+
+// gethostname(), or "localhost" if it fails.
+std::string DefaultHostName();
+
+}  // namespace trailmap

@@ -1,0 +1,129 @@
+#include "agent/bucketizer.h"
+
+#include <utility>
+
+namespace trailmap {
+namespace {
+
+constexpr const char* kOverflowFields = "overflow=true";
+
+// Metric, kind, unit and fields identify a series; '\x1f' cannot occur in any of them.
+void SeriesKey(const SeriesDef& s, std::string* key) {
+  key->clear();
+  key->append(s.metric);
+  key->push_back('\x1f');
+  key->push_back(static_cast<char>('0' + static_cast<int>(s.kind)));
+  key->append(s.unit);
+  key->push_back('\x1f');
+  key->append(s.fields);
+}
+
+}  // namespace
+
+Batch MakeBatch(CompletedSeconds done, const std::string& host, const FieldSet& labels) {
+  Batch batch;
+  batch.host = host;
+  batch.labels = labels;
+  batch.series = std::move(done.series);
+  batch.seconds = std::move(done.seconds);
+  return batch;
+}
+
+Bucketizer::Bucketizer(BucketizerOptions options) : options_(options) {}
+
+Histogram* Bucketizer::FindOrAdd(Second* second, const SeriesDef& series, uint64_t count) {
+  SeriesKey(series, &key_);
+  if (auto it = second->index.find(key_); it != second->index.end()) {
+    last_cell_ = it->second;
+    return &second->cells[it->second].histogram;
+  }
+  size_t& distinct = second->per_metric[series.metric];
+  if (distinct < options_.max_series_per_metric) {
+    ++distinct;
+    second->index.emplace(key_, second->cells.size());
+    last_cell_ = second->cells.size();
+    second->cells.push_back({series, Histogram()});
+    return &second->cells.back().histogram;
+  }
+  counters_.overflow_events += count;
+  SeriesDef overflow{series.metric, series.kind, series.unit, kOverflowFields};
+  SeriesKey(overflow, &key_);
+  if (auto it = second->index.find(key_); it != second->index.end()) {
+    last_cell_ = it->second;
+    return &second->cells[it->second].histogram;
+  }
+  second->index.emplace(key_, second->cells.size());
+  last_cell_ = second->cells.size();
+  second->cells.push_back({std::move(overflow), Histogram()});
+  return &second->cells.back().histogram;
+}
+
+void Bucketizer::Add(int64_t unix_second, const SeriesDef& series, uint64_t value,
+                     uint64_t count) {
+  if (count == 0) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  counters_.events += count;
+  if (unix_second < taken_before_) counters_.late_events += count;
+  // Fast path: same second and exactly the series of the last event (not its overflow).
+  if (last_second_ != nullptr && last_time_ == unix_second &&
+      last_second_->cells[last_cell_].series == series) {
+    last_second_->cells[last_cell_].histogram.Record(value, count);
+    return;
+  }
+  Second* second = &seconds_[unix_second];
+  Histogram* h = FindOrAdd(second, series, count);
+  h->Record(value, count);
+  if (second->cells[last_cell_].series == series) {
+    last_second_ = second;
+    last_time_ = unix_second;
+  } else {
+    last_second_ = nullptr;  // went to overflow: keep counting those on the slow path
+  }
+}
+
+CompletedSeconds Bucketizer::TakeSecondsBefore(int64_t second, size_t max_seconds) {
+  std::map<int64_t, Second> taken;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto end = seconds_.begin();
+    size_t n = 0;
+    while (end != seconds_.end() && end->first < second && n < max_seconds) {
+      ++end;
+      ++n;
+    }
+    if (n == 0) return {};
+    taken_before_ = std::max(taken_before_, std::prev(end)->first + 1);
+    taken.insert(std::make_move_iterator(seconds_.begin()), std::make_move_iterator(end));
+    seconds_.erase(seconds_.begin(), end);
+    last_second_ = nullptr;
+  }
+  // Encoding happens outside the lock so Add is never held up by it.
+  CompletedSeconds out;
+  std::unordered_map<std::string, uint32_t> table;
+  std::string key;
+  for (auto& [time, sec] : taken) {
+    SecondDelta delta;
+    delta.time = time;
+    for (Cell& cell : sec.cells) {
+      if (cell.histogram.empty()) continue;
+      SeriesKey(cell.series, &key);
+      auto [it, added] = table.emplace(key, static_cast<uint32_t>(out.series.size()));
+      if (added) out.series.push_back(std::move(cell.series));
+      delta.histograms.push_back({it->second, cell.histogram.Encode()});
+    }
+    if (!delta.histograms.empty()) out.seconds.push_back(std::move(delta));
+  }
+  return out;
+}
+
+BucketizerCounters Bucketizer::counters() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return counters_;
+}
+
+size_t Bucketizer::pending_seconds() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return seconds_.size();
+}
+
+}  // namespace trailmap

@@ -1,0 +1,101 @@
+// Bucketizer: per (second, series) histograms keyed by event time, taken out as batch-ready
+// deltas once a second is complete.
+//
+// Cardinality is bounded per metric and second: the first `max_series_per_metric` distinct field
+// sets of a metric in a second get their own series; events with any further field set go to
+// the metric's overflow series (fields "overflow=true", which does not count toward the bound)
+// and are counted in `overflow_events` — never dropped silently.
+//
+// An event for a second at or before the newest second already taken is kept and goes out with
+// the next take as a further delta of that second (histogram deltas merge at the aggregator);
+// `late_events` counts them.
+//
+// Thread safety: every method may be called from any thread (a mutex inside), so the statsd
+// thread can Add while the flush thread takes.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/batch.h"
+#include "core/histogram.h"
+
+namespace trailmap {
+
+struct BucketizerOptions {
+  // Distinct field sets per metric per second; beyond it events go to the overflow series.
+  size_t max_series_per_metric = 1000;
+};
+
+struct BucketizerCounters {
+  uint64_t events = 0;           // events added (sum of counts)
+  uint64_t overflow_events = 0;  // of which went to an overflow series
+  uint64_t late_events = 0;      // of which were for a second <= the newest taken
+};
+
+// Completed seconds, ready to become a Batch: `series` is the table the seconds refer to.
+struct CompletedSeconds {
+  std::vector<SeriesDef> series;
+  std::vector<SecondDelta> seconds;  // increasing time, each with at least one histogram
+  bool empty() const { return seconds.empty(); }
+};
+
+// A Batch (agent id and sequence left for the Shipper) holding `done` for `host`.
+Batch MakeBatch(CompletedSeconds done, const std::string& host, const FieldSet& labels);
+
+class Bucketizer {
+ public:
+  explicit Bucketizer(BucketizerOptions options = {});
+  Bucketizer(const Bucketizer&) = delete;
+  Bucketizer& operator=(const Bucketizer&) = delete;
+
+  // Records `count` events of `value` (in the series' unit) at `unix_second`. `series.fields`
+  // must already be canonical (core/series.h).
+  void Add(int64_t unix_second, const SeriesDef& series, uint64_t value, uint64_t count = 1);
+
+  // Removes and returns the seconds before `second`, oldest first, at most `max_seconds` of
+  // them (call again while it returns something, to keep batches within core's BatchLimits).
+  CompletedSeconds TakeSecondsBefore(int64_t second, size_t max_seconds = 60);
+  // Everything held, whatever its second (for shutdown and file import).
+  CompletedSeconds TakeAll(size_t max_seconds = 60) {
+    return TakeSecondsBefore(std::numeric_limits<int64_t>::max(), max_seconds);
+  }
+
+  BucketizerCounters counters() const;
+  // Seconds currently held.
+  size_t pending_seconds() const;
+
+ private:
+  struct Cell {
+    SeriesDef series;
+    Histogram histogram;
+  };
+  // One second: a cell per series, found by SeriesKey.
+  struct Second {
+    std::unordered_map<std::string, size_t> index;      // SeriesKey -> cells
+    std::unordered_map<std::string, size_t> per_metric;  // metric -> distinct field sets
+    std::vector<Cell> cells;
+  };
+
+  Histogram* FindOrAdd(Second* second, const SeriesDef& series, uint64_t count);
+
+  const BucketizerOptions options_;
+  mutable std::mutex mu_;
+  std::map<int64_t, Second> seconds_;  // guarded by mu_
+  int64_t taken_before_ = std::numeric_limits<int64_t>::min();  // newest taken + 1, guarded
+  BucketizerCounters counters_;                                 // guarded by mu_
+  std::string key_;                                             // scratch, guarded by mu_
+  // The last cell added to, so a run of events for one series and second (a trace import)
+  // skips the hash lookup. Guarded by mu_; reset by every take.
+  Second* last_second_ = nullptr;
+  int64_t last_time_ = 0;
+  size_t last_cell_ = 0;
+};
+
+}  // namespace trailmap

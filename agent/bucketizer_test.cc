@@ -1,0 +1,123 @@
+#include "agent/bucketizer.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+
+namespace trailmap {
+namespace {
+
+SeriesDef Latency(std::string metric, std::string fields = "") {
+  return {std::move(metric), MetricKind::kLatency, "ns", std::move(fields)};
+}
+
+// "time metric{fields}=count ..." for every histogram, to compare as a string.
+std::string Show(const CompletedSeconds& done) {
+  std::string out;
+  for (const SecondDelta& s : done.seconds) {
+    out += std::to_string(s.time) + ":";
+    for (const HistogramDelta& h : s.histograms) {
+      const SeriesDef& def = done.series.at(h.series);
+      Result<Histogram> hist = Histogram::Decode(h.encoded);
+      out += " " + def.metric + "{" + def.fields + "}=" +
+             (hist.ok() ? std::to_string(hist->count()) : hist.status().ToString());
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+TEST(Bucketizer, GroupsBySecondAndSeries) {
+  Bucketizer b;
+  b.Add(100, Latency("disk.latency", "op=read"), 1000);
+  b.Add(100, Latency("disk.latency", "op=read"), 2000, 4);
+  b.Add(100, Latency("disk.latency", "op=write"), 3000);
+  b.Add(101, Latency("disk.latency", "op=read"), 1000);
+  b.Add(99, Latency("http.latency"), 5);
+  b.Add(102, Latency("http.latency"), 5);
+
+  CompletedSeconds done = b.TakeSecondsBefore(102);
+  EXPECT_EQ(Show(done),
+            "99: http.latency{}=1\n"
+            "100: disk.latency{op=read}=5 disk.latency{op=write}=1\n"
+            "101: disk.latency{op=read}=1\n");
+  // One series table for the whole take: op=read appears once.
+  EXPECT_EQ(done.series.size(), 3u);
+  EXPECT_EQ(b.pending_seconds(), 1u);
+  EXPECT_TRUE(b.TakeSecondsBefore(102).empty());
+  EXPECT_EQ(Show(b.TakeAll()), "102: http.latency{}=1\n");
+  EXPECT_EQ(b.counters().events, 9u);
+}
+
+TEST(Bucketizer, TakesAtMostMaxSecondsAtATime) {
+  Bucketizer b;
+  for (int64_t t = 10; t < 15; ++t) b.Add(t, Latency("a"), 1);
+  EXPECT_EQ(Show(b.TakeSecondsBefore(100, 2)), "10: a{}=1\n11: a{}=1\n");
+  EXPECT_EQ(Show(b.TakeSecondsBefore(100, 2)), "12: a{}=1\n13: a{}=1\n");
+  EXPECT_EQ(Show(b.TakeSecondsBefore(100, 2)), "14: a{}=1\n");
+}
+
+TEST(Bucketizer, OverflowSeriesTakesWhatIsBeyondTheBoundAndCountsIt) {
+  Bucketizer b(BucketizerOptions{.max_series_per_metric = 2});
+  b.Add(5, Latency("m", "k=1"), 1);
+  b.Add(5, Latency("m", "k=2"), 1);
+  b.Add(5, Latency("m", "k=3"), 1, 3);
+  b.Add(5, Latency("m", "k=4"), 1);
+  b.Add(5, Latency("m", "k=1"), 1);   // already has a series
+  b.Add(5, Latency("other", "k=9"), 1);  // the bound is per metric
+  b.Add(6, Latency("m", "k=3"), 1);   // and per second
+  EXPECT_EQ(Show(b.TakeAll()),
+            "5: m{k=1}=2 m{k=2}=1 m{overflow=true}=4 other{k=9}=1\n"
+            "6: m{k=3}=1\n");
+  EXPECT_EQ(b.counters().overflow_events, 4u);
+  EXPECT_EQ(b.counters().events, 9u);
+}
+
+TEST(Bucketizer, LateEventsGoOutWithTheNextTake) {
+  Bucketizer b;
+  b.Add(10, Latency("a"), 1);
+  EXPECT_EQ(Show(b.TakeSecondsBefore(11)), "10: a{}=1\n");
+  b.Add(10, Latency("a"), 1, 2);
+  b.Add(11, Latency("a"), 1);
+  EXPECT_EQ(b.counters().late_events, 2u);
+  EXPECT_EQ(Show(b.TakeSecondsBefore(12)), "10: a{}=2\n11: a{}=1\n");
+}
+
+TEST(Bucketizer, MakeBatchCarriesHostLabelsAndEncodes) {
+  Bucketizer b;
+  b.Add(1'700'000'000, Latency("a", "op=r"), 1500);
+  Batch batch = MakeBatch(b.TakeAll(), "web-1", {{"role", "web"}});
+  batch.agent = "web-1/0123456789abcdef";
+  batch.sequence = 1;
+  Result<Batch> back = DecodeBatch(EncodeBatch(batch));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->host, "web-1");
+  EXPECT_EQ(back->labels, (FieldSet{{"role", "web"}}));
+  ASSERT_EQ(back->series.size(), 1u);
+  EXPECT_EQ(back->series[0].fields, "op=r");
+}
+
+TEST(Bucketizer, AddAndTakeFromTwoThreads) {
+  Bucketizer b;
+  std::thread adder([&b] {  // joined below, before b goes away
+    for (int i = 0; i < 100'000; ++i) b.Add(i / 1000, Latency("a", i % 2 ? "k=1" : "k=2"), i);
+  });
+  uint64_t total = 0;
+  auto count = [&total](const CompletedSeconds& done) {
+    for (const SecondDelta& s : done.seconds) {
+      for (const HistogramDelta& h : s.histograms) total += Histogram::Decode(h.encoded)->count();
+    }
+  };
+  for (int i = 0; i < 200; ++i) count(b.TakeSecondsBefore(i / 2));
+  adder.join();
+  while (true) {
+    CompletedSeconds rest = b.TakeAll();
+    if (rest.empty()) break;
+    count(rest);
+  }
+  EXPECT_EQ(total, 100'000u);
+}
+
+}  // namespace
+}  // namespace trailmap

@@ -1,0 +1,259 @@
+#include "agent/shipper.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <memory>
+#include <random>
+#include <zmq.hpp>
+
+#include "core/log.h"
+
+namespace trailmap {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A DEALER that queues nothing toward a peer that is not connected and drops everything on
+// close, so a reconnect starts clean and the resend order is ours alone.
+std::unique_ptr<zmq::socket_t> OpenSocket(zmq::context_t& context, const std::string& endpoint) {
+  auto socket = std::make_unique<zmq::socket_t>(context, zmq::socket_type::dealer);
+  socket->set(zmq::sockopt::linger, 0);
+  socket->set(zmq::sockopt::immediate, 1);
+  socket->connect(endpoint);
+  return socket;
+}
+
+std::string HostOf(const std::string& agent_id) {
+  return agent_id.substr(0, agent_id.rfind('/'));
+}
+
+}  // namespace
+
+std::string NewAgentId(std::string_view host) {
+  std::random_device device;
+  const uint64_t r = (static_cast<uint64_t>(device()) << 32) ^ device();
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id(host);
+  id.push_back('/');
+  for (int shift = 60; shift >= 0; shift -= 4) id.push_back(kHex[(r >> shift) & 15]);
+  return id;
+}
+
+Shipper::Shipper(ShipperOptions options)
+    : options_(std::move(options)), agent_id_(options_.agent_id) {
+  thread_ = std::thread([this] { Run(); });  // joined in the destructor
+}
+
+Shipper::~Shipper() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  thread_.join();
+  if (!held_.empty()) {
+    Log("shipper " + options_.endpoint + ": stopping with " + std::to_string(held_.size()) +
+        " unacknowledged batches, which are lost");
+  }
+}
+
+bool Shipper::Send(Batch batch) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (held_.size() >= options_.max_queued) {
+    ++counters_.dropped;
+    Log("shipper " + options_.endpoint + ": " + std::to_string(held_.size()) +
+        " batches unacknowledged (max_queued), dropped a batch of " +
+        std::to_string(batch.seconds.size()) + " seconds; dropped so far " +
+        std::to_string(counters_.dropped));
+    return false;
+  }
+  batch.agent = agent_id_;
+  batch.sequence = next_sequence_++;
+  batch.sent_at_ms = NowMs();
+  held_.push_back({batch.sequence, EncodeBatch(batch), false, {}});
+  ++accepted_total_;
+  return true;
+}
+
+Status Shipper::Flush(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const uint64_t target = accepted_total_;
+  const bool done = acked_.wait_for(lock, timeout, [this, target] { return done_total_ >= target; });
+  if (done) return Status::Ok();
+  return Status::Unavailable(std::to_string(target - done_total_) + " batches still " +
+                             "unacknowledged by " + options_.endpoint + " after " +
+                             std::to_string(timeout.count()) + " ms");
+}
+
+ShipperCounters Shipper::counters() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return counters_;
+}
+
+std::string Shipper::agent_id() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return agent_id_;
+}
+
+size_t Shipper::DoneBefore(uint64_t below) {
+  size_t n = 0;
+  while (!held_.empty() && held_.front().sequence < below) {
+    held_.pop_front();
+    ++n;
+  }
+  in_flight_ = in_flight_ > n ? in_flight_ - n : 0;
+  done_total_ += n;
+  if (n > 0) acked_.notify_all();
+  return n;
+}
+
+void Shipper::Reincarnate(uint64_t expected) {
+  const std::string old_id = agent_id_;
+  agent_id_ = NewAgentId(HostOf(old_id));
+  Log("shipper " + options_.endpoint + ": aggregator expects sequence " +
+      std::to_string(expected) + " of " + old_id + " but the oldest batch held is " +
+      std::to_string(held_.front().sequence) + ": it lost its state; continuing as " + agent_id_ +
+      " with the " + std::to_string(held_.size()) + " held batches renumbered from 1");
+  uint64_t sequence = 0;
+  for (Pending& p : held_) {
+    Result<Batch> batch = DecodeBatch(p.bytes);
+    if (!batch.ok()) {  // cannot happen for what EncodeBatch wrote; keep the bytes and say so
+      Log("shipper: cannot renumber a held batch: " + batch.status().ToString());
+      continue;
+    }
+    batch->agent = agent_id_;
+    batch->sequence = ++sequence;
+    p.sequence = sequence;
+    p.bytes = EncodeBatch(*batch);
+  }
+  next_sequence_ = sequence + 1;
+  ++counters_.incarnations;
+  // Answers still on their way name the old numbering; a new socket never sees them.
+  reconnect_now_ = true;
+}
+
+void Shipper::OnAck(std::string_view bytes) {
+  Result<Ack> ack = DecodeAck(bytes);
+  if (!ack.ok()) {
+    Log("shipper " + options_.endpoint + ": ignoring an answer that is not an ack: " +
+        ack.status().ToString());
+    return;
+  }
+  const uint64_t s = ack->sequence;
+  const bool holds_s = !held_.empty() && held_.front().sequence <= s && s <= held_.back().sequence;
+  switch (ack->status) {
+    case Ack::Status::kApplied:
+      counters_.acked += DoneBefore(s + 1);
+      break;
+    case Ack::Status::kDuplicate: {
+      const size_t n = DoneBefore(s + 1);
+      if (holds_s) ++counters_.duplicates;
+      counters_.acked += holds_s ? n - 1 : n;
+      break;
+    }
+    case Ack::Status::kRejected: {
+      if (s == 0) {
+        Log("shipper " + options_.endpoint + ": a batch could not be read: " + ack->reason);
+        break;
+      }
+      if (holds_s) {
+        Log("shipper " + options_.endpoint + ": batch " + std::to_string(s) +
+            " rejected: " + ack->reason);
+      }
+      const size_t n = DoneBefore(s + 1);
+      if (holds_s) ++counters_.rejected;
+      counters_.acked += holds_s ? n - 1 : n;
+      break;
+    }
+    case Ack::Status::kOutOfOrder: {
+      ++counters_.out_of_order;
+      const uint64_t expected = ack->expected;
+      if (held_.empty()) break;
+      if (expected < held_.front().sequence) {
+        Reincarnate(expected);
+        break;
+      }
+      counters_.acked += DoneBefore(expected);
+      if (held_.empty()) break;
+      // Answers to batches sent before we went back for this gap say the same: ignore them.
+      if (gap_resent_ == expected && s <= gap_boundary_) break;
+      gap_resent_ = expected;
+      gap_boundary_ = highest_sent_;
+      in_flight_ = 0;  // resend from the front, which is `expected`
+      break;
+    }
+  }
+}
+
+void Shipper::Run() {
+  zmq::context_t context(1);
+  std::unique_ptr<zmq::socket_t> socket;
+  while (true) {
+    try {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (stop_) break;
+        const Clock::time_point now = Clock::now();
+        const bool timed_out =
+            in_flight_ > 0 && now - held_.front().sent_at > options_.ack_timeout;
+        if (socket == nullptr || timed_out || reconnect_now_) {
+          if (socket != nullptr) {
+            ++counters_.reconnects;
+            if (timed_out) {
+              Log("shipper " + options_.endpoint + ": no ack for batch " +
+                  std::to_string(held_.front().sequence) + " in " +
+                  std::to_string(options_.ack_timeout.count()) + " ms; reconnecting to resend " +
+                  std::to_string(held_.size()) + " unacknowledged");
+            }
+          }
+          socket.reset();
+          socket = OpenSocket(context, options_.endpoint);
+          in_flight_ = 0;
+          gap_resent_ = 0;
+          reconnect_now_ = false;
+        }
+        while (in_flight_ < held_.size() && in_flight_ < std::max<size_t>(1, options_.window)) {
+          Pending& p = held_[in_flight_];
+          zmq::message_t message(p.bytes.data(), p.bytes.size());
+          if (!socket->send(message, zmq::send_flags::dontwait)) break;  // no peer yet
+          ++(p.sent_before ? counters_.resent : counters_.sent);
+          p.sent_before = true;
+          p.sent_at = now;
+          highest_sent_ = std::max(highest_sent_, p.sequence);
+          ++in_flight_;
+        }
+      }
+      zmq::pollitem_t item{socket->handle(), 0, ZMQ_POLLIN, 0};
+      zmq::poll(&item, 1, options_.poll_interval);
+      if ((item.revents & ZMQ_POLLIN) == 0) continue;
+      // Every waiting answer: one message of one or more frames, the ack in the last one (an
+      // empty delimiter frame, if the aggregator sends one, is skipped).
+      zmq::message_t frame;
+      std::string last;
+      while (socket->recv(frame, zmq::recv_flags::dontwait)) {
+        if (frame.size() > 0) last.assign(frame.data<char>(), frame.size());
+        if (frame.more()) continue;
+        std::lock_guard<std::mutex> lock(mu_);
+        OnAck(last);
+        last.clear();
+      }
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) continue;
+      Log("shipper " + options_.endpoint + ": " + e.what() + "; reopening the socket");
+      socket.reset();
+      std::this_thread::sleep_for(options_.poll_interval);
+    } catch (const std::exception& e) {
+      Log("shipper " + options_.endpoint + ": unexpected error: " + e.what());
+      socket.reset();
+      std::this_thread::sleep_for(options_.poll_interval);
+    }
+  }
+  socket.reset();  // before the context, which would otherwise wait for it
+}
+
+}  // namespace trailmap

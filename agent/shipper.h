@@ -1,0 +1,115 @@
+// Shipper: delivers batches to one aggregator exactly once, over one ZeroMQ DEALER socket.
+//
+// Protocol (schemas/ingest.capnp): each batch gets the next sequence of this agent id (1, 2, 3,
+// ...) and travels as one single-frame message; the aggregator applies only watermark + 1 and
+// answers every batch with an Ack. The shipper keeps every unacknowledged batch, encoded, in
+// order, and
+//   - sends up to `window` of them without an ack;
+//   - on `applied`, `duplicate` or `rejected` for sequence s is done with s and everything
+//     before it (the watermark is past them); a rejection is counted and logged with its reason;
+//   - on `outOfOrder` with expected E is done with everything before E and resends from E in
+//     order (once per gap: the outOfOrder answers to batches already in flight are ignored);
+//   - when the oldest batch in flight has waited `ack_timeout`, closes the socket, opens a new
+//     one and resends every unacknowledged batch in order.
+// Resends are safe because the aggregator's watermark turns them into `duplicate`. If the
+// aggregator expects a sequence older than any batch still held, it has lost its state (a new
+// data directory); the shipper then takes a new agent id (same host, new incarnation) and
+// renumbers what it holds from 1, so nothing it holds is lost and nothing is applied twice.
+//
+// Threading: the constructor starts one thread that owns the socket; Send, Flush and counters
+// may be called from any thread. The destructor stops the thread without waiting for acks
+// (call Flush first); unacknowledged batches are then lost, which is logged.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "core/batch.h"
+#include "core/status.h"
+
+namespace trailmap {
+
+struct ShipperOptions {
+  std::string endpoint;          // "tcp://127.0.0.1:7400"
+  std::string agent_id;          // "host/incarnation"; sequences are per agent id
+  size_t max_queued = 10000;     // batches waiting or unacknowledged; beyond it Send() drops and counts
+  size_t window = 64;            // batches in flight without an ack
+  std::chrono::milliseconds ack_timeout{2000};  // then reconnect and resend from the oldest unacked
+  std::chrono::milliseconds poll_interval{50};  // how soon Send() and the destructor are noticed
+};
+
+struct ShipperCounters {
+  uint64_t sent = 0;          // batches sent for the first time
+  uint64_t acked = 0;         // applied: acked so, or a later ack showed the watermark past it
+  uint64_t duplicates = 0;    // acked `duplicate` (a resend the aggregator already had)
+  uint64_t rejected = 0;      // acked `rejected` (malformed; dropped by the aggregator)
+  uint64_t resent = 0;        // transmissions after the first, of any batch
+  uint64_t reconnects = 0;    // sockets closed and reopened after an ack timeout
+  uint64_t dropped = 0;       // refused by Send() because max_queued were held
+  uint64_t out_of_order = 0;  // `outOfOrder` acks received
+  uint64_t incarnations = 0;  // new agent ids taken because the aggregator lost its state
+  bool operator==(const ShipperCounters&) const = default;
+};
+
+class Shipper {
+ public:
+  explicit Shipper(ShipperOptions options);  // starts the thread; connecting is lazy/async
+  ~Shipper();                                // stops the thread (does not wait for acks)
+  Shipper(const Shipper&) = delete;
+  Shipper& operator=(const Shipper&) = delete;
+
+  // Assigns the agent id and the next sequence, stamps sent_at_ms, encodes and queues the
+  // batch. Returns false (counted in `dropped` and logged) if max_queued batches are held.
+  bool Send(Batch batch);
+
+  // Blocks until every batch Send() accepted before the call is acknowledged (or rejected).
+  // Unavailable on timeout, saying how many are still unacknowledged.
+  Status Flush(std::chrono::milliseconds timeout);
+
+  ShipperCounters counters() const;
+  // The agent id batches are sent under now (changes only with a new incarnation).
+  std::string agent_id() const;
+
+ private:
+  struct Pending {
+    uint64_t sequence = 0;
+    std::string bytes;  // EncodeBatch of the batch carrying agent id and sequence
+    bool sent_before = false;
+    std::chrono::steady_clock::time_point sent_at;  // last transmission
+  };
+  void Run();
+  // Handles one ack message; mu_ held.
+  void OnAck(std::string_view bytes);
+  // Pops every held batch with sequence < `below`; returns how many. mu_ held.
+  size_t DoneBefore(uint64_t below);
+  // Takes a new agent id and renumbers every held batch from 1; mu_ held.
+  void Reincarnate(uint64_t expected);
+
+  const ShipperOptions options_;
+  mutable std::mutex mu_;
+  std::condition_variable acked_;         // signalled whenever held batches are done
+  std::string agent_id_;                  // guarded by mu_
+  uint64_t next_sequence_ = 1;            // guarded by mu_
+  std::deque<Pending> held_;              // unacknowledged, in sequence order; guarded by mu_
+  size_t in_flight_ = 0;                  // held_[0, in_flight_) sent on this socket; mu_
+  uint64_t gap_resent_ = 0;               // outOfOrder gap already resent from (0 = none); mu_
+  uint64_t gap_boundary_ = 0;             // highest sequence sent before that resend; mu_
+  uint64_t highest_sent_ = 0;             // mu_
+  bool reconnect_now_ = false;            // set by Reincarnate for the thread; mu_
+  uint64_t accepted_total_ = 0;           // batches Send() accepted, ever; mu_
+  uint64_t done_total_ = 0;               // batches done with (acked/rejected), ever; mu_
+  bool stop_ = false;                     // guarded by mu_
+  ShipperCounters counters_;              // guarded by mu_
+  std::thread thread_;                    // last: starts after everything above exists
+};
+
+// host + "/" + 16 random hex digits.
+std::string NewAgentId(std::string_view host);
+
+}  // namespace trailmap

@@ -1,0 +1,267 @@
+#include "agent/shipper.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+#include <zmq.hpp>
+
+#include "core/histogram.h"
+
+namespace trailmap {
+namespace {
+
+using std::chrono::milliseconds;
+
+// What the fake aggregator does besides applying the watermark rule.
+struct FakeBehaviour {
+  int drop_every = 0;          // > 0: silently ignore every n-th batch received
+  int restart_after = 0;       // > 0: close and rebind the ROUTER after this many batches
+  milliseconds downtime{300};  // between close and rebind
+  bool lose_state = false;     // on restart, forget every watermark (a new data directory)
+  uint64_t reject = 0;         // > 0: reject this sequence (the watermark moves past it)
+};
+
+// A tiny aggregator: a ROUTER on its own thread that applies only sequence == watermark + 1 and
+// records the second (time) of every batch it applies, like the real one writes to RocksDB.
+class FakeAggregator {
+ public:
+  explicit FakeAggregator(FakeBehaviour behaviour) : behaviour_(behaviour) {
+    router_ = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::router);
+    router_->set(zmq::sockopt::linger, 0);
+    router_->bind("tcp://127.0.0.1:*");
+    endpoint_ = router_->get(zmq::sockopt::last_endpoint);
+    thread_ = std::thread([this] { Serve(); });  // joined in the destructor
+  }
+  ~FakeAggregator() {
+    stop_ = true;
+    thread_.join();
+  }
+
+  const std::string& endpoint() const { return endpoint_; }
+  // How many times each second was applied.
+  std::map<int64_t, int> applied() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return applied_;
+  }
+  std::vector<std::string> agents() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::string> out;
+    for (const auto& [agent, mark] : watermark_) out.push_back(agent);
+    return out;
+  }
+  // Restarts the ROUTER now (from the test thread), forgetting watermarks if lose_state.
+  void RestartNow() { restart_requested_ = true; }
+
+ private:
+  void Restart() {
+    router_.reset();
+    std::this_thread::sleep_for(behaviour_.downtime);
+    if (behaviour_.lose_state) {
+      std::lock_guard<std::mutex> lock(mu_);
+      watermark_.clear();
+    }
+    router_ = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::router);
+    router_->set(zmq::sockopt::linger, 0);
+    router_->bind(endpoint_);
+  }
+
+  void Serve() {
+    int received = 0;
+    while (!stop_) {
+      if (restart_requested_.exchange(false)) Restart();
+      zmq::pollitem_t item{router_->handle(), 0, ZMQ_POLLIN, 0};
+      zmq::poll(&item, 1, milliseconds(10));
+      if ((item.revents & ZMQ_POLLIN) == 0) continue;
+      zmq::message_t identity, payload;
+      (void)router_->recv(identity);
+      (void)router_->recv(payload);
+      ++received;
+      if (behaviour_.drop_every > 0 && received % behaviour_.drop_every == 0) continue;
+      const std::string ack = Apply(payload.to_string_view());
+      router_->send(identity, zmq::send_flags::sndmore);
+      router_->send(zmq::buffer(ack), zmq::send_flags::none);
+      if (behaviour_.restart_after > 0 && received == behaviour_.restart_after) Restart();
+    }
+  }
+
+  std::string Apply(std::string_view bytes) {
+    std::string agent;
+    Ack ack;
+    Result<Batch> batch = DecodeBatch(bytes, {}, &agent, &ack.sequence);
+    std::lock_guard<std::mutex> lock(mu_);
+    uint64_t& mark = watermark_[agent];
+    if (ack.sequence <= mark) {
+      ack.status = Ack::Status::kDuplicate;
+    } else if (ack.sequence > mark + 1) {
+      ack.status = Ack::Status::kOutOfOrder;
+      ack.expected = mark + 1;
+    } else if (!batch.ok() || ack.sequence == behaviour_.reject) {
+      ack.status = Ack::Status::kRejected;
+      ack.reason = batch.ok() ? "told to reject it" : batch.status().message();
+      mark = ack.sequence;
+    } else {
+      for (const SecondDelta& s : batch->seconds) ++applied_[s.time];
+      mark = ack.sequence;
+    }
+    return EncodeAck(ack);
+  }
+
+  const FakeBehaviour behaviour_;
+  zmq::context_t context_;
+  std::unique_ptr<zmq::socket_t> router_;  // used only by the serving thread once it runs
+  std::string endpoint_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> restart_requested_{false};
+  mutable std::mutex mu_;
+  std::map<std::string, uint64_t> watermark_;  // guarded by mu_
+  std::map<int64_t, int> applied_;             // guarded by mu_
+  std::thread thread_;
+};
+
+// A batch holding one second, `time`, so the fake can tell which batch it applied.
+Batch OneSecond(int64_t time) {
+  Histogram h;
+  h.Record(1000 + time % 100);
+  Batch b;
+  b.host = "web-1";
+  b.series = {{"disk.latency", MetricKind::kLatency, "ns", ""}};
+  b.seconds = {{time, {{0, h.Encode()}}, {}}};
+  return b;
+}
+
+ShipperOptions Fast(const std::string& endpoint) {
+  ShipperOptions o;
+  o.endpoint = endpoint;
+  o.agent_id = NewAgentId("web-1");
+  o.window = 16;
+  o.ack_timeout = milliseconds(300);
+  o.poll_interval = milliseconds(10);
+  return o;
+}
+
+// Sends seconds [first, first + n) with a short pause now and then, so batches interleave with
+// acks, drops and restarts.
+void SendSeconds(Shipper* shipper, int64_t first, int n) {
+  for (int i = 0; i < n; ++i) {
+    ASSERT_TRUE(shipper->Send(OneSecond(first + i)));
+    if (i % 25 == 0) std::this_thread::sleep_for(milliseconds(5));
+  }
+}
+
+// Every second in [first, first + n) applied exactly once, and nothing else.
+void ExpectAppliedOnce(const FakeAggregator& fake, int64_t first, int n) {
+  const std::map<int64_t, int> applied = fake.applied();
+  EXPECT_EQ(applied.size(), static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    auto it = applied.find(first + i);
+    ASSERT_NE(it, applied.end()) << "second " << first + i << " never applied";
+    EXPECT_EQ(it->second, 1) << "second " << first + i;
+  }
+}
+
+constexpr int kBatches = 300;
+
+TEST(Shipper, DeliversInOrderWithAcks) {
+  FakeAggregator fake({});
+  Shipper shipper(Fast(fake.endpoint()));
+  SendSeconds(&shipper, 1000, kBatches);
+  ASSERT_TRUE(shipper.Flush(milliseconds(10'000)).ok());
+  ExpectAppliedOnce(fake, 1000, kBatches);
+  const ShipperCounters c = shipper.counters();
+  EXPECT_EQ(c.sent, uint64_t{kBatches});
+  EXPECT_EQ(c.acked, uint64_t{kBatches});
+  EXPECT_EQ(c.resent + c.reconnects + c.duplicates + c.rejected + c.dropped, 0u);
+}
+
+TEST(Shipper, ResendsWhatTheAggregatorDropped) {
+  FakeAggregator fake({.drop_every = 7});
+  Shipper shipper(Fast(fake.endpoint()));
+  SendSeconds(&shipper, 1000, kBatches);
+  ASSERT_TRUE(shipper.Flush(milliseconds(20'000)).ok());
+  ExpectAppliedOnce(fake, 1000, kBatches);
+  const ShipperCounters c = shipper.counters();
+  EXPECT_EQ(c.sent, uint64_t{kBatches});
+  EXPECT_EQ(c.acked + c.duplicates, uint64_t{kBatches});
+  EXPECT_GT(c.out_of_order, 0u);
+  EXPECT_GT(c.resent, 0u);
+}
+
+TEST(Shipper, SurvivesTheAggregatorRestartingMidStream) {
+  FakeAggregator fake({.restart_after = 100, .downtime = milliseconds(500)});
+  Shipper shipper(Fast(fake.endpoint()));
+  SendSeconds(&shipper, 1000, kBatches);
+  ASSERT_TRUE(shipper.Flush(milliseconds(20'000)).ok());
+  ExpectAppliedOnce(fake, 1000, kBatches);
+  const ShipperCounters c = shipper.counters();
+  EXPECT_EQ(c.acked + c.duplicates, uint64_t{kBatches});
+  EXPECT_GE(c.reconnects, 1u);
+  EXPECT_GT(c.resent, 0u);
+}
+
+TEST(Shipper, DropsSomeRestartsAndStillAppliesEachOnce) {
+  FakeAggregator fake({.drop_every = 11, .restart_after = 150, .downtime = milliseconds(200)});
+  Shipper shipper(Fast(fake.endpoint()));
+  SendSeconds(&shipper, 1000, kBatches);
+  ASSERT_TRUE(shipper.Flush(milliseconds(20'000)).ok());
+  ExpectAppliedOnce(fake, 1000, kBatches);
+  const ShipperCounters c = shipper.counters();
+  EXPECT_EQ(c.acked + c.duplicates, uint64_t{kBatches});
+}
+
+TEST(Shipper, CountsARejectionAndCarriesOn) {
+  FakeAggregator fake({.reject = 5});
+  Shipper shipper(Fast(fake.endpoint()));
+  SendSeconds(&shipper, 1000, 20);
+  ASSERT_TRUE(shipper.Flush(milliseconds(10'000)).ok());
+  const ShipperCounters c = shipper.counters();
+  EXPECT_EQ(c.rejected, 1u);
+  EXPECT_EQ(c.acked, 19u);
+  EXPECT_EQ(fake.applied().count(1004), 0u);  // sequence 5 held second 1004
+  EXPECT_EQ(fake.applied().size(), 19u);
+}
+
+TEST(Shipper, TakesANewIncarnationWhenTheAggregatorLostItsState) {
+  FakeAggregator fake({.downtime = milliseconds(100), .lose_state = true});
+  Shipper shipper(Fast(fake.endpoint()));
+  const std::string first_id = shipper.agent_id();
+  SendSeconds(&shipper, 1000, 20);
+  ASSERT_TRUE(shipper.Flush(milliseconds(10'000)).ok());
+  fake.RestartNow();
+  std::this_thread::sleep_for(milliseconds(50));
+  SendSeconds(&shipper, 1020, 20);  // sequences 21..40, which the new watermark 0 cannot take
+  ASSERT_TRUE(shipper.Flush(milliseconds(10'000)).ok());
+  ExpectAppliedOnce(fake, 1000, 40);
+  EXPECT_EQ(shipper.counters().incarnations, 1u);
+  EXPECT_NE(shipper.agent_id(), first_id);
+  EXPECT_EQ(shipper.agent_id().substr(0, 6), "web-1/");
+}
+
+TEST(Shipper, DropsBeyondMaxQueuedAndFlushSaysHowManyAreLeft) {
+  ShipperOptions o = Fast("tcp://127.0.0.1:1");  // nobody listens there
+  o.max_queued = 3;
+  Shipper shipper(o);
+  EXPECT_TRUE(shipper.Send(OneSecond(1)));
+  EXPECT_TRUE(shipper.Send(OneSecond(2)));
+  EXPECT_TRUE(shipper.Send(OneSecond(3)));
+  EXPECT_FALSE(shipper.Send(OneSecond(4)));
+  EXPECT_EQ(shipper.counters().dropped, 1u);
+  EXPECT_EQ(shipper.counters().sent, 0u);  // ZMQ_IMMEDIATE: nothing queued toward nobody
+  const Status s = shipper.Flush(milliseconds(100));
+  EXPECT_EQ(s.code(), Status::Code::kUnavailable);
+  EXPECT_EQ(s.message(), "3 batches still unacknowledged by tcp://127.0.0.1:1 after 100 ms");
+}
+
+TEST(Shipper, NewAgentIdIsHostSlashSixteenHexDigits) {
+  const std::string id = NewAgentId("db-7");
+  ASSERT_EQ(id.size(), 5u + 16u);
+  EXPECT_EQ(id.substr(0, 5), "db-7/");
+  EXPECT_EQ(id.find_first_not_of("0123456789abcdef", 5), std::string::npos);
+  EXPECT_NE(NewAgentId("db-7"), id);
+}
+
+}  // namespace
+}  // namespace trailmap

@@ -1,0 +1,61 @@
+// StatsdServer: a UDP statsd/DogStatsD listener feeding the Bucketizer.
+//
+// Each datagram (up to 64 KiB) is parsed with ParseStatsdPacket; every accepted line is added
+// to the bucketizer at the second it was received (statsd carries no event time) as metric kind
+// latency, unit ns. Rejected lines are counted by reason class and logged: the first
+// `log_first_rejections`, then every `log_every_rejections`-th.
+//
+// Threading: Start() binds and starts one thread running the socket (Boost.Asio); counters()
+// may be called from any thread; the destructor stops and joins it. The bucketizer must
+// outlive the server. No exception leaves the receive handler: an unexpected one is logged and
+// receiving goes on.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "agent/bucketizer.h"
+#include "agent/statsd.h"
+#include "core/status.h"
+
+namespace trailmap {
+
+struct StatsdServerOptions {
+  std::string address = "127.0.0.1";  // IPv4 or IPv6 literal to bind
+  uint16_t port = 8125;                 // 0 = any free port (see StatsdServer::port())
+  uint64_t log_first_rejections = 5;    // log each of the first N rejected lines
+  uint64_t log_every_rejections = 1000; // then every N-th
+  // Unix seconds now; empty = the system clock. Tests hand down a fixed clock.
+  std::function<int64_t()> clock;
+};
+
+struct StatsdCounters {
+  uint64_t packets = 0;
+  uint64_t lines_accepted = 0;
+  uint64_t lines_rejected = 0;
+  std::array<uint64_t, kStatsdRejectClasses> rejected_by_reason{};  // by StatsdReject
+};
+
+class StatsdServer {
+ public:
+  // Binds address:port; IOError naming the endpoint if it cannot (in use, bad address).
+  static Result<std::unique_ptr<StatsdServer>> Start(StatsdServerOptions options,
+                                                     Bucketizer* bucketizer);
+  ~StatsdServer();
+  StatsdServer(const StatsdServer&) = delete;
+  StatsdServer& operator=(const StatsdServer&) = delete;
+
+  StatsdCounters counters() const;
+  uint16_t port() const;  // the bound port
+
+ private:
+  struct Impl;  // the Asio side, kept out of this header
+  explicit StatsdServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace trailmap
