@@ -1,0 +1,132 @@
+#include "query/cli_common.h"
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <ostream>
+
+#include "core/timespec.h"
+#include "core/units.h"
+#include "query/endpoints.h"
+#include "query/fanout.h"
+
+namespace trailmap {
+
+void AddQueryFlags(CLI::App* command, QueryFlags* flags) {
+  command->add_option("--metric,-m", flags->metric, "Metric name, e.g. disk.latency")->required();
+  command
+      ->add_option("--from", flags->from,
+                   "Start: -10m, -1h, -2d, now, unix seconds or RFC 3339 (2026-11-22T16:00:00Z)")
+      ->capture_default_str();
+  command->add_option("--to", flags->to, "End (exclusive), same forms as --from")
+      ->capture_default_str();
+  command->add_option("--by", flags->by, "Group by host or by a field key (op, disk, url, ...)");
+  command->add_option("--hosts", flags->hosts, "Only these hosts: web-1,web-2");
+  command->add_option("--aggregators,-a", flags->aggregators,
+                      "Aggregator QUERY endpoints HOST:PORT,... (default port 7401); else "
+                      "$TRAILMAP_AGGREGATORS, else `aggregators` in the config file, else "
+                      "127.0.0.1:7401");
+  command->add_option("--config", flags->config,
+                      "TOML file with aggregators = [\"HOST:PORT\", ...] (default "
+                      "$TRAILMAP_CONFIG or ~/.config/trailmap/trailmap.toml)");
+  command->add_option("--timeout", flags->timeout, "How long to wait for every shard's answer")
+      ->capture_default_str();
+}
+
+Result<TimeRange> ParseTimeRange(const QueryFlags& flags, int64_t now) {
+  Result<int64_t> from = ParseTimeSpec(flags.from, now);
+  if (!from.ok()) return Status::InvalidArgument("--from: " + from.status().message());
+  Result<int64_t> to = ParseTimeSpec(flags.to, now);
+  if (!to.ok()) return Status::InvalidArgument("--to: " + to.status().message());
+  if (*to <= *from) {
+    return Status::InvalidArgument("--from " + FormatRfc3339(*from) + " is not before --to " +
+                                   FormatRfc3339(*to) + ": the time range is empty");
+  }
+  return TimeRange{*from, *to};
+}
+
+Result<Fetched> FetchGrid(const CliContext& context, const QueryFlags& flags,
+                          const HistogramQuery& query) {
+  Result<uint64_t> timeout = ParseDuration(flags.timeout);
+  if (!timeout.ok()) return Status::InvalidArgument("--timeout: " + timeout.status().message());
+  EndpointSources sources;
+  sources.flag = flags.aggregators;
+  sources.config_path = flags.config;
+  sources.env_list = context.env_aggregators;
+  sources.env_config = context.env_config;
+  sources.home = context.home;
+  Result<std::vector<std::string>> endpoints = ResolveEndpoints(EndpointKind::kQuery, sources);
+  if (!endpoints.ok()) {
+    return Status::InvalidArgument("aggregators: " + endpoints.status().message());
+  }
+
+  Query q;
+  q.id = static_cast<uint64_t>(context.now) * 1000 + 1;
+  q.kind = Query::Kind::kHistograms;
+  q.histograms = query;
+  FanoutOptions options;
+  options.deadline = std::chrono::milliseconds(std::max<uint64_t>(1, *timeout / 1'000'000));
+  FanoutResult result = FanOut(*context.zmq, *endpoints, q, options);
+
+  Fetched fetched;
+  for (const ShardFailure& f : result.failures) {
+    fetched.missing.push_back(f.endpoint + ": " + f.reason);
+  }
+  if (result.answers.empty()) {
+    std::string msg = "no aggregator answered:";
+    for (const std::string& m : fetched.missing) msg += "\n  " + m;
+    return Status::Unavailable(msg);
+  }
+  Result<MergedGrid> grid = MergePartials(query, result.answers);
+  if (!grid.ok()) return grid.status();
+  fetched.grid = std::move(grid).value();
+  return fetched;
+}
+
+std::vector<std::string> SplitList(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    if (comma > start) out.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+int ExitCodeFor(const Status& status) {
+  switch (status.code()) {
+    case Status::Code::kOk:
+      return kExitOk;
+    case Status::Code::kInvalidArgument:
+      return kExitUsage;
+    case Status::Code::kUnavailable:
+      return kExitPartial;
+    default:
+      return kExitError;
+  }
+}
+
+Status WriteOutput(const CliContext& context, const std::string& path, const std::string& bytes) {
+  if (path.empty() || path == "-") {
+    context.out->write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    context.out->flush();
+    return context.out->good() ? Status::Ok() : Status::IOError("cannot write to standard output");
+  }
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (!file) return Status::IOError("cannot open " + path + " for writing");
+  file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  file.close();
+  if (!file) return Status::IOError("cannot write " + path);
+  return Status::Ok();
+}
+
+int ReportMissing(const CliContext& context, const std::vector<std::string>& missing) {
+  if (missing.empty()) return kExitOk;
+  *context.err << "trailmap: partial result, " << missing.size()
+               << (missing.size() == 1 ? " shard" : " shards") << " did not answer:\n";
+  for (const std::string& m : missing) *context.err << "  " << m << "\n";
+  return kExitPartial;
+}
+
+}  // namespace trailmap

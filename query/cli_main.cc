@@ -1,0 +1,80 @@
+// trailmap: the command line. main() reads the clock, the environment and the terminal once,
+// builds the CliContext and hands it to the one command that runs.
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+
+#include "core/log.h"
+#include "query/cli_common.h"
+#include "query/heatmap_command.h"
+#include "query/import_command.h"
+#include "query/stats_command.h"
+
+namespace {
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace trailmap;
+  SetLogProgram("trailmap");
+  CLI::App app{
+      "trailmap: per-second latency distributions across a fleet.\n"
+      "Queries fan out to every aggregator (query port 7401); import sends to ingest ports "
+      "(7400).\nTimes: -10m, -1h, now, unix seconds, RFC 3339. Values: 10ms, 1.5s, 250us, 4KiB.\n"
+      "Exit codes: 0 ok, 1 error, 2 usage error, 3 some shard did not answer.",
+      "trailmap"};
+  app.require_subcommand(1);
+  app.footer("Run `trailmap COMMAND --help` for a command's flags and examples.");
+
+  HeatmapFlags heatmap;
+  StatsFlags stats;
+  ImportFlags import;
+  CLI::App* heatmap_cmd = AddHeatmapCommand(&app, &heatmap);
+  CLI::App* stats_cmd = AddStatsCommand(&app, &stats);
+  CLI::App* import_cmd = AddImportCommand(&app, &import);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);  // prints help, or the error and a hint
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+
+  zmq::context_t zmq_context(1);
+  CliContext context;
+  context.zmq = &zmq_context;
+  context.now = std::chrono::duration_cast<std::chrono::seconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  context.env_aggregators = Env("TRAILMAP_AGGREGATORS");
+  context.env_ingest = Env("TRAILMAP_INGEST");
+  context.env_config = Env("TRAILMAP_CONFIG");
+  context.home = Env("HOME");
+  context.stdout_is_terminal = isatty(STDOUT_FILENO) == 1;
+  winsize ws{};
+  if (context.stdout_is_terminal && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) {
+    context.terminal_columns = ws.ws_col;
+  }
+  context.out = &std::cout;
+  context.err = &std::cerr;
+
+  try {
+    if (heatmap_cmd->parsed()) return RunHeatmap(heatmap, context);
+    if (stats_cmd->parsed()) return RunStats(stats, context);
+    if (import_cmd->parsed()) return RunImport(import, context);
+  } catch (const std::exception& e) {
+    // A bug, or a resource failure nothing below expected: say so and exit 1.
+    std::cerr << "trailmap: internal error: " << e.what() << "\n";
+    return kExitError;
+  }
+  return kExitUsage;
+}

@@ -1,0 +1,48 @@
+// Endpoints: which aggregators a command talks to.
+//
+// Queries go to the aggregators' QUERY ports (default 7401); `trailmap import` sends batches to
+// their INGEST ports (default 7400). Either list is written "HOST:PORT,HOST:PORT" (a HOST alone
+// takes the default port) and comes from, first found wins:
+//   1. the command's flag (--aggregators for queries, --ingest for import);
+//   2. the environment: TRAILMAP_AGGREGATORS (query ports) or TRAILMAP_INGEST (ingest ports);
+//   3. a TOML config file: --config FILE, else $TRAILMAP_CONFIG, else
+//      ~/.config/trailmap/trailmap.toml when it exists, with top-level keys
+//        aggregators = ["10.0.0.1:7401", "10.0.0.2:7401"]
+//        ingest      = ["10.0.0.1:7400", "10.0.0.2:7400"]
+//   4. the default, 127.0.0.1 on the default port.
+// The order of the list matters for import: ShardIndex(host, n) picks the n-th entry, so it must
+// be the same order the agents use.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace trailmap {
+
+inline constexpr uint16_t kDefaultIngestPort = 7400;
+inline constexpr uint16_t kDefaultQueryPort = 7401;
+
+// "a:1,b" → {"tcp://a:1", "tcp://b:<default_port>"}. Refuses empty entries and bad ports.
+Result<std::vector<std::string>> ParseEndpointList(std::string_view list, uint16_t default_port);
+
+enum class EndpointKind { kQuery, kIngest };
+
+struct EndpointSources {
+  std::string flag;         // the flag's value, "" when not given
+  std::string config_path;  // --config, "" when not given
+  // Read from the environment by the caller (main), so tests hand in what they like.
+  std::string env_list;    // TRAILMAP_AGGREGATORS or TRAILMAP_INGEST, "" when unset
+  std::string env_config;  // TRAILMAP_CONFIG, "" when unset
+  std::string home;        // $HOME, "" when unset
+};
+
+// Applies the order above. An unreadable or malformed config file named by --config or
+// TRAILMAP_CONFIG is an error; a missing default config file is not.
+Result<std::vector<std::string>> ResolveEndpoints(EndpointKind kind,
+                                                  const EndpointSources& sources);
+
+}  // namespace trailmap

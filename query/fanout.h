@@ -1,0 +1,45 @@
+// Fan-out: one Query to every aggregator at once, answers collected until a deadline.
+//
+// Each aggregator gets its own DEALER socket connected to its query port (ROUTER); the query
+// goes out on all of them before any answer is awaited, so the slowest shard sets the latency,
+// not the sum of all. An answer is one frame holding an encoded Answer (core/query_wire.h);
+// an empty delimiter frame before it, as REQ-style peers send, is tolerated.
+//
+// A shard that does not answer by the deadline, answers with something that does not decode,
+// answers another query id or answers with `error` set is listed in `failures` with the
+// reason, and the caller still gets every other shard's answer: a partial view is better than
+// none, as long as it says what is missing (the CLI exits 3).
+//
+// Thread safety: FanOut may be called from several threads with the same zmq::context_t;
+// it creates and closes its own sockets.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+#include <zmq.hpp>
+
+#include "core/query_wire.h"
+
+namespace trailmap {
+
+struct FanoutOptions {
+  // How long to wait for the last answer, counted from when the query is sent. Default 5 s.
+  std::chrono::milliseconds deadline{5000};
+};
+
+struct ShardFailure {
+  std::string endpoint;  // "tcp://10.0.0.7:7401"
+  std::string reason;    // "no answer within 5000 ms", "error: metric not found", ...
+};
+
+struct FanoutResult {
+  std::vector<Answer> answers;         // one per shard that answered without error
+  std::vector<ShardFailure> failures;  // one per shard that did not
+};
+
+// Sends `query` to every endpoint ("tcp://host:port") and waits for the answers.
+FanoutResult FanOut(zmq::context_t& context, const std::vector<std::string>& endpoints,
+                    const Query& query, const FanoutOptions& options = {});
+
+}  // namespace trailmap

@@ -1,0 +1,117 @@
+// Heat map assembly: merged histograms (time columns × groups) into a grid of cells, time on x,
+// value on y, each cell holding how many events fell in it and how dark to draw it.
+//
+// Rows: the y range [ymin, ymax) (ymin is 0) is cut into `rows` equal rows; row 0 holds the
+// smallest values. Each histogram bucket's whole count goes to the row holding the bucket's
+// midpoint (the value the histogram reports for it, within 0.8% of every value in it), so cell
+// counts are exact sums of bucket counts. A bucket whose midpoint is at or above ymax is not
+// drawn; its count is added to `above` and reported by every renderer.
+//
+// The y range:
+//   - by hand (HeatmapOptions::ymax): [0, ymax);
+//   - automatic: ymax = RoundTop(the largest bucket midpoint in the data);
+//   - with clip_percent p: ymax = RoundTop(the midpoint of the bucket holding the value at
+//     percentile 100 - p over all events), so the top p% of events (the outliers that would
+//     squash the rest) fall "above".
+// RoundTop picks the next 1, 2 or 5 × 10^k in the metric's base unit strictly above the value, so
+// the top value is drawn and the axis labels are round.
+//
+// Coloring (seed 000, Cloud Analytics):
+//   - rank (default): the non-zero cells sorted ascending by count; a cell's saturation is its
+//     position (1-based) divided by the number of non-zero cells, cells of equal count sharing
+//     the position of the last of them, so the fullest cell is 1.0 and a lone outlier is at
+//     least 1/n: outliers stay visible;
+//   - linear: saturation = count / the largest count, every non-zero cell at least one shade
+//     above the background (query/palette.h: ShadeLevel).
+//
+// Pure functions of their inputs; HeatmapView is a value type.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+#include "query/partials.h"
+
+namespace trailmap {
+
+enum class Coloring { kRank, kLinear };
+const char* ColoringName(Coloring coloring);
+Result<Coloring> ParseColoring(std::string_view text);
+
+struct HeatmapOptions {
+  uint32_t rows = 50;       // rows of the value axis, at least 1
+  uint64_t ymax = 0;        // top of the value axis in the base unit (exclusive); 0 = automatic
+  double clip_percent = 0;  // with automatic ymax: keep the top clip_percent % of events above
+  Coloring coloring = Coloring::kRank;
+};
+
+// How a time range is cut into columns.
+struct ColumnPlan {
+  uint32_t step = 1;     // seconds per column, at least 1
+  uint32_t columns = 0;  // ceil((to - from) / step)
+};
+
+// Plans the columns for [from, to): `step` seconds per column when step > 0; else about `cols`
+// columns when cols > 0; else as many as fit in `max_columns` (120 for a terminal, 600 for SVG),
+// one second per column when the range is short enough. Refuses an empty range.
+Result<ColumnPlan> PlanColumns(int64_t from, int64_t to, uint32_t cols, uint32_t step,
+                               uint32_t max_columns);
+
+// The smallest 1, 2 or 5 × 10^k strictly greater than `value` (RoundTop(0) = 1,
+// RoundTop(999) = 1000, RoundTop(1000) = 2000).
+uint64_t RoundTop(uint64_t value);
+
+struct HeatmapView {
+  std::string metric;
+  MetricKind kind = MetricKind::kLatency;
+  std::string unit = "ns";
+  int64_t from = 0;  // column c covers [from + c*step, from + (c+1)*step)
+  int64_t to = 0;
+  uint32_t step = 1;
+  uint32_t rows = 0;
+  uint32_t columns = 0;
+  uint64_t ymin = 0;  // row r covers [ymin + r*(ymax-ymin)/rows, ymin + (r+1)*(ymax-ymin)/rows)
+  uint64_t ymax = 1;
+  bool ymax_auto = true;
+  double clip_percent = 0;
+  Coloring coloring = Coloring::kRank;
+
+  std::vector<uint64_t> counts;    // [row * columns + column]
+  std::vector<double> saturation;  // same layout; 0 for empty cells
+  std::vector<uint8_t> levels;     // same layout; query/palette.h shade level, 0 for empty
+  uint64_t total = 0;              // all events in the range, drawn or not
+  uint64_t above = 0;              // events at or above ymax, not drawn
+  uint64_t max_count = 0;          // the fullest cell
+  uint64_t nonzero_cells = 0;
+
+  // Set when the query was grouped (--by): the group names, and for each non-empty cell (same
+  // layout as counts) the groups in it and their counts, in group order.
+  std::string group_by;
+  std::vector<std::string> groups;
+  std::vector<std::vector<std::pair<uint32_t, uint64_t>>> breakdown;
+
+  // Shards that did not answer, "endpoint: reason", set by the caller so every format says the
+  // view is partial.
+  std::vector<std::string> missing_shards;
+
+  size_t Index(uint32_t row, uint32_t column) const { return size_t{row} * columns + column; }
+  uint64_t count(uint32_t row, uint32_t column) const { return counts[Index(row, column)]; }
+  // The lowest value of row r and the (exclusive) top of it, in the base unit.
+  double RowLow(uint32_t row) const;
+  double RowHigh(uint32_t row) const;
+  int64_t ColumnStart(uint32_t column) const { return from + int64_t{column} * step; }
+  int64_t ColumnEnd(uint32_t column) const { return std::min(to, ColumnStart(column) + step); }
+};
+
+// Assembles the view from a merged grid (query/partials.h).
+Result<HeatmapView> AssembleHeatmap(const MergedGrid& grid, const HeatmapOptions& options);
+
+// Fills view->saturation and view->levels from view->counts by view->coloring. Exposed for
+// tests and for renderers that recolor a view.
+void ColorHeatmap(HeatmapView* view);
+
+}  // namespace trailmap

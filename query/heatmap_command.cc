@@ -1,0 +1,158 @@
+#include "query/heatmap_command.h"
+
+#include <CLI/CLI.hpp>
+#include <ostream>
+
+#include "core/units.h"
+#include "query/heatmap.h"
+#include "query/render_ansi.h"
+#include "query/render_json.h"
+#include "query/render_svg.h"
+
+namespace trailmap {
+namespace {
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Result<uint32_t> ParseStep(const std::string& text) {
+  if (text.empty()) return 0u;
+  bool digits = text.size() <= 9;
+  for (char c : text) digits = digits && c >= '0' && c <= '9';
+  Result<uint64_t> ns =
+      digits ? Result<uint64_t>(std::stoull(text) * 1'000'000'000ull) : ParseDuration(text);
+  if (!ns.ok()) return Status::InvalidArgument("--step: " + ns.status().message());
+  if (*ns < 1'000'000'000ull || *ns % 1'000'000'000ull != 0 ||
+      *ns / 1'000'000'000ull > 86400 * 366) {
+    return Status::InvalidArgument("--step " + text +
+                                   ": a step is whole seconds, at least 1s (e.g. 1s, 10s, 1m)");
+  }
+  return static_cast<uint32_t>(*ns / 1'000'000'000ull);
+}
+
+int Fail(const CliContext& context, const Status& status) {
+  *context.err << "trailmap heatmap: " << status.message() << "\n";
+  return ExitCodeFor(status);
+}
+
+}  // namespace
+
+CLI::App* AddHeatmapCommand(CLI::App* app, HeatmapFlags* flags) {
+  CLI::App* cmd = app->add_subcommand(
+      "heatmap", "Heat map of a metric: time on x, value on y, cells shaded by how many events");
+  AddQueryFlags(cmd, &flags->query);
+  cmd->add_option("--rows", flags->rows, "Rows of the value axis")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 2000));
+  cmd->add_option("--cols", flags->cols,
+                  "Columns of the time axis (default: fit the range, 1s each, "
+                  "at most 120 in a terminal or 600 in SVG/JSON)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--step", flags->step, "Seconds per column instead of --cols: 1s, 10s, 1m");
+  cmd->add_option("--ymax", flags->ymax,
+                  "Top of the value axis, with a unit (20ms, 4KiB) to zoom in; default: the "
+                  "largest value, rounded up to 1, 2 or 5 x 10^k");
+  cmd->add_option("--clip", flags->clip,
+                  "Leave the top P% of events above the axis so outliers do not squash the rest: "
+                  "0.1%");
+  cmd->add_option("--coloring", flags->coloring,
+                  "rank: shade by the rank of a cell's count (outliers stay visible); linear: "
+                  "shade by count / max")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"rank", "linear"}));
+  cmd->add_option("--format,-f", flags->format,
+                  "ansi (a truecolor terminal), svg or json (docs/json.md); default ansi, or svg / "
+                  "json when -o ends in .svg / .json")
+      ->check(CLI::IsMember({"ansi", "svg", "json"}));
+  cmd->add_option("-o,--output", flags->output, "Write to FILE instead of standard output");
+  cmd->footer(
+      "Examples:\n"
+      "  trailmap heatmap --metric disk.latency --from -10m\n"
+      "  trailmap heatmap --metric disk.latency --from -1h --step 10s --clip 0.1% -o lat.svg\n"
+      "  trailmap heatmap --metric http.server.latency --by host --ymax 50ms --format json\n"
+      "Exit codes: 0 ok, 1 error, 2 usage error, 3 some shard did not answer (the view is "
+      "drawn from the others).");
+  return cmd;
+}
+
+int RunHeatmap(const HeatmapFlags& flags, const CliContext& context) {
+  // Everything a user typed is checked before any shard is asked.
+  Result<TimeRange> range = ParseTimeRange(flags.query, context.now);
+  if (!range.ok()) return Fail(context, range.status());
+  Result<uint32_t> step = ParseStep(flags.step);
+  if (!step.ok()) return Fail(context, step.status());
+  if (*step && flags.cols)
+    return Fail(context, Status::InvalidArgument("give --cols or --step, not both"));
+  Result<Coloring> coloring = ParseColoring(flags.coloring);
+  if (!coloring.ok()) return Fail(context, coloring.status());
+  HeatmapOptions options;
+  options.rows = flags.rows;
+  options.coloring = *coloring;
+  if (!flags.clip.empty()) {
+    Result<double> clip = ParsePercent(flags.clip);
+    if (!clip.ok())
+      return Fail(context, Status::InvalidArgument("--clip: " + clip.status().message()));
+    options.clip_percent = *clip;
+  }
+  if (!flags.ymax.empty() && !ParseQuantity(flags.ymax, "ns").ok() &&
+      !ParseQuantity(flags.ymax, "B").ok()) {
+    return Fail(context, Status::InvalidArgument(
+                             "--ymax: " + ParseQuantity(flags.ymax, "ns").status().message()));
+  }
+  std::string format = flags.format;
+  if (format.empty()) {
+    format = EndsWith(flags.output, ".svg")    ? "svg"
+             : EndsWith(flags.output, ".json") ? "json"
+                                               : "ansi";
+  }
+  uint32_t max_columns = 600;
+  if (format == "ansi") {
+    max_columns = 120;
+    if (context.terminal_columns > 20) {
+      max_columns =
+          std::min<uint32_t>(max_columns, static_cast<uint32_t>(context.terminal_columns) - 10);
+    }
+  }
+  Result<ColumnPlan> plan = PlanColumns(range->from, range->to, flags.cols, *step, max_columns);
+  if (!plan.ok()) return Fail(context, plan.status());
+
+  HistogramQuery query;
+  query.metric = flags.query.metric;
+  query.from = range->from;
+  query.to = range->from + int64_t{plan->step} * plan->columns;
+  query.to = std::min(query.to, range->to);
+  query.step = plan->step;
+  query.group_by = flags.query.by;
+  query.hosts = SplitList(flags.query.hosts);
+
+  Result<Fetched> fetched = FetchGrid(context, flags.query, query);
+  if (!fetched.ok()) return Fail(context, fetched.status());
+  if (!flags.ymax.empty()) {
+    Result<uint64_t> ymax = ParseQuantity(flags.ymax, fetched->grid.unit);
+    if (!ymax.ok()) {
+      return Fail(context,
+                  Status::InvalidArgument("--ymax: " + query.metric + " is in " +
+                                          fetched->grid.unit + ": " + ymax.status().message()));
+    }
+    if (*ymax == 0) return Fail(context, Status::InvalidArgument("--ymax must be above 0"));
+    options.ymax = *ymax;
+  }
+  Result<HeatmapView> view = AssembleHeatmap(fetched->grid, options);
+  if (!view.ok()) return Fail(context, view.status());
+  view->missing_shards = fetched->missing;
+
+  std::string bytes;
+  if (format == "svg") {
+    bytes = RenderHeatmapSvg(*view);
+  } else if (format == "json") {
+    bytes = RenderHeatmapJson(*view);
+  } else {
+    bytes = RenderHeatmapAnsi(*view);
+  }
+  if (Status s = WriteOutput(context, flags.output, bytes); !s.ok()) return Fail(context, s);
+  return ReportMissing(context, fetched->missing);
+}
+
+}  // namespace trailmap

@@ -1,0 +1,66 @@
+#include "query/palette.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iterator>
+
+namespace trailmap {
+namespace {
+
+// Stops from the lightest non-zero shade to the darkest; levels interpolate between them.
+constexpr Rgb kStops[] = {
+    {255, 243, 176},  // pale yellow: clearly off-white, the rarest cells
+    {255, 214, 74},   // yellow
+    {250, 150, 30},   // orange
+    {220, 70, 20},    // red-orange
+    {128, 0, 0},      // dark red: the fullest cells
+};
+
+// Categorical hues for groups, chosen to be told apart and to stay visible when faded.
+constexpr Rgb kGroupColors[] = {
+    {31, 119, 180}, {255, 127, 14},  {44, 160, 44},   {214, 39, 40},  {148, 103, 189},
+    {140, 86, 75},  {227, 119, 194}, {127, 127, 127}, {188, 189, 34}, {23, 190, 207},
+};
+
+uint8_t Mix(uint8_t a, uint8_t b, double t) {
+  return static_cast<uint8_t>(std::lround(a + (b - a) * t));
+}
+
+}  // namespace
+
+int ShadeLevel(double saturation, bool nonzero) {
+  if (!nonzero) return 0;
+  const int top = kShadeLevels - 1;
+  const int level = static_cast<int>(std::ceil(std::clamp(saturation, 0.0, 1.0) * top - 1e-9));
+  return std::clamp(level, 1, top);
+}
+
+Rgb ShadeColor(int level) {
+  if (level <= 0) return Rgb{};
+  const int top = kShadeLevels - 1;
+  const double t = static_cast<double>(std::min(level, top) - 1) / (top - 1);
+  const double pos = t * (std::size(kStops) - 1);
+  const size_t i = std::min(static_cast<size_t>(pos), std::size(kStops) - 2);
+  const double f = pos - static_cast<double>(i);
+  const Rgb& a = kStops[i];
+  const Rgb& b = kStops[i + 1];
+  return Rgb{Mix(a.r, b.r, f), Mix(a.g, b.g, f), Mix(a.b, b.b, f)};
+}
+
+Rgb GroupColor(size_t index) { return kGroupColors[index % std::size(kGroupColors)]; }
+
+Rgb FadeToWhite(Rgb color, int level) {
+  if (level <= 0) return Rgb{};
+  // Level 1 keeps 15% of the color so the rarest cell still shows its hue.
+  const double keep = 0.15 + 0.85 * static_cast<double>(level - 1) / (kShadeLevels - 2);
+  return Rgb{Mix(255, color.r, keep), Mix(255, color.g, keep), Mix(255, color.b, keep)};
+}
+
+std::string HexColor(Rgb color) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", color.r, color.g, color.b);
+  return buf;
+}
+
+}  // namespace trailmap

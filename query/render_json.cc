@@ -1,0 +1,109 @@
+#include "query/render_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/timespec.h"
+#include "query/palette.h"
+
+namespace trailmap {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// One key a line, and a matrix one row a line: readable, and diffable, without the one number a
+// line that a plain pretty-print gives a 50 × 600 grid.
+std::string DumpReadable(const json& j) {
+  std::string out = "{\n";
+  size_t k = 0;
+  for (const auto& [key, value] : j.items()) {
+    out += "  " + json(key).dump() + ": ";
+    if (value.is_array() && !value.empty() &&
+        (value.front().is_array() || value.front().is_object())) {
+      out += "[\n";
+      for (size_t i = 0; i < value.size(); ++i) {
+        out += "    " + value[i].dump() + (i + 1 < value.size() ? ",\n" : "\n");
+      }
+      out += "  ]";
+    } else {
+      out += value.dump();
+    }
+    out += ++k < j.size() ? ",\n" : "\n";
+  }
+  return out + "}\n";
+}
+
+}  // namespace
+
+std::string RenderHeatmapJson(const HeatmapView& view, bool pretty) {
+  json j;
+  j["view"] = "heatmap";
+  j["metric"] = view.metric;
+  j["kind"] = MetricKindName(view.kind);
+  j["unit"] = view.unit;
+  j["from"] = view.from;
+  j["to"] = view.to;
+  j["from_rfc3339"] = FormatRfc3339(view.from);
+  j["to_rfc3339"] = FormatRfc3339(view.to);
+  j["step"] = view.step;
+  j["rows"] = view.rows;
+  j["columns"] = view.columns;
+  j["ymin"] = view.ymin;
+  j["ymax"] = view.ymax;
+  j["ymax_auto"] = view.ymax_auto;
+  j["clip_percent"] = view.clip_percent;
+  j["coloring"] = ColoringName(view.coloring);
+  j["total"] = view.total;
+  j["above"] = view.above;
+  j["max_count"] = view.max_count;
+  j["nonzero_cells"] = view.nonzero_cells;
+
+  json times = json::array();
+  for (uint32_t c = 0; c < view.columns; ++c) times.push_back(view.ColumnStart(c));
+  j["column_times"] = std::move(times);
+  json bounds = json::array();
+  for (uint32_t r = 0; r < view.rows; ++r) bounds.push_back({view.RowLow(r), view.RowHigh(r)});
+  j["row_bounds"] = std::move(bounds);
+
+  json counts = json::array(), saturation = json::array(), levels = json::array();
+  for (uint32_t r = 0; r < view.rows; ++r) {
+    json crow = json::array(), srow = json::array(), lrow = json::array();
+    for (uint32_t c = 0; c < view.columns; ++c) {
+      const size_t i = view.Index(r, c);
+      crow.push_back(view.counts[i]);
+      srow.push_back(view.saturation[i]);
+      lrow.push_back(view.levels[i]);
+    }
+    counts.push_back(std::move(crow));
+    saturation.push_back(std::move(srow));
+    levels.push_back(std::move(lrow));
+  }
+  j["counts"] = std::move(counts);
+  j["saturation"] = std::move(saturation);
+  j["levels"] = std::move(levels);
+  json palette = json::array();
+  for (int level = 0; level < kShadeLevels; ++level) palette.push_back(HexColor(ShadeColor(level)));
+  j["palette"] = std::move(palette);
+
+  if (!view.group_by.empty()) {
+    j["group_by"] = view.group_by;
+    j["groups"] = view.groups;
+    json group_colors = json::array();
+    for (size_t g = 0; g < view.groups.size(); ++g) group_colors.push_back(HexColor(GroupColor(g)));
+    j["group_colors"] = std::move(group_colors);
+    json breakdown = json::array();
+    for (uint32_t r = 0; r < view.rows; ++r) {
+      for (uint32_t c = 0; c < view.columns; ++c) {
+        const size_t i = view.Index(r, c);
+        if (view.counts[i] == 0) continue;
+        json parts = json::object();
+        for (const auto& [g, n] : view.breakdown[i]) parts[view.groups[g]] = n;
+        breakdown.push_back({{"row", r}, {"column", c}, {"counts", std::move(parts)}});
+      }
+    }
+    j["breakdown"] = std::move(breakdown);
+  }
+  j["missing_shards"] = view.missing_shards;
+  return pretty ? DumpReadable(j) : j.dump() + "\n";
+}
+
+}  // namespace trailmap

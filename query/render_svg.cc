@@ -1,0 +1,184 @@
+#include "query/render_svg.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/timespec.h"
+#include "core/units.h"
+#include "query/axis.h"
+#include "query/palette.h"
+#include "query/view_text.h"
+
+namespace trailmap {
+namespace {
+
+constexpr int kLeft = 84;  // room for value labels
+constexpr int kRight = 28;
+constexpr int kTop = 64;     // two title lines
+constexpr int kBottom = 92;  // time labels and the legend
+constexpr const char* kFont = "font-family=\"Helvetica, Arial, sans-serif\"";
+
+std::string Escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  std::string s = buf;
+  if (s.size() > 2 && s.substr(s.size() - 2) == ".0") s.resize(s.size() - 2);
+  return s;
+}
+
+// The fill of a non-empty cell: the shade of its level, or in a grouped view the blend of its
+// groups' hues faded by its level.
+Rgb CellColor(const HeatmapView& view, size_t i) {
+  const int level = view.levels[i];
+  if (view.groups.empty()) return ShadeColor(level);
+  double r = 0, g = 0, b = 0;
+  const double total = static_cast<double>(view.counts[i]);
+  for (const auto& [group, count] : view.breakdown[i]) {
+    const Rgb hue = GroupColor(group);
+    const double w = static_cast<double>(count) / total;
+    r += hue.r * w;
+    g += hue.g * w;
+    b += hue.b * w;
+  }
+  const Rgb blend{static_cast<uint8_t>(r + 0.5), static_cast<uint8_t>(g + 0.5),
+                  static_cast<uint8_t>(b + 0.5)};
+  return FadeToWhite(blend, level);
+}
+
+}  // namespace
+
+std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options) {
+  const int cols = static_cast<int>(std::max<uint32_t>(view.columns, 1));
+  const int rows = static_cast<int>(std::max<uint32_t>(view.rows, 1));
+  const int cell_w = std::max(2, options.plot_width / cols);
+  const int cell_h = std::max(3, options.plot_height / rows);
+  const int plot_w = cell_w * cols;
+  const int plot_h = cell_h * rows;
+  const int width = std::max(kLeft + plot_w + kRight, 640);
+  const int height = kTop + plot_h + kBottom;
+  const int bottom = kTop + plot_h;
+
+  std::string out;
+  out.reserve(4096 + size_t{view.nonzero_cells} * 160);
+  out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) +
+         "\" height=\"" + std::to_string(height) + "\" viewBox=\"0 0 " + std::to_string(width) +
+         " " + std::to_string(height) + "\" " + kFont + " font-size=\"12\">\n";
+  out += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
+
+  // Title.
+  out += "<text x=\"" + std::to_string(kLeft) +
+         "\" y=\"24\" font-size=\"16\" font-weight=\"bold\">" + Escape(HeatmapTitle(view)) +
+         "</text>\n";
+  out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"44\" fill=\"#444444\">" +
+         Escape(HeatmapSubtitle(view)) + "</text>\n";
+
+  // Plot frame and cells.
+  out += "<rect x=\"" + std::to_string(kLeft) + "\" y=\"" + std::to_string(kTop) + "\" width=\"" +
+         std::to_string(plot_w) + "\" height=\"" + std::to_string(plot_h) +
+         "\" fill=\"#ffffff\" stroke=\"#999999\" stroke-width=\"1\"/>\n";
+  out += "<g shape-rendering=\"crispEdges\">\n";
+  for (uint32_t r = 0; r < view.rows; ++r) {
+    for (uint32_t c = 0; c < view.columns; ++c) {
+      const size_t i = view.Index(r, c);
+      if (view.counts[i] == 0) continue;
+      const int x = kLeft + static_cast<int>(c) * cell_w;
+      const int y = bottom - static_cast<int>(r + 1) * cell_h;
+      out += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) + "\" width=\"" +
+             std::to_string(cell_w) + "\" height=\"" + std::to_string(cell_h) + "\" fill=\"" +
+             HexColor(CellColor(view, i)) + "\"><title>" + Escape(CellDescription(view, r, c)) +
+             "</title></rect>\n";
+    }
+  }
+  out += "</g>\n";
+
+  // Value axis: round ticks in the metric's unit.
+  out += "<g fill=\"#222222\" text-anchor=\"end\">\n";
+  const double span = static_cast<double>(view.ymax - view.ymin);
+  for (double v : ValueTicks(span, std::max(2, std::min(8, plot_h / 50)))) {
+    const double y = bottom - v / span * plot_h;
+    out += "<line x1=\"" + std::to_string(kLeft - 5) + "\" x2=\"" + std::to_string(kLeft) +
+           "\" y1=\"" + Num(y) + "\" y2=\"" + Num(y) + "\" stroke=\"#555555\"/>";
+    out += "<text x=\"" + std::to_string(kLeft - 8) + "\" y=\"" + Num(y + 4) + "\">" +
+           Escape(FormatQuantity(static_cast<double>(view.ymin) + v, view.unit)) + "</text>\n";
+  }
+  out += "</g>\n";
+
+  // Time axis: clock-aligned UTC labels at least ~90 px apart.
+  const double px_per_second = static_cast<double>(cell_w) / view.step;
+  const int64_t interval = TimeTickInterval(90.0 / px_per_second);
+  out += "<g fill=\"#222222\" text-anchor=\"middle\">\n";
+  for (int64_t t : TimeTicks(view.from, view.to, interval)) {
+    const double x = kLeft + static_cast<double>(t - view.from) * px_per_second;
+    out += "<line x1=\"" + Num(x) + "\" x2=\"" + Num(x) + "\" y1=\"" + std::to_string(bottom) +
+           "\" y2=\"" + std::to_string(bottom + 5) + "\" stroke=\"#555555\"/>";
+    out += "<text x=\"" + Num(x) + "\" y=\"" + std::to_string(bottom + 18) + "\">" +
+           TimeTickLabel(t, interval) + "</text>\n";
+  }
+  out += "</g>\n";
+  out += "<text x=\"" + std::to_string(kLeft + plot_w) + "\" y=\"" + std::to_string(bottom + 34) +
+         "\" text-anchor=\"end\" fill=\"#444444\">time (UTC), " + std::to_string(view.step) +
+         " s per column</text>\n";
+
+  // Legend.
+  const int ly = bottom + 50;
+  if (view.groups.empty()) {
+    out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"" + std::to_string(ly + 11) +
+           "\" fill=\"#444444\">fewer</text>\n";
+    const int ramp_x = kLeft + 40;
+    for (int level = 1; level < kShadeLevels; ++level) {
+      out += "<rect x=\"" + std::to_string(ramp_x + (level - 1) * 8) + "\" y=\"" +
+             std::to_string(ly) + "\" width=\"8\" height=\"14\" fill=\"" +
+             HexColor(ShadeColor(level)) + "\"/>";
+    }
+    out += "\n<text x=\"" + std::to_string(ramp_x + (kShadeLevels - 1) * 8 + 6) + "\" y=\"" +
+           std::to_string(ly + 11) + "\" fill=\"#444444\">more  (" + Escape(ColoringLegend(view)) +
+           ")</text>\n";
+  } else {
+    int x = kLeft;
+    const size_t shown = std::min<size_t>(view.groups.size(), 10);
+    for (size_t g = 0; g < shown; ++g) {
+      const std::string name = view.groups[g].empty() ? "(none)" : view.groups[g];
+      out += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(ly) +
+             "\" width=\"12\" height=\"12\" fill=\"" + HexColor(GroupColor(g)) + "\"/>";
+      out += "<text x=\"" + std::to_string(x + 16) + "\" y=\"" + std::to_string(ly + 11) + "\">" +
+             Escape(name) + "</text>\n";
+      x += 28 + 7 * static_cast<int>(std::min<size_t>(name.size(), 24));
+    }
+    if (view.groups.size() > shown) {
+      out += "<text x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(ly + 11) + "\">+" +
+             std::to_string(view.groups.size() - shown) + " more (colors repeat)</text>\n";
+    }
+  }
+  if (!view.missing_shards.empty()) {
+    out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"" + std::to_string(ly + 32) +
+           "\" fill=\"#b00000\">partial: " + Escape(MissingShardsText(view)) + "</text>\n";
+  }
+  out += "</svg>\n";
+  return out;
+}
+
+}  // namespace trailmap
