@@ -7,6 +7,10 @@
 // is merged straight from its encoding (Histogram::MergeEncoded) — no allocation per key beyond
 // the growth of the cell histograms themselves.
 //
+// Long ranges are cut into `threads` time slices scanned in parallel (each its own iterator over
+// one shared snapshot) and their partials joined; on a 2-core box two slices nearly halve the
+// time of a heat map, whose cost is the decoding of every stored histogram.
+//
 // Thread safety: reads only; may run on any thread alongside the store's writer.
 #pragma once
 
@@ -23,8 +27,11 @@ namespace trailmap::aggregator {
 
 // The group name of data that lacks the field a query groups by.
 inline constexpr const char* kNoGroupValue = "(none)";
+// A range shorter than twice this is scanned by the calling thread alone.
+inline constexpr uint64_t kMinSecondsPerThread = 300;
 
 Result<HistogramAnswer> RunHistogramQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* hist,
-                                          const Catalog& catalog, const HistogramQuery& query);
+                                          const Catalog& catalog, const HistogramQuery& query,
+                                          int threads = 1);
 
 }  // namespace trailmap::aggregator

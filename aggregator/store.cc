@@ -247,7 +247,7 @@ Result<bool> Store::SkipRejected(std::string_view agent, uint64_t sequence) {
 }
 
 Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query) const {
-  return RunHistogramQuery(db_->db.get(), db_->hist, catalog_, query);
+  return RunHistogramQuery(db_->db.get(), db_->hist, catalog_, query, options_.query_threads);
 }
 
 std::vector<MetricInfo> Store::Metrics() const { return catalog_.Metrics(); }

@@ -52,6 +52,9 @@ struct StoreOptions {
   size_t write_buffer_mb = 32;
   // Flushes plus compactions at once: sized for a 2-core box.
   int background_jobs = 2;
+  // Threads one histogram query scans with (time slices of a long range in parallel); 1 = the
+  // caller's thread only.
+  int query_threads = 2;
 };
 
 // What ApplyBatch did.
