@@ -1,11 +1,11 @@
 #include "agent/agent_config.h"
 
+#include <toml++/toml.h>
 #include <unistd.h>
 
 #include <charconv>
 #include <fstream>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "core/shard.h"
 
@@ -25,8 +25,8 @@ std::string KeyAndFlag(std::string_view key) {
 
 Status CheckRange(std::string_view key, int64_t value, int64_t lo, int64_t hi) {
   if (value >= lo && value <= hi) return Status::Ok();
-  return Status::InvalidArgument(KeyAndFlag(key) + " must be from " + std::to_string(lo) +
-                                 " to " + std::to_string(hi) + ", got " + std::to_string(value));
+  return Status::InvalidArgument(KeyAndFlag(key) + " must be from " + std::to_string(lo) + " to " +
+                                 std::to_string(hi) + ", got " + std::to_string(value));
 }
 
 // Splits "a,b , c" into trimmed non-empty parts.
@@ -99,8 +99,8 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
   try {
     table = toml::parse(toml_text, source);
   } catch (const toml::parse_error& e) {
-    return Status::InvalidArgument(where + "line " + std::to_string(e.source().begin.line) +
-                                   ": " + std::string(e.description()));
+    return Status::InvalidArgument(where + "line " + std::to_string(e.source().begin.line) + ": " +
+                                   std::string(e.description()));
   }
   for (auto&& [key, node] : table) {
     const std::string_view k = key.str();
@@ -129,8 +129,9 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
       if (t == nullptr) return want("a table of key = \"value\"");
       for (auto&& [lk, lv] : *t) {
         const std::optional<std::string> v = lv.value<std::string>();
-        if (!v) return Status::InvalidArgument(where + "labels." + std::string(lk.str()) +
-                                               " must be a string");
+        if (!v)
+          return Status::InvalidArgument(where + "labels." + std::string(lk.str()) +
+                                         " must be a string");
         if (Status s = AddLabel(std::string(lk.str()) + "=" + *v, &config->labels); !s.ok()) {
           return Status::InvalidArgument(where + s.message());
         }
@@ -192,7 +193,8 @@ Status ValidateAgentConfig(const AgentConfig& c) {
 }
 
 std::string IngestEndpoint(const AgentConfig& config) {
-  const std::string& chosen = config.aggregators[ShardIndex(config.host, config.aggregators.size())];
+  const std::string& chosen =
+      config.aggregators[ShardIndex(config.host, config.aggregators.size())];
   Result<HostPort> hp = ParseHostPort(chosen);
   if (hp.ok() && hp->host.find(':') != std::string::npos) {  // IPv6: ZeroMQ wants brackets
     return "tcp://[" + hp->host + "]:" + std::to_string(hp->port);

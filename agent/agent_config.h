@@ -19,14 +19,14 @@
 namespace trailmap {
 
 struct AgentConfig {
-  std::string host;                                    // "" = this machine's hostname
-  FieldSet labels;                                     // host labels, e.g. role=web
+  std::string host;                                        // "" = this machine's hostname
+  FieldSet labels;                                         // host labels, e.g. role=web
   std::vector<std::string> aggregators{"127.0.0.1:7400"};  // ingest HOST:PORT of every shard
-  std::string statsd = "127.0.0.1:8125";               // UDP HOST:PORT, or "off"
-  int64_t flush_ms = 250;       // how often completed seconds become a batch
-  int64_t max_series = 1000;    // distinct field sets per metric per second
-  int64_t max_queued = 10000;   // batches held unacknowledged before Send drops
-  int64_t window = 64;          // batches in flight without an ack
+  std::string statsd = "127.0.0.1:8125";                   // UDP HOST:PORT, or "off"
+  int64_t flush_ms = 250;         // how often completed seconds become a batch
+  int64_t max_series = 1000;      // distinct field sets per metric per second
+  int64_t max_queued = 10000;     // batches held unacknowledged before Send drops
+  int64_t window = 64;            // batches in flight without an ack
   int64_t ack_timeout_ms = 2000;  // then reconnect and resend
 };
 

@@ -58,8 +58,7 @@ Histogram* Bucketizer::FindOrAdd(Second* second, const SeriesDef& series, uint64
   return &second->cells.back().histogram;
 }
 
-void Bucketizer::Add(int64_t unix_second, const SeriesDef& series, uint64_t value,
-                     uint64_t count) {
+void Bucketizer::Add(int64_t unix_second, const SeriesDef& series, uint64_t value, uint64_t count) {
   if (count == 0) return;
   std::lock_guard<std::mutex> lock(mu_);
   counters_.events += count;

@@ -78,7 +78,7 @@ class Bucketizer {
   };
   // One second: a cell per series, found by SeriesKey.
   struct Second {
-    std::unordered_map<std::string, size_t> index;      // SeriesKey -> cells
+    std::unordered_map<std::string, size_t> index;       // SeriesKey -> cells
     std::unordered_map<std::string, size_t> per_metric;  // metric -> distinct field sets
     std::vector<Cell> cells;
   };
@@ -87,7 +87,7 @@ class Bucketizer {
 
   const BucketizerOptions options_;
   mutable std::mutex mu_;
-  std::map<int64_t, Second> seconds_;  // guarded by mu_
+  std::map<int64_t, Second> seconds_;                           // guarded by mu_
   int64_t taken_before_ = std::numeric_limits<int64_t>::min();  // newest taken + 1, guarded
   BucketizerCounters counters_;                                 // guarded by mu_
   std::string key_;                                             // scratch, guarded by mu_

@@ -20,8 +20,8 @@ std::string Show(const CompletedSeconds& done) {
     for (const HistogramDelta& h : s.histograms) {
       const SeriesDef& def = done.series.at(h.series);
       Result<Histogram> hist = Histogram::Decode(h.encoded);
-      out += " " + def.metric + "{" + def.fields + "}=" +
-             (hist.ok() ? std::to_string(hist->count()) : hist.status().ToString());
+      out += " " + def.metric + "{" + def.fields +
+             "}=" + (hist.ok() ? std::to_string(hist->count()) : hist.status().ToString());
     }
     out += "\n";
   }
@@ -64,9 +64,9 @@ TEST(Bucketizer, OverflowSeriesTakesWhatIsBeyondTheBoundAndCountsIt) {
   b.Add(5, Latency("m", "k=2"), 1);
   b.Add(5, Latency("m", "k=3"), 1, 3);
   b.Add(5, Latency("m", "k=4"), 1);
-  b.Add(5, Latency("m", "k=1"), 1);   // already has a series
+  b.Add(5, Latency("m", "k=1"), 1);      // already has a series
   b.Add(5, Latency("other", "k=9"), 1);  // the bound is per metric
-  b.Add(6, Latency("m", "k=3"), 1);   // and per second
+  b.Add(6, Latency("m", "k=3"), 1);      // and per second
   EXPECT_EQ(Show(b.TakeAll()),
             "5: m{k=1}=2 m{k=2}=1 m{overflow=true}=4 other{k=9}=1\n"
             "6: m{k=3}=1\n");

@@ -56,10 +56,11 @@ std::string CountersLine(const StatsdServer* statsd, const Bucketizer& bucketize
           " late=" + std::to_string(b.late_events) + ";";
   const ShipperCounters c = shipper.counters();
   line += " batches sent=" + std::to_string(c.sent) + " acked=" + std::to_string(c.acked) +
-          " duplicates=" + std::to_string(c.duplicates) + " rejected=" + std::to_string(c.rejected) +
-          " resent=" + std::to_string(c.resent) + " reconnects=" + std::to_string(c.reconnects) +
-          " dropped=" + std::to_string(c.dropped) + " out_of_order=" +
-          std::to_string(c.out_of_order) + " incarnations=" + std::to_string(c.incarnations);
+          " duplicates=" + std::to_string(c.duplicates) +
+          " rejected=" + std::to_string(c.rejected) + " resent=" + std::to_string(c.resent) +
+          " reconnects=" + std::to_string(c.reconnects) + " dropped=" + std::to_string(c.dropped) +
+          " out_of_order=" + std::to_string(c.out_of_order) +
+          " incarnations=" + std::to_string(c.incarnations);
   return line;
 }
 

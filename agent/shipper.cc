@@ -29,9 +29,7 @@ std::unique_ptr<zmq::socket_t> OpenSocket(zmq::context_t& context, const std::st
   return socket;
 }
 
-std::string HostOf(const std::string& agent_id) {
-  return agent_id.substr(0, agent_id.rfind('/'));
-}
+std::string HostOf(const std::string& agent_id) { return agent_id.substr(0, agent_id.rfind('/')); }
 
 }  // namespace
 
@@ -83,7 +81,8 @@ bool Shipper::Send(Batch batch) {
 Status Shipper::Flush(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
   const uint64_t target = accepted_total_;
-  const bool done = acked_.wait_for(lock, timeout, [this, target] { return done_total_ >= target; });
+  const bool done =
+      acked_.wait_for(lock, timeout, [this, target] { return done_total_ >= target; });
   if (done) return Status::Ok();
   return Status::Unavailable(std::to_string(target - done_total_) + " batches still " +
                              "unacknowledged by " + options_.endpoint + " after " +
@@ -115,22 +114,26 @@ size_t Shipper::DoneBefore(uint64_t below) {
 void Shipper::Reincarnate(uint64_t expected) {
   const std::string old_id = agent_id_;
   agent_id_ = NewAgentId(HostOf(old_id));
-  Log("shipper " + options_.endpoint + ": aggregator expects sequence " +
-      std::to_string(expected) + " of " + old_id + " but the oldest batch held is " +
-      std::to_string(held_.front().sequence) + ": it lost its state; continuing as " + agent_id_ +
-      " with the " + std::to_string(held_.size()) + " held batches renumbered from 1");
-  uint64_t sequence = 0;
+  Log("shipper " + options_.endpoint + ": aggregator expects sequence " + std::to_string(expected) +
+      " of " + old_id + " but the oldest batch held is " + std::to_string(held_.front().sequence) +
+      ": it lost its state; continuing as " + agent_id_ + " with the " +
+      std::to_string(held_.size()) + " held batches renumbered from 1");
+  std::deque<Pending> renumbered;
   for (Pending& p : held_) {
     Result<Batch> batch = DecodeBatch(p.bytes);
-    if (!batch.ok()) {  // cannot happen for what EncodeBatch wrote; keep the bytes and say so
-      Log("shipper: cannot renumber a held batch: " + batch.status().ToString());
+    if (!batch.ok()) {  // cannot happen for what EncodeBatch wrote, but never send it twice
+      ++counters_.dropped;
+      ++done_total_;
+      Log("shipper: dropped a held batch that cannot be renumbered: " + batch.status().ToString());
       continue;
     }
     batch->agent = agent_id_;
-    batch->sequence = ++sequence;
-    p.sequence = sequence;
-    p.bytes = EncodeBatch(*batch);
+    batch->sequence = renumbered.size() + 1;
+    renumbered.push_back({batch->sequence, EncodeBatch(*batch), p.sent_before, {}});
   }
+  held_ = std::move(renumbered);
+  acked_.notify_all();
+  const uint64_t sequence = held_.size();
   next_sequence_ = sequence + 1;
   ++counters_.incarnations;
   // Answers still on their way name the old numbering; a new socket never sees them.
@@ -140,8 +143,8 @@ void Shipper::Reincarnate(uint64_t expected) {
 void Shipper::OnAck(std::string_view bytes) {
   Result<Ack> ack = DecodeAck(bytes);
   if (!ack.ok()) {
-    Log("shipper " + options_.endpoint + ": ignoring an answer that is not an ack: " +
-        ack.status().ToString());
+    Log("shipper " + options_.endpoint +
+        ": ignoring an answer that is not an ack: " + ack.status().ToString());
     return;
   }
   const uint64_t s = ack->sequence;
@@ -199,8 +202,7 @@ void Shipper::Run() {
         std::lock_guard<std::mutex> lock(mu_);
         if (stop_) break;
         const Clock::time_point now = Clock::now();
-        const bool timed_out =
-            in_flight_ > 0 && now - held_.front().sent_at > options_.ack_timeout;
+        const bool timed_out = in_flight_ > 0 && now - held_.front().sent_at > options_.ack_timeout;
         if (socket == nullptr || timed_out || reconnect_now_) {
           if (socket != nullptr) {
             ++counters_.reconnects;

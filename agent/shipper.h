@@ -36,12 +36,18 @@
 namespace trailmap {
 
 struct ShipperOptions {
-  std::string endpoint;          // "tcp://127.0.0.1:7400"
-  std::string agent_id;          // "host/incarnation"; sequences are per agent id
-  size_t max_queued = 10000;     // batches waiting or unacknowledged; beyond it Send() drops and counts
-  size_t window = 64;            // batches in flight without an ack
-  std::chrono::milliseconds ack_timeout{2000};  // then reconnect and resend from the oldest unacked
-  std::chrono::milliseconds poll_interval{50};  // how soon Send() and the destructor are noticed
+  // The aggregator's ingest socket, "tcp://127.0.0.1:7400".
+  std::string endpoint;
+  // "host/incarnation" (NewAgentId); sequences are per agent id.
+  std::string agent_id;
+  // Batches waiting or unacknowledged; beyond it Send() drops and counts.
+  size_t max_queued = 10000;
+  // Batches in flight without an ack (at least 1).
+  size_t window = 64;
+  // With no ack for the oldest batch in flight this long: reconnect, resend from the oldest.
+  std::chrono::milliseconds ack_timeout{2000};
+  // The socket is polled this long at a time: how soon Send() and the destructor are noticed.
+  std::chrono::milliseconds poll_interval{50};
 };
 
 struct ShipperCounters {
@@ -50,7 +56,7 @@ struct ShipperCounters {
   uint64_t duplicates = 0;    // acked `duplicate` (a resend the aggregator already had)
   uint64_t rejected = 0;      // acked `rejected` (malformed; dropped by the aggregator)
   uint64_t resent = 0;        // transmissions after the first, of any batch
-  uint64_t reconnects = 0;    // sockets closed and reopened after an ack timeout
+  uint64_t reconnects = 0;    // sockets reopened (ack timeout, new incarnation)
   uint64_t dropped = 0;       // refused by Send() because max_queued were held
   uint64_t out_of_order = 0;  // `outOfOrder` acks received
   uint64_t incarnations = 0;  // new agent ids taken because the aggregator lost its state
@@ -93,20 +99,20 @@ class Shipper {
 
   const ShipperOptions options_;
   mutable std::mutex mu_;
-  std::condition_variable acked_;         // signalled whenever held batches are done
-  std::string agent_id_;                  // guarded by mu_
-  uint64_t next_sequence_ = 1;            // guarded by mu_
-  std::deque<Pending> held_;              // unacknowledged, in sequence order; guarded by mu_
-  size_t in_flight_ = 0;                  // held_[0, in_flight_) sent on this socket; mu_
-  uint64_t gap_resent_ = 0;               // outOfOrder gap already resent from (0 = none); mu_
-  uint64_t gap_boundary_ = 0;             // highest sequence sent before that resend; mu_
-  uint64_t highest_sent_ = 0;             // mu_
-  bool reconnect_now_ = false;            // set by Reincarnate for the thread; mu_
-  uint64_t accepted_total_ = 0;           // batches Send() accepted, ever; mu_
-  uint64_t done_total_ = 0;               // batches done with (acked/rejected), ever; mu_
-  bool stop_ = false;                     // guarded by mu_
-  ShipperCounters counters_;              // guarded by mu_
-  std::thread thread_;                    // last: starts after everything above exists
+  std::condition_variable acked_;  // signalled whenever held batches are done
+  std::string agent_id_;           // guarded by mu_
+  uint64_t next_sequence_ = 1;     // guarded by mu_
+  std::deque<Pending> held_;       // unacknowledged, in sequence order; guarded by mu_
+  size_t in_flight_ = 0;           // held_[0, in_flight_) sent on this socket; mu_
+  uint64_t gap_resent_ = 0;        // outOfOrder gap already resent from (0 = none); mu_
+  uint64_t gap_boundary_ = 0;      // highest sequence sent before that resend; mu_
+  uint64_t highest_sent_ = 0;      // mu_
+  bool reconnect_now_ = false;     // set by Reincarnate for the thread; mu_
+  uint64_t accepted_total_ = 0;    // batches Send() accepted, ever; mu_
+  uint64_t done_total_ = 0;        // batches done with (acked/rejected), ever; mu_
+  bool stop_ = false;              // guarded by mu_
+  ShipperCounters counters_;       // guarded by mu_
+  std::thread thread_;             // last: starts after everything above exists
 };
 
 // host + "/" + 16 random hex digits.

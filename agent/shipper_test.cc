@@ -5,6 +5,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <random>
 #include <thread>
 #include <vector>
 #include <zmq.hpp>
@@ -18,7 +19,7 @@ using std::chrono::milliseconds;
 
 // What the fake aggregator does besides applying the watermark rule.
 struct FakeBehaviour {
-  int drop_every = 0;          // > 0: silently ignore every n-th batch received
+  int drop_one_in = 0;         // > 0: silently ignore one batch in n, at (seeded) random
   int restart_after = 0;       // > 0: close and rebind the ROUTER after this many batches
   milliseconds downtime{300};  // between close and rebind
   bool lose_state = false;     // on restart, forget every watermark (a new data directory)
@@ -80,7 +81,9 @@ class FakeAggregator {
       (void)router_->recv(identity);
       (void)router_->recv(payload);
       ++received;
-      if (behaviour_.drop_every > 0 && received % behaviour_.drop_every == 0) continue;
+      // Random, not every n-th: a fixed period can resonate with the resend count and drop the
+      // same batch forever, which no real network does.
+      if (behaviour_.drop_one_in > 0 && random_() % behaviour_.drop_one_in == 0) continue;
       const std::string ack = Apply(payload.to_string_view());
       router_->send(identity, zmq::send_flags::sndmore);
       router_->send(zmq::buffer(ack), zmq::send_flags::none);
@@ -114,6 +117,7 @@ class FakeAggregator {
   zmq::context_t context_;
   std::unique_ptr<zmq::socket_t> router_;  // used only by the serving thread once it runs
   std::string endpoint_;
+  std::minstd_rand random_{42};  // used by the serving thread only
   std::atomic<bool> stop_{false};
   std::atomic<bool> restart_requested_{false};
   mutable std::mutex mu_;
@@ -178,7 +182,7 @@ TEST(Shipper, DeliversInOrderWithAcks) {
 }
 
 TEST(Shipper, ResendsWhatTheAggregatorDropped) {
-  FakeAggregator fake({.drop_every = 7});
+  FakeAggregator fake({.drop_one_in = 7});
   Shipper shipper(Fast(fake.endpoint()));
   SendSeconds(&shipper, 1000, kBatches);
   ASSERT_TRUE(shipper.Flush(milliseconds(20'000)).ok());
@@ -203,7 +207,7 @@ TEST(Shipper, SurvivesTheAggregatorRestartingMidStream) {
 }
 
 TEST(Shipper, DropsSomeRestartsAndStillAppliesEachOnce) {
-  FakeAggregator fake({.drop_every = 11, .restart_after = 150, .downtime = milliseconds(200)});
+  FakeAggregator fake({.drop_one_in = 11, .restart_after = 150, .downtime = milliseconds(200)});
   Shipper shipper(Fast(fake.endpoint()));
   SendSeconds(&shipper, 1000, kBatches);
   ASSERT_TRUE(shipper.Flush(milliseconds(20'000)).ok());

@@ -62,8 +62,8 @@ std::optional<Failure> ParseValue(std::string_view text, uint64_t* value_ns) {
 std::optional<Failure> ParseRate(std::string_view text, uint64_t* count) {
   const std::optional<double> rate = ParseNumber(text);
   if (!rate || std::isnan(*rate) || !(*rate > 0) || *rate > 1) {
-    return Failure{StatsdReject::kRate, "sample rate " + Quote("@" + std::string(text)) +
-                                            " must be a number in (0, 1]"};
+    return Failure{StatsdReject::kRate,
+                   "sample rate " + Quote("@" + std::string(text)) + " must be a number in (0, 1]"};
   }
   // 1/rate is at most 1/DBL_TRUE_MIN, beyond int64: cap it so llround stays defined.
   const double inverse = std::min(1.0 / *rate, 9.0e18);
@@ -80,7 +80,8 @@ std::optional<Failure> ParseTags(std::string_view text, std::string* fields) {
     const std::string_view tag = text.substr(start, end - start);
     const size_t colon = tag.find(':');
     std::string key(tag.substr(0, colon));
-    std::string value = colon == std::string_view::npos ? "true" : std::string(tag.substr(colon + 1));
+    std::string value =
+        colon == std::string_view::npos ? "true" : std::string(tag.substr(colon + 1));
     if (Status s = ValidateField(key, value); !s.ok()) {
       return Failure{StatsdReject::kTag, "tag " + Quote(tag) + ": " + s.message()};
     }
@@ -143,12 +144,18 @@ std::optional<Failure> Parse(std::string_view line, StatsdSample* out) {
 
 const char* StatsdRejectName(StatsdReject reason) {
   switch (reason) {
-    case StatsdReject::kSyntax: return "syntax";
-    case StatsdReject::kType: return "type";
-    case StatsdReject::kValue: return "value";
-    case StatsdReject::kName: return "name";
-    case StatsdReject::kTag: return "tag";
-    case StatsdReject::kRate: return "rate";
+    case StatsdReject::kSyntax:
+      return "syntax";
+    case StatsdReject::kType:
+      return "type";
+    case StatsdReject::kValue:
+      return "value";
+    case StatsdReject::kName:
+      return "name";
+    case StatsdReject::kTag:
+      return "tag";
+    case StatsdReject::kRate:
+      return "rate";
   }
   return "unknown";
 }
@@ -178,9 +185,9 @@ StatsdPacket ParseStatsdPacket(std::string_view packet) {
     if (sample.ok()) {
       out.samples.push_back(std::move(*sample));
     } else {
-      out.errors.push_back({line_number, reason,
-                            "line " + std::to_string(line_number) + ": " +
-                                sample.status().message()});
+      out.errors.push_back(
+          {line_number, reason,
+           "line " + std::to_string(line_number) + ": " + sample.status().message()});
     }
   }
   return out;

@@ -47,8 +47,8 @@ struct StatsdServer::Impl {
     const StatsdPacket packet = ParseStatsdPacket(std::string_view(buffer.data(), bytes));
     const int64_t second = Now();
     for (const StatsdSample& s : packet.samples) {
-      bucketizer->Add(second, SeriesDef{s.metric, MetricKind::kLatency, "ns", s.fields},
-                      s.value_ns, s.count);
+      bucketizer->Add(second, SeriesDef{s.metric, MetricKind::kLatency, "ns", s.fields}, s.value_ns,
+                      s.count);
     }
     uint64_t rejected_before = 0;
     {
@@ -75,7 +75,7 @@ struct StatsdServer::Impl {
   Bucketizer* bucketizer;  // not owned
   asio::io_context io;
   udp::socket socket;
-  udp::endpoint sender;     // filled by each receive
+  udp::endpoint sender;      // filled by each receive
   std::vector<char> buffer;  // one datagram
   mutable std::mutex mu;
   StatsdCounters counters;  // guarded by mu

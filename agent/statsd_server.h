@@ -25,10 +25,10 @@
 namespace trailmap {
 
 struct StatsdServerOptions {
-  std::string address = "127.0.0.1";  // IPv4 or IPv6 literal to bind
-  uint16_t port = 8125;                 // 0 = any free port (see StatsdServer::port())
-  uint64_t log_first_rejections = 5;    // log each of the first N rejected lines
-  uint64_t log_every_rejections = 1000; // then every N-th
+  std::string address = "127.0.0.1";     // IPv4 or IPv6 literal to bind
+  uint16_t port = 8125;                  // 0 = any free port (see StatsdServer::port())
+  uint64_t log_first_rejections = 5;     // log each of the first N rejected lines
+  uint64_t log_every_rejections = 1000;  // then every N-th
   // Unix seconds now; empty = the system clock. Tests hand down a fixed clock.
   std::function<int64_t()> clock;
 };

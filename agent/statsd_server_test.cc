@@ -69,8 +69,7 @@ TEST(StatsdServer, FeedsTheBucketizerAtTheReceiveSecondAndCountsRejections) {
 
 TEST(StatsdServer, SaysWhyItCannotBind) {
   Bucketizer bucketizer;
-  Result<std::unique_ptr<StatsdServer>> first =
-      StatsdServer::Start(Local(0), &bucketizer);
+  Result<std::unique_ptr<StatsdServer>> first = StatsdServer::Start(Local(0), &bucketizer);
   ASSERT_TRUE(first.ok());
   Result<std::unique_ptr<StatsdServer>> second =
       StatsdServer::Start(Local((*first)->port()), &bucketizer);

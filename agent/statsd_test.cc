@@ -86,9 +86,9 @@ TEST(Statsd, LineTable) {
 
 TEST(Statsd, ReasonClasses) {
   const std::vector<std::pair<std::string, StatsdReject>> cases = {
-      {"x", StatsdReject::kSyntax},          {"x:1|c", StatsdReject::kType},
-      {"x:-1|ms", StatsdReject::kValue},     {"x y:1|ms", StatsdReject::kName},
-      {"x:1|ms|#,", StatsdReject::kTag},     {"x:1|ms|@2", StatsdReject::kRate},
+      {"x", StatsdReject::kSyntax},      {"x:1|c", StatsdReject::kType},
+      {"x:-1|ms", StatsdReject::kValue}, {"x y:1|ms", StatsdReject::kName},
+      {"x:1|ms|#,", StatsdReject::kTag}, {"x:1|ms|@2", StatsdReject::kRate},
   };
   for (const auto& [line, want] : cases) {
     StatsdReject got = StatsdReject::kSyntax;

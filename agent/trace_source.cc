@@ -66,8 +66,8 @@ std::optional<std::string> Scale(std::string_view token, double unit_ns, bool al
   }
   double v = 0;
   const auto [end, ec] = std::from_chars(first, last, v);
-  if (end != last || token.empty() ||
-      (ec != std::errc() && ec != std::errc::result_out_of_range) || std::isnan(v)) {
+  if (end != last || token.empty() || (ec != std::errc() && ec != std::errc::result_out_of_range) ||
+      std::isnan(v)) {
     return "is not a number";
   }
   if (ec == std::errc::result_out_of_range && std::fabs(v) < 1) v = 0;  // underflow

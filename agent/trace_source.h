@@ -39,7 +39,7 @@ using TraceEventFn = std::function<void(int64_t time_ns, uint64_t value_ns)>;
 // What a successful read saw.
 struct TraceSummary {
   uint64_t events = 0;
-  uint64_t lines = 0;       // including header and blank lines
+  uint64_t lines = 0;  // including header and blank lines
   bool had_header = false;
 };
 

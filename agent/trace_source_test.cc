@@ -34,9 +34,9 @@ TEST(TraceSource, Units) {
   EXPECT_EQ(Events("1.0006 2.5\n", {.time_unit_ns = 1e3, .value_unit_ns = 1}), "1001 3\n");
   EXPECT_EQ(Events("-5 1\n", {.time_unit_ns = 1e9, .value_unit_ns = 1}), "-5000000000 1\n");
   // Exact for integers well past double precision.
-  EXPECT_EQ(Events("1700000000123456789 18446744073709551615\n",
-                   {.time_unit_ns = 1, .value_unit_ns = 1}),
-            "1700000000123456789 18446744073709551615\n");
+  EXPECT_EQ(
+      Events("1700000000123456789 18446744073709551615\n", {.time_unit_ns = 1, .value_unit_ns = 1}),
+      "1700000000123456789 18446744073709551615\n");
   EXPECT_EQ(*TraceUnitNs("ms"), 1e6);
   EXPECT_EQ(TraceUnitNs("min").status().message(), "unit 'min' is not one of s, ms, us, ns");
 }
@@ -44,8 +44,7 @@ TEST(TraceSource, Units) {
 TEST(TraceSource, BadLineNamesItsNumberAndTheProblem) {
   EXPECT_EQ(Events("t l\n1 2\n3 -4\n5 6\n"), "error: line 3: latency '-4' is negative");
   EXPECT_EQ(Events("1 2\nabc 2\n"), "error: line 2: time 'abc' is not a number");
-  EXPECT_EQ(Events("1 2\n3\n"),
-            "error: line 2: expected two columns, time and latency, got '3'");
+  EXPECT_EQ(Events("1 2\n3\n"), "error: line 2: expected two columns, time and latency, got '3'");
   EXPECT_EQ(Events("1 2\n3 4 5\n"),
             "error: line 2: expected two columns, time and latency, got '3 4 5'");
   EXPECT_EQ(Events("1 2\n1 nan\n"), "error: line 2: latency 'nan' is not a number");
@@ -53,12 +52,12 @@ TEST(TraceSource, BadLineNamesItsNumberAndTheProblem) {
   EXPECT_EQ(Events("1 2\n1 1e300\n"), "error: line 2: latency '1e300' is too large");
   EXPECT_EQ(Events("1 18446744073709551616\n", {.time_unit_ns = 1, .value_unit_ns = 1}),
             "error: line 1: latency '18446744073709551616' is too large");
-  EXPECT_EQ(Events("99999999999999999 1\n"), "error: line 1: time '99999999999999999' is too large");
+  EXPECT_EQ(Events("99999999999999999 1\n"),
+            "error: line 1: time '99999999999999999' is too large");
   // The first non-blank line is a header if it holds a letter and is not an event.
   EXPECT_EQ(Events("1 nan\n3 4\n"), "3000 4000\n");
   // Only the first non-blank line can be a header.
-  EXPECT_EQ(Events("1 2\ntime latency\n"),
-            "error: line 2: time 'time' is not a number");
+  EXPECT_EQ(Events("1 2\ntime latency\n"), "error: line 2: time 'time' is not a number");
 }
 
 TEST(TraceSource, ReadsAFileAcrossBlockBoundaries) {
