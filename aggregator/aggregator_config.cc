@@ -45,8 +45,8 @@ Status ReadEndpoint(const toml::table& t, std::string_view source, std::string_v
   return Status::Ok();
 }
 
-Status ReadSize(const toml::table& t, std::string_view source, std::string_view key,
-                int64_t min, int64_t max, size_t* out) {
+Status ReadSize(const toml::table& t, std::string_view source, std::string_view key, int64_t min,
+                int64_t max, size_t* out) {
   const toml::node* node = t.get(key);
   if (!node) return Status::Ok();
   const auto* v = node->as_integer();
@@ -65,11 +65,13 @@ Result<std::string> NormalizeEndpoint(std::string_view text) {
   std::string_view rest = text;
   if (rest.substr(0, 6) == "tcp://") rest.remove_prefix(6);
   if (rest.find("://") != std::string_view::npos) {
-    return Status::InvalidArgument("\"" + std::string(text) + "\": only tcp:// endpoints are supported");
+    return Status::InvalidArgument("\"" + std::string(text) +
+                                   "\": only tcp:// endpoints are supported");
   }
   const size_t colon = rest.rfind(':');
   if (colon == std::string_view::npos || colon == 0) {
-    return Status::InvalidArgument("\"" + std::string(text) + "\": expected HOST:PORT, e.g. 127.0.0.1:7400");
+    return Status::InvalidArgument("\"" + std::string(text) +
+                                   "\": expected HOST:PORT, e.g. 127.0.0.1:7400");
   }
   const std::string_view port = rest.substr(colon + 1);
   bool numeric = !port.empty() && port.size() <= 5;
@@ -82,8 +84,8 @@ Result<std::string> NormalizeEndpoint(std::string_view text) {
 
 std::string DefaultName(std::string_view hostname, std::string_view ingest_endpoint) {
   const size_t colon = ingest_endpoint.rfind(':');
-  const std::string_view port =
-      colon == std::string_view::npos ? std::string_view("7400") : ingest_endpoint.substr(colon + 1);
+  const std::string_view port = colon == std::string_view::npos ? std::string_view("7400")
+                                                                : ingest_endpoint.substr(colon + 1);
   return std::string(hostname) + ":" + std::string(port);
 }
 
@@ -93,11 +95,12 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
   try {
     root = toml::parse(text, source);
   } catch (const toml::parse_error& e) {
-    return Status::InvalidArgument(std::string(source) + ":" + std::to_string(e.source().begin.line) +
-                                   ":" + std::to_string(e.source().begin.column) + ": " +
-                                   std::string(e.description()));
+    return Status::InvalidArgument(
+        std::string(source) + ":" + std::to_string(e.source().begin.line) + ":" +
+        std::to_string(e.source().begin.column) + ": " + std::string(e.description()));
   }
-  if (Status s = CheckKeys(root, source, "", {"data", "ingest", "query", "name", "store", "limits"});
+  if (Status s =
+          CheckKeys(root, source, "", {"data", "ingest", "query", "name", "store", "limits"});
       !s.ok()) {
     return s;
   }
@@ -109,8 +112,9 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
   if (const toml::node* node = root.get("store")) {
     const toml::table* store = node->as_table();
     if (!store) return KeyError(source, "store", "expected a table");
-    if (Status s = CheckKeys(*store, source, "store.",
-                             {"sync", "max_successive_merges", "block_cache_mb", "write_buffer_mb"});
+    if (Status s =
+            CheckKeys(*store, source, "store.",
+                      {"sync", "max_successive_merges", "block_cache_mb", "write_buffer_mb"});
         !s.ok()) {
       return s;
     }
@@ -119,15 +123,25 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
       config->store.sync = sync->as_boolean()->get();
     }
     StoreOptions& o = config->store;
-    if (Status s = ReadSize(*store, source, "max_successive_merges", 1, 1000, &o.max_successive_merges); !s.ok()) return s;
-    if (Status s = ReadSize(*store, source, "block_cache_mb", 1, 1 << 20, &o.block_cache_mb); !s.ok()) return s;
-    if (Status s = ReadSize(*store, source, "write_buffer_mb", 1, 4096, &o.write_buffer_mb); !s.ok()) return s;
+    if (Status s =
+            ReadSize(*store, source, "max_successive_merges", 1, 1000, &o.max_successive_merges);
+        !s.ok())
+      return s;
+    if (Status s = ReadSize(*store, source, "block_cache_mb", 1, 1 << 20, &o.block_cache_mb);
+        !s.ok())
+      return s;
+    if (Status s = ReadSize(*store, source, "write_buffer_mb", 1, 4096, &o.write_buffer_mb);
+        !s.ok())
+      return s;
   }
   if (const toml::node* node = root.get("limits")) {
     const toml::table* limits = node->as_table();
     if (!limits) return KeyError(source, "limits", "expected a table");
     if (Status s = CheckKeys(*limits, source, "limits.", {"max_batch_bytes"}); !s.ok()) return s;
-    if (Status s = ReadSize(*limits, source, "max_batch_bytes", 1024, 1ll << 30, &config->limits.max_bytes); !s.ok()) return s;
+    if (Status s = ReadSize(*limits, source, "max_batch_bytes", 1024, 1ll << 30,
+                            &config->limits.max_bytes);
+        !s.ok())
+      return s;
   }
   return Status::Ok();
 }
@@ -142,10 +156,12 @@ Status LoadAggregatorConfig(const std::string& path, AggregatorConfig* config) {
 
 Status ValidateAggregatorConfig(const AggregatorConfig& config) {
   if (config.data_dir.empty()) {
-    return Status::InvalidArgument("no data directory: give --data DIR or `data = \"DIR\"` in the config");
+    return Status::InvalidArgument(
+        "no data directory: give --data DIR or `data = \"DIR\"` in the config");
   }
   if (config.ingest_endpoint == config.query_endpoint) {
-    return Status::InvalidArgument("ingest and query endpoints are the same: " + config.ingest_endpoint);
+    return Status::InvalidArgument("ingest and query endpoints are the same: " +
+                                   config.ingest_endpoint);
   }
   return Status::Ok();
 }

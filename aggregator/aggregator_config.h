@@ -23,10 +23,10 @@
 namespace trailmap::aggregator {
 
 struct AggregatorConfig {
-  std::string data_dir;                               // RocksDB directory; required
+  std::string data_dir;                                  // RocksDB directory; required
   std::string ingest_endpoint = "tcp://127.0.0.1:7400";  // always a tcp:// endpoint once parsed
   std::string query_endpoint = "tcp://127.0.0.1:7401";
-  std::string name;                                   // "" until main() fills the default
+  std::string name;  // "" until main() fills the default
   StoreOptions store;
   BatchLimits limits;
 };

@@ -31,7 +31,8 @@ block_cache_mb = 128
 write_buffer_mb = 16
 [limits]
 max_batch_bytes = 1048576
-)", "test.toml", &c);
+)",
+                                   "test.toml", &c);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(c.data_dir, "/var/lib/trailmap");
   EXPECT_EQ(c.ingest_endpoint, "tcp://0.0.0.0:7500");
@@ -43,6 +44,19 @@ max_batch_bytes = 1048576
   EXPECT_EQ(c.store.write_buffer_mb, 16u);
   EXPECT_EQ(c.limits.max_bytes, 1048576u);
   EXPECT_TRUE(ValidateAggregatorConfig(c).ok());
+}
+
+TEST(AggregatorConfigTest, ShippedExampleParses) {
+  AggregatorConfig c;
+  Status s =
+      LoadAggregatorConfig(std::string(TRAILMAP_SOURCE_DIR) + "/configs/aggregator.toml", &c);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(c.data_dir, "/var/lib/trailmap/aggregator");
+  EXPECT_EQ(c.ingest_endpoint, "tcp://127.0.0.1:7400");
+  EXPECT_EQ(c.query_endpoint, "tcp://127.0.0.1:7401");
+  EXPECT_EQ(c.name, "");
+  EXPECT_TRUE(c.store.sync);
+  EXPECT_EQ(c.limits.max_bytes, 32u << 20);
 }
 
 TEST(AggregatorConfigTest, ErrorsNameTheKey) {

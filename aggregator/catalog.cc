@@ -7,8 +7,8 @@ namespace trailmap::aggregator {
 namespace {
 
 Status NotNext(const char* what, uint32_t id, size_t size) {
-  return Status::Corruption(std::string("meta: ") + what + " id " + std::to_string(id) +
-                            " where " + std::to_string(size + 1) + " was expected (ids not dense)");
+  return Status::Corruption(std::string("meta: ") + what + " id " + std::to_string(id) + " where " +
+                            std::to_string(size + 1) + " was expected (ids not dense)");
 }
 
 }  // namespace

@@ -79,12 +79,14 @@ TEST(HistogramMergeTest, OperatorCallbacksFailInsteadOfCountingZero) {
   std::string merged;
   rocksdb::Slice existing_operand;
   rocksdb::MergeOperator::MergeOperationOutput output(merged, existing_operand);
-  ASSERT_TRUE(op.FullMergeV2(rocksdb::MergeOperator::MergeOperationInput("k", &existing, operands, nullptr), &output));
+  ASSERT_TRUE(op.FullMergeV2(
+      rocksdb::MergeOperator::MergeOperationInput("k", &existing, operands, nullptr), &output));
   EXPECT_EQ(merged, Encoded({7, 7, 9}));
 
   operands.push_back("junk");
   merged.clear();
-  EXPECT_FALSE(op.FullMergeV2(rocksdb::MergeOperator::MergeOperationInput("k", &existing, operands, nullptr), &output));
+  EXPECT_FALSE(op.FullMergeV2(
+      rocksdb::MergeOperator::MergeOperationInput("k", &existing, operands, nullptr), &output));
 }
 
 // ---- through a real DB ----

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <system_error>
 #include <thread>
-#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -89,14 +89,15 @@ struct Partial {
 };
 
 std::string Describe(const DataKey& k) {
-  return "second " + std::to_string(k.second) + ", host " + std::to_string(k.host) +
-         ", series " + std::to_string(k.series);
+  return "second " + std::to_string(k.second) + ", host " + std::to_string(k.host) + ", series " +
+         std::to_string(k.series);
 }
 
 // Scans [lo, hi) of the metric; columns count from query.from.
-void ScanSlice(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* hist, const rocksdb::Snapshot* snapshot,
-               const Catalog& catalog, const HistogramQuery& query, uint32_t metric, int64_t lo,
-               int64_t hi, const std::vector<uint8_t>& allowed, Partial* out) {
+void ScanSlice(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* hist,
+               const rocksdb::Snapshot* snapshot, const Catalog& catalog,
+               const HistogramQuery& query, uint32_t metric, int64_t lo, int64_t hi,
+               const std::vector<uint8_t>& allowed, Partial* out) {
   const std::string lower = DataKeyPrefix(metric, lo);
   const std::string upper = DataKeyPrefix(metric, hi);
   const rocksdb::Slice upper_slice(upper);
@@ -239,14 +240,14 @@ Result<HistogramAnswer> RunHistogramQuery(rocksdb::DB* db, rocksdb::ColumnFamily
   std::vector<std::thread> helpers;
   for (int i = 1; i < parts; ++i) {
     try {
-      helpers.emplace_back([db, hist, &snapshot, &catalog, &query, &metric_id, &bounds, &allowed,
-                            &partials, i] {
-        ScanSlice(db, hist, snapshot.snapshot(), catalog, query, *metric_id, bounds[i],
-                  bounds[i + 1], allowed, &partials[i]);
-      });
+      helpers.emplace_back(
+          [db, hist, &snapshot, &catalog, &query, &metric_id, &bounds, &allowed, &partials, i] {
+            ScanSlice(db, hist, snapshot.snapshot(), catalog, query, *metric_id, bounds[i],
+                      bounds[i + 1], allowed, &partials[i]);
+          });
     } catch (const std::system_error&) {  // no thread to be had: scan the slice here
-      ScanSlice(db, hist, snapshot.snapshot(), catalog, query, *metric_id, bounds[i],
-                bounds[i + 1], allowed, &partials[i]);
+      ScanSlice(db, hist, snapshot.snapshot(), catalog, query, *metric_id, bounds[i], bounds[i + 1],
+                allowed, &partials[i]);
     }
   }
   ScanSlice(db, hist, snapshot.snapshot(), catalog, query, *metric_id, bounds[0], bounds[1],

@@ -1,7 +1,6 @@
 #include "aggregator/histogram_query.h"
 
 #include <gtest/gtest.h>
-
 #include <time.h>
 
 #include <chrono>
@@ -134,7 +133,8 @@ TEST(HistogramQuerySliceTest, SlicesGiveTheSameAnswerAsOneScan) {
   Batch b = MakeBatch("a/1", 1, "a", {Latency("m", "op=read"), Latency("m", "op=write")});
   b.labels = {{"zone", "b"}};
   for (int s = 0; s < 1000; s += 7) {
-    b.seconds.push_back(SecondDelta{kT + s, {{static_cast<uint32_t>(s % 2), Encoded({uint64_t(s)})}}, {}});
+    b.seconds.push_back(
+        SecondDelta{kT + s, {{static_cast<uint32_t>(s % 2), Encoded({uint64_t(s)})}}, {}});
   }
   const std::vector<HistogramQuery> queries = {
       {"m", kT, kT + 1000, 1, "", {}},       // 1000 columns, cut on column boundaries
@@ -155,7 +155,8 @@ TEST(HistogramQuerySliceTest, SlicesGiveTheSameAnswerAsOneScan) {
       Result<HistogramAnswer> a = store->QueryHistograms(queries[i]);
       ASSERT_TRUE(a.ok()) << a.status().ToString();
       std::string cells = Cells(*a);
-      for (const QueryCell& c : a->cells) cells += " " + std::to_string(static_cast<uint64_t>(c.histogram.sum()));
+      for (const QueryCell& c : a->cells)
+        cells += " " + std::to_string(static_cast<uint64_t>(c.histogram.sum()));
       if (threads == 1) {
         one_scan.push_back(cells);
       } else {
@@ -196,10 +197,11 @@ TEST(HistogramQueryScaleTest, HourOfHundredHostsIsFast) {
   for (const char* group_by : {"", "host"}) {
     const auto start = std::chrono::steady_clock::now();
     const double cpu_start = ThreadCpuMs();
-    Result<HistogramAnswer> a =
-        store->QueryHistograms({"http.latency", kT, kT + kSeconds, group_by[0] ? 3600u : 1u, group_by, {}});
+    Result<HistogramAnswer> a = store->QueryHistograms(
+        {"http.latency", kT, kT + kSeconds, group_by[0] ? 3600u : 1u, group_by, {}});
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        std::chrono::steady_clock::now() - start).count();
+                        std::chrono::steady_clock::now() - start)
+                        .count();
     const double cpu_ms = ThreadCpuMs() - cpu_start;
     ASSERT_TRUE(a.ok());
     uint64_t total = 0;

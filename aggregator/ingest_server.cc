@@ -41,8 +41,8 @@ Status IngestServer::Start() {
 void IngestServer::Stop() { router_.Stop(); }
 
 IngestCounters IngestServer::counters() const {
-  return IngestCounters{applied_.load(),  duplicate_.load(), out_of_order_.load(),
-                        rejected_.load(), failed_.load(),    bytes_.load(),
+  return IngestCounters{applied_.load(),          duplicate_.load(), out_of_order_.load(),
+                        rejected_.load(),         failed_.load(),    bytes_.load(),
                         histogram_seconds_.load()};
 }
 
@@ -76,8 +76,7 @@ std::optional<std::string> IngestServer::Handle(const Result<std::string_view>& 
     default:
       ++out_of_order_;
       return AckBytes(batch->sequence, Ack::Status::kOutOfOrder,
-                      "expected sequence " + std::to_string(outcome->expected),
-                      outcome->expected);
+                      "expected sequence " + std::to_string(outcome->expected), outcome->expected);
   }
 }
 
@@ -90,8 +89,7 @@ std::string IngestServer::Reject(const std::string& agent, uint64_t sequence,
   if (reject_logs_left_ > 0) {
     --reject_logs_left_;
     Log("ingest: rejected batch " + std::to_string(sequence) + " from " +
-        (agent.empty() ? std::string("an unreadable envelope") : "agent " + agent) + ": " +
-        reason);
+        (agent.empty() ? std::string("an unreadable envelope") : "agent " + agent) + ": " + reason);
   } else {
     ++reject_logs_suppressed_;
   }
@@ -108,15 +106,14 @@ void IngestServer::MaybeLogSummary() {
   const IngestCounters& p = last_summary_;
   const auto seconds =
       std::chrono::duration_cast<std::chrono::seconds>(options_.summary_interval).count();
-  std::string line = "ingest, last " + std::to_string(seconds) + " s: " +
-                     std::to_string(c.applied - p.applied) + " applied, " +
-                     std::to_string(c.duplicate - p.duplicate) + " duplicate, " +
-                     std::to_string(c.out_of_order - p.out_of_order) + " out of order, " +
-                     std::to_string(c.rejected - p.rejected) + " rejected, " +
-                     std::to_string(c.failed - p.failed) + " failed; " +
-                     std::to_string(c.bytes - p.bytes) + " bytes, " +
-                     std::to_string(c.histogram_seconds - p.histogram_seconds) +
-                     " histogram-seconds written";
+  std::string line =
+      "ingest, last " + std::to_string(seconds) + " s: " + std::to_string(c.applied - p.applied) +
+      " applied, " + std::to_string(c.duplicate - p.duplicate) + " duplicate, " +
+      std::to_string(c.out_of_order - p.out_of_order) + " out of order, " +
+      std::to_string(c.rejected - p.rejected) + " rejected, " +
+      std::to_string(c.failed - p.failed) + " failed; " + std::to_string(c.bytes - p.bytes) +
+      " bytes, " + std::to_string(c.histogram_seconds - p.histogram_seconds) +
+      " histogram-seconds written";
   if (reject_logs_suppressed_ > 0) {
     line += "; " + std::to_string(reject_logs_suppressed_) + " rejections not logged";
     reject_logs_suppressed_ = 0;

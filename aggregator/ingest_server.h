@@ -28,7 +28,8 @@ namespace trailmap::aggregator {
 
 struct IngestServerOptions {
   std::string endpoint = "tcp://127.0.0.1:7400";
-  BatchLimits limits;  // checked on every batch; messages over limits.max_bytes + 1 MiB drop the peer
+  BatchLimits
+      limits;  // checked on every batch; messages over limits.max_bytes + 1 MiB drop the peer
   std::chrono::milliseconds summary_interval{10'000};
   int max_reject_logs = 10;  // rejection lines per summary interval; the rest are only counted
 };

@@ -52,7 +52,9 @@ std::string EncodeScalar(double value) {
 }
 
 Result<double> DecodeScalar(std::string_view in) {
-  if (in.size() != 8) return Status::Corruption("scalar value of " + std::to_string(in.size()) + " bytes, expected 8");
+  if (in.size() != 8)
+    return Status::Corruption("scalar value of " + std::to_string(in.size()) +
+                              " bytes, expected 8");
   return std::bit_cast<double>(GetFixed64BE(in.data()));
 }
 
@@ -131,7 +133,8 @@ Result<SeriesRecord> DecodeSeriesRecord(std::string_view in) {
 }
 
 Result<uint64_t> DecodeWatermark(std::string_view in) {
-  if (in.size() != 8) return Status::Corruption("watermark of " + std::to_string(in.size()) + " bytes, expected 8");
+  if (in.size() != 8)
+    return Status::Corruption("watermark of " + std::to_string(in.size()) + " bytes, expected 8");
   return GetFixed64BE(in.data());
 }
 

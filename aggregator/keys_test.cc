@@ -27,7 +27,8 @@ TEST(KeysTest, DataKeyRoundTripsAndOrdersByMetricThenTimeThenHostThenSeries) {
 }
 
 TEST(KeysTest, RecordsRoundTrip) {
-  Result<MetricRecord> m = DecodeMetricRecord(EncodeMetricRecord({"disk.latency", MetricKind::kSize, "B"}));
+  Result<MetricRecord> m =
+      DecodeMetricRecord(EncodeMetricRecord({"disk.latency", MetricKind::kSize, "B"}));
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   EXPECT_EQ(m->name, "disk.latency");
   EXPECT_EQ(m->kind, MetricKind::kSize);

@@ -6,12 +6,11 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <zmq.hpp>
-
 #include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
+#include <zmq.hpp>
 
 #include "aggregator/aggregator_config.h"
 #include "aggregator/ingest_server.h"
@@ -48,11 +47,19 @@ int Run(int argc, char** argv) {
       "Flags override the config file. Stop with SIGINT or SIGTERM.\n"
       "Exit status: 0 after a clean shutdown, 2 on a bad flag or config, 1 on any other error.");
   std::string config_path, data, ingest, query, name;
-  app.add_option("--config", config_path, "TOML config file (example: configs/aggregator.toml)");
-  app.add_option("--data", data, "RocksDB directory, created if missing (required unless in the config)");
-  app.add_option("--ingest", ingest, "where agents send batches, HOST:PORT or tcp://HOST:PORT [127.0.0.1:7400]");
-  app.add_option("--query", query, "where queries arrive, HOST:PORT or tcp://HOST:PORT [127.0.0.1:7401]");
-  app.add_option("--name", name, "this shard's name in answers [<hostname>:<ingest port>]");
+  app.add_option("--config", config_path, "TOML config file (example: configs/aggregator.toml)")
+      ->type_name("FILE");
+  app.add_option("--data", data,
+                 "RocksDB directory, created if missing (required unless in the config)")
+      ->type_name("DIR");
+  app.add_option("--ingest", ingest,
+                 "where agents send batches, HOST:PORT or tcp://HOST:PORT [127.0.0.1:7400]")
+      ->type_name("HOST:PORT");
+  app.add_option("--query", query,
+                 "where queries arrive, HOST:PORT or tcp://HOST:PORT [127.0.0.1:7401]")
+      ->type_name("HOST:PORT");
+  app.add_option("--name", name, "this shard's name in answers [<hostname>:<ingest port>]")
+      ->type_name("NAME");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -115,9 +122,9 @@ int Run(int argc, char** argv) {
   query_server.Stop();
   const IngestCounters c = ingest_server.counters();
   store->reset();
-  Log("stopped: " + std::to_string(c.applied) + " batches applied, " +
-      std::to_string(c.duplicate) + " duplicate, " + std::to_string(c.out_of_order) +
-      " out of order, " + std::to_string(c.rejected) + " rejected");
+  Log("stopped: " + std::to_string(c.applied) + " batches applied, " + std::to_string(c.duplicate) +
+      " duplicate, " + std::to_string(c.out_of_order) + " out of order, " +
+      std::to_string(c.rejected) + " rejected");
   return 0;
 }
 

@@ -65,7 +65,8 @@ Answer QueryServer::AnswerQuery(std::string_view bytes) const {
   answer.histograms = std::move(histograms).value();
   ++answered_;
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::steady_clock::now() - start).count();
+                      std::chrono::steady_clock::now() - start)
+                      .count();
   if (ms >= 1000) {
     Log("query: slow: " + query->histograms.metric + " over " +
         std::to_string(query->histograms.to - query->histograms.from) + " s by '" +

@@ -22,7 +22,8 @@ namespace trailmap::aggregator {
 
 struct QueryServerOptions {
   std::string endpoint = "tcp://127.0.0.1:7401";
-  std::string shard;  // the name put in every Answer; main() defaults it to "<hostname>:<ingest port>"
+  std::string
+      shard;  // the name put in every Answer; main() defaults it to "<hostname>:<ingest port>"
 };
 
 class QueryServer {

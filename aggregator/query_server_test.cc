@@ -29,8 +29,8 @@ class QueryServerTest : public ::testing::Test {
     b.seconds.push_back(SecondDelta{kT + 10, {{0, Encoded({9})}}, {}});
     ASSERT_TRUE(store_->ApplyBatch(b).ok());
 
-    server_ = std::make_unique<QueryServer>(&context_, store_.get(),
-                                            QueryServerOptions{"tcp://127.0.0.1:*", "agg-test:7400"});
+    server_ = std::make_unique<QueryServer>(
+        &context_, store_.get(), QueryServerOptions{"tcp://127.0.0.1:*", "agg-test:7400"});
     ASSERT_TRUE(server_->Start().ok());
     dealer_.set(zmq::sockopt::linger, 0);
     dealer_.set(zmq::sockopt::rcvtimeo, 5000);

@@ -1,9 +1,8 @@
 #include "aggregator/router_server.h"
 
-#include <zmq.hpp>
-
 #include <exception>
 #include <vector>
+#include <zmq.hpp>
 
 #include "core/log.h"
 

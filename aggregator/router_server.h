@@ -31,15 +31,17 @@ namespace trailmap::aggregator {
 class RouterServer {
  public:
   // Returns the reply bytes, or nullopt for no reply.
-  using Handler = std::function<std::optional<std::string>(const Result<std::string_view>& payload)>;
+  using Handler =
+      std::function<std::optional<std::string>(const Result<std::string_view>& payload)>;
   // Called on the server thread at least every `tick_ms` (and after each request).
   using Tick = std::function<void()>;
 
   struct Options {
-    std::string name = "server";       // for log lines
-    std::string endpoint;              // e.g. "tcp://127.0.0.1:7400"; port "*" picks a free one
-    int64_t max_message_bytes = -1;    // larger messages drop the connection (ZMQ_MAXMSGSIZE); -1 = any
-    int tick_ms = 100;                 // also how quickly Stop() is noticed
+    std::string name = "server";  // for log lines
+    std::string endpoint;         // e.g. "tcp://127.0.0.1:7400"; port "*" picks a free one
+    int64_t max_message_bytes =
+        -1;             // larger messages drop the connection (ZMQ_MAXMSGSIZE); -1 = any
+    int tick_ms = 100;  // also how quickly Stop() is noticed
   };
 
   RouterServer(zmq::context_t* context, Options options, Handler handler, Tick tick = {});

@@ -148,10 +148,12 @@ Result<ApplyOutcome> Store::ApplyBatch(const Batch& batch) {
   if (!labels.ok()) return Status::InvalidArgument("labels: " + labels.status().message());
   for (const SecondDelta& second : batch.seconds) {
     for (const HistogramDelta& h : second.histograms) {
-      if (h.series >= batch.series.size()) return Status::InvalidArgument("histogram series past the series list");
+      if (h.series >= batch.series.size())
+        return Status::InvalidArgument("histogram series past the series list");
     }
     for (const ScalarValue& v : second.scalars) {
-      if (v.series >= batch.series.size()) return Status::InvalidArgument("scalar series past the series list");
+      if (v.series >= batch.series.size())
+        return Status::InvalidArgument("scalar series past the series list");
     }
   }
 

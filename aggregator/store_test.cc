@@ -126,7 +126,8 @@ TEST(StoreTest, ReopenKeepsWatermarksCatalogAndData) {
                         {Latency("disk.latency", "op=read"), Latency("disk.latency", "op=write"),
                          SeriesDef{"cpu.usage", MetricKind::kScalar, "1", ""}});
     b.labels = {{"role", "db"}};
-    b.seconds.push_back(SecondDelta{kT, {{0, Encoded({100})}, {1, Encoded({200, 300})}}, {{2, 0.75}}});
+    b.seconds.push_back(
+        SecondDelta{kT, {{0, Encoded({100})}, {1, Encoded({200, 300})}}, {{2, 0.75}}});
     ASSERT_TRUE(store->ApplyBatch(b).ok());
     ASSERT_TRUE(store->SkipRejected("db-7/1", 2).ok());
     ASSERT_TRUE(store->Flush().ok());
