@@ -1,1 +1,109 @@
+// The commands run as main() runs them, against fake aggregators: exit codes and what they print.
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "query/cli_common.h"
+#include "query/fake_aggregator.h"
+#include "query/heatmap_command.h"
+#include "query/stats_command.h"
+
+namespace trailmap {
+namespace {
+
+struct Harness {
+  zmq::context_t zmq;
+  std::ostringstream out, err;
+  CliContext context;
+  Harness() {
+    context.zmq = &zmq;
+    context.now = 1'700'000'060;
+    context.home = "/nonexistent-home";
+    context.out = &out;
+    context.err = &err;
+  }
+};
+
+TEST(Cli, StatsWithOneShardSilentExitsThreeAndNamesIt) {
+  Harness h;
+  testing::FakeAggregator good(h.zmq, testing::CannedAnswer("agg-1", "web-1", 5'000'000, 7));
+  testing::FakeAggregator silent(h.zmq, Answer{}, /*silent=*/true);
+  StatsFlags flags;
+  flags.query.metric = "disk.latency";
+  flags.query.by = "host";
+  flags.query.from = "-1m";
+  flags.query.timeout = "300ms";
+  flags.query.aggregators = good.endpoint() + "," + silent.endpoint();
+  flags.format = "json";
+  EXPECT_EQ(RunStats(flags, h.context), kExitPartial);
+  const auto j = nlohmann::json::parse(h.out.str());
+  ASSERT_EQ(j["rows"].size(), 1u);  // the output is still produced from the other shard
+  EXPECT_EQ(j["rows"][0]["group"], "web-1");
+  EXPECT_EQ(j["rows"][0]["count"], 7);
+  ASSERT_EQ(j["missing_shards"].size(), 1u);
+  EXPECT_NE(h.err.str().find(silent.endpoint()), std::string::npos) << h.err.str();
+  EXPECT_NE(h.err.str().find("did not answer"), std::string::npos) << h.err.str();
+  EXPECT_EQ(good.last_query().histograms.from, 1'700'000'000);
+  EXPECT_EQ(good.last_query().histograms.to, 1'700'000'060);
+}
+
+TEST(Cli, HeatmapFromAllShardsExitsZero) {
+  Harness h;
+  testing::FakeAggregator a(h.zmq, testing::CannedAnswer("agg-1", "", 5'000'000, 7));
+  testing::FakeAggregator b(h.zmq, testing::CannedAnswer("agg-2", "", 5'000'000, 5));
+  HeatmapFlags flags;
+  flags.query.metric = "disk.latency";
+  flags.query.from = "-1m";
+  flags.query.aggregators = a.endpoint() + "," + b.endpoint();
+  flags.format = "json";
+  EXPECT_EQ(RunHeatmap(flags, h.context), kExitOk) << h.err.str();
+  const auto j = nlohmann::json::parse(h.out.str());
+  EXPECT_EQ(j["total"], 12);
+  EXPECT_EQ(j["columns"], 60);
+  EXPECT_EQ(j["ymax"], 10'000'000);
+  EXPECT_TRUE(h.err.str().empty()) << h.err.str();
+}
+
+TEST(Cli, NoShardAnsweringExitsThree) {
+  Harness h;
+  testing::FakeAggregator silent(h.zmq, Answer{}, /*silent=*/true);
+  HeatmapFlags flags;
+  flags.query.metric = "disk.latency";
+  flags.query.timeout = "200ms";
+  flags.query.aggregators = silent.endpoint();
+  EXPECT_EQ(RunHeatmap(flags, h.context), kExitPartial);
+  EXPECT_NE(h.err.str().find("no aggregator answered"), std::string::npos);
+}
+
+TEST(Cli, UsageErrorsExitTwoAndSayWhatToFix) {
+  Harness h;
+  HeatmapFlags flags;
+  flags.query.metric = "disk.latency";
+  flags.query.aggregators = "127.0.0.1:1";
+  flags.query.from = "yesterday";
+  EXPECT_EQ(RunHeatmap(flags, h.context), kExitUsage);
+  EXPECT_NE(h.err.str().find("RFC 3339"), std::string::npos);
+
+  flags.query.from = "-5m";
+  flags.ymax = "20 parsecs";
+  EXPECT_EQ(RunHeatmap(flags, h.context), kExitUsage);
+  flags.ymax = "";
+  flags.clip = "lots";
+  EXPECT_EQ(RunHeatmap(flags, h.context), kExitUsage);
+  flags.clip = "";
+  flags.step = "1.5s";
+  EXPECT_EQ(RunHeatmap(flags, h.context), kExitUsage);
+  flags.step = "";
+  flags.query.timeout = "soon";
+  EXPECT_EQ(RunHeatmap(flags, h.context), kExitUsage);
+
+  StatsFlags stats;
+  stats.query.metric = "disk.latency";
+  stats.sort = "p42";
+  EXPECT_EQ(RunStats(stats, h.context), kExitUsage);
+  EXPECT_NE(h.err.str().find("p99"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace trailmap

@@ -85,9 +85,9 @@ FanoutResult FanOut(zmq::context_t& context, const std::vector<std::string>& end
       waiting.push_back(&shard);
     }
     if (items.empty()) break;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) break;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) break;
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now);
     try {
       zmq::poll(items, left);
     } catch (const zmq::error_t& e) {

@@ -5,6 +5,29 @@
 #include "query/palette.h"
 
 namespace trailmap {
+namespace {
+
+// The midpoint of the bucket holding the highest event left after dropping the top
+// `clip_percent` % of events (floor of the count, so clipping 0.1% of 999 events drops none).
+uint64_t KeptTop(const Histogram& total, double clip_percent) {
+  const auto drop =
+      static_cast<uint64_t>(static_cast<double>(total.count()) * clip_percent / 100.0 + 1e-9);
+  const uint64_t keep = std::max<uint64_t>(1, total.count() - std::min(drop, total.count()));
+  uint64_t seen = 0;
+  uint64_t top = 0;
+  bool found = false;
+  total.ForEachBucket([&](uint32_t index, uint64_t count) {
+    if (found) return;
+    seen += count;
+    if (seen >= keep) {
+      top = BucketMidpoint(index);
+      found = true;
+    }
+  });
+  return top;
+}
+
+}  // namespace
 
 const char* ColoringName(Coloring coloring) {
   return coloring == Coloring::kLinear ? "linear" : "rank";
@@ -103,8 +126,7 @@ Result<HeatmapView> AssembleHeatmap(const MergedGrid& grid, const HeatmapOptions
   } else if (total.empty()) {
     view.ymax = 1;
   } else if (options.clip_percent > 0) {
-    const uint64_t at = total.Percentile(100.0 - options.clip_percent);
-    view.ymax = RoundTop(BucketMidpoint(BucketIndex(at)));
+    view.ymax = RoundTop(KeptTop(total, options.clip_percent));
   } else {
     view.ymax = RoundTop(BucketMidpoint(BucketIndex(total.max())));
   }
@@ -117,7 +139,7 @@ Result<HeatmapView> AssembleHeatmap(const MergedGrid& grid, const HeatmapOptions
   const size_t cells = size_t{view.rows} * view.columns;
   view.counts.assign(cells, 0);
   if (grouped) view.breakdown.assign(cells, {});
-  const auto span = static_cast<unsigned __int128>(view.ymax - view.ymin);
+  const auto span = static_cast<uint128_t>(view.ymax - view.ymin);
   for (size_t g = 0; g < grid.groups.size(); ++g) {
     for (uint32_t c = 0; c < grid.columns; ++c) {
       grid.cells[g][c].ForEachBucket([&](uint32_t index, uint64_t count) {
@@ -128,7 +150,7 @@ Result<HeatmapView> AssembleHeatmap(const MergedGrid& grid, const HeatmapOptions
         }
         if (v < view.ymin) return;  // ymin is 0 today: never taken
         const auto row =
-            static_cast<uint32_t>(static_cast<unsigned __int128>(v - view.ymin) * view.rows / span);
+            static_cast<uint32_t>(static_cast<uint128_t>(v - view.ymin) * view.rows / span);
         const size_t i = view.Index(row, c);
         view.counts[i] += count;
         if (grouped) {

@@ -1,1 +1,218 @@
+#include "query/heatmap.h"
+
 #include <gtest/gtest.h>
+
+#include "query/palette.h"
+
+namespace trailmap {
+namespace {
+
+// A grid of `columns` one-second columns, one group, starting at 1000.
+MergedGrid Grid(uint32_t columns) {
+  MergedGrid grid;
+  grid.metric = "disk.latency";
+  grid.from = 1000;
+  grid.to = 1000 + columns;
+  grid.step = 1;
+  grid.columns = columns;
+  grid.groups = {""};
+  grid.cells.assign(1, std::vector<Histogram>(columns));
+  return grid;
+}
+
+TEST(PlanColumns, FitsTheRange) {
+  EXPECT_EQ(PlanColumns(0, 300, 0, 0, 600)->step, 1u);
+  EXPECT_EQ(PlanColumns(0, 300, 0, 0, 600)->columns, 300u);
+  EXPECT_EQ(PlanColumns(0, 3600, 0, 0, 120)->step, 30u);
+  EXPECT_EQ(PlanColumns(0, 3600, 0, 0, 120)->columns, 120u);
+  EXPECT_EQ(PlanColumns(0, 100, 0, 0, 120)->step, 1u);  // never below one second
+  EXPECT_EQ(PlanColumns(0, 3600, 60, 0, 120)->step, 60u);
+  EXPECT_EQ(PlanColumns(0, 3600, 0, 7, 120)->columns, 515u);  // ceil(3600 / 7)
+  EXPECT_FALSE(PlanColumns(10, 10, 0, 0, 120).ok());
+}
+
+TEST(RoundTop, NextOneTwoOrFive) {
+  const std::pair<uint64_t, uint64_t> cases[] = {
+      {0, 1},
+      {1, 2},
+      {3, 5},
+      {7, 10},
+      {999, 1000},
+      {1000, 2000},
+      {1001, 2000},
+      {2000, 5000},
+      {4999, 5000},
+      {5000, 10000},
+      {12'345'678, 20'000'000},
+      {150'000'000, 200'000'000},
+  };
+  for (const auto& [value, want] : cases) EXPECT_EQ(RoundTop(value), want) << value;
+}
+
+TEST(Heatmap, CellCountsAreExactBucketSums) {
+  MergedGrid grid = Grid(3);
+  // Exact buckets (< 128) make midpoints equal the values.
+  grid.cells[0][0].Record(5, 10);  // row 5 * 10 / 100 = 0
+  grid.cells[0][0].Record(15, 3);  // row 1
+  grid.cells[0][1].Record(99, 7);  // row 9
+  grid.cells[0][2].Record(50, 1);  // row 5
+  grid.cells[0][2].Record(55, 2);  // row 5 as well
+  HeatmapOptions options;
+  options.rows = 10;
+  options.ymax = 100;
+  Result<HeatmapView> view = AssembleHeatmap(grid, options);
+  ASSERT_TRUE(view.ok()) << view.status().ToString();
+  EXPECT_EQ(view->rows, 10u);
+  EXPECT_EQ(view->columns, 3u);
+  EXPECT_EQ(view->count(0, 0), 10u);
+  EXPECT_EQ(view->count(1, 0), 3u);
+  EXPECT_EQ(view->count(9, 1), 7u);
+  EXPECT_EQ(view->count(5, 2), 3u);
+  uint64_t sum = 0;
+  for (uint64_t c : view->counts) sum += c;
+  EXPECT_EQ(sum, 23u);
+  EXPECT_EQ(view->total, 23u);
+  EXPECT_EQ(view->above, 0u);
+  EXPECT_EQ(view->nonzero_cells, 4u);
+  EXPECT_DOUBLE_EQ(view->RowLow(5), 50);
+  EXPECT_DOUBLE_EQ(view->RowHigh(5), 60);
+}
+
+TEST(Heatmap, BucketsGoToTheRowOfTheirMidpoint) {
+  MergedGrid grid = Grid(1);
+  // 1000 falls in bucket [1000, 1007], midpoint 1003: row 1003 * 4 / 2000 = 2.
+  grid.cells[0][0].Record(1000, 4);
+  // 1999 falls in [1984, 1999], midpoint 1991: row 3.
+  grid.cells[0][0].Record(1999, 1);
+  HeatmapOptions options;
+  options.rows = 4;
+  options.ymax = 2000;
+  HeatmapView view = *AssembleHeatmap(grid, options);
+  EXPECT_EQ(view.count(2, 0), 4u);
+  EXPECT_EQ(view.count(3, 0), 1u);
+}
+
+TEST(Heatmap, ValuesAtOrAboveYmaxAreCountedNotDrawn) {
+  MergedGrid grid = Grid(2);
+  grid.cells[0][0].Record(10, 5);
+  grid.cells[0][1].Record(100, 2);  // == ymax: above
+  grid.cells[0][1].Record(120, 1);
+  HeatmapOptions options;
+  options.rows = 5;
+  options.ymax = 100;
+  HeatmapView view = *AssembleHeatmap(grid, options);
+  EXPECT_EQ(view.above, 3u);
+  EXPECT_EQ(view.total, 8u);
+  EXPECT_EQ(view.count(0, 0), 5u);
+  EXPECT_FALSE(view.ymax_auto);
+}
+
+TEST(Heatmap, AutomaticYmaxIsTheRoundTopAboveTheData) {
+  MergedGrid grid = Grid(2);
+  grid.cells[0][0].Record(3'000'000, 100);  // 3 ms
+  grid.cells[0][1].Record(13'000'000, 1);   // 13 ms → 20 ms
+  HeatmapView view = *AssembleHeatmap(grid, {});
+  EXPECT_EQ(view.ymax, 20'000'000u);
+  EXPECT_TRUE(view.ymax_auto);
+  EXPECT_EQ(view.above, 0u);
+  EXPECT_EQ(view.rows, 50u);
+}
+
+TEST(Heatmap, ClipLeavesTheTopPercentAbove) {
+  MergedGrid grid = Grid(10);
+  for (uint32_t c = 0; c < 10; ++c) grid.cells[0][c].Record(2'000'000 + c * 1000, 999);  // ~2 ms
+  grid.cells[0][3].Record(900'000'000, 10);  // 10 outliers at 900 ms: 0.1% of 10000
+  HeatmapView unclipped = *AssembleHeatmap(grid, {});
+  EXPECT_EQ(unclipped.ymax, 1'000'000'000u);
+  EXPECT_EQ(unclipped.above, 0u);
+  HeatmapOptions options;
+  options.clip_percent = 0.1;
+  HeatmapView clipped = *AssembleHeatmap(grid, options);
+  EXPECT_EQ(clipped.ymax, 5'000'000u);  // the 99.9th percentile is ~2 ms
+  EXPECT_EQ(clipped.above, 10u);
+  EXPECT_DOUBLE_EQ(clipped.clip_percent, 0.1);
+}
+
+// A dense band of large counts and one outlier cell of count 1.
+MergedGrid BandAndOutlier() {
+  MergedGrid grid = Grid(20);
+  for (uint32_t c = 0; c < 20; ++c) grid.cells[0][c].Record(10, 1000 + c);  // distinct counts
+  grid.cells[0][7].Record(90, 1);
+  return grid;
+}
+
+TEST(Coloring, RankKeepsALoneOutlierVisible) {
+  HeatmapOptions options;
+  options.rows = 10;
+  options.ymax = 100;
+  HeatmapView view = *AssembleHeatmap(BandAndOutlier(), options);
+  ASSERT_EQ(view.nonzero_cells, 21u);
+  const size_t outlier = view.Index(9, 7);
+  EXPECT_EQ(view.counts[outlier], 1u);
+  EXPECT_DOUBLE_EQ(view.saturation[outlier], 1.0 / 21);  // position 1 of 21
+  EXPECT_GE(view.levels[outlier], 2);                    // visibly more than the faintest shade
+  const size_t fullest = view.Index(1, 19);
+  EXPECT_EQ(view.counts[fullest], 1019u);
+  EXPECT_DOUBLE_EQ(view.saturation[fullest], 1.0);
+  EXPECT_EQ(view.levels[fullest], kShadeLevels - 1);
+}
+
+TEST(Coloring, LinearGivesTheOutlierTheMinimumShade) {
+  HeatmapOptions options;
+  options.rows = 10;
+  options.ymax = 100;
+  options.coloring = Coloring::kLinear;
+  HeatmapView view = *AssembleHeatmap(BandAndOutlier(), options);
+  const size_t outlier = view.Index(9, 7);
+  EXPECT_DOUBLE_EQ(view.saturation[outlier], 1.0 / 1019);
+  EXPECT_EQ(view.levels[outlier], 1);  // one shade above the background, no more
+  EXPECT_DOUBLE_EQ(view.saturation[view.Index(1, 19)], 1.0);
+  EXPECT_EQ(view.levels[view.Index(0, 0)], 0);  // empty: the background
+}
+
+TEST(Coloring, EqualCountsShareThePositionOfTheLast) {
+  HeatmapView view;
+  view.rows = 1;
+  view.columns = 5;
+  view.counts = {0, 3, 3, 7, 1};
+  ColorHeatmap(&view);
+  EXPECT_DOUBLE_EQ(view.saturation[0], 0);
+  EXPECT_DOUBLE_EQ(view.saturation[4], 1.0 / 4);
+  EXPECT_DOUBLE_EQ(view.saturation[1], 3.0 / 4);
+  EXPECT_DOUBLE_EQ(view.saturation[2], 3.0 / 4);
+  EXPECT_DOUBLE_EQ(view.saturation[3], 1.0);
+  EXPECT_EQ(view.max_count, 7u);
+}
+
+TEST(Heatmap, GroupedViewKeepsPerGroupCounts) {
+  MergedGrid grid = Grid(1);
+  grid.group_by = "host";
+  grid.groups = {"a", "b"};
+  grid.cells.assign(2, std::vector<Histogram>(1));
+  grid.cells[0][0].Record(10, 3);
+  grid.cells[1][0].Record(11, 4);
+  HeatmapOptions options;
+  options.rows = 10;
+  options.ymax = 100;
+  HeatmapView view = *AssembleHeatmap(grid, options);
+  ASSERT_EQ(view.groups.size(), 2u);
+  EXPECT_EQ(view.count(1, 0), 7u);
+  const auto& parts = view.breakdown[view.Index(1, 0)];
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0], (std::pair<uint32_t, uint64_t>{0, 3}));
+  EXPECT_EQ(parts[1], (std::pair<uint32_t, uint64_t>{1, 4}));
+}
+
+TEST(Palette, FromWhiteThroughYellowToDarkRed) {
+  EXPECT_EQ(ShadeColor(0), (Rgb{255, 255, 255}));
+  EXPECT_EQ(ShadeLevel(0.0001, true), 1);
+  EXPECT_EQ(ShadeLevel(1.0, true), kShadeLevels - 1);
+  EXPECT_EQ(ShadeLevel(0.5, false), 0);
+  const Rgb faint = ShadeColor(1), dark = ShadeColor(kShadeLevels - 1);
+  EXPECT_NE(faint, ShadeColor(0));
+  EXPECT_GT(faint.r + faint.g + faint.b, dark.r + dark.g + dark.b);
+  EXPECT_LT(dark.g, 20);  // dark red
+}
+
+}  // namespace
+}  // namespace trailmap
