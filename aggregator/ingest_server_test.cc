@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
 #include <zmq.hpp>
 
 #include "aggregator/testing.h"
@@ -123,6 +125,36 @@ TEST_F(IngestServerTest, RejectedBatchWithReadableEnvelopeAdvancesTheWatermark) 
   ASSERT_TRUE(a.ok());
   ASSERT_EQ(a->cells.size(), 1u);
   EXPECT_EQ(a->cells[0].histogram.count(), 6u);  // batches 1 and 3
+}
+
+TEST(IngestServerLogTest, SummaryLineCountsWhatChanged) {
+  TempDir dir;
+  Result<std::unique_ptr<Store>> store = Store::Open(dir.path());
+  ASSERT_TRUE(store.ok());
+  zmq::context_t context;
+  IngestServerOptions options;
+  options.endpoint = "tcp://127.0.0.1:*";
+  options.summary_interval = std::chrono::milliseconds(1000);
+  IngestServer server(&context, store->get(), options);
+  ASSERT_TRUE(server.Start().ok());
+  zmq::socket_t dealer(context, zmq::socket_type::dealer);
+  dealer.set(zmq::sockopt::linger, 0);
+  dealer.set(zmq::sockopt::rcvtimeo, 5000);
+  dealer.connect(server.endpoint());
+  ::testing::internal::CaptureStderr();
+  for (const std::string& payload : {std::string("junk"), std::string("junk")}) {
+    dealer.send(zmq::buffer(payload));
+    zmq::message_t reply;
+    ASSERT_TRUE(dealer.recv(reply));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("ingest: rejected batch 0 from an unreadable envelope: "), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("ingest, last 1 s: 0 applied, 0 duplicate, 0 out of order, 2 rejected, 0 "
+                     "failed; 8 bytes, 0 histogram-seconds written"),
+            std::string::npos)
+      << log;
 }
 
 TEST(IngestServerBindTest, BusyPortIsAnError) {
