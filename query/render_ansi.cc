@@ -46,15 +46,30 @@ std::string PadLeft(const std::string& s, size_t width) {
 std::string RenderHeatmapAnsi(const HeatmapView& view, const AnsiOptions& options) {
   std::string out;
   out += HeatmapTitle(view) + "\n" + HeatmapSubtitle(view) + "\n";
+  if (const std::string not_drawn = HeatmapNotDrawn(view); !not_drawn.empty()) {
+    out += not_drawn + "\n";
+  }
   const int64_t lines = (view.rows + 1) / 2;
+  std::vector<double> ticks;
+  for (double v : ValueTicks(static_cast<double>(view.ymax - view.ymin),
+                             std::max<int>(1, static_cast<int>(lines) / options.label_every))) {
+    ticks.push_back(static_cast<double>(view.ymin) + v);
+  }
   for (int64_t line = 0; line < lines; ++line) {
     // Line 0 is the top: rows (rows-1, rows-2); an odd row count leaves the last lower half empty.
     const int64_t upper = static_cast<int64_t>(view.rows) - 1 - 2 * line;
     const int64_t lower = upper - 1;
+    // A round tick value labels the line whose value range holds it (the top line holds ymax).
     std::string label;
-    if (line == 0 || line % std::max(1, options.label_every) == 0) {
-      label = FormatQuantity(view.RowHigh(static_cast<uint32_t>(upper)), view.unit);
+    const double high = view.RowHigh(static_cast<uint32_t>(upper));
+    const double low = lower >= 0 ? view.RowLow(static_cast<uint32_t>(lower)) : view.RowLow(0);
+    for (double v : ticks) {
+      if (v > 0 && v >= low && (v < high || (line == 0 && v <= high))) {
+        label = FormatQuantity(v, view.unit);
+      }
     }
+    if (line == 0 && label.empty())
+      label = FormatQuantity(static_cast<double>(view.ymax), view.unit);
     out += PadLeft(label, kLabelWidth - 1) + "│";
     Rgb fg{0, 0, 0}, bg{0, 0, 0};
     bool first = true;

@@ -2,7 +2,7 @@
 //
 // Two value rows share one line: each character is an upper half block (▀) whose foreground is
 // the upper row's color and whose background is the lower row's, so 50 rows take 25 lines. The
-// left margin holds value labels in the metric's unit (the value at the top edge of the line);
+// left margin holds round value labels in the metric's unit, each on the line holding it;
 // below the plot a time axis carries UTC clock labels, then the shade ramp and what was not
 // drawn. Cells use the palette of query/palette.h, empty cells its white background, so the plot
 // reads the same as the SVG on a dark or a light terminal.
@@ -15,8 +15,8 @@
 namespace trailmap {
 
 struct AnsiOptions {
-  // Label every n-th line of the plot (and the top one). Default 5: 50 rows → labels every 10
-  // rows, a fifth of the range.
+  // About one value label per this many lines: round values (1, 2 or 5 × 10^k steps), each on
+  // the line whose range holds it. Default 5: 50 rows (25 lines) get about 5 labels.
   int label_every = 5;
 };
 

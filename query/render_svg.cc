@@ -14,7 +14,7 @@ namespace {
 
 constexpr int kLeft = 84;  // room for value labels
 constexpr int kRight = 28;
-constexpr int kTop = 64;     // two title lines
+constexpr int kTop = 76;     // up to three title lines
 constexpr int kBottom = 92;  // time labels and the legend
 constexpr const char* kFont = "font-family=\"Helvetica, Arial, sans-serif\"";
 
@@ -95,6 +95,10 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
          "</text>\n";
   out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"44\" fill=\"#444444\">" +
          Escape(HeatmapSubtitle(view)) + "</text>\n";
+  if (const std::string not_drawn = HeatmapNotDrawn(view); !not_drawn.empty()) {
+    out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"62\" fill=\"#a03000\">" +
+           Escape(not_drawn) + "</text>\n";
+  }
 
   // Plot frame and cells.
   out += "<rect x=\"" + std::to_string(kLeft) + "\" y=\"" + std::to_string(kTop) + "\" width=\"" +

@@ -49,11 +49,19 @@ std::string HeatmapSubtitle(const HeatmapView& view) {
   std::string s = FormatRfc3339(view.from) + " + " + FormatSpan(view.to - view.from) + " · " +
                   FormatSpan(view.step) + " per column · " + ColoringName(view.coloring) +
                   " coloring · " + FormatCount(view.total) + " events";
+  return s;
+}
+
+std::string HeatmapNotDrawn(const HeatmapView& view) {
+  std::string s;
   if (view.above > 0) {
-    s += " · " + FormatCount(view.above) + " at or above " +
-         FormatQuantity(static_cast<double>(view.ymax), view.unit) + " not drawn";
+    s = FormatCount(view.above) + (view.above == 1 ? " event" : " events") + " at or above " +
+        FormatQuantity(static_cast<double>(view.ymax), view.unit) + " not drawn";
   }
-  if (view.clip_percent > 0) s += " (top " + FormatSignificant(view.clip_percent) + "% clipped)";
+  if (view.clip_percent > 0) {
+    s += (s.empty() ? "" : " ") + std::string("(--clip ") + FormatSignificant(view.clip_percent) +
+         "%: the top events are left out of the y range)";
+  }
   return s;
 }
 

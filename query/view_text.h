@@ -17,9 +17,10 @@ std::string FormatSpan(int64_t seconds);
 
 // "disk.latency heat map" or "disk.latency heat map by host".
 std::string HeatmapTitle(const HeatmapView& view);
-// "2026-11-22T16:00:00Z + 5m · 1s per column · rank coloring · 1,234 events · 3 at or above
-// 20ms not drawn (top 0.1% clipped)".
+// "2026-11-22T16:00:00Z + 5m · 1s per column · rank coloring · 1,234 events".
 std::string HeatmapSubtitle(const HeatmapView& view);
+// "3 events at or above 20ms not drawn (--clip 0.1%: ...)"; "" when everything is drawn.
+std::string HeatmapNotDrawn(const HeatmapView& view);
 // A cell's hover text, one fact a line: time range, value range, count, per-group counts.
 std::string CellDescription(const HeatmapView& view, uint32_t row, uint32_t column);
 // "rank: shade = rank of the cell's count among the 812 non-empty cells" and the linear twin.
