@@ -35,7 +35,7 @@ CommandResult Cli(std::vector<std::string> args, const std::string& query_list) 
   args.insert(args.begin(), Binary("trailmap"));
   args.push_back("--aggregators");
   args.push_back(query_list);
-  return Run(args);
+  return RunProgram(args);
 }
 
 std::string IngestList(const std::vector<std::unique_ptr<Aggregator>>& aggregators) {

@@ -103,7 +103,7 @@ int Process::Wait(std::chrono::milliseconds timeout) {
 std::string Process::Stdout() const { return ReadFile(out_path_); }
 std::string Process::Stderr() const { return ReadFile(err_path_); }
 
-CommandResult Run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
+CommandResult RunProgram(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
   TempDir logs;
   Process p(argv, logs.path(), "cmd");
   CommandResult r;

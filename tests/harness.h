@@ -63,7 +63,7 @@ struct CommandResult {
   std::string err;
 };
 // Runs a program to completion (killed after `timeout`) and returns what it said.
-CommandResult Run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout = std::chrono::seconds(60));
+CommandResult RunProgram(const std::vector<std::string>& argv, std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
 // Sends one UDP datagram to 127.0.0.1:port.
 void SendUdp(int port, const std::string& payload);
