@@ -53,7 +53,14 @@ Status Catalog::RestoreSeries(uint32_t id, SeriesRecord record) {
   return Status::Ok();
 }
 
+// The FindOrAdd* methods look under the shared lock first: entries are found far more often than
+// added, and the unique lock would stall every query thread on each lookup.
 uint32_t Catalog::FindOrAddMetric(const MetricRecord& record, bool* added) {
+  *added = false;
+  {
+    std::shared_lock lock(mu_);
+    if (auto it = metric_ids_.find(record.name); it != metric_ids_.end()) return it->second;
+  }
   std::unique_lock lock(mu_);
   auto [it, inserted] = metric_ids_.emplace(record.name, metrics_.size() + 1);
   *added = inserted;
@@ -62,16 +69,28 @@ uint32_t Catalog::FindOrAddMetric(const MetricRecord& record, bool* added) {
 }
 
 uint32_t Catalog::FindOrAddHost(std::string_view name, std::string_view labels, bool* added) {
+  *added = false;
+  std::string key(name);
+  {
+    std::shared_lock lock(mu_);
+    if (auto it = host_ids_.find(key); it != host_ids_.end()) return it->second;
+  }
   std::unique_lock lock(mu_);
-  auto [it, inserted] = host_ids_.emplace(std::string(name), hosts_.size() + 1);
+  auto [it, inserted] = host_ids_.emplace(std::move(key), hosts_.size() + 1);
   *added = inserted;
   if (inserted) hosts_.push_back(HostRecord{std::string(name), std::string(labels)});
   return it->second;
 }
 
 uint32_t Catalog::FindOrAddSeries(uint32_t metric, std::string_view fields, bool* added) {
+  *added = false;
+  std::string key = SeriesMapKey(metric, fields);
+  {
+    std::shared_lock lock(mu_);
+    if (auto it = series_ids_.find(key); it != series_ids_.end()) return it->second;
+  }
   std::unique_lock lock(mu_);
-  auto [it, inserted] = series_ids_.emplace(SeriesMapKey(metric, fields), series_.size() + 1);
+  auto [it, inserted] = series_ids_.emplace(std::move(key), series_.size() + 1);
   *added = inserted;
   if (inserted) series_.push_back(SeriesRecord{metric, std::string(fields)});
   return it->second;

@@ -104,6 +104,20 @@ TEST_F(IngestServerTest, RejectsGarbageAndKeepsServing) {
   EXPECT_EQ(server_->counters().applied, 1u);
 }
 
+TEST_F(IngestServerTest, AnswersReqPeersThroughTheirEnvelope) {
+  zmq::socket_t req(context_, zmq::socket_type::req);  // sends [identity, "", payload]
+  req.set(zmq::sockopt::linger, 0);
+  req.set(zmq::sockopt::rcvtimeo, 5000);
+  req.connect(server_->endpoint());
+  req.send(zmq::buffer(GoodBatch(1)));
+  zmq::message_t reply;
+  ASSERT_TRUE(req.recv(reply));
+  Result<Ack> ack = DecodeAck(reply.to_string_view());
+  ASSERT_TRUE(ack.ok()) << ack.status().ToString();
+  EXPECT_EQ(ack->sequence, 1u);
+  EXPECT_EQ(ack->status, Ack::Status::kApplied);
+}
+
 TEST_F(IngestServerTest, RejectedBatchWithReadableEnvelopeAdvancesTheWatermark) {
   ASSERT_EQ(Send({GoodBatch(1)}).status, Ack::Status::kApplied);
   // Batch 2 carries a histogram that does not decode.
