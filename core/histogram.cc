@@ -9,67 +9,40 @@ namespace {
 
 constexpr uint8_t kVersion = 1;
 
-// The header of an encoded histogram, read and checked by Parse before anything is applied.
-struct Parsed {
+// The header of an encoded histogram: everything before the buckets.
+struct Header {
   uint64_t nbuckets = 0;
-  uint64_t count = 0;
   uint64_t min = 0;
   uint64_t max = 0;
-  uint128_t sum = 0;
+  uint128_t excess = 0;  // sum - count * min
   size_t buckets_at = 0;  // offset of the first bucket
 };
 
 Status Corrupt(const std::string& what) { return Status::Corruption("histogram: " + what); }
 
-// Checks the whole encoding against the grammar in histogram.h.
-Status Parse(std::string_view in, Parsed* p) {
+Status ParseHeader(std::string_view in, Header* h) {
   if (in.empty()) return Corrupt("empty input");
   if (static_cast<uint8_t>(in[0]) != kVersion) {
     return Corrupt("unknown version " + std::to_string(static_cast<uint8_t>(in[0])));
   }
   size_t pos = 1;
-  if (!GetVarint64(in, &pos, &p->nbuckets)) return Corrupt("truncated bucket count");
-  if (p->nbuckets > kBucketCount) {
-    return Corrupt(std::to_string(p->nbuckets) + " buckets, the layout has " +
+  if (!GetVarint64(in, &pos, &h->nbuckets)) return Corrupt("truncated bucket count");
+  if (h->nbuckets > kBucketCount) {
+    return Corrupt(std::to_string(h->nbuckets) + " buckets, the layout has " +
                    std::to_string(kBucketCount));
   }
-  if (p->nbuckets == 0) {
+  if (h->nbuckets == 0) {
     if (pos != in.size()) return Corrupt("bytes after an empty histogram");
-    p->buckets_at = pos;
+    h->buckets_at = pos;
     return Status::Ok();
   }
   uint64_t spread = 0;
-  uint128_t excess = 0;
-  if (!GetVarint64(in, &pos, &p->min)) return Corrupt("truncated min");
+  if (!GetVarint64(in, &pos, &h->min)) return Corrupt("truncated min");
   if (!GetVarint64(in, &pos, &spread)) return Corrupt("truncated max");
-  if (spread > UINT64_MAX - p->min) return Corrupt("max past 2^64");
-  p->max = p->min + spread;
-  if (!GetVarint(in, &pos, &excess, 19)) return Corrupt("truncated sum");
-  p->buckets_at = pos;
-
-  uint64_t index = 0;
-  uint64_t first = 0;
-  for (uint64_t b = 0; b < p->nbuckets; ++b) {
-    uint64_t gap = 0, count = 0;
-    if (!GetVarint64(in, &pos, &gap) || !GetVarint64(in, &pos, &count)) {
-      return Corrupt("truncated at bucket " + std::to_string(b));
-    }
-    index = (b == 0) ? gap : index + 1 + gap;
-    if (gap >= kBucketCount || index >= kBucketCount) {
-      return Corrupt("bucket index past the layout at bucket " + std::to_string(b));
-    }
-    if (count == 0) return Corrupt("bucket " + std::to_string(index) + " has count 0");
-    if (count > UINT64_MAX - p->count) return Corrupt("total count past 2^64");
-    p->count += count;
-    if (b == 0) first = index;
-  }
-  if (pos != in.size()) return Corrupt(std::to_string(in.size() - pos) + " trailing bytes");
-  if (BucketIndex(p->min) != first) return Corrupt("min is not in the first bucket");
-  if (BucketIndex(p->max) != index) return Corrupt("max is not in the last bucket");
-  const uint128_t low = static_cast<uint128_t>(p->count) * p->min;
-  const uint128_t high = static_cast<uint128_t>(p->count) * p->max;
-  if (excess > high - low) return Corrupt("sum is larger than count * max");
-  p->sum = low + excess;
+  if (spread > UINT64_MAX - h->min) return Corrupt("max past 2^64");
+  h->max = h->min + spread;
+  if (!GetVarint(in, &pos, &h->excess, 19)) return Corrupt("truncated sum");
+  h->buckets_at = pos;
   return Status::Ok();
 }
 
@@ -123,26 +96,57 @@ Status Histogram::Merge(const Histogram& other) {
 }
 
 Status Histogram::MergeEncoded(std::string_view encoded) {
-  Parsed p;
-  if (Status s = Parse(encoded, &p); !s.ok()) return s;
-  if (p.nbuckets == 0) return Status::Ok();
-  if (p.count > UINT64_MAX - count_) return Status::ResourceExhausted("histogram: merged count would pass 2^64");
-  // The encoding is valid: apply it without further checks.
-  size_t pos = p.buckets_at;
-  uint64_t index = 0;
-  for (uint64_t b = 0; b < p.nbuckets; ++b) {
+  // One pass: buckets are added as they are read, and if the encoding turns out to be corrupt
+  // the ones already added are taken back out, so on error nothing has changed. Corrupt input is
+  // rare; a second checking pass on every merge would double the cost of every query.
+  Header h;
+  if (Status s = ParseHeader(encoded, &h); !s.ok()) return s;
+  if (h.nbuckets == 0) return Status::Ok();
+  size_t pos = h.buckets_at;
+  uint64_t index = 0, first = 0, total = 0, applied = 0;
+  auto undo = [this, encoded, &h, &applied](const std::string& what) {
+    size_t p = h.buckets_at;
+    uint64_t i = 0;
+    for (uint64_t b = 0; b < applied; ++b) {
+      uint64_t gap = 0, count = 0;
+      GetVarint64(encoded, &p, &gap);
+      GetVarint64(encoded, &p, &count);
+      i = (b == 0) ? gap : i + 1 + gap;
+      counts_[i - first_] -= count;
+    }
+    return Corrupt(what);
+  };
+  for (uint64_t b = 0; b < h.nbuckets; ++b) {
     uint64_t gap = 0, count = 0;
-    GetVarint64(encoded, &pos, &gap);
-    GetVarint64(encoded, &pos, &count);
+    if (!GetVarint64(encoded, &pos, &gap) || !GetVarint64(encoded, &pos, &count)) {
+      return undo("truncated at bucket " + std::to_string(b));
+    }
     index = (b == 0) ? gap : index + 1 + gap;
+    if (gap >= kBucketCount || index >= kBucketCount) {
+      return undo("bucket index past the layout at bucket " + std::to_string(b));
+    }
+    if (count == 0) return undo("bucket " + std::to_string(index) + " has count 0");
+    if (count > UINT64_MAX - total) return undo("total count past 2^64");
+    total += count;
+    if (b == 0) first = index;
     const auto i = static_cast<uint32_t>(index);
     if (i - first_ >= counts_.size()) Grow(i);
     counts_[i - first_] += count;
+    ++applied;
   }
-  min_ = count_ == 0 ? p.min : std::min(min_, p.min);
-  max_ = std::max(max_, p.max);
-  count_ += p.count;
-  sum_ += p.sum;
+  if (pos != encoded.size()) return undo(std::to_string(encoded.size() - pos) + " trailing bytes");
+  if (BucketIndex(h.min) != first) return undo("min is not in the first bucket");
+  if (BucketIndex(h.max) != index) return undo("max is not in the last bucket");
+  const uint128_t low = static_cast<uint128_t>(total) * h.min;
+  if (h.excess > static_cast<uint128_t>(total) * h.max - low) return undo("sum is larger than count * max");
+  if (total > UINT64_MAX - count_) {
+    undo("");
+    return Status::ResourceExhausted("histogram: merged count would pass 2^64");
+  }
+  min_ = count_ == 0 ? h.min : std::min(min_, h.min);
+  max_ = std::max(max_, h.max);
+  count_ += total;
+  sum_ += low + h.excess;
   return Status::Ok();
 }
 

@@ -117,7 +117,12 @@ TEST(Histogram, DecodeRefusesCorruptInput) {
   // A failed MergeEncoded leaves the target untouched.
   Histogram target;
   target.Record(42);
-  EXPECT_FALSE(target.MergeEncoded(zero_count).ok());
+  const Histogram before = target;
+  // Failures found before, during and after the buckets are read: all leave it as it was.
+  for (const std::string* bad : {&zero_count, &truncated, &trailing, &wrong_min, &big_sum}) {
+    EXPECT_FALSE(target.MergeEncoded(*bad).ok()) << Hex(*bad);
+    EXPECT_EQ(target, before) << Hex(*bad);
+  }
   EXPECT_EQ(target.count(), 1u);
   EXPECT_EQ(target.BucketsUsed(), 1u);
 }
