@@ -12,6 +12,7 @@ RouterServer::Options RouterOptions(const IngestServerOptions& o) {
   r.name = "ingest";
   r.endpoint = o.endpoint;
   r.max_message_bytes = static_cast<int64_t>(o.limits.max_bytes) + (1 << 20);
+  r.max_group = o.max_group;
   return r;
 }
 
@@ -27,7 +28,9 @@ IngestServer::IngestServer(zmq::context_t* context, Store* store, IngestServerOp
       options_(std::move(options)),
       router_(
           context, RouterOptions(options_),
-          [this](const Result<std::string_view>& payload) { return Handle(payload); },
+          RouterServer::GroupHandler([this](const std::vector<Result<std::string_view>>& payloads) {
+            return HandleGroup(payloads);
+          }),
           [this] { MaybeLogSummary(); }) {}
 
 IngestServer::~IngestServer() { Stop(); }
@@ -46,38 +49,73 @@ IngestCounters IngestServer::counters() const {
                         histogram_seconds_.load()};
 }
 
-std::optional<std::string> IngestServer::Handle(const Result<std::string_view>& payload) {
-  if (!payload.ok()) return Reject("", 0, payload.status().message());
-  bytes_ += payload->size();
-  std::string agent;
-  uint64_t sequence = 0;
-  Result<Batch> batch = DecodeBatch(*payload, options_.limits, &agent, &sequence);
-  if (!batch.ok()) return Reject(agent, sequence, batch.status().message());
-
-  Result<ApplyOutcome> outcome = store_->ApplyBatch(*batch);
-  if (!outcome.ok()) {
-    if (outcome.status().code() == Status::Code::kInvalidArgument) {
-      return Reject(batch->agent, batch->sequence, outcome.status().message());
+std::vector<std::optional<std::string>> IngestServer::HandleGroup(
+    const std::vector<Result<std::string_view>>& payloads) {
+  std::vector<std::optional<std::string>> replies;
+  replies.reserve(payloads.size());
+  std::vector<Batch> pending;
+  for (const Result<std::string_view>& payload : payloads) {
+    if (!payload.ok()) {
+      Commit(&pending, &replies);
+      replies.push_back(Reject("", 0, payload.status().message()));
+      continue;
     }
-    ++failed_;
-    Log("ingest: batch " + std::to_string(batch->sequence) + " of " + batch->agent +
-        " not written, not acked: " + outcome.status().ToString());
-    return std::nullopt;
+    bytes_ += payload->size();
+    std::string agent;
+    uint64_t sequence = 0;
+    Result<Batch> batch = DecodeBatch(*payload, options_.limits, &agent, &sequence);
+    if (!batch.ok()) {
+      Commit(&pending, &replies);
+      replies.push_back(Reject(agent, sequence, batch.status().message()));
+      continue;
+    }
+    pending.push_back(std::move(batch).value());
   }
-  switch (outcome->status) {
-    case Ack::Status::kApplied:
-      ++applied_;
-      histogram_seconds_ += outcome->histograms;
-      return AckBytes(batch->sequence, Ack::Status::kApplied);
-    case Ack::Status::kDuplicate:
-      ++duplicate_;
-      return AckBytes(batch->sequence, Ack::Status::kDuplicate);
-    case Ack::Status::kOutOfOrder:
-    default:
-      ++out_of_order_;
-      return AckBytes(batch->sequence, Ack::Status::kOutOfOrder,
-                      "expected sequence " + std::to_string(outcome->expected), outcome->expected);
+  Commit(&pending, &replies);
+  return replies;
+}
+
+void IngestServer::Commit(std::vector<Batch>* pending,
+                          std::vector<std::optional<std::string>>* replies) {
+  if (pending->empty()) return;
+  std::vector<const Batch*> group;
+  group.reserve(pending->size());
+  for (const Batch& b : *pending) group.push_back(&b);
+  std::vector<Result<ApplyOutcome>> outcomes = store_->ApplyBatches(group);
+  for (size_t i = 0; i < pending->size(); ++i) {
+    const Batch& batch = (*pending)[i];
+    const Result<ApplyOutcome>& outcome = outcomes[i];
+    if (!outcome.ok()) {
+      if (outcome.status().code() == Status::Code::kInvalidArgument) {
+        replies->push_back(Reject(batch.agent, batch.sequence, outcome.status().message()));
+        continue;
+      }
+      ++failed_;
+      Log("ingest: batch " + std::to_string(batch.sequence) + " of " + batch.agent +
+          " not written, not acked: " + outcome.status().ToString());
+      replies->push_back(std::nullopt);
+      continue;
+    }
+    switch (outcome->status) {
+      case Ack::Status::kApplied:
+        ++applied_;
+        histogram_seconds_ += outcome->histograms;
+        replies->push_back(AckBytes(batch.sequence, Ack::Status::kApplied));
+        break;
+      case Ack::Status::kDuplicate:
+        ++duplicate_;
+        replies->push_back(AckBytes(batch.sequence, Ack::Status::kDuplicate));
+        break;
+      case Ack::Status::kOutOfOrder:
+      default:
+        ++out_of_order_;
+        replies->push_back(AckBytes(batch.sequence, Ack::Status::kOutOfOrder,
+                                    "expected sequence " + std::to_string(outcome->expected),
+                                    outcome->expected));
+        break;
+    }
   }
+  pending->clear();
 }
 
 std::string IngestServer::Reject(const std::string& agent, uint64_t sequence,

@@ -1,5 +1,6 @@
 #include "aggregator/router_server.h"
 
+#include <algorithm>
 #include <exception>
 #include <vector>
 #include <zmq.hpp>
@@ -8,11 +9,22 @@
 
 namespace trailmap::aggregator {
 
-RouterServer::RouterServer(zmq::context_t* context, Options options, Handler handler, Tick tick)
+RouterServer::RouterServer(zmq::context_t* context, Options options, GroupHandler handler, Tick tick)
     : context_(context),
       options_(std::move(options)),
       handler_(std::move(handler)),
       tick_(std::move(tick)) {}
+
+RouterServer::RouterServer(zmq::context_t* context, Options options, Handler handler, Tick tick)
+    : RouterServer(
+          context, std::move(options),
+          GroupHandler([handler = std::move(handler)](const std::vector<Result<std::string_view>>& payloads) {
+            std::vector<std::optional<std::string>> replies;
+            replies.reserve(payloads.size());
+            for (const auto& p : payloads) replies.push_back(handler(p));
+            return replies;
+          }),
+          std::move(tick)) {}
 
 RouterServer::~RouterServer() { Stop(); }
 
@@ -62,37 +74,51 @@ void RouterServer::Run() {
 }
 
 void RouterServer::Serve() {
-  std::vector<zmq::message_t> frames;
-  do {
-    zmq::message_t frame;
-    if (!socket_->recv(frame, zmq::recv_flags::dontwait)) break;
-    frames.push_back(std::move(frame));
-  } while (frames.back().more());
-  if (frames.empty()) return;
-
-  // [identity, "" delimiters..., payload]: the identity and delimiters form the reply envelope.
-  size_t payload_at = 1;
-  while (payload_at < frames.size() && frames[payload_at].size() == 0 &&
-         payload_at + 1 < frames.size()) {
-    ++payload_at;
+  // One waiting message is [identity, "" delimiters..., payload]: the identity and delimiters
+  // form the reply envelope.
+  struct Request {
+    std::vector<zmq::message_t> frames;
+    size_t payload_at = 1;
+  };
+  std::vector<Request> requests;
+  std::vector<Result<std::string_view>> payloads;
+  requests.reserve(std::max<size_t>(options_.max_group, 1));
+  while (requests.size() < std::max<size_t>(options_.max_group, 1)) {
+    Request r;
+    do {
+      zmq::message_t frame;
+      if (!socket_->recv(frame, zmq::recv_flags::dontwait)) break;
+      r.frames.push_back(std::move(frame));
+    } while (r.frames.back().more());
+    if (r.frames.empty()) break;
+    std::vector<zmq::message_t>& frames = r.frames;
+    while (r.payload_at < frames.size() && frames[r.payload_at].size() == 0 &&
+           r.payload_at + 1 < frames.size()) {
+      ++r.payload_at;
+    }
+    if (frames.size() < 2) {
+      payloads.emplace_back(Status::InvalidArgument("message without a payload frame"));
+    } else if (r.payload_at + 1 != frames.size()) {
+      payloads.emplace_back(Status::InvalidArgument("message of " + std::to_string(frames.size() - 1) +
+                                                    " frames after the identity; expected one payload"));
+      r.payload_at = 1;
+    } else {
+      const zmq::message_t& payload = frames[r.payload_at];
+      payloads.emplace_back(std::string_view(payload.data<char>(), payload.size()));
+    }
+    requests.push_back(std::move(r));
   }
-  std::optional<std::string> reply;
-  if (frames.size() < 2) {
-    reply = handler_(Status::InvalidArgument("message without a payload frame"));
-  } else if (payload_at + 1 != frames.size()) {
-    reply = handler_(Status::InvalidArgument("message of " + std::to_string(frames.size() - 1) +
-                                             " frames after the identity; expected one payload"));
-    payload_at = 1;
-  } else {
-    const zmq::message_t& payload = frames[payload_at];
-    reply = handler_(std::string_view(payload.data<char>(), payload.size()));
+  if (requests.empty()) return;
+  const std::vector<std::optional<std::string>> replies = handler_(payloads);
+  for (size_t k = 0; k < requests.size() && k < replies.size(); ++k) {
+    if (!replies[k]) continue;
+    const Request& r = requests[k];
+    for (size_t i = 0; i < r.payload_at; ++i) {
+      socket_->send(zmq::buffer(r.frames[i].data(), r.frames[i].size()),
+                    zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    }
+    socket_->send(zmq::buffer(*replies[k]), zmq::send_flags::dontwait);
   }
-  if (!reply) return;
-  for (size_t i = 0; i < payload_at; ++i) {
-    socket_->send(zmq::buffer(frames[i].data(), frames[i].size()),
-                  zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-  }
-  socket_->send(zmq::buffer(*reply), zmq::send_flags::dontwait);
 }
 
 }  // namespace trailmap::aggregator

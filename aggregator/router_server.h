@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "core/status.h"
 
@@ -33,6 +34,10 @@ class RouterServer {
   // Returns the reply bytes, or nullopt for no reply.
   using Handler =
       std::function<std::optional<std::string>(const Result<std::string_view>& payload)>;
+  // Several requests that were already waiting, handled together (e.g. written with one fsync);
+  // returns one reply (or nullopt) per request, in order.
+  using GroupHandler = std::function<std::vector<std::optional<std::string>>(
+      const std::vector<Result<std::string_view>>& payloads)>;
   // Called on the server thread at least every `tick_ms` (and after each request).
   using Tick = std::function<void()>;
 
@@ -42,9 +47,11 @@ class RouterServer {
     int64_t max_message_bytes =
         -1;             // larger messages drop the connection (ZMQ_MAXMSGSIZE); -1 = any
     int tick_ms = 100;  // also how quickly Stop() is noticed
+    size_t max_group = 1;  // at most this many waiting requests go to a GroupHandler at once
   };
 
   RouterServer(zmq::context_t* context, Options options, Handler handler, Tick tick = {});
+  RouterServer(zmq::context_t* context, Options options, GroupHandler handler, Tick tick = {});
   ~RouterServer();  // Stop()
   RouterServer(const RouterServer&) = delete;
   RouterServer& operator=(const RouterServer&) = delete;
@@ -58,11 +65,11 @@ class RouterServer {
 
  private:
   void Run();
-  void Serve();  // one message
+  void Serve();  // the waiting messages, up to max_group
 
   zmq::context_t* context_;
   const Options options_;
-  Handler handler_;
+  GroupHandler handler_;
   Tick tick_;
   std::unique_ptr<zmq::socket_t> socket_;
   std::string bound_;

@@ -142,6 +142,14 @@ uint64_t Store::Watermark(std::string_view agent) const {
 }
 
 Result<ApplyOutcome> Store::ApplyBatch(const Batch& batch) {
+  std::vector<Result<ApplyOutcome>> results = ApplyBatches({&batch});
+  return std::move(results[0]);
+}
+
+namespace {
+
+// The checks ApplyBatches makes before taking the write lock.
+Result<std::string> CheckBatch(const Batch& batch) {
   if (batch.agent.empty()) return Status::InvalidArgument("batch without an agent id");
   if (batch.host.empty()) return Status::InvalidArgument("batch without a host");
   Result<std::string> labels = CanonicalFields(batch.labels);
@@ -156,36 +164,87 @@ Result<ApplyOutcome> Store::ApplyBatch(const Batch& batch) {
         return Status::InvalidArgument("scalar series past the series list");
     }
   }
+  return labels;
+}
+
+}  // namespace
+
+std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Batch*>& batches) {
+  std::vector<Result<ApplyOutcome>> results;
+  std::vector<std::string> labels(batches.size());
+  results.reserve(batches.size());
+  for (size_t i = 0; i < batches.size(); ++i) {
+    Result<std::string> checked = CheckBatch(*batches[i]);
+    if (checked.ok()) {
+      labels[i] = std::move(checked).value();
+      results.emplace_back(ApplyOutcome{});
+    } else {
+      results.emplace_back(checked.status());
+    }
+  }
 
   std::lock_guard lock(write_mu_);
-  ApplyOutcome out;
-  out.watermark = WatermarkLocked(batch.agent);
-  out.expected = out.watermark + 1;
-  if (batch.sequence <= out.watermark) {
-    out.status = Ack::Status::kDuplicate;
-    return out;
-  }
-  if (batch.sequence > out.watermark + 1) {
-    out.status = Ack::Status::kOutOfOrder;
-    return out;
-  }
-
-  // New catalog entries become visible now (so a query can name every id it meets) and are
-  // rolled back if the write fails.
+  // New catalog entries become visible as they are made (so a query can name every id it
+  // meets); they, and the watermarks moved below, are taken back if the write fails.
   const Catalog::Mark mark = catalog_.mark();
+  std::vector<std::pair<std::string, uint64_t>> old_watermarks;
+  std::vector<std::pair<uint32_t, std::string>> label_changes;
   rocksdb::WriteBatch wb;
+  std::vector<size_t> applied;
+  for (size_t i = 0; i < batches.size(); ++i) {
+    if (!results[i].ok()) continue;
+    const Batch& batch = *batches[i];
+    ApplyOutcome& out = *results[i];
+    out.watermark = WatermarkLocked(batch.agent);
+    out.expected = out.watermark + 1;
+    if (batch.sequence <= out.watermark) {
+      out.status = Ack::Status::kDuplicate;
+      continue;
+    }
+    if (batch.sequence > out.watermark + 1) {
+      out.status = Ack::Status::kOutOfOrder;
+      continue;
+    }
+    AppendBatchLocked(batch, labels[i], &wb, &out, &label_changes);
+    old_watermarks.emplace_back(batch.agent, out.watermark);
+    watermarks_[batch.agent] = batch.sequence;  // so the group's next batch of this agent follows
+    out.watermark = batch.sequence;
+    out.expected = batch.sequence + 1;
+    applied.push_back(i);
+  }
+  if (applied.empty()) return results;
+
+  rocksdb::WriteOptions write_options;
+  write_options.sync = options_.sync;
+  if (rocksdb::Status s = db_->db->Write(write_options, &wb); !s.ok()) {
+    catalog_.Rollback(mark);
+    for (auto it = old_watermarks.rbegin(); it != old_watermarks.rend(); ++it) {
+      watermarks_[it->first] = it->second;
+    }
+    const Status failed = FromRocks(s, "writing " + std::to_string(applied.size()) + " batch(es)");
+    for (size_t i : applied) results[i] = failed;
+    return results;
+  }
+  for (auto& [host, host_labels] : label_changes) catalog_.SetHostLabels(host, std::move(host_labels));
+  return results;
+}
+
+void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, rocksdb::WriteBatch* wb,
+                              ApplyOutcome* out,
+                              std::vector<std::pair<uint32_t, std::string>>* label_changes) {
   bool added = false;
+  const uint32_t host = catalog_.FindOrAddHost(batch.host, labels, &added);
   bool labels_changed = false;
-  const uint32_t host = catalog_.FindOrAddHost(batch.host, *labels, &added);
   if (added) {
-    wb.Put(db_->meta, HostNameKey(batch.host), EncodeId(host));
-    ++out.new_ids;
+    wb->Put(db_->meta, HostNameKey(batch.host), EncodeId(host));
+    ++out->new_ids;
   } else {
-    labels_changed = catalog_.Host(host).labels != *labels;
+    labels_changed = catalog_.Host(host).labels != labels;
   }
   if (added || labels_changed) {
-    wb.Put(db_->meta, HostIdKey(host), EncodeHostRecord(HostRecord{batch.host, *labels}));
+    wb->Put(db_->meta, HostIdKey(host), EncodeHostRecord(HostRecord{batch.host, labels}));
   }
+  if (labels_changed) label_changes->emplace_back(host, labels);
 
   std::vector<uint32_t> metric_of(batch.series.size());
   std::vector<uint32_t> series_of(batch.series.size());
@@ -194,16 +253,16 @@ Result<ApplyOutcome> Store::ApplyBatch(const Batch& batch) {
     const MetricRecord record{def.metric, def.kind, def.unit};
     metric_of[i] = catalog_.FindOrAddMetric(record, &added);
     if (added) {
-      wb.Put(db_->meta, MetricNameKey(def.metric), EncodeId(metric_of[i]));
-      wb.Put(db_->meta, MetricIdKey(metric_of[i]), EncodeMetricRecord(record));
-      ++out.new_ids;
+      wb->Put(db_->meta, MetricNameKey(def.metric), EncodeId(metric_of[i]));
+      wb->Put(db_->meta, MetricIdKey(metric_of[i]), EncodeMetricRecord(record));
+      ++out->new_ids;
     }
     series_of[i] = catalog_.FindOrAddSeries(metric_of[i], def.fields, &added);
     if (added) {
-      wb.Put(db_->meta, SeriesNameKey(metric_of[i], def.fields), EncodeId(series_of[i]));
-      wb.Put(db_->meta, SeriesIdKey(series_of[i]),
-             EncodeSeriesRecord(SeriesRecord{metric_of[i], def.fields}));
-      ++out.new_ids;
+      wb->Put(db_->meta, SeriesNameKey(metric_of[i], def.fields), EncodeId(series_of[i]));
+      wb->Put(db_->meta, SeriesIdKey(series_of[i]),
+              EncodeSeriesRecord(SeriesRecord{metric_of[i], def.fields}));
+      ++out->new_ids;
     }
   }
 
@@ -211,28 +270,16 @@ Result<ApplyOutcome> Store::ApplyBatch(const Batch& batch) {
   for (const SecondDelta& second : batch.seconds) {
     for (const HistogramDelta& h : second.histograms) {
       EncodeDataKey(DataKey{metric_of[h.series], second.time, host, series_of[h.series]}, key);
-      wb.Merge(db_->hist, rocksdb::Slice(key, kDataKeySize), AsSlice(h.encoded));
-      ++out.histograms;
+      wb->Merge(db_->hist, rocksdb::Slice(key, kDataKeySize), AsSlice(h.encoded));
+      ++out->histograms;
     }
     for (const ScalarValue& v : second.scalars) {
       EncodeDataKey(DataKey{metric_of[v.series], second.time, host, series_of[v.series]}, key);
-      wb.Put(db_->scalar, rocksdb::Slice(key, kDataKeySize), EncodeScalar(v.value));
-      ++out.scalars;
+      wb->Put(db_->scalar, rocksdb::Slice(key, kDataKeySize), EncodeScalar(v.value));
+      ++out->scalars;
     }
   }
-  wb.Put(db_->meta, WatermarkKey(batch.agent), EncodeWatermark(batch.sequence));
-
-  rocksdb::WriteOptions write_options;
-  write_options.sync = options_.sync;
-  if (rocksdb::Status s = db_->db->Write(write_options, &wb); !s.ok()) {
-    catalog_.Rollback(mark);
-    return FromRocks(s, "writing batch " + std::to_string(batch.sequence) + " of " + batch.agent);
-  }
-  if (labels_changed) catalog_.SetHostLabels(host, *labels);
-  watermarks_[batch.agent] = batch.sequence;
-  out.watermark = batch.sequence;
-  out.expected = batch.sequence + 1;
-  return out;
+  wb->Put(db_->meta, WatermarkKey(batch.agent), EncodeWatermark(batch.sequence));
 }
 
 Result<bool> Store::SkipRejected(std::string_view agent, uint64_t sequence) {

@@ -35,6 +35,7 @@
 namespace rocksdb {
 class DB;
 class ColumnFamilyHandle;
+class WriteBatch;
 }  // namespace rocksdb
 
 namespace trailmap::aggregator {
@@ -81,6 +82,11 @@ class Store {
   // its series list or has no agent; IOError when the write fails (nothing was written, the
   // catalog is as before, and a resend will be applied).
   Result<ApplyOutcome> ApplyBatch(const Batch& batch);
+  // Group commit: applies several batches with ONE write (one WAL fsync when `sync`), each judged
+  // against the watermarks as the batches before it in the group left them (so an agent's
+  // sequences 5, 6, 7 in one group all apply). Results are in the order given. If the write
+  // fails, every batch that would have been applied gets the IOError and nothing is changed.
+  std::vector<Result<ApplyOutcome>> ApplyBatches(const std::vector<const Batch*>& batches);
   // Records that the batch `sequence` of `agent` was rejected as malformed: if it is the one
   // expected next, the watermark moves past it (and nothing else is written) so the agent's stream
   // continues. Returns whether the watermark moved.
@@ -110,6 +116,10 @@ class Store {
   Store(const StoreOptions& options, std::unique_ptr<Handles> handles);
   Status Load();
   uint64_t WatermarkLocked(std::string_view agent) const;
+  // Adds one batch's catalog entries, data and watermark to `wb` (write_mu_ held).
+  void AppendBatchLocked(const Batch& batch, const std::string& labels, rocksdb::WriteBatch* wb,
+                         ApplyOutcome* out,
+                         std::vector<std::pair<uint32_t, std::string>>* label_changes);
 
   const StoreOptions options_;
   std::unique_ptr<Handles> db_;  // the DB and its column families

@@ -41,6 +41,40 @@ uint64_t TotalCount(const Store& store, const std::string& metric) {
   return n;
 }
 
+TEST(StoreTest, GroupCommitJudgesEachBatchAfterTheOnesBeforeIt) {
+  TempDir dir;
+  std::unique_ptr<Store> store = MustOpen(dir.path());
+  Batch other = OneSecond(1, kT, {7});
+  other.agent = "db-1/9";
+  other.host = "db-1";
+  Batch malformed = OneSecond(3, kT, {1});
+  malformed.agent = "";
+  const std::vector<Batch> batches = {OneSecond(1, kT, {10}), OneSecond(2, kT + 1, {20, 30}),
+                                      OneSecond(1, kT, {10}), OneSecond(4, kT, {40}), other,
+                                      malformed, OneSecond(3, kT + 2, {50})};
+  std::vector<const Batch*> group;
+  for (const Batch& b : batches) group.push_back(&b);
+  const std::vector<Result<ApplyOutcome>> r = store->ApplyBatches(group);
+  ASSERT_EQ(r.size(), 7u);
+  EXPECT_EQ(r[0]->status, Ack::Status::kApplied);
+  EXPECT_EQ(r[1]->status, Ack::Status::kApplied);  // follows 1 in the same group
+  EXPECT_EQ(r[2]->status, Ack::Status::kDuplicate);
+  EXPECT_EQ(r[3]->status, Ack::Status::kOutOfOrder);
+  EXPECT_EQ(r[3]->expected, 3u);
+  EXPECT_EQ(r[4]->status, Ack::Status::kApplied);
+  EXPECT_EQ(r[5].status().code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(r[6]->status, Ack::Status::kApplied);
+  EXPECT_EQ(store->Watermark("web-1/1"), 3u);
+  EXPECT_EQ(store->Watermark("db-1/9"), 1u);
+  EXPECT_EQ(TotalCount(*store, "disk.latency"), 5u);  // 10, 20, 30, 7, 50
+
+  // And it all survives a reopen: one write held the group.
+  store.reset();
+  store = MustOpen(dir.path());
+  EXPECT_EQ(store->Watermark("web-1/1"), 3u);
+  EXPECT_EQ(TotalCount(*store, "disk.latency"), 5u);
+}
+
 TEST(StoreTest, AppliesInSequenceOnceAndReportsGaps) {
   TempDir dir;
   std::unique_ptr<Store> store = MustOpen(dir.path());
