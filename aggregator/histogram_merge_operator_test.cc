@@ -61,6 +61,21 @@ TEST(HistogramMergeTest, BadOperandOrExistingValueFails) {
   EXPECT_FALSE(MergeHistogramEncodings(nullptr, {good, ""}, &out).ok());
 }
 
+TEST(HistogramMergeTest, ALoneEncodingIsCheckedThenKeptAsItIs) {
+  const std::string good = Encoded({10, 300, 70000});
+  std::string out;
+  ASSERT_TRUE(MergeHistogramEncodings(nullptr, {good}, &out).ok());
+  EXPECT_EQ(out, good);
+  const std::string_view existing = good;
+  ASSERT_TRUE(MergeHistogramEncodings(&existing, {}, &out).ok());
+  EXPECT_EQ(out, good);
+  std::string spoiled = good;
+  spoiled.back() = 0;  // the last bucket's count becomes 0
+  Status s = MergeHistogramEncodings(nullptr, {spoiled}, &out);
+  EXPECT_EQ(s.code(), Status::Code::kCorruption);
+  EXPECT_NE(s.message().find("operand 0"), std::string::npos) << s.message();
+}
+
 TEST(HistogramMergeTest, OperatorCallbacksFailInsteadOfCountingZero) {
   HistogramMergeOperator op;
   EXPECT_STREQ(op.Name(), "trailmap.histogram");
@@ -151,6 +166,9 @@ TEST_F(MergeDbTest, CountsExactAcrossFlushCompactionAndReopen) {
 
 TEST_F(MergeDbTest, UndecodableOperandFailsTheRead) {
   Open();
+  Merge("alone", "not a histogram");  // a key written once, through the merge operator
+  std::string alone;
+  EXPECT_TRUE(db_->Get(rocksdb::ReadOptions(), "alone", &alone).IsCorruption());
   Merge("a", Encoded({1}));
   Merge("a", "not a histogram");
   std::string value;

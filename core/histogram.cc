@@ -95,6 +95,51 @@ Status Histogram::Merge(const Histogram& other) {
   return Status::Ok();
 }
 
+namespace {
+
+// Reads the buckets of an encoding whose header is `h`, checking each, and calls add(index,
+// count) for every bucket as it is read. Then checks the whole against the header. On an error
+// *added says how many buckets were passed to `add` before it.
+template <typename Add>
+Status WalkBuckets(std::string_view in, const Header& h, Add&& add, uint64_t* total, uint64_t* added) {
+  size_t pos = h.buckets_at;
+  uint64_t index = 0, first = 0;
+  *total = 0;
+  *added = 0;
+  for (uint64_t b = 0; b < h.nbuckets; ++b) {
+    uint64_t gap = 0, count = 0;
+    if (!GetVarint64(in, &pos, &gap) || !GetVarint64(in, &pos, &count)) {
+      return Corrupt("truncated at bucket " + std::to_string(b));
+    }
+    index = (b == 0) ? gap : index + 1 + gap;
+    if (gap >= kBucketCount || index >= kBucketCount) {
+      return Corrupt("bucket index past the layout at bucket " + std::to_string(b));
+    }
+    if (count == 0) return Corrupt("bucket " + std::to_string(index) + " has count 0");
+    if (count > UINT64_MAX - *total) return Corrupt("total count past 2^64");
+    *total += count;
+    if (b == 0) first = index;
+    add(static_cast<uint32_t>(index), count);
+    ++*added;
+  }
+  if (pos != in.size()) return Corrupt(std::to_string(in.size() - pos) + " trailing bytes");
+  if (h.nbuckets == 0) return Status::Ok();
+  if (BucketIndex(h.min) != first) return Corrupt("min is not in the first bucket");
+  if (BucketIndex(h.max) != index) return Corrupt("max is not in the last bucket");
+  const uint128_t low = static_cast<uint128_t>(*total) * h.min;
+  if (h.excess > static_cast<uint128_t>(*total) * h.max - low) return Corrupt("sum is larger than count * max");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Histogram::Validate(std::string_view encoded) {
+  Header h;
+  if (Status s = ParseHeader(encoded, &h); !s.ok()) return s;
+  uint64_t total = 0, added = 0;
+  return WalkBuckets(encoded, h, [](uint32_t, uint64_t) {}, &total, &added);
+}
+
 Status Histogram::MergeEncoded(std::string_view encoded) {
   // One pass: buckets are added as they are read, and if the encoding turns out to be corrupt
   // the ones already added are taken back out, so on error nothing has changed. Corrupt input is
@@ -102,51 +147,27 @@ Status Histogram::MergeEncoded(std::string_view encoded) {
   Header h;
   if (Status s = ParseHeader(encoded, &h); !s.ok()) return s;
   if (h.nbuckets == 0) return Status::Ok();
-  size_t pos = h.buckets_at;
-  uint64_t index = 0, first = 0, total = 0, applied = 0;
-  auto undo = [this, encoded, &h, &applied](const std::string& what) {
-    size_t p = h.buckets_at;
-    uint64_t i = 0;
-    for (uint64_t b = 0; b < applied; ++b) {
-      uint64_t gap = 0, count = 0;
-      GetVarint64(encoded, &p, &gap);
-      GetVarint64(encoded, &p, &count);
-      i = (b == 0) ? gap : i + 1 + gap;
-      counts_[i - first_] -= count;
-    }
-    return Corrupt(what);
-  };
-  for (uint64_t b = 0; b < h.nbuckets; ++b) {
-    uint64_t gap = 0, count = 0;
-    if (!GetVarint64(encoded, &pos, &gap) || !GetVarint64(encoded, &pos, &count)) {
-      return undo("truncated at bucket " + std::to_string(b));
-    }
-    index = (b == 0) ? gap : index + 1 + gap;
-    if (gap >= kBucketCount || index >= kBucketCount) {
-      return undo("bucket index past the layout at bucket " + std::to_string(b));
-    }
-    if (count == 0) return undo("bucket " + std::to_string(index) + " has count 0");
-    if (count > UINT64_MAX - total) return undo("total count past 2^64");
-    total += count;
-    if (b == 0) first = index;
-    const auto i = static_cast<uint32_t>(index);
+  auto add = [this](uint32_t i, uint64_t count) {
     if (i - first_ >= counts_.size()) Grow(i);
     counts_[i - first_] += count;
-    ++applied;
+  };
+  uint64_t total = 0, added = 0;
+  Status s = WalkBuckets(encoded, h, add, &total, &added);
+  if (s.ok() && total > UINT64_MAX - count_) {
+    s = Status::ResourceExhausted("histogram: merged count would pass 2^64");
   }
-  if (pos != encoded.size()) return undo(std::to_string(encoded.size() - pos) + " trailing bytes");
-  if (BucketIndex(h.min) != first) return undo("min is not in the first bucket");
-  if (BucketIndex(h.max) != index) return undo("max is not in the last bucket");
-  const uint128_t low = static_cast<uint128_t>(total) * h.min;
-  if (h.excess > static_cast<uint128_t>(total) * h.max - low) return undo("sum is larger than count * max");
-  if (total > UINT64_MAX - count_) {
-    undo("");
-    return Status::ResourceExhausted("histogram: merged count would pass 2^64");
+  if (!s.ok()) {
+    uint64_t undone = 0, ignored = 0;
+    auto subtract = [this, &undone, added](uint32_t i, uint64_t count) {
+      if (undone++ < added) counts_[i - first_] -= count;
+    };
+    (void)WalkBuckets(encoded, h, subtract, &ignored, &ignored);
+    return s;
   }
   min_ = count_ == 0 ? h.min : std::min(min_, h.min);
   max_ = std::max(max_, h.max);
   count_ += total;
-  sum_ += low + h.excess;
+  sum_ += static_cast<uint128_t>(total) * h.min + h.excess;
   return Status::Ok();
 }
 

@@ -135,6 +135,8 @@ class Histogram {
     return out;
   }
   static Result<Histogram> Decode(std::string_view encoded);
+  // Checks an encoding exactly as Decode does, without building anything.
+  static Status Validate(std::string_view encoded);
 
   friend bool operator==(const Histogram& a, const Histogram& b);
 

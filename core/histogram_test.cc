@@ -114,6 +114,8 @@ TEST(Histogram, DecodeRefusesCorruptInput) {
     EXPECT_EQ(r.status().code(), Status::Code::kCorruption);
     EXPECT_NE(r.status().message().find(c.says), std::string::npos) << r.status().message();
   }
+  for (const Case& c : cases) EXPECT_FALSE(Histogram::Validate(c.bytes).ok()) << Hex(c.bytes);
+  EXPECT_TRUE(Histogram::Validate(good).ok());
   // A failed MergeEncoded leaves the target untouched.
   Histogram target;
   target.Record(42);
