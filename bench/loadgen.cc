@@ -23,6 +23,7 @@
 
 #include "agent/shipper.h"
 #include "bench/fleet_model.h"
+#include "core/endpoint.h"
 #include "core/histogram.h"
 #include "core/log.h"
 #include "core/shard.h"
@@ -44,10 +45,6 @@ std::vector<std::string> SplitList(const std::string& s) {
   return out;
 }
 
-std::string Endpoint(const std::string& host_port) {
-  return host_port.rfind("tcp://", 0) == 0 ? host_port : "tcp://" + host_port;
-}
-
 int64_t NowSeconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -63,10 +60,10 @@ int64_t ParseSeconds(const std::string& s) {
 // One shipper per aggregator; a host's batches go to the shard that owns it.
 class ShardedShippers {
  public:
-  ShardedShippers(const std::vector<std::string>& aggregators, const std::string& id, size_t max_queued) {
-    for (const auto& a : aggregators) {
+  ShardedShippers(const std::vector<std::string>& endpoints, const std::string& id, size_t max_queued) {
+    for (const auto& e : endpoints) {
       ShipperOptions o;
-      o.endpoint = Endpoint(a);
+      o.endpoint = e;
       o.agent_id = NewAgentId(id);
       o.max_queued = max_queued;
       o.window = 256;
@@ -214,14 +211,14 @@ int Main(int argc, char** argv) {
   signal(SIGINT, [](int) { g_stop = true; });
   signal(SIGTERM, [](int) { g_stop = true; });
 
-  const auto endpoints = SplitList(aggregators);
-  if (endpoints.empty()) {
-    Log("--aggregators is empty");
+  Result<std::vector<std::string>> endpoints = ParseEndpointList(aggregators, kDefaultIngestPort);
+  if (!endpoints.ok()) {
+    Log("--aggregators: " + endpoints.status().message());
     return 2;
   }
   char self[256] = "loadgen";
   gethostname(self, sizeof self);
-  ShardedShippers shippers(endpoints, std::string("loadgen@") + self, max_queued);
+  ShardedShippers shippers(*endpoints, std::string("loadgen@") + self, max_queued);
   if (bench) return RunBench(shippers, hosts, series, bench_seconds);
 
   FleetModel model({.hosts = hosts, .prefix = prefix, .metric = metric, .events_per_second = rate, .seed = seed});

@@ -19,15 +19,11 @@
 #include <string_view>
 #include <vector>
 
+#include "core/endpoint.h"
 #include "core/status.h"
 
 namespace trailmap {
 
-inline constexpr uint16_t kDefaultIngestPort = 7400;
-inline constexpr uint16_t kDefaultQueryPort = 7401;
-
-// "a:1,b" → {"tcp://a:1", "tcp://b:<default_port>"}. Refuses empty entries and bad ports.
-Result<std::vector<std::string>> ParseEndpointList(std::string_view list, uint16_t default_port);
 
 enum class EndpointKind { kQuery, kIngest };
 

@@ -1,0 +1,22 @@
+// Aggregator endpoint lists, as every program writes them: "HOST:PORT,HOST:PORT", a HOST alone
+// taking the default port, a "tcp://" prefix allowed. The order matters: ShardIndex(host, n)
+// (core/shard.h) picks the n-th entry for a host.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace trailmap {
+
+inline constexpr uint16_t kDefaultIngestPort = 7400;
+inline constexpr uint16_t kDefaultQueryPort = 7401;
+
+// "a:1,b" → {"tcp://a:1", "tcp://b:<default_port>"}. Refuses empty entries and bad ports, saying
+// which entry and what to write instead.
+Result<std::vector<std::string>> ParseEndpointList(std::string_view list, uint16_t default_port);
+
+}  // namespace trailmap
