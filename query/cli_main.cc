@@ -10,6 +10,7 @@
 
 #include "core/log.h"
 #include "query/cli_common.h"
+#include "query/columns_command.h"
 #include "query/heatmap_command.h"
 #include "query/import_command.h"
 #include "query/stats_command.h"
@@ -38,9 +39,11 @@ int main(int argc, char** argv) {
   HeatmapFlags heatmap;
   StatsFlags stats;
   ImportFlags import;
+  ColumnsFlags columns;
   CLI::App* heatmap_cmd = AddHeatmapCommand(&app, &heatmap);
   CLI::App* stats_cmd = AddStatsCommand(&app, &stats);
   CLI::App* import_cmd = AddImportCommand(&app, &import);
+  CLI::App* columns_cmd = AddColumnsCommand(&app, &columns);
 
   try {
     app.parse(argc, argv);
@@ -71,6 +74,7 @@ int main(int argc, char** argv) {
     if (heatmap_cmd->parsed()) return RunHeatmap(heatmap, context);
     if (stats_cmd->parsed()) return RunStats(stats, context);
     if (import_cmd->parsed()) return RunImport(import, context);
+    if (columns_cmd->parsed()) return RunColumns(columns, context);
   } catch (const std::exception& e) {
     // A bug, or a resource failure nothing below expected: say so and exit 1.
     std::cerr << "trailmap: internal error: " << e.what() << "\n";

@@ -1,0 +1,108 @@
+// RenderColumnsJson (query/render_columns.h): the columns view for programs; docs/json.md
+// ("columns") describes every field.
+#include <nlohmann/json.hpp>
+
+#include "core/timespec.h"
+#include "query/palette.h"
+#include "query/render_columns.h"
+
+namespace trailmap {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// A key a line and an array of arrays or objects an element a line: a 50 × 1,000 grid stays
+// readable and diffable.
+std::string DumpByLine(const json& j) {
+  std::string out = "{\n";
+  size_t k = 0;
+  for (const auto& [key, value] : j.items()) {
+    out += "  " + json(key).dump() + ": ";
+    if (value.is_array() && !value.empty() &&
+        (value.front().is_array() || value.front().is_object())) {
+      out += "[\n";
+      for (size_t i = 0; i < value.size(); ++i) {
+        out += "    " + value[i].dump() + (i + 1 < value.size() ? ",\n" : "\n");
+      }
+      out += "  ]";
+    } else {
+      out += value.dump();
+    }
+    out += ++k < j.size() ? ",\n" : "\n";
+  }
+  return out + "}\n";
+}
+
+}  // namespace
+
+std::string RenderColumnsJson(const ColumnsView& view, bool pretty) {
+  const HeatmapView& grid = view.grid;
+  json j;
+  j["view"] = "columns";
+  j["metric"] = view.metric;
+  j["kind"] = MetricKindName(view.kind);
+  j["unit"] = view.unit;
+  j["from"] = view.from;
+  j["to"] = view.to;
+  j["from_rfc3339"] = FormatRfc3339(view.from);
+  j["to_rfc3339"] = FormatRfc3339(view.to);
+  j["sort"] = ColumnsSortName(view.sort);
+  j["reverse"] = view.reverse;
+  j["shading"] = ColumnShadingName(view.shading);
+  j["coloring"] = ColoringName(view.coloring);
+  j["hosts_total"] = view.hosts_total;
+  j["rows"] = grid.rows;
+  j["columns"] = grid.columns;
+  j["ymin"] = grid.ymin;
+  j["ymax"] = grid.ymax;
+  j["ymax_auto"] = grid.ymax_auto;
+  j["clip_percent"] = grid.clip_percent;
+  j["total"] = grid.total;
+  j["above"] = grid.above;
+
+  json hosts = json::array();
+  for (uint32_t c = 0; c < grid.columns; ++c) {
+    const HostColumn& h = view.hosts[c];
+    hosts.push_back({{"host", h.host},
+                     {"count", h.count},
+                     {"mean", h.mean},
+                     {"min", h.min},
+                     {"p50", h.p50},
+                     {"p90", h.p90},
+                     {"p99", h.p99},
+                     {"max", h.max},
+                     {"stddev", h.stddev},
+                     {"cov", h.cov},
+                     {"skewness", h.skewness},
+                     {"kurtosis", h.kurtosis},
+                     {"bimodality", h.bimodality},
+                     {"max_cell", view.column_max[c]}});
+  }
+  j["hosts"] = std::move(hosts);
+  json bounds = json::array();
+  for (uint32_t r = 0; r < grid.rows; ++r) bounds.push_back({grid.RowLow(r), grid.RowHigh(r)});
+  j["row_bounds"] = std::move(bounds);
+  json counts = json::array(), saturation = json::array(), levels = json::array();
+  for (uint32_t r = 0; r < grid.rows; ++r) {
+    json crow = json::array(), srow = json::array(), lrow = json::array();
+    for (uint32_t c = 0; c < grid.columns; ++c) {
+      const size_t i = grid.Index(r, c);
+      crow.push_back(grid.counts[i]);
+      srow.push_back(grid.saturation[i]);
+      lrow.push_back(grid.levels[i]);
+    }
+    counts.push_back(std::move(crow));
+    saturation.push_back(std::move(srow));
+    levels.push_back(std::move(lrow));
+  }
+  j["counts"] = std::move(counts);
+  j["saturation"] = std::move(saturation);
+  j["levels"] = std::move(levels);
+  json palette = json::array();
+  for (int level = 0; level < kShadeLevels; ++level) palette.push_back(HexColor(ShadeColor(level)));
+  j["palette"] = std::move(palette);
+  j["missing_shards"] = view.missing_shards;
+  return pretty ? DumpByLine(j) : j.dump() + "\n";
+}
+
+}  // namespace trailmap
