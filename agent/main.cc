@@ -10,8 +10,10 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <limits>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,11 +38,11 @@ std::string LabelsText(const FieldSet& labels) {
 }
 
 // One line with every counter; logged when it differs from the last one logged.
-std::string CountersLine(const StatsdServer* statsd, const Bucketizer& bucketizer,
+std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Bucketizer& bucketizer,
                          const Shipper& shipper) {
   std::string line = "counters:";
-  if (statsd != nullptr) {
-    const StatsdCounters s = statsd->counters();
+  if (statsd) {
+    const StatsdCounters& s = *statsd;
     line += " statsd packets=" + std::to_string(s.packets) +
             " accepted=" + std::to_string(s.lines_accepted) +
             " rejected=" + std::to_string(s.lines_rejected);
@@ -62,6 +64,10 @@ std::string CountersLine(const StatsdServer* statsd, const Bucketizer& bucketize
           " out_of_order=" + std::to_string(c.out_of_order) +
           " incarnations=" + std::to_string(c.incarnations);
   return line;
+}
+
+std::optional<StatsdCounters> StatsdCountersOf(const StatsdServer* statsd) {
+  return statsd ? std::optional<StatsdCounters>(statsd->counters()) : std::nullopt;
 }
 
 // Turns the held seconds before `second` into batches (60 seconds at most each) and queues them.
@@ -190,19 +196,18 @@ int Run(const AgentConfig& config) {
     ShipSecondsBefore(NowSecond(), config, &bucketizer, &shipper);
     if (std::chrono::steady_clock::now() - last_report >= report_every) {
       last_report = std::chrono::steady_clock::now();
-      std::string line = CountersLine(statsd.get(), bucketizer, shipper);
+      std::string line = CountersLine(StatsdCountersOf(statsd.get()), bucketizer, shipper);
       if (line != last_line) Log(line);
       last_line = std::move(line);
     }
   }
-  // Ship what is complete; the current second is still filling and stays behind (logged).
-  ShipSecondsBefore(NowSecond(), config, &bucketizer, &shipper);
+  // Stop receiving, then ship everything held, the current second too: a second shipped in two
+  // parts merges at the aggregator, so nothing a client sent before the signal is lost.
+  const std::optional<StatsdCounters> statsd_counters = StatsdCountersOf(statsd.get());
+  statsd.reset();
+  ShipSecondsBefore(std::numeric_limits<int64_t>::max(), config, &bucketizer, &shipper);
   if (Status s = shipper.Flush(std::chrono::seconds(2)); !s.ok()) Log("at exit: " + s.ToString());
-  Log(CountersLine(statsd.get(), bucketizer, shipper) + " (at exit)");
-  if (bucketizer.pending_seconds() > 0) {
-    Log("at exit: " + std::to_string(bucketizer.pending_seconds()) +
-        " incomplete second(s) not shipped");
-  }
+  Log(CountersLine(statsd_counters, bucketizer, shipper) + " (at exit)");
   return 0;
 }
 

@@ -148,5 +148,27 @@ TEST(StatsdSystem, AggregatorKilledMidStreamLosesNothingAndCountsNothingTwice) {
   EXPECT_TRUE(agent.process().Running());
 }
 
+// An agent told to stop ships everything it holds, the second still filling included: a client
+// that sent before the signal loses nothing.
+TEST(StatsdSystem, AStoppingAgentShipsTheSecondStillFilling) {
+  TempDir dir;
+  std::vector<std::unique_ptr<Aggregator>> aggs;
+  aggs.push_back(std::make_unique<Aggregator>(dir, "agg-1"));
+  aggs[0]->Start();
+  Agent agent(dir, "web-1", IngestList(aggs));
+  std::this_thread::sleep_for(500ms);
+  std::vector<uint64_t> us(100);
+  for (size_t k = 0; k < us.size(); ++k) us[k] = 200 + k;
+  SendTimings(agent.statsd_port(), "disk.latency", us);
+  std::this_thread::sleep_for(100ms);  // received, and (most likely) still in the current second
+  agent.process().Kill(SIGTERM);
+  ASSERT_EQ(agent.process().Wait(), 0) << agent.process().Stderr();
+  CommandResult r = Cli({"stats", "--metric", "disk.latency", "--from", "-5m", "--format", "json"}, QueryList(aggs));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  uint64_t total = 0;
+  for (const auto& [g, s] : ParseStats(r.out)) total += s.count;
+  EXPECT_EQ(total, us.size()) << agent.process().Stderr();
+}
+
 }  // namespace
 }  // namespace trailmap::test
