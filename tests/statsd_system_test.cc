@@ -163,7 +163,11 @@ TEST(StatsdSystem, AStoppingAgentShipsTheSecondStillFilling) {
   std::this_thread::sleep_for(100ms);  // received, and (most likely) still in the current second
   agent.process().Kill(SIGTERM);
   ASSERT_EQ(agent.process().Wait(), 0) << agent.process().Stderr();
-  CommandResult r = Cli({"stats", "--metric", "disk.latency", "--from", "-5m", "--format", "json"}, QueryList(aggs));
+  const int64_t later = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch()).count() + 2;
+  CommandResult r = Cli({"stats", "--metric", "disk.latency", "--from", "-5m", "--to", std::to_string(later),
+                         "--format", "json"},
+                        QueryList(aggs));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   uint64_t total = 0;
   for (const auto& [g, s] : ParseStats(r.out)) total += s.count;
