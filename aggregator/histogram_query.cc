@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "aggregator/keys.h"
+#include "core/predicate.h"
+#include "core/series.h"
 
 namespace trailmap::aggregator {
 namespace {
@@ -81,6 +83,60 @@ class Grouping {
   std::vector<std::string> names_;
 };
 
+// Decides, once per (host, series), whether a series passes the query's predicate: the fields
+// it reads are the series' fields, "host", and the host's labels (a field wins over a label).
+class SeriesFilter {
+ public:
+  SeriesFilter(const Catalog& catalog, const Predicate& where) : catalog_(catalog), where_(where) {}
+
+  bool Passes(uint32_t host, uint32_t series) {
+    if (where_.always_true()) return true;
+    const uint64_t key = (uint64_t{host} << 32) | series;
+    auto it = decided_.find(key);
+    if (it != decided_.end()) return it->second;
+    const Lookup lookup(catalog_.Host(host), catalog_.Series(series));
+    const bool pass = where_.Matches(lookup);
+    decided_.emplace(key, pass);
+    return pass;
+  }
+
+ private:
+  class Lookup : public FieldLookup {
+   public:
+    Lookup(HostRecord host, SeriesRecord series) : host_(std::move(host)), series_(std::move(series)) {}
+    const std::string* Find(std::string_view name) const override {
+      if (name == "host") return &host_.name;
+      std::string_view v = FieldValue(series_.fields, name);
+      if (v.empty()) v = FieldValue(host_.labels, name);
+      if (v.empty()) return nullptr;
+      scratch_.assign(v);
+      return &scratch_;
+    }
+
+   private:
+    HostRecord host_;
+    SeriesRecord series_;
+    mutable std::string scratch_;
+  };
+
+  const Catalog& catalog_;
+  const Predicate& where_;
+  std::unordered_map<uint64_t, bool> decided_;
+};
+
+// Adds the buckets of `encoded` whose reported value (the bucket midpoint) lies in [low, high]:
+// a comparison on the metric's value selects buckets. Count, min, max and sum of what is kept
+// come from the midpoints, within the histogram's 0.8%.
+Status MergeBucketsInRange(std::string_view encoded, uint64_t low, uint64_t high, Histogram* into) {
+  Result<Histogram> h = Histogram::Decode(encoded);
+  if (!h.ok()) return h.status();
+  h->ForEachBucket([low, high, into](uint32_t index, uint64_t count) {
+    const uint64_t mid = BucketMidpoint(index);
+    if (mid >= low && mid <= high) into->Record(mid, count);
+  });
+  return Status::Ok();
+}
+
 // What one scan of a time slice found: its own group names, and cells in column order.
 struct Partial {
   Status status;
@@ -97,7 +153,7 @@ std::string Describe(const DataKey& k) {
 void ScanSlice(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* hist,
                const rocksdb::Snapshot* snapshot, const Catalog& catalog,
                const HistogramQuery& query, uint32_t metric, int64_t lo, int64_t hi,
-               const std::vector<uint8_t>& allowed, Partial* out) {
+               const std::vector<uint8_t>& allowed, const Predicate& where, Partial* out) {
   const std::string lower = DataKeyPrefix(metric, lo);
   const std::string upper = DataKeyPrefix(metric, hi);
   const rocksdb::Slice upper_slice(upper);
@@ -108,6 +164,9 @@ void ScanSlice(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* hist,
   std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(read_options, hist));
 
   Grouping grouping(catalog, query.group_by);
+  SeriesFilter filter(catalog, where);
+  const auto [low, high] = where.ValueRange();
+  const bool all_values = low == 0 && high == UINT64_MAX;
   std::vector<QueryCell>& cells = out->cells;
   std::vector<int32_t> cell_of_group;  // for the current column: group -> index in cells, or -1
   uint64_t current_column = UINT64_MAX;
@@ -119,6 +178,7 @@ void ScanSlice(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* hist,
       return;
     }
     if (!allowed.empty() && (key.host >= allowed.size() || !allowed[key.host])) continue;
+    if (!filter.Passes(key.host, key.series)) continue;
     const uint32_t group = grouping.GroupOf(key.host, key.series);
     const uint64_t column =
         (static_cast<uint64_t>(key.second) - static_cast<uint64_t>(query.from)) / query.step;
@@ -132,7 +192,9 @@ void ScanSlice(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* hist,
       cells.push_back(QueryCell{static_cast<uint32_t>(column), group, Histogram()});
     }
     const rocksdb::Slice v = it->value();
-    Status s = cells[cell_of_group[group]].histogram.MergeEncoded({v.data(), v.size()});
+    Histogram& into = cells[cell_of_group[group]].histogram;
+    Status s = all_values ? into.MergeEncoded({v.data(), v.size()})
+                          : MergeBucketsInRange({v.data(), v.size()}, low, high, &into);
     if (!s.ok()) {
       out->status = s.code() == Status::Code::kResourceExhausted
                         ? s
@@ -141,6 +203,8 @@ void ScanSlice(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* hist,
     }
   }
   if (!it->status().ok()) out->status = Status::IOError("hist scan: " + it->status().ToString());
+  // A value comparison may leave a cell with nothing in it: answers hold non-empty cells only.
+  if (!all_values) std::erase_if(cells, [](const QueryCell& c) { return c.histogram.empty(); });
   out->groups = std::move(grouping.names());
 }
 
@@ -217,6 +281,9 @@ Result<HistogramAnswer> RunHistogramQuery(rocksdb::DB* db, rocksdb::ColumnFamily
   answer.kind = metric.kind;
   answer.unit = metric.unit;
 
+  Result<Predicate> where = Predicate::Parse(query.where);
+  if (!where.ok()) return Status::InvalidArgument("--where: " + where.status().message());
+
   std::vector<uint8_t> allowed;  // host id -> kept; empty = every host
   if (!query.hosts.empty()) {
     allowed.assign(catalog.host_count() + 1, 0);
@@ -241,17 +308,17 @@ Result<HistogramAnswer> RunHistogramQuery(rocksdb::DB* db, rocksdb::ColumnFamily
   for (int i = 1; i < parts; ++i) {
     try {
       helpers.emplace_back(
-          [db, hist, &snapshot, &catalog, &query, &metric_id, &bounds, &allowed, &partials, i] {
+          [db, hist, &snapshot, &catalog, &query, &metric_id, &bounds, &allowed, &where, &partials, i] {
             ScanSlice(db, hist, snapshot.snapshot(), catalog, query, *metric_id, bounds[i],
-                      bounds[i + 1], allowed, &partials[i]);
+                      bounds[i + 1], allowed, *where, &partials[i]);
           });
     } catch (const std::system_error&) {  // no thread to be had: scan the slice here
       ScanSlice(db, hist, snapshot.snapshot(), catalog, query, *metric_id, bounds[i], bounds[i + 1],
-                allowed, &partials[i]);
+                allowed, *where, &partials[i]);
     }
   }
   ScanSlice(db, hist, snapshot.snapshot(), catalog, query, *metric_id, bounds[0], bounds[1],
-            allowed, &partials[0]);
+            allowed, *where, &partials[0]);
   for (std::thread& t : helpers) t.join();
 
   if (Status s = Combine(&partials, &answer); !s.ok()) return s;

@@ -68,6 +68,31 @@ class HistogramQueryTest : public ::testing::Test {
   std::unique_ptr<Store> store_;
 };
 
+HistogramQuery Where(std::string where, std::string group_by = "") {
+  HistogramQuery q{"disk.latency", kT, kT + 6, 6, std::move(group_by), {}};
+  q.where = std::move(where);
+  return q;
+}
+
+TEST_F(HistogramQueryTest, WhereIsEvaluatedHereOnFieldsHostsAndLabels) {
+  // op=read: web-1 at offsets 0, 1, 3 (1+2+4) and web-2 at 0, 2, 4 (1+3+5).
+  EXPECT_EQ(Cells(Query(Where(R"(op == "read")"))), "0/=16");
+  // A host label: db-1 at offsets 1 and 5 (2+6).
+  EXPECT_EQ(Cells(Query(Where(R"(role == "db")"))), "0/=8");
+  EXPECT_EQ(Cells(Query(Where(R"(host =~ "web-.*" and not (op in ("write")))", "host"))),
+            "0/web-1=7 0/web-2=9");
+  // A series without the field fails a comparison on it and passes its negation.
+  EXPECT_EQ(Cells(Query(Where(R"(op != "read")", "host"))), "0/db-1=8 0/web-1=7");
+  // A comparison on the value selects buckets: every value here is near 1 µs.
+  EXPECT_EQ(Cells(Query(Where("latency > 2us"))), "");
+  EXPECT_EQ(Cells(Query(Where(R"(latency < 2us and op == "write")"))), "0/=7");
+  EXPECT_EQ(Query(Where("latency < 2us")).cells.at(0).histogram.count(), 31u);
+  // A bad predicate is an error naming the column, not an empty answer.
+  Result<HistogramAnswer> bad = store_->QueryHistograms(Where("op = 1"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("column 4"), std::string::npos) << bad.status().message();
+}
+
 TEST_F(HistogramQueryTest, OneGroup) {
   const HistogramAnswer a = Query({"disk.latency", kT, kT + 6, 2, "", {}});
   EXPECT_EQ(a.kind, MetricKind::kLatency);

@@ -3,6 +3,7 @@
 #include <kj/exception.h>
 
 #include "core/capnp_bytes.h"
+#include "core/predicate.h"
 #include "schemas/query.capnp.h"
 
 namespace trailmap {
@@ -14,6 +15,9 @@ capnp::Text::Reader AsText(const std::string& s) { return capnp::Text::Reader(s.
 Status Check(const HistogramQuery& q) {
   if (Status s = ValidateMetricName(q.metric); !s.ok()) return s;
   if (q.step == 0) return Status::InvalidArgument("step must be at least 1 second");
+  if (Result<Predicate> p = Predicate::Parse(q.where); !p.ok()) {
+    return Status::InvalidArgument("--where: " + p.status().message());
+  }
   if (q.to <= q.from) {
     return Status::InvalidArgument("empty time range: from " + std::to_string(q.from) + " is not before to " +
                                    std::to_string(q.to));
@@ -44,6 +48,7 @@ std::string EncodeQuery(const Query& query) {
     hq.setGroupBy(AsText(h.group_by));
     auto hosts = hq.initHosts(static_cast<unsigned>(h.hosts.size()));
     for (size_t i = 0; i < h.hosts.size(); ++i) hosts.set(static_cast<unsigned>(i), AsText(h.hosts[i]));
+    hq.setWhere(AsText(h.where));
   }
   return MessageToBytes(message);
 }
@@ -68,6 +73,7 @@ Result<Query> DecodeQuery(std::string_view bytes) {
         h.step = hq.getStep();
         h.group_by = Str(hq.getGroupBy());
         for (auto host : hq.getHosts()) h.hosts.push_back(Str(host));
+        h.where = Str(hq.getWhere());
         if (Status s = Check(h); !s.ok()) return s;
         return query;
       }

@@ -16,6 +16,14 @@ TEST(QueryWire, QueryRoundTripsAndIsChecked) {
   EXPECT_EQ(back->histograms.columns(), 60u);
   EXPECT_EQ(back->histograms.hosts.size(), 2u);
 
+  q.histograms.where = R"(op == "read" and latency > 1ms)";
+  back = DecodeQuery(EncodeQuery(q));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->histograms.where, q.histograms.where);
+  q.histograms.where = "op = 1";
+  EXPECT_NE(DecodeQuery(EncodeQuery(q)).status().message().find("--where: column 4"), std::string::npos);
+  q.histograms.where = "";
+
   q.histograms.to = 1000;
   EXPECT_NE(DecodeQuery(EncodeQuery(q)).status().message().find("empty time range"), std::string::npos);
   q.histograms.to = 1000 + 10'000'000;

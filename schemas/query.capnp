@@ -24,6 +24,8 @@ struct HistogramQuery {
   step @3 :UInt32;        # seconds per column; column c covers [from + c*step, from + (c+1)*step)
   groupBy @4 :Text;       # "" = one group; "host"; or a field key such as "op"
   hosts @5 :List(Text);   # only these hosts; empty = every host
+  where @6 :Text;         # a predicate (core/predicate.h) on fields, host, labels and the value;
+                          # "" = everything. Evaluated here, in the aggregator (pushed down).
 }
 
 struct Answer {
