@@ -1,5 +1,9 @@
 #include "aggregator/catalog.h"
 
+#include <set>
+
+#include "core/series.h"
+
 #include <algorithm>
 #include <mutex>
 
@@ -162,7 +166,16 @@ std::vector<MetricInfo> Catalog::Metrics() const {
   {
     std::shared_lock lock(mu_);
     out.reserve(metrics_.size());
-    for (const MetricRecord& m : metrics_) out.push_back(MetricInfo{m.name, m.kind, m.unit});
+    for (const MetricRecord& m : metrics_) out.push_back(MetricInfo{m.name, m.kind, m.unit, {}});
+    // The field keys each metric's series carry.
+    std::vector<std::set<std::string>> keys(metrics_.size());
+    for (const SeriesRecord& series : series_) {
+      if (series.metric == 0 || series.metric > keys.size()) continue;
+      Result<FieldSet> fields = ParseFields(series.fields);
+      if (!fields.ok()) continue;
+      for (const Field& f : *fields) keys[series.metric - 1].insert(f.first);
+    }
+    for (size_t i = 0; i < out.size(); ++i) out[i].fields.assign(keys[i].begin(), keys[i].end());
   }
   std::sort(out.begin(), out.end(),
             [](const MetricInfo& a, const MetricInfo& b) { return a.name < b.name; });

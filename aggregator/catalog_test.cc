@@ -63,6 +63,7 @@ TEST(CatalogTest, RollbackForgetsWhatAFailedWriteAdded) {
   ASSERT_EQ(metrics.size(), 2u);
   EXPECT_EQ(metrics[0].name, "a");
   EXPECT_EQ(metrics[1].name, "c");
+  EXPECT_EQ(metrics[1].fields, std::vector<std::string>{"y"});  // x=1 went with the rollback
 }
 
 TEST(CatalogTest, RestoreRefusesGapsRepeatsAndDanglingSeries) {

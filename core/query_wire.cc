@@ -96,6 +96,9 @@ std::string EncodeAnswer(const Answer& answer) {
       list[i].setName(AsText(answer.metrics[i].name));
       list[i].setKind(static_cast<ingest::MetricKind>(answer.metrics[i].kind));
       list[i].setUnit(AsText(answer.metrics[i].unit));
+      const auto& keys = answer.metrics[i].fields;
+      auto fields = list[i].initFields(static_cast<unsigned>(keys.size()));
+      for (size_t k = 0; k < keys.size(); ++k) fields.set(static_cast<unsigned>(k), AsText(keys[k]));
     }
   } else {
     const HistogramAnswer& h = answer.histograms;
@@ -129,7 +132,9 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
     if (a.which() == queryproto::Answer::METRICS) {
       answer.kind = Query::Kind::kMetrics;
       for (auto m : a.getMetrics()) {
-        answer.metrics.push_back({Str(m.getName()), static_cast<MetricKind>(m.getKind()), Str(m.getUnit())});
+        MetricInfo info{Str(m.getName()), static_cast<MetricKind>(m.getKind()), Str(m.getUnit()), {}};
+        for (auto key : m.getFields()) info.fields.push_back(Str(key));
+        answer.metrics.push_back(std::move(info));
       }
       return answer;
     }

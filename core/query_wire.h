@@ -56,6 +56,7 @@ struct MetricInfo {
   std::string name;
   MetricKind kind = MetricKind::kLatency;
   std::string unit;
+  std::vector<std::string> fields;  // field keys its series carry, sorted
 };
 
 struct Answer {

@@ -54,11 +54,12 @@ TEST(QueryWire, AnswerRoundTripsWithHistograms) {
 
   Answer m;
   m.kind = Query::Kind::kMetrics;
-  m.metrics = {{"disk.latency", MetricKind::kLatency, "ns"}};
+  m.metrics = {{"disk.latency", MetricKind::kLatency, "ns", {"disk", "op"}}};
   Result<Answer> mb = DecodeAnswer(EncodeAnswer(m));
   ASSERT_TRUE(mb.ok());
   EXPECT_EQ(mb->kind, Query::Kind::kMetrics);
   EXPECT_EQ(mb->metrics[0].name, "disk.latency");
+  EXPECT_EQ(mb->metrics[0].fields, (std::vector<std::string>{"disk", "op"}));
 }
 
 }  // namespace

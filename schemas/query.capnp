@@ -55,4 +55,5 @@ struct MetricInfo {
   name @0 :Text;
   kind @1 :Ingest.MetricKind;
   unit @2 :Text;
+  fields @3 :List(Text);  # the field keys its series carry, sorted
 }
