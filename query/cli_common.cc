@@ -4,6 +4,7 @@
 #include <fstream>
 #include <ostream>
 
+#include "core/predicate.h"
 #include "core/timespec.h"
 #include "core/units.h"
 #include "query/endpoints.h"
@@ -21,6 +22,9 @@ void AddQueryFlags(CLI::App* command, QueryFlags* flags) {
       ->capture_default_str();
   command->add_option("--by", flags->by, "Group by host or by a field key (op, disk, url, ...)");
   command->add_option("--hosts", flags->hosts, "Only these hosts: web-1,web-2");
+  command->add_option("--where,-w", flags->where,
+                      "Only events that pass a predicate, evaluated in the aggregators: "
+                      "'host =~ \"web.*\" and op == \"read\" and latency > 10ms' (docs/predicates.md)");
   command->add_option("--aggregators,-a", flags->aggregators,
                       "Aggregator QUERY endpoints HOST:PORT,... (default port 7401); else "
                       "$TRAILMAP_AGGREGATORS, else `aggregators` in the config file, else "
@@ -44,8 +48,7 @@ Result<TimeRange> ParseTimeRange(const QueryFlags& flags, int64_t now) {
   return TimeRange{*from, *to};
 }
 
-Result<Fetched> FetchGrid(const CliContext& context, const QueryFlags& flags,
-                          const HistogramQuery& query) {
+Result<FanoutResult> FanOutAll(const CliContext& context, const QueryFlags& flags, Query query) {
   Result<uint64_t> timeout = ParseDuration(flags.timeout);
   if (!timeout.ok()) return Status::InvalidArgument("--timeout: " + timeout.status().message());
   EndpointSources sources;
@@ -58,25 +61,34 @@ Result<Fetched> FetchGrid(const CliContext& context, const QueryFlags& flags,
   if (!endpoints.ok()) {
     return Status::InvalidArgument("aggregators: " + endpoints.status().message());
   }
-
-  Query q;
-  q.id = static_cast<uint64_t>(context.now) * 1000 + 1;
-  q.kind = Query::Kind::kHistograms;
-  q.histograms = query;
+  query.id = static_cast<uint64_t>(context.now) * 1000 + 1;
   FanoutOptions options;
   options.deadline = std::chrono::milliseconds(std::max<uint64_t>(1, *timeout / 1'000'000));
-  FanoutResult result = FanOut(*context.zmq, *endpoints, q, options);
-
-  Fetched fetched;
-  for (const ShardFailure& f : result.failures) {
-    fetched.missing.push_back(f.endpoint + ": " + f.reason);
-  }
+  FanoutResult result = FanOut(*context.zmq, *endpoints, query, options);
   if (result.answers.empty()) {
     std::string msg = "no aggregator answered:";
-    for (const std::string& m : fetched.missing) msg += "\n  " + m;
+    for (const ShardFailure& f : result.failures) msg += "\n  " + f.endpoint + ": " + f.reason;
     return Status::Unavailable(msg);
   }
-  Result<MergedGrid> grid = MergePartials(query, result.answers);
+  return result;
+}
+
+Result<Fetched> FetchGrid(const CliContext& context, const QueryFlags& flags,
+                          const HistogramQuery& query) {
+  Query q;
+  q.kind = Query::Kind::kHistograms;
+  q.histograms = query;
+  q.histograms.where = flags.where;  // every view filters the same way
+  if (Result<Predicate> where = Predicate::Parse(flags.where); !where.ok()) {
+    return Status::InvalidArgument("--where: " + where.status().message());
+  }
+  Result<FanoutResult> result = FanOutAll(context, flags, std::move(q));
+  if (!result.ok()) return result.status();
+  Fetched fetched;
+  for (const ShardFailure& f : result->failures) {
+    fetched.missing.push_back(f.endpoint + ": " + f.reason);
+  }
+  Result<MergedGrid> grid = MergePartials(query, result->answers);
   if (!grid.ok()) return grid.status();
   fetched.grid = std::move(grid).value();
   return fetched;

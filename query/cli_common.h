@@ -15,6 +15,7 @@
 
 #include "core/query_wire.h"
 #include "core/status.h"
+#include "query/fanout.h"
 #include "query/partials.h"
 
 namespace CLI {
@@ -47,6 +48,7 @@ struct QueryFlags {
   std::string to = "now";
   std::string by;           // "" | "host" | a field key
   std::string hosts;        // "a,b": only these hosts
+  std::string where;        // a predicate (core/predicate.h), evaluated in the aggregators
   std::string aggregators;  // query endpoints; see query/endpoints.h for the fallbacks
   std::string config;       // a TOML file naming the aggregators
   std::string timeout = "5s";
@@ -66,7 +68,12 @@ struct Fetched {
   std::vector<std::string> missing;  // "tcp://host:port: reason"
 };
 
-// Resolves the aggregators, fans the query out and merges the answers. Fails with
+// Resolves the aggregators and sends `query` (its id is set here) to every one. Fails with
+// InvalidArgument for bad flags and Unavailable when no shard answered at all; the shards that
+// did not answer are in the result's failures.
+Result<FanoutResult> FanOutAll(const CliContext& context, const QueryFlags& flags, Query query);
+
+// Resolves the aggregators, fans the query out (with flags.where) and merges the answers. Fails with
 // InvalidArgument for bad flags, Unavailable when no shard answered at all, Corruption when the
 // answers do not merge.
 Result<Fetched> FetchGrid(const CliContext& context, const QueryFlags& flags,

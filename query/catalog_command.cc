@@ -1,0 +1,196 @@
+#include "query/catalog_command.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <set>
+
+#include "core/timespec.h"
+
+namespace trailmap {
+namespace {
+
+int Fail(const CliContext& context, const char* command, const Status& status) {
+  *context.err << "trailmap " << command << ": " << status.message() << "\n";
+  return ExitCodeFor(status);
+}
+
+// The aggregator and timeout flags of QueryFlags, without --metric and the time range.
+void AddShardFlags(CLI::App* command, QueryFlags* flags) {
+  command->add_option("--aggregators,-a", flags->aggregators,
+                      "Aggregator QUERY endpoints HOST:PORT,... (default port 7401); else "
+                      "$TRAILMAP_AGGREGATORS, else `aggregators` in the config file");
+  command->add_option("--config", flags->config, "TOML file with aggregators = [\"HOST:PORT\", ...]");
+  command->add_option("--timeout", flags->timeout, "How long to wait for every shard's answer")
+      ->capture_default_str();
+}
+
+// The catalogs of every shard, merged by metric name (field keys united).
+struct Catalog {
+  std::map<std::string, MetricInfo> metrics;
+  std::vector<std::string> missing;
+};
+
+Result<Catalog> FetchCatalog(const CliContext& context, const QueryFlags& flags) {
+  Query query;
+  query.kind = Query::Kind::kMetrics;
+  Result<FanoutResult> result = FanOutAll(context, flags, query);
+  if (!result.ok()) return result.status();
+  Catalog catalog;
+  for (const ShardFailure& f : result->failures) catalog.missing.push_back(f.endpoint + ": " + f.reason);
+  for (const Answer& a : result->answers) {
+    for (const MetricInfo& m : a.metrics) {
+      auto [it, inserted] = catalog.metrics.emplace(m.name, m);
+      if (inserted) continue;
+      std::set<std::string> keys(it->second.fields.begin(), it->second.fields.end());
+      keys.insert(m.fields.begin(), m.fields.end());
+      it->second.fields.assign(keys.begin(), keys.end());
+    }
+  }
+  return catalog;
+}
+
+std::string Join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+}  // namespace
+
+CLI::App* AddMetricsCommand(CLI::App* app, MetricsFlags* flags) {
+  CLI::App* cmd = app->add_subcommand("metrics", "List every metric: name, kind, unit and the fields it carries");
+  AddShardFlags(cmd, &flags->query);
+  cmd->add_option("--format,-f", flags->format, "table or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"table", "json"}));
+  cmd->footer("Examples:\n  trailmap metrics\n  trailmap metrics --format json --aggregators agg-1,agg-2");
+  return cmd;
+}
+
+int RunMetrics(const MetricsFlags& flags, const CliContext& context) {
+  Result<Catalog> catalog = FetchCatalog(context, flags.query);
+  if (!catalog.ok()) return Fail(context, "metrics", catalog.status());
+  if (flags.format == "json") {
+    nlohmann::ordered_json j;
+    j["view"] = "metrics";
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const auto& [name, m] : catalog->metrics) {
+      list.push_back({{"name", name}, {"kind", MetricKindName(m.kind)}, {"unit", m.unit}, {"fields", m.fields}});
+    }
+    j["metrics"] = std::move(list);
+    j["missing_shards"] = catalog->missing;
+    *context.out << j.dump(2) << "\n";
+  } else {
+    size_t width = 6;
+    for (const auto& [name, m] : catalog->metrics) width = std::max(width, name.size());
+    std::string out = "metric" + std::string(width - 6 + 2, ' ') + "kind     unit  fields\n";
+    for (const auto& [name, m] : catalog->metrics) {
+      std::string kind = MetricKindName(m.kind);
+      std::string unit = m.unit;
+      out += name + std::string(width - name.size() + 2, ' ') + kind + std::string(9 - std::min<size_t>(kind.size(), 8), ' ') +
+             unit + std::string(6 - std::min<size_t>(unit.size(), 5), ' ') +
+             (m.fields.empty() ? "-" : Join(m.fields, ", ")) + "\n";
+    }
+    if (catalog->metrics.empty()) out += "(no metrics yet: point an agent or `trailmap import` at the aggregators)\n";
+    *context.out << out;
+  }
+  return ReportMissing(context, catalog->missing);
+}
+
+CLI::App* AddFieldsCommand(CLI::App* app, FieldsFlags* flags) {
+  CLI::App* cmd = app->add_subcommand(
+      "fields", "Each field of a metric (and host) with the values seen in a time range and their event counts");
+  AddQueryFlags(cmd, &flags->query);
+  cmd->add_option("--format,-f", flags->format, "table or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--top", flags->top, "Values shown per field, most events first (0 = all)")->capture_default_str();
+  cmd->footer(
+      "Examples:\n"
+      "  trailmap fields --metric disk.latency --from -1h\n"
+      "  trailmap fields --metric http.server.latency --where 'host =~ \"web.*\"' --format json\n"
+      "Then decompose by a field with --by, or filter with --where.");
+  return cmd;
+}
+
+int RunFields(const FieldsFlags& flags, const CliContext& context) {
+  Result<TimeRange> range = ParseTimeRange(flags.query, context.now);
+  if (!range.ok()) return Fail(context, "fields", range.status());
+  Result<Catalog> catalog = FetchCatalog(context, flags.query);
+  if (!catalog.ok()) return Fail(context, "fields", catalog.status());
+  auto it = catalog->metrics.find(flags.query.metric);
+  if (it == catalog->metrics.end()) {
+    std::vector<std::string> known;
+    for (const auto& [name, m] : catalog->metrics) known.push_back(name);
+    return Fail(context, "fields",
+                Status::InvalidArgument("no metric '" + flags.query.metric + "' on the aggregators; known: " +
+                                        (known.empty() ? "(none)" : Join(known, ", "))));
+  }
+  std::vector<std::string> keys = {"host"};
+  keys.insert(keys.end(), it->second.fields.begin(), it->second.fields.end());
+
+  struct FieldValues {
+    std::string key;
+    std::vector<std::pair<std::string, uint64_t>> values;  // most events first
+    size_t distinct = 0;
+  };
+  std::vector<FieldValues> fields;
+  std::set<std::string> missing(catalog->missing.begin(), catalog->missing.end());
+  for (const std::string& key : keys) {
+    HistogramQuery query;
+    query.metric = flags.query.metric;
+    query.from = range->from;
+    query.to = range->to;
+    query.step = static_cast<uint32_t>(std::min<int64_t>(range->to - range->from, UINT32_MAX));
+    query.group_by = key;
+    Result<Fetched> fetched = FetchGrid(context, flags.query, query);
+    if (!fetched.ok()) return Fail(context, "fields", fetched.status());
+    missing.insert(fetched->missing.begin(), fetched->missing.end());
+    FieldValues fv{key, {}, 0};
+    const MergedGrid& grid = fetched->grid;
+    for (size_t g = 0; g < grid.groups.size(); ++g) {
+      const uint64_t count = grid.Group(g).count();
+      if (count > 0) fv.values.emplace_back(grid.groups[g], count);
+    }
+    std::sort(fv.values.begin(), fv.values.end(),
+              [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+    fv.distinct = fv.values.size();
+    if (flags.top > 0 && fv.values.size() > flags.top) fv.values.resize(flags.top);
+    fields.push_back(std::move(fv));
+  }
+
+  if (flags.format == "json") {
+    nlohmann::ordered_json j;
+    j["view"] = "fields";
+    j["metric"] = flags.query.metric;
+    j["from"] = range->from;
+    j["to"] = range->to;
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const FieldValues& fv : fields) {
+      nlohmann::ordered_json values = nlohmann::ordered_json::array();
+      for (const auto& [value, count] : fv.values) values.push_back({{"value", value}, {"count", count}});
+      list.push_back({{"key", fv.key}, {"distinct", fv.distinct}, {"values", std::move(values)}});
+    }
+    j["fields"] = std::move(list);
+    j["missing_shards"] = std::vector<std::string>(missing.begin(), missing.end());
+    *context.out << j.dump(2) << "\n";
+  } else {
+    std::string out = flags.query.metric + "  " + FormatRfc3339(range->from) + " .. " + FormatRfc3339(range->to) + "\n";
+    for (const FieldValues& fv : fields) {
+      out += "\n" + fv.key + "  (" + std::to_string(fv.distinct) + " value" + (fv.distinct == 1 ? "" : "s") +
+             (fv.values.size() < fv.distinct ? ", top " + std::to_string(fv.values.size()) + " shown" : "") + ")\n";
+      size_t width = 0;
+      for (const auto& [value, count] : fv.values) width = std::max(width, value.size());
+      for (const auto& [value, count] : fv.values) {
+        out += "  " + value + std::string(width - value.size() + 2, ' ') + std::to_string(count) + "\n";
+      }
+    }
+    *context.out << out;
+  }
+  return ReportMissing(context, std::vector<std::string>(missing.begin(), missing.end()));
+}
+
+}  // namespace trailmap

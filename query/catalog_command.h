@@ -1,0 +1,32 @@
+// `trailmap metrics` and `trailmap fields`: what the aggregators hold, so a user can find a
+// metric and the fields to filter (--where) and decompose (--by) it by, without reading agent
+// configs.
+//
+//   trailmap metrics                         name, kind, unit and field keys of every metric
+//   trailmap fields --metric disk.latency    each field (and host) with the values seen in the
+//                                            time range and how many events each had
+#pragma once
+
+#include <string>
+
+#include "query/cli_common.h"
+
+namespace trailmap {
+
+struct MetricsFlags {
+  QueryFlags query;              // only the aggregator and timeout flags are used
+  std::string format = "table";  // table | json
+};
+
+struct FieldsFlags {
+  QueryFlags query;
+  std::string format = "table";  // table | json
+  size_t top = 20;               // values shown per field, most events first; 0 = all
+};
+
+CLI::App* AddMetricsCommand(CLI::App* app, MetricsFlags* flags);
+int RunMetrics(const MetricsFlags& flags, const CliContext& context);
+CLI::App* AddFieldsCommand(CLI::App* app, FieldsFlags* flags);
+int RunFields(const FieldsFlags& flags, const CliContext& context);
+
+}  // namespace trailmap
