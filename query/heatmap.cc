@@ -1,13 +1,14 @@
 #include "query/heatmap.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "query/palette.h"
 
 namespace trailmap {
 namespace {
 
-// The midpoint of the bucket holding the highest event left after dropping the top
+// The top (inclusive) of the bucket holding the highest event left after dropping the top
 // `clip_percent` % of events (floor of the count, so clipping 0.1% of 999 events drops none).
 uint64_t KeptTop(const Histogram& total, double clip_percent) {
   const auto drop =
@@ -20,14 +21,107 @@ uint64_t KeptTop(const Histogram& total, double clip_percent) {
     if (found) return;
     seen += count;
     if (seen >= keep) {
-      top = BucketMidpoint(index);
+      top = BucketUpper(index);
       found = true;
     }
   });
   return top;
 }
 
+// The largest power of ten at or below v (1 for v <= 1).
+uint64_t PowerOfTenBelow(uint64_t v) {
+  uint64_t p = 1;
+  while (p <= v / 10) p *= 10;
+  return p;
+}
+
+// The rows + 1 row bounds of [ymin, ymax) under `scale`.
+std::vector<double> RowBounds(uint64_t ymin, uint64_t ymax, uint32_t rows, ValueScale scale) {
+  std::vector<double> bounds(rows + 1);
+  const double lo = static_cast<double>(ymin), hi = static_cast<double>(ymax);
+  for (uint32_t r = 0; r <= rows; ++r) {
+    const double t = static_cast<double>(r) / rows;
+    bounds[r] = scale == ValueScale::kLog ? lo * std::pow(hi / lo, t) : lo + (hi - lo) * t;
+  }
+  bounds[0] = lo;
+  bounds[rows] = hi;
+  return bounds;
+}
+
+// Spreads one (group, column) histogram over the rows (see the header): returns the integer
+// count of each row, and adds what falls outside to *below / *above. `share` is scratch space of
+// rows + 2 entries: [0] below, [1..rows] the rows, [rows + 1] above.
+void SpreadColumn(const Histogram& h, const std::vector<double>& bounds, std::vector<double>* share,
+                  std::vector<uint64_t>* out, uint64_t* below, uint64_t* above) {
+  const size_t rows = bounds.size() - 1;
+  share->assign(rows + 2, 0);
+  const double ymin = bounds.front(), ymax = bounds.back();
+  h.ForEachBucket([&](uint32_t index, uint64_t count) {
+    const double lo = static_cast<double>(BucketLower(index));
+    const double hi = static_cast<double>(BucketUpper(index)) + 1;  // exclusive
+    const double n = static_cast<double>(count);
+    const double width = hi - lo;
+    if (hi <= ymin) {
+      (*share)[0] += n;
+      return;
+    }
+    if (lo >= ymax) {
+      (*share)[rows + 1] += n;
+      return;
+    }
+    if (lo < ymin) (*share)[0] += n * (ymin - lo) / width;
+    if (hi > ymax) (*share)[rows + 1] += n * (hi - ymax) / width;
+    // The first row whose top is above lo.
+    size_t r = std::upper_bound(bounds.begin(), bounds.end(), std::max(lo, ymin)) - bounds.begin();
+    r = r == 0 ? 0 : r - 1;
+    for (; r < rows && bounds[r] < hi; ++r) {
+      const double overlap = std::min(hi, bounds[r + 1]) - std::max(lo, bounds[r]);
+      if (overlap > 0) (*share)[r + 1] += n * overlap / width;
+    }
+  });
+  // Largest remainder: floor everything, then hand the events left over to the largest
+  // fractional parts, so the integers add up to the histogram's count exactly.
+  const uint64_t total = h.count();
+  uint64_t floored = 0;
+  std::vector<std::pair<double, size_t>> remainders;
+  out->assign(rows + 2, 0);
+  for (size_t i = 0; i < share->size(); ++i) {
+    const double v = std::max(0.0, (*share)[i]);
+    const auto whole = static_cast<uint64_t>(v);
+    (*out)[i] = whole;
+    floored += whole;
+    if (v - static_cast<double>(whole) > 0) remainders.emplace_back(v - whole, i);
+  }
+  // Rounding in the sums can leave floored a hair above the count: take back from the top.
+  for (size_t i = out->size(); floored > total && i-- > 0;) {
+    const uint64_t take = std::min((*out)[i], floored - total);
+    (*out)[i] -= take;
+    floored -= take;
+  }
+  uint64_t left = total - floored;
+  std::stable_sort(remainders.begin(), remainders.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t k = 0; left > 0 && !remainders.empty(); k = (k + 1) % remainders.size()) {
+    ++(*out)[remainders[k].second];
+    --left;
+  }
+  if (left > 0) (*out)[1] += left;  // nothing had a fraction: cannot happen, but stay exact
+  *below += (*out)[0];
+  *above += (*out)[rows + 1];
+}
+
 }  // namespace
+
+const char* ValueScaleName(ValueScale scale) {
+  return scale == ValueScale::kLog ? "log" : "linear";
+}
+
+Result<ValueScale> ParseValueScale(std::string_view text) {
+  if (text == "linear") return ValueScale::kLinear;
+  if (text == "log") return ValueScale::kLog;
+  return Status::InvalidArgument("unknown scale \"" + std::string(text) +
+                                 "\": use linear or log");
+}
 
 const char* ColoringName(Coloring coloring) {
   return coloring == Coloring::kLinear ? "linear" : "rank";
@@ -72,36 +166,95 @@ uint64_t RoundTop(uint64_t value) {
 }
 
 double HeatmapView::RowLow(uint32_t row) const {
+  if (row_bounds.size() == size_t{rows} + 1) return row_bounds[row];
   return static_cast<double>(ymin) + static_cast<double>(ymax - ymin) * row / rows;
 }
 
 double HeatmapView::RowHigh(uint32_t row) const { return RowLow(row + 1); }
 
+namespace {
+
+// Saturations of the cells at counts[first + k * stride], k < n, by `coloring` over just them.
+void ColorCells(const std::vector<uint64_t>& counts, size_t first, size_t stride, size_t n,
+                Coloring coloring, std::vector<uint64_t>* sorted, std::vector<double>* saturation) {
+  sorted->clear();
+  for (size_t k = 0; k < n; ++k) {
+    if (const uint64_t c = counts[first + k * stride]) sorted->push_back(c);
+  }
+  if (sorted->empty()) return;
+  std::sort(sorted->begin(), sorted->end());
+  for (size_t k = 0; k < n; ++k) {
+    const size_t i = first + k * stride;
+    const uint64_t c = counts[i];
+    if (c == 0) continue;
+    if (coloring == Coloring::kRank) {
+      // Position of the last cell with this count, 1-based.
+      const auto last = std::upper_bound(sorted->begin(), sorted->end(), c) - sorted->begin();
+      (*saturation)[i] = static_cast<double>(last) / static_cast<double>(sorted->size());
+    } else {
+      (*saturation)[i] = static_cast<double>(c) / static_cast<double>(sorted->back());
+    }
+  }
+}
+
+}  // namespace
+
 void ColorHeatmap(HeatmapView* view) {
   const size_t n = view->counts.size();
   view->saturation.assign(n, 0);
   view->levels.assign(n, 0);
-  std::vector<uint64_t> sorted;
+  view->nonzero_cells = 0;
+  view->max_count = 0;
   for (uint64_t c : view->counts) {
-    if (c) sorted.push_back(c);
+    view->nonzero_cells += c != 0;
+    view->max_count = std::max(view->max_count, c);
   }
-  std::sort(sorted.begin(), sorted.end());
-  view->nonzero_cells = sorted.size();
-  view->max_count = sorted.empty() ? 0 : sorted.back();
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t c = view->counts[i];
-    if (c == 0) continue;
-    double s = 0;
-    if (view->coloring == Coloring::kRank) {
-      // Position of the last cell with this count, 1-based.
-      const auto last = std::upper_bound(sorted.begin(), sorted.end(), c) - sorted.begin();
-      s = static_cast<double>(last) / static_cast<double>(sorted.size());
-    } else {
-      s = static_cast<double>(c) / static_cast<double>(view->max_count);
+  std::vector<uint64_t> sorted;
+  if (view->per_column) {
+    for (uint32_t c = 0; c < view->columns; ++c) {
+      ColorCells(view->counts, c, view->columns, view->rows, view->coloring, &sorted,
+                 &view->saturation);
     }
-    view->saturation[i] = s;
-    view->levels[i] = static_cast<uint8_t>(ShadeLevel(s, true));
+  } else {
+    ColorCells(view->counts, 0, 1, n, view->coloring, &sorted, &view->saturation);
   }
+  for (size_t i = 0; i < n; ++i) {
+    if (view->counts[i]) view->levels[i] = static_cast<uint8_t>(ShadeLevel(view->saturation[i], true));
+  }
+}
+
+Rgb CellColor(const HeatmapView& view, size_t i) {
+  const int level = view.levels[i];
+  if (view.groups.empty() || view.breakdown.empty()) return PaletteColor(view.palette, level);
+  double r = 0, g = 0, b = 0;
+  const double total = static_cast<double>(view.counts[i]);
+  for (const auto& [group, count] : view.breakdown[i]) {
+    const Rgb hue = GroupColor(group);
+    const double w = static_cast<double>(count) / total;
+    r += hue.r * w;
+    g += hue.g * w;
+    b += hue.b * w;
+  }
+  const Rgb blend{static_cast<uint8_t>(r + 0.5), static_cast<uint8_t>(g + 0.5),
+                  static_cast<uint8_t>(b + 0.5)};
+  return FadeToWhite(blend, level);
+}
+
+std::vector<double> RowEventsPerSecond(const HeatmapView& view) {
+  std::vector<double> rates(view.rows, 0);
+  const double seconds = static_cast<double>(std::max<int64_t>(1, view.to - view.from));
+  for (uint32_t r = 0; r < view.rows; ++r) {
+    uint64_t sum = 0;
+    for (uint32_t c = 0; c < view.columns; ++c) sum += view.count(r, c);
+    rates[r] = static_cast<double>(sum) / seconds;
+  }
+  return rates;
+}
+
+double RangeEventsPerSecond(const HeatmapView& view) {
+  uint64_t sum = 0;
+  for (uint64_t c : view.counts) sum += c;
+  return static_cast<double>(sum) / static_cast<double>(std::max<int64_t>(1, view.to - view.from));
 }
 
 Result<HeatmapView> AssembleHeatmap(const MergedGrid& grid, const HeatmapOptions& options) {
@@ -116,6 +269,9 @@ Result<HeatmapView> AssembleHeatmap(const MergedGrid& grid, const HeatmapOptions
   view.rows = options.rows;
   view.columns = grid.columns;
   view.coloring = options.coloring;
+  view.per_column = options.per_column;
+  view.palette = options.palette;
+  view.scale = options.scale;
   view.clip_percent = options.ymax ? 0 : options.clip_percent;
   view.ymax_auto = options.ymax == 0;
 
@@ -128,8 +284,18 @@ Result<HeatmapView> AssembleHeatmap(const MergedGrid& grid, const HeatmapOptions
   } else if (options.clip_percent > 0) {
     view.ymax = RoundTop(KeptTop(total, options.clip_percent));
   } else {
-    view.ymax = RoundTop(BucketMidpoint(BucketIndex(total.max())));
+    view.ymax = RoundTop(BucketUpper(BucketIndex(total.max())));
   }
+  view.ymin = options.ymin;
+  if (options.scale == ValueScale::kLog && view.ymin == 0) {
+    view.ymin = PowerOfTenBelow(total.empty() ? 1 : BucketLower(BucketIndex(total.min())));
+  }
+  if (view.ymin >= view.ymax) {
+    return Status::InvalidArgument("the value axis is empty: --ymin " + std::to_string(view.ymin) +
+                                   " is not below --ymax " + std::to_string(view.ymax) +
+                                   " (in the metric's base unit)");
+  }
+  view.row_bounds = RowBounds(view.ymin, view.ymax, view.rows, view.scale);
 
   const bool grouped = !grid.group_by.empty();
   if (grouped) {
@@ -139,29 +305,20 @@ Result<HeatmapView> AssembleHeatmap(const MergedGrid& grid, const HeatmapOptions
   const size_t cells = size_t{view.rows} * view.columns;
   view.counts.assign(cells, 0);
   if (grouped) view.breakdown.assign(cells, {});
-  const auto span = static_cast<uint128_t>(view.ymax - view.ymin);
+  std::vector<double> share;
+  std::vector<uint64_t> spread;
   for (size_t g = 0; g < grid.groups.size(); ++g) {
     for (uint32_t c = 0; c < grid.columns; ++c) {
-      grid.cells[g][c].ForEachBucket([&](uint32_t index, uint64_t count) {
-        const uint64_t v = BucketMidpoint(index);
-        if (v >= view.ymax) {
-          view.above += count;
-          return;
-        }
-        if (v < view.ymin) return;  // ymin is 0 today: never taken
-        const auto row =
-            static_cast<uint32_t>(static_cast<uint128_t>(v - view.ymin) * view.rows / span);
-        const size_t i = view.Index(row, c);
+      const Histogram& h = grid.cells[g][c];
+      if (h.empty()) continue;
+      SpreadColumn(h, view.row_bounds, &share, &spread, &view.below, &view.above);
+      for (uint32_t r = 0; r < view.rows; ++r) {
+        const uint64_t count = spread[r + 1];
+        if (count == 0) continue;
+        const size_t i = view.Index(r, c);
         view.counts[i] += count;
-        if (grouped) {
-          auto& parts = view.breakdown[i];
-          if (!parts.empty() && parts.back().first == g) {
-            parts.back().second += count;
-          } else {
-            parts.emplace_back(static_cast<uint32_t>(g), count);
-          }
-        }
-      });
+        if (grouped) view.breakdown[i].emplace_back(static_cast<uint32_t>(g), count);
+      }
     }
   }
   ColorHeatmap(&view);

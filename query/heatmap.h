@@ -1,20 +1,33 @@
 // Heat map assembly: merged histograms (time columns × groups) into a grid of cells, time on x,
 // value on y, each cell holding how many events fell in it and how dark to draw it.
 //
-// Rows: the y range [ymin, ymax) (ymin is 0) is cut into `rows` equal rows; row 0 holds the
-// smallest values. Each histogram bucket's whole count goes to the row holding the bucket's
-// midpoint (the value the histogram reports for it, within 0.8% of every value in it), so cell
-// counts are exact sums of bucket counts. A bucket whose midpoint is at or above ymax is not
-// drawn; its count is added to `above` and reported by every renderer.
+// Rows: the y range [ymin, ymax) is cut into `rows` rows, equal in value (--scale linear) or in
+// log(value) (--scale log); row 0 holds the smallest values. Resampling from the stored buckets
+// (seed 003: the summaries are "resampled to the resolution desired"):
+//   - a histogram bucket covers the values [lower, upper + 1) (core/histogram.h); its count is
+//     spread over the rows that range overlaps, in proportion to the overlap, as if its events
+//     were uniform within it. The parts below ymin count in `below`, those at or above ymax in
+//     `above`; neither is drawn, every renderer reports them.
+//   - cells hold integers: in each (group, column) the shares are floored and the events left
+//     over go one each to the largest remainders (ties to the lower row), so every column's total
+//     is exact and `sum(counts) + above + below == total`.
+//   Giving each bucket whole to the row of its midpoint would be exact too, but when rows are
+//   narrower than buckets (a zoom with --ymax 50us over 1-µs rows, say, where above 128 ns each
+//   bucket is 2^(e-6) wide) rows alternately receive one or two bucket midpoints, or none, and
+//   the plot shows light and dark stripes that are not in the data. Spreading removes them.
 //
 // The y range:
-//   - by hand (HeatmapOptions::ymax): [0, ymax);
-//   - automatic: ymax = RoundTop(the largest bucket midpoint in the data);
-//   - with clip_percent p: ymax = RoundTop(the midpoint of the bucket holding the value at
-//     percentile 100 - p over all events), so the top p% of events (the outliers that would
-//     squash the rest) fall "above".
+//   - by hand (HeatmapOptions::ymin / ymax): [ymin, ymax), redrawn from stored precision;
+//   - automatic: ymax = RoundTop(the top of the bucket holding the largest value), so even a lone
+//     outlier is drawn whole (seed 003: "outliers are easily identified as occasional pixels at
+//     the top of the heat map");
+//   - with clip_percent p: ymax = RoundTop(the top of the bucket holding the value at percentile
+//     100 - p over all events), so the top p% of events (the outliers that would squash the
+//     rest) fall "above".
+//   - ymin is 0 unless given, except under --scale log, where it is the power of ten at or below
+//     the smallest value (log(0) has no row).
 // RoundTop picks the next 1, 2 or 5 × 10^k in the metric's base unit strictly above the value, so
-// the top value is drawn and the axis labels are round.
+// the axis labels are round.
 //
 // Coloring (seed 000, Cloud Analytics):
 //   - rank (default): the non-zero cells sorted ascending by count; a cell's saturation is its
@@ -23,6 +36,10 @@
 //     least 1/n: outliers stay visible;
 //   - linear: saturation = count / the largest count, every non-zero cell at least one shade
 //     above the background (query/palette.h: ShadeLevel).
+//   - per_column: the same, but over each column alone (rank among the column's non-empty
+//     cells, or count / the column's largest count), so every non-empty column has a cell of
+//     saturation 1 and a quiet second is as readable as a busy one.
+// The palette (heat, or false colors to bring out faint detail) only maps levels to colors.
 //
 // Pure functions of their inputs; HeatmapView is a value type.
 #pragma once
@@ -34,6 +51,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "query/palette.h"
 #include "query/partials.h"
 
 namespace trailmap {
@@ -42,11 +60,20 @@ enum class Coloring { kRank, kLinear };
 const char* ColoringName(Coloring coloring);
 Result<Coloring> ParseColoring(std::string_view text);
 
+enum class ValueScale { kLinear, kLog };
+const char* ValueScaleName(ValueScale scale);
+Result<ValueScale> ParseValueScale(std::string_view text);
+
 struct HeatmapOptions {
   uint32_t rows = 50;       // rows of the value axis, at least 1
+  uint64_t ymin = 0;        // bottom of the value axis in the base unit; 0 = from 0 (or automatic
+                            // under a log scale)
   uint64_t ymax = 0;        // top of the value axis in the base unit (exclusive); 0 = automatic
   double clip_percent = 0;  // with automatic ymax: keep the top clip_percent % of events above
+  ValueScale scale = ValueScale::kLinear;
   Coloring coloring = Coloring::kRank;
+  bool per_column = false;  // saturation within each column instead of over the whole view
+  Palette palette = Palette::kHeat;
 };
 
 // How a time range is cut into columns.
@@ -74,17 +101,22 @@ struct HeatmapView {
   uint32_t step = 1;
   uint32_t rows = 0;
   uint32_t columns = 0;
-  uint64_t ymin = 0;  // row r covers [ymin + r*(ymax-ymin)/rows, ymin + (r+1)*(ymax-ymin)/rows)
+  uint64_t ymin = 0;  // row r covers [RowLow(r), RowHigh(r)) within [ymin, ymax)
   uint64_t ymax = 1;
   bool ymax_auto = true;
   double clip_percent = 0;
+  ValueScale scale = ValueScale::kLinear;
   Coloring coloring = Coloring::kRank;
+  bool per_column = false;
+  Palette palette = Palette::kHeat;
+  std::vector<double> row_bounds;  // rows + 1 bounds; empty = linear from ymin to ymax
 
   std::vector<uint64_t> counts;    // [row * columns + column]
   std::vector<double> saturation;  // same layout; 0 for empty cells
   std::vector<uint8_t> levels;     // same layout; query/palette.h shade level, 0 for empty
   uint64_t total = 0;              // all events in the range, drawn or not
   uint64_t above = 0;              // events at or above ymax, not drawn
+  uint64_t below = 0;              // events below ymin, not drawn
   uint64_t max_count = 0;          // the fullest cell
   uint64_t nonzero_cells = 0;
 
@@ -110,8 +142,17 @@ struct HeatmapView {
 // Assembles the view from a merged grid (query/partials.h).
 Result<HeatmapView> AssembleHeatmap(const MergedGrid& grid, const HeatmapOptions& options);
 
-// Fills view->saturation and view->levels from view->counts by view->coloring. Exposed for
-// tests and for renderers that recolor a view.
+// Fills view->saturation and view->levels from view->counts by view->coloring and
+// view->per_column. Exposed for tests and for renderers that recolor a view.
 void ColorHeatmap(HeatmapView* view);
+
+// The fill of non-empty cell i: its level in the view's palette, or in a grouped view the blend
+// of its groups' hues (weighted by their share of the cell) faded by its level.
+Rgb CellColor(const HeatmapView& view, size_t i);
+
+// The side panel (seed 003, ZFS Analytics): the average events per second of each row over the
+// view's time range, and of all drawn rows.
+std::vector<double> RowEventsPerSecond(const HeatmapView& view);
+double RangeEventsPerSecond(const HeatmapView& view);
 
 }  // namespace trailmap

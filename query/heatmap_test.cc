@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <set>
+
 #include "query/palette.h"
 
 namespace trailmap {
@@ -212,6 +215,151 @@ TEST(Palette, FromWhiteThroughYellowToDarkRed) {
   EXPECT_NE(faint, ShadeColor(0));
   EXPECT_GT(faint.r + faint.g + faint.b, dark.r + dark.g + dark.b);
   EXPECT_LT(dark.g, 20);  // dark red
+}
+
+// A fleet-like column: a fast band at 5, 20 and 40 µs, a disk band near 5 ms, an outlier at
+// 90 ms.
+MergedGrid FastBandAndDisk() {
+  MergedGrid grid = Grid(4);
+  for (uint32_t c = 0; c < 4; ++c) {
+    grid.cells[0][c].Record(5'000, 300);
+    grid.cells[0][c].Record(20'000, 200);
+    grid.cells[0][c].Record(40'000, 100);
+    grid.cells[0][c].Record(5'000'000 + c * 100'000, 50);
+  }
+  grid.cells[0][2].Record(90'000'000, 1);
+  return grid;
+}
+
+TEST(Zoom, RevealsStructureThatTheFullRangePutsInOneRow) {
+  HeatmapOptions full;
+  full.ymax = 100'000'000;  // 0-100 ms in 50 rows of 2 ms
+  HeatmapView wide = *AssembleHeatmap(FastBandAndDisk(), full);
+  EXPECT_EQ(wide.count(0, 0), 600u);  // the three fast values share row 0
+  HeatmapOptions zoom;
+  zoom.ymax = 50'000;  // 0-50 µs in 50 rows of 1 µs
+  HeatmapView near = *AssembleHeatmap(FastBandAndDisk(), zoom);
+  std::vector<uint32_t> lit;
+  for (uint32_t r = 0; r < near.rows; ++r) {
+    if (near.count(r, 0)) lit.push_back(r);
+  }
+  // Three separate bands with empty rows between them: each bucket (64, 256 and 512 ns wide)
+  // is spread over the one or two 1-µs rows it overlaps.
+  ASSERT_GE(lit.size(), 3u);
+  EXPECT_LE(lit.size(), 6u);
+  std::set<int> bands;
+  for (uint32_t r : lit) {
+    for (int us : {5, 20, 40}) {
+      if (std::abs(static_cast<double>(r) + 0.5 - us) <= 1.5) bands.insert(us);
+    }
+  }
+  EXPECT_EQ(bands, (std::set<int>{5, 20, 40})) << "rows lit: " << testing::PrintToString(lit);
+  EXPECT_EQ(near.count(12, 0), 0u);
+  EXPECT_EQ(near.count(30, 0), 0u);
+  EXPECT_EQ(near.above, 4u * 50 + 1);
+  uint64_t drawn = 0;
+  for (uint64_t c : near.counts) drawn += c;
+  EXPECT_EQ(drawn + near.above + near.below, near.total);
+}
+
+TEST(Zoom, NoBandingWhenRowsAreNarrowerThanBuckets) {
+  MergedGrid grid = Grid(1);
+  for (uint64_t v = 1000; v < 3000; ++v) grid.cells[0][0].Record(v, 1);  // uniform
+  HeatmapOptions options;
+  options.rows = 100;  // 30-ns rows over buckets 16 and 32 ns wide
+  options.ymax = 3000;
+  HeatmapView view = *AssembleHeatmap(grid, options);
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (uint32_t r = 34; r < 99; ++r) {  // row 99's bucket reaches past 3000
+    lo = std::min(lo, view.count(r, 0));
+    hi = std::max(hi, view.count(r, 0));
+  }
+  // Midpoints would give rows 1 or 2 buckets (16/32 or 32/64 events); spread, every row has ~30.
+  EXPECT_GE(lo, 28u);
+  EXPECT_LE(hi, 32u);
+  uint64_t drawn = 0;
+  for (uint64_t c : view.counts) drawn += c;
+  EXPECT_EQ(drawn + view.above + view.below, 2000u);
+}
+
+TEST(Zoom, YminLeavesTheSmallValuesBelow) {
+  HeatmapOptions options;
+  options.ymin = 10'000;
+  options.ymax = 50'000;
+  options.rows = 40;
+  HeatmapView view = *AssembleHeatmap(FastBandAndDisk(), options);
+  EXPECT_EQ(view.below, 4u * 300);
+  EXPECT_DOUBLE_EQ(view.RowLow(0), 10'000);
+  EXPECT_DOUBLE_EQ(view.RowHigh(39), 50'000);
+  options.ymin = 50'000;
+  EXPECT_FALSE(AssembleHeatmap(FastBandAndDisk(), options).ok());
+}
+
+TEST(Scale, LogRowsAreEqualInLogValue) {
+  HeatmapOptions options;
+  options.scale = ValueScale::kLog;
+  options.rows = 20;
+  HeatmapView view = *AssembleHeatmap(FastBandAndDisk(), options);
+  EXPECT_EQ(view.ymin, 1'000u);  // the power of ten below 5 µs
+  EXPECT_EQ(view.ymax, 100'000'000u);
+  EXPECT_NEAR(view.RowHigh(0) / view.RowLow(0), view.RowHigh(10) / view.RowLow(10), 1e-9);
+  EXPECT_NEAR(view.RowHigh(0) / view.RowLow(0), std::pow(1e5, 1.0 / 20), 1e-9);
+  // The fast band and the disk band are rows apart, not squashed into row 0.
+  uint32_t lit = 0;
+  for (uint32_t r = 0; r < view.rows; ++r) lit += view.count(r, 0) != 0;
+  EXPECT_GE(lit, 4u);
+  uint64_t drawn = 0;
+  for (uint64_t c : view.counts) drawn += c;
+  EXPECT_EQ(drawn + view.above + view.below, view.total);
+}
+
+TEST(Coloring, PerColumnGivesEveryColumnTheDarkestShade) {
+  MergedGrid grid = Grid(3);
+  grid.cells[0][0].Record(10, 1000);
+  grid.cells[0][0].Record(50, 10);
+  grid.cells[0][1].Record(30, 2);  // a quiet second
+  grid.cells[0][2].Record(70, 1);
+  grid.cells[0][2].Record(90, 3);
+  for (Coloring coloring : {Coloring::kRank, Coloring::kLinear}) {
+    HeatmapOptions options;
+    options.rows = 10;
+    options.ymax = 100;
+    options.per_column = true;
+    options.coloring = coloring;
+    HeatmapView view = *AssembleHeatmap(grid, options);
+    EXPECT_EQ(view.levels[view.Index(1, 0)], kShadeLevels - 1);
+    EXPECT_EQ(view.levels[view.Index(3, 1)], kShadeLevels - 1);
+    EXPECT_EQ(view.levels[view.Index(9, 2)], kShadeLevels - 1);
+    EXPECT_LT(view.levels[view.Index(7, 2)], kShadeLevels - 1);
+    options.per_column = false;
+    HeatmapView whole = *AssembleHeatmap(grid, options);
+    EXPECT_LT(whole.levels[whole.Index(3, 1)], kShadeLevels - 1);
+  }
+}
+
+TEST(Palette, FalseColorsMakeTheFaintestLevelStrong) {
+  EXPECT_EQ(PaletteColor(Palette::kFalse, 0), (Rgb{255, 255, 255}));
+  const Rgb faint = PaletteColor(Palette::kFalse, 1);
+  EXPECT_LT(faint.r + faint.g + faint.b, 400);  // far from white (765)
+  const Rgb heat = PaletteColor(Palette::kHeat, 1);
+  EXPECT_GT(heat.r + heat.g + heat.b, 600);  // the heat palette's faintest is pale
+  EXPECT_EQ(*ParsePalette("false"), Palette::kFalse);
+  EXPECT_FALSE(ParsePalette("rainbow").ok());
+}
+
+TEST(SidePanel, AverageEventsPerSecondPerRowAndOverTheRange) {
+  MergedGrid grid = Grid(4);
+  for (uint32_t c = 0; c < 4; ++c) grid.cells[0][c].Record(10, 100);
+  grid.cells[0][1].Record(90, 8);
+  HeatmapOptions options;
+  options.rows = 10;
+  options.ymax = 100;
+  HeatmapView view = *AssembleHeatmap(grid, options);
+  const std::vector<double> rates = RowEventsPerSecond(view);
+  EXPECT_DOUBLE_EQ(rates[1], 100);
+  EXPECT_DOUBLE_EQ(rates[9], 2);
+  EXPECT_DOUBLE_EQ(rates[5], 0);
+  EXPECT_DOUBLE_EQ(RangeEventsPerSecond(view), 102);
 }
 
 }  // namespace

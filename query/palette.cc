@@ -17,6 +17,18 @@ constexpr Rgb kStops[] = {
     {128, 0, 0},      // dark red: the fullest cells
 };
 
+// The false-color stops, faintest first.
+constexpr Rgb kFalseStops[] = {
+    {40, 60, 200},   // blue: the rarest cells, far from white
+    {0, 150, 240},   // azure
+    {0, 190, 170},   // teal
+    {60, 170, 40},   // green
+    {225, 205, 0},   // yellow
+    {250, 130, 0},   // orange
+    {215, 25, 25},   // red
+    {100, 0, 50},    // maroon: the fullest cells
+};
+
 // Categorical hues for groups, chosen to be told apart and to stay visible when faded.
 constexpr Rgb kGroupColors[] = {
     {31, 119, 180}, {255, 127, 14},  {44, 160, 44},   {214, 39, 40},  {148, 103, 189},
@@ -25,6 +37,19 @@ constexpr Rgb kGroupColors[] = {
 
 uint8_t Mix(uint8_t a, uint8_t b, double t) {
   return static_cast<uint8_t>(std::lround(a + (b - a) * t));
+}
+
+template <size_t N>
+Rgb Ramp(const Rgb (&stops)[N], int level) {
+  if (level <= 0) return Rgb{};
+  const int top = kShadeLevels - 1;
+  const double t = static_cast<double>(std::min(level, top) - 1) / (top - 1);
+  const double pos = t * (N - 1);
+  const size_t i = std::min(static_cast<size_t>(pos), N - 2);
+  const double f = pos - static_cast<double>(i);
+  const Rgb& a = stops[i];
+  const Rgb& b = stops[i + 1];
+  return Rgb{Mix(a.r, b.r, f), Mix(a.g, b.g, f), Mix(a.b, b.b, f)};
 }
 
 }  // namespace
@@ -36,16 +61,19 @@ int ShadeLevel(double saturation, bool nonzero) {
   return std::clamp(level, 1, top);
 }
 
-Rgb ShadeColor(int level) {
-  if (level <= 0) return Rgb{};
-  const int top = kShadeLevels - 1;
-  const double t = static_cast<double>(std::min(level, top) - 1) / (top - 1);
-  const double pos = t * (std::size(kStops) - 1);
-  const size_t i = std::min(static_cast<size_t>(pos), std::size(kStops) - 2);
-  const double f = pos - static_cast<double>(i);
-  const Rgb& a = kStops[i];
-  const Rgb& b = kStops[i + 1];
-  return Rgb{Mix(a.r, b.r, f), Mix(a.g, b.g, f), Mix(a.b, b.b, f)};
+const char* PaletteName(Palette palette) { return palette == Palette::kFalse ? "false" : "heat"; }
+
+Result<Palette> ParsePalette(std::string_view text) {
+  if (text == "heat") return Palette::kHeat;
+  if (text == "false") return Palette::kFalse;
+  return Status::InvalidArgument("unknown palette \"" + std::string(text) +
+                                 "\": use heat (shade ~ count) or false (faint detail stands out)");
+}
+
+Rgb ShadeColor(int level) { return Ramp(kStops, level); }
+
+Rgb PaletteColor(Palette palette, int level) {
+  return palette == Palette::kFalse ? Ramp(kFalseStops, level) : Ramp(kStops, level);
 }
 
 Rgb GroupColor(size_t index) { return kGroupColors[index % std::size(kGroupColors)]; }

@@ -26,7 +26,7 @@ Rgb Color(const HeatmapView& view, int64_t row, uint32_t column) {
   if (row < 0) return Rgb{};
   const size_t i = view.Index(static_cast<uint32_t>(row), column);
   if (view.counts[i] == 0) return Rgb{};
-  if (view.groups.empty()) return ShadeColor(view.levels[i]);
+  if (view.groups.empty()) return PaletteColor(view.palette, view.levels[i]);
   // A grouped view: the hue of the group holding most of the cell, faded by its level.
   const auto& parts = view.breakdown[i];
   const auto top = std::max_element(
@@ -108,7 +108,7 @@ std::string RenderHeatmapAnsi(const HeatmapView& view, const AnsiOptions& option
   // Legend.
   if (view.groups.empty()) {
     out += std::string(kLabelWidth, ' ') + "fewer ";
-    for (int level = 1; level < kShadeLevels; ++level) out += Fg(ShadeColor(level)) + "█";
+    for (int level = 1; level < kShadeLevels; ++level) out += Fg(PaletteColor(view.palette, level)) + "█";
     out += std::string(kReset) + " more  (" + ColoringLegend(view) + ")\n";
   } else {
     out += std::string(kLabelWidth, ' ');

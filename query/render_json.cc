@@ -81,7 +81,7 @@ std::string RenderHeatmapJson(const HeatmapView& view, bool pretty) {
   j["saturation"] = std::move(saturation);
   j["levels"] = std::move(levels);
   json palette = json::array();
-  for (int level = 0; level < kShadeLevels; ++level) palette.push_back(HexColor(ShadeColor(level)));
+  for (int level = 0; level < kShadeLevels; ++level) palette.push_back(HexColor(PaletteColor(view.palette, level)));
   j["palette"] = std::move(palette);
 
   if (!view.group_by.empty()) {

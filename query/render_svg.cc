@@ -49,25 +49,6 @@ std::string Num(double v) {
   return s;
 }
 
-// The fill of a non-empty cell: the shade of its level, or in a grouped view the blend of its
-// groups' hues faded by its level.
-Rgb CellColor(const HeatmapView& view, size_t i) {
-  const int level = view.levels[i];
-  if (view.groups.empty()) return ShadeColor(level);
-  double r = 0, g = 0, b = 0;
-  const double total = static_cast<double>(view.counts[i]);
-  for (const auto& [group, count] : view.breakdown[i]) {
-    const Rgb hue = GroupColor(group);
-    const double w = static_cast<double>(count) / total;
-    r += hue.r * w;
-    g += hue.g * w;
-    b += hue.b * w;
-  }
-  const Rgb blend{static_cast<uint8_t>(r + 0.5), static_cast<uint8_t>(g + 0.5),
-                  static_cast<uint8_t>(b + 0.5)};
-  return FadeToWhite(blend, level);
-}
-
 }  // namespace
 
 std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options) {
@@ -156,7 +137,7 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
     for (int level = 1; level < kShadeLevels; ++level) {
       out += "<rect x=\"" + std::to_string(ramp_x + (level - 1) * 8) + "\" y=\"" +
              std::to_string(ly) + "\" width=\"8\" height=\"14\" fill=\"" +
-             HexColor(ShadeColor(level)) + "\"/>";
+             HexColor(PaletteColor(view.palette, level)) + "\"/>";
     }
     out += "\n<text x=\"" + std::to_string(ramp_x + (kShadeLevels - 1) * 8 + 6) + "\" y=\"" +
            std::to_string(ly + 11) + "\" fill=\"#444444\">more  (" + Escape(ColoringLegend(view)) +
