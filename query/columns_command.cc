@@ -140,7 +140,9 @@ int RunColumns(const ColumnsFlags& flags, const CliContext& context) {
   } else if (format == "json") {
     bytes = RenderColumnsJson(*view);
   } else if (format == "png") {
-    return Fail(context, Status::InvalidArgument("--format png: not yet; use svg"));
+    Result<std::string> png = RenderColumnsPng(*view);
+    if (!png.ok()) return Fail(context, png.status());
+    bytes = std::move(png).value();
   } else {
     bytes = RenderColumnsAnsi(*view);
   }

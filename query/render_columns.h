@@ -12,6 +12,8 @@
 // map); host names under the columns where they fit. A terminal holds few hosts: the command
 // limits the view to what fits and the subtitle says how many are shown.
 //
+// PNG: the SVG's layout drawn on a raster canvas, host names turned to read upwards.
+//
 // JSON: documented in docs/json.md ("columns").
 #pragma once
 
@@ -41,6 +43,11 @@ struct ColumnsSvgOptions {
   int plot_height = 450;  // rows are max(3, plot_height / rows) px high
 };
 std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& options = {});
+
+// The same layout as a PNG (query/raster.h: a built-in bitmap font, so the pixels do not depend
+// on installed fonts). Fails only if the PNG cannot be encoded.
+Result<std::string> RenderColumnsPng(const ColumnsView& view,
+                                     const ColumnsSvgOptions& options = {});
 
 std::string RenderColumnsAnsi(const ColumnsView& view);
 

@@ -7,11 +7,14 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "query/palette.h"
+#include "query/raster.h"
+
 namespace trailmap {
 namespace {
 
 // Six hosts over ten minutes from 2026-11-22T16:00:00Z, 8 rows up to 20 ms: a fast band and a
-// disk band in different proportions, one slow host (db-3) and one bimodal (web-2).
+// disk band in different proportions (no bucket straddles a row boundary), one slow host (db-3) and one bimodal (web-2).
 ColumnsView Small(ColumnsSort sort = ColumnsSort::kP99) {
   MergedGrid grid;
   grid.metric = "disk.latency";
@@ -24,8 +27,8 @@ ColumnsView Small(ColumnsSort sort = ColumnsSort::kP99) {
   grid.cells.assign(grid.groups.size(), std::vector<Histogram>(1));
   for (size_t g = 0; g < grid.groups.size(); ++g) {
     Histogram& h = grid.cells[g][0];
-    h.Record(1'000'000 + g * 300'000, 400 + g * 50);
-    h.Record(5'000'000, 60 + g * 10);
+    h.Record(1'000'000 + g * 200'000, 400 + g * 50);
+    h.Record(6'000'000, 60 + g * 10);
   }
   grid.cells[2][0].Record(11'000'000, 80);  // db-3: slow
   grid.cells[2][0].Record(17'000'000, 4);
@@ -65,6 +68,21 @@ TEST(RenderColumnsSvg, ThousandHostsTakeAPixelEachAndLabelsThin) {
   EXPECT_EQ(LabelEvery(1, 12), 12u);
   EXPECT_EQ(LabelEvery(12, 12), 1u);
   EXPECT_EQ(LabelEvery(5, 12), 3u);
+}
+
+TEST(RenderColumnsPng, CellsHaveTheirShadeAndTheFirstHostsDarkestCellIsTheDarkestLevel) {
+  const ColumnsView view = Small();
+  Result<std::string> png = RenderColumnsPng(view);
+  ASSERT_TRUE(png.ok()) << png.status().message();
+  Result<Canvas> canvas = DecodePng(*png);
+  ASSERT_TRUE(canvas.ok()) << canvas.status().message();
+  EXPECT_GE(canvas->width(), 960);
+  // 6 columns of 160 px from x = 70, 8 rows of 56 px above y = 64 + 448. db-3 (column 0) has its
+  // fullest cell in row 0 (1 ms): per-column rank puts it at the darkest level.
+  const int x = 70 + 80, y = 64 + 448 - 28;
+  EXPECT_EQ(view.grid.levels[view.grid.Index(0, 0)], kShadeLevels - 1);
+  EXPECT_EQ(canvas->At(x, y), ShadeColor(kShadeLevels - 1));
+  EXPECT_EQ(canvas->At(x, 64 + 28), Rgb{});  // row 7 of db-3 is empty: background
 }
 
 TEST(RenderColumnsJson, Shape) {
