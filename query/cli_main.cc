@@ -10,7 +10,9 @@
 
 #include "core/log.h"
 #include "query/cli_common.h"
+#include "query/collapse_command.h"
 #include "query/columns_command.h"
+#include "query/flame_command.h"
 #include "query/heatmap_command.h"
 #include "query/import_command.h"
 #include "query/stats_command.h"
@@ -40,10 +42,14 @@ int main(int argc, char** argv) {
   StatsFlags stats;
   ImportFlags import;
   ColumnsFlags columns;
+  CollapseFlags collapse;
+  FlameFlags flame;
   CLI::App* heatmap_cmd = AddHeatmapCommand(&app, &heatmap);
   CLI::App* stats_cmd = AddStatsCommand(&app, &stats);
   CLI::App* import_cmd = AddImportCommand(&app, &import);
   CLI::App* columns_cmd = AddColumnsCommand(&app, &columns);
+  CLI::App* collapse_cmd = AddCollapseCommand(&app, &collapse);
+  CLI::App* flame_cmd = AddFlameCommand(&app, &flame);
 
   try {
     app.parse(argc, argv);
@@ -75,6 +81,8 @@ int main(int argc, char** argv) {
     if (stats_cmd->parsed()) return RunStats(stats, context);
     if (import_cmd->parsed()) return RunImport(import, context);
     if (columns_cmd->parsed()) return RunColumns(columns, context);
+    if (collapse_cmd->parsed()) return RunCollapse(collapse, context, std::cin);
+    if (flame_cmd->parsed()) return RunFlame(flame, context, std::cin);
   } catch (const std::exception& e) {
     // A bug, or a resource failure nothing below expected: say so and exit 1.
     std::cerr << "trailmap: internal error: " << e.what() << "\n";

@@ -1,0 +1,253 @@
+#include "query/flame.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "query/collapse_command.h"
+#include "query/flame_command.h"
+#include "query/render_flame.h"
+
+namespace trailmap {
+namespace {
+
+// Seed 004's example: main (self 2) calls foo1 (self 1.5) and foo2 (self 0.5); both call bar
+// (2.5 each). Totals: main 9, foo1 4, foo2 3, bar 2.5 + 2.5.
+constexpr const char* kSeedFolded =
+    "main;foo2;bar 2.5\n"
+    "main 2\n"
+    "main;foo1;bar 2.5\n"
+    "main;foo1 1.5\n"
+    "main;foo2 0.5\n";
+
+std::string Describe(const FlameTree& tree, uint32_t id = 0, int indent = 0) {
+  const FlameNode& n = tree.nodes[id];
+  std::ostringstream out;
+  out << std::string(indent, ' ') << n.name << " total=" << n.total << " self=" << n.self << "\n";
+  for (uint32_t c : n.children) out << Describe(tree, c, indent + 2);
+  return out.str();
+}
+
+TEST(FlameTree, SeedExampleMergesAlongCallPaths) {
+  const FlameTree tree = BuildFlameTree(kSeedFolded);
+  EXPECT_EQ(Describe(tree),
+            "all total=9 self=0\n"
+            "  main total=9 self=2\n"
+            "    foo1 total=4 self=1.5\n"
+            "      bar total=2.5 self=2.5\n"
+            "    foo2 total=3 self=0.5\n"
+            "      bar total=2.5 self=2.5\n");
+  EXPECT_EQ(tree.max_depth, 3u);
+  EXPECT_EQ(tree.invalid_lines, 0u);
+}
+
+TEST(FlameTree, InputOrderDoesNotMatterAndBadLinesAreCounted) {
+  const FlameTree a = BuildFlameTree("a;b 1\na;c 2\nx 3\na;b;d 4\n");
+  const FlameTree b = BuildFlameTree("a;b;d 4\n\nx 3\nnot a count\na;c 2\n  \na;b 1\nno-count -1\n");
+  EXPECT_EQ(Describe(a), Describe(b));
+  EXPECT_EQ(b.invalid_lines, 2u);
+  EXPECT_EQ(a.total(), 10);
+}
+
+TEST(FlameTree, FromCollapsedStacks) {
+  const FlameTree tree = BuildFlameTree(FoldedStacks{{"p;a", 3}, {"p;a;b", 2}});
+  EXPECT_EQ(Describe(tree), "all total=5 self=0\n  p total=5 self=0\n    a total=5 self=3\n"
+                            "      b total=2 self=2\n");
+}
+
+struct SvgFrame {
+  std::string name;
+  double samples, percent, x, y, width;
+};
+
+std::vector<SvgFrame> ParseFrames(const std::string& svg) {
+  static const std::regex kFrame(
+      R"re(<g><title>(.*?) \(([0-9.,]+) samples, ([0-9.]+)%\)</title><rect x="([0-9.]+)" )re"
+      R"re(y="([0-9.]+)" width="([0-9.]+)")re");
+  std::vector<SvgFrame> frames;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), kFrame); it != std::sregex_iterator();
+       ++it) {
+    const std::smatch& m = *it;
+    frames.push_back({m[1], std::stod(m[2]), std::stod(m[3]), std::stod(m[4]), std::stod(m[5]),
+                      std::stod(m[6])});
+  }
+  return frames;
+}
+
+TEST(RenderFlameSvg, SeedExampleWidthsAreTotalSamples) {
+  const std::string svg = RenderFlameSvg(BuildFlameTree(kSeedFolded));
+  const std::vector<SvgFrame> f = ParseFrames(svg);
+  ASSERT_EQ(f.size(), 6u);  // depth first: all, main, foo1, bar, foo2, bar
+  const double per_sample = (1200 - 20) / 9.0;
+  const std::pair<const char*, double> want[] = {{"all", 9},  {"main", 9}, {"foo1", 4},
+                                                 {"bar", 2.5}, {"foo2", 3}, {"bar", 2.5}};
+  for (size_t i = 0; i < f.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(f[i].name, want[i].first);
+    EXPECT_DOUBLE_EQ(f[i].samples, want[i].second);
+    EXPECT_NEAR(f[i].width, want[i].second * per_sample, 0.006);
+    EXPECT_NEAR(f[i].percent, 100 * want[i].second / 9, 0.006);
+  }
+  // Callees sit left-aligned on their caller; the gap under a frame is its self time.
+  EXPECT_NEAR(f[2].x, f[1].x, 0.01);                // foo1 at main's start
+  EXPECT_NEAR(f[4].x, f[2].x + f[2].width, 0.01);   // foo2 right after foo1
+  EXPECT_NEAR(f[3].x, f[2].x, 0.01);                // bar at foo1's start
+  EXPECT_NEAR(f[1].width - f[2].width - f[4].width, 2 * per_sample, 0.02);  // main's self
+  EXPECT_NEAR(f[2].width - f[3].width, 1.5 * per_sample, 0.02);             // foo1's self
+  // Flame: deeper frames are higher up (smaller y), one level apart.
+  EXPECT_NEAR(f[0].y - f[1].y, 16, 1e-9);
+  EXPECT_NEAR(f[1].y - f[2].y, 16, 1e-9);
+  EXPECT_NE(svg.find("<title>main (9 samples, 100.00%)</title>"), std::string::npos);
+  EXPECT_NE(svg.find(">Flame Graph</text>"), std::string::npos);
+  EXPECT_NE(svg.find("function zoom("), std::string::npos);
+  EXPECT_NE(svg.find("id=\"search\""), std::string::npos);
+}
+
+TEST(RenderFlameSvg, InvertedMinWidthTitleAndEscaping) {
+  FlameSvgOptions options;
+  options.inverted = true;
+  options.title = "CPU <web>";
+  options.min_width = 200;  // pixels: only frames of 2 samples (1180/9*2 = 262 px) or more
+  const std::string svg = RenderFlameSvg(BuildFlameTree(kSeedFolded), options);
+  const std::vector<SvgFrame> f = ParseFrames(svg);
+  ASSERT_EQ(f.size(), 6u);
+  options.min_width = 400;  // foo2 (393 px) and the bars (328 px) go: all, main, foo1 stay
+  EXPECT_EQ(ParseFrames(RenderFlameSvg(BuildFlameTree(kSeedFolded), options)).size(), 3u);
+  EXPECT_LT(f[0].y, f[1].y);  // icicle: root on top
+  EXPECT_NE(svg.find(">CPU &lt;web&gt;</text>"), std::string::npos);
+  EXPECT_NE(svg.find("INVERTED = true"), std::string::npos);
+  const std::string odd = RenderFlameSvg(BuildFlameTree("a<&\"b;c 1\n"));
+  EXPECT_NE(odd.find("<title>a&lt;&amp;&quot;b (1 samples, 100.00%)</title>"), std::string::npos);
+}
+
+TEST(RenderFlameSvg, LabelsAreCutToFitAndEmptyInputSaysSo) {
+  const std::string svg = RenderFlameSvg(
+      BuildFlameTree("main 100\nmain;a_rather_long_function_name_indeed 1\n"));
+  EXPECT_NE(svg.find(">main</text>"), std::string::npos);
+  // 11.8 px wide frame fits one 7-px glyph: no label.
+  EXPECT_NE(svg.find("\"></text></g>"), std::string::npos);
+  FlameSvgOptions small;
+  small.width = 120;
+  const std::string narrow = RenderFlameSvg(BuildFlameTree("abcdefghijklmnop 1\n"), small);
+  EXPECT_NE(narrow.find(">abcdefghijkl..</text>"), std::string::npos);  // 100 px: 14 chars
+  EXPECT_NE(RenderFlameSvg(BuildFlameTree("")).find("No stack counts found"), std::string::npos);
+}
+
+TEST(RenderFlameSvg, Palettes) {
+  const FlameTree tree = BuildFlameTree(
+      "java;Interpreter;java/util/HashMap:::get_[j] 1\njava;JVM::run 1\njava;do_sys_[k] 1\n");
+  auto fill_of = [&](FlamePalette p, const std::string& name) {
+    FlameSvgOptions options;
+    options.palette = p;
+    const std::string svg = RenderFlameSvg(tree, options);
+    const size_t at = svg.find("<title>" + name + " (");
+    EXPECT_NE(at, std::string::npos) << name;
+    const size_t fill = svg.find("fill=\"rgb(", at) + 10;
+    std::istringstream in(svg.substr(fill, svg.find(')', fill) - fill));
+    int r, g, b;
+    char comma;
+    in >> r >> comma >> g >> comma >> b;
+    return std::vector<int>{r, g, b};
+  };
+  std::vector<int> c = fill_of(FlamePalette::kJava, "java/util/HashMap:::get_[j]");
+  EXPECT_GT(c[1], c[0]);  // green
+  c = fill_of(FlamePalette::kJava, "do_sys_[k]");
+  EXPECT_EQ(c[2], 0);  // orange
+  c = fill_of(FlamePalette::kJava, "JVM::run");
+  EXPECT_EQ(c[0], c[1]);  // yellow
+  c = fill_of(FlamePalette::kHot, "Interpreter");
+  EXPECT_GE(c[0], 205);
+  c = fill_of(FlamePalette::kMem, "Interpreter");
+  EXPECT_EQ(c[0], 0);
+  c = fill_of(FlamePalette::kIo, "Interpreter");
+  EXPECT_GT(c[2], c[0]);
+  // Self: a leaf (all self) is deeper red than a frame that only passes through.
+  const std::vector<int> leaf = fill_of(FlamePalette::kSelf, "java/util/HashMap:::get_[j]");
+  const std::vector<int> pass = fill_of(FlamePalette::kSelf, "Interpreter");
+  EXPECT_LT(leaf[2], pass[2]);
+  EXPECT_EQ(RenderFlameSvg(tree), RenderFlameSvg(tree));  // deterministic colors
+  EXPECT_TRUE(ParseFlamePalette("js").ok());
+  EXPECT_FALSE(ParseFlamePalette("pink").ok());
+}
+
+TEST(RenderFlameJson, SeedExampleAsD3Tree) {
+  const nlohmann::json j = nlohmann::json::parse(RenderFlameJson(BuildFlameTree(kSeedFolded)));
+  EXPECT_EQ(j["name"], "all");
+  EXPECT_EQ(j["value"], 9);
+  const nlohmann::json& main = j["children"][0];
+  EXPECT_EQ(main["name"], "main");
+  EXPECT_EQ(main["value"], 9);
+  ASSERT_EQ(main["children"].size(), 2u);
+  EXPECT_EQ(main["children"][0]["name"], "foo1");
+  EXPECT_EQ(main["children"][0]["value"], 4);
+  EXPECT_EQ(main["children"][1]["name"], "foo2");
+  EXPECT_EQ(main["children"][1]["value"], 3);
+  for (const auto& foo : main["children"]) {
+    ASSERT_EQ(foo["children"].size(), 1u);
+    EXPECT_EQ(foo["children"][0]["name"], "bar");
+    EXPECT_DOUBLE_EQ(foo["children"][0]["value"].get<double>(), 2.5);
+    EXPECT_TRUE(foo["children"][0]["children"].empty());
+  }
+}
+
+TEST(RenderFlameFolded, RoundTripsSortedAndMerged) {
+  EXPECT_EQ(RenderFlameFolded(BuildFlameTree(kSeedFolded)),
+            "main 2\nmain;foo1 1.5\nmain;foo1;bar 2.5\nmain;foo2 0.5\nmain;foo2;bar 2.5\n");
+  EXPECT_EQ(RenderFlameFolded(BuildFlameTree("b 1\na;x 2\nb 3\na-b 1\n")),
+            "a-b 1\na;x 2\nb 4\n");
+}
+
+struct CliRun {
+  int code;
+  std::string out, err;
+};
+
+CliRun RunCollapseOn(const CollapseFlags& flags, const std::string& input) {
+  std::ostringstream out, err;
+  CliContext context;
+  context.out = &out;
+  context.err = &err;
+  std::istringstream in(input);
+  const int code = RunCollapse(flags, context, in);
+  return {code, out.str(), err.str()};
+}
+
+TEST(CollapseCommand, FoldsStandardInputAndReportsWhatItDropped) {
+  const std::string perf =
+      "cc 1 [000] 1.0: 5 cycles:\n\tffff do_sys ([kernel.kallsyms])\n\t1 main (/bin/cc)\n\n"
+      "cc 1 [000] 1.0: 5 instructions:\n\t1 main (/bin/cc)\n\n"
+      "junk\n";
+  CollapseFlags flags;
+  flags.all = true;
+  const CliRun run = RunCollapseOn(flags, perf);
+  EXPECT_EQ(run.code, kExitOk);
+  EXPECT_EQ(run.out, "cc;main;do_sys_[k] 5\n");
+  EXPECT_NE(run.err.find("skipped 1 records of instructions"), std::string::npos);
+  EXPECT_NE(run.err.find("line 8: junk"), std::string::npos);
+  flags.input = "/nonexistent/perf.txt";
+  EXPECT_EQ(RunCollapseOn(flags, "").code, kExitError);
+}
+
+TEST(FlameCommand, RendersAFoldedFile) {
+  std::ostringstream out, err;
+  CliContext context;
+  context.out = &out;
+  context.err = &err;
+  FlameFlags flags;
+  flags.folded = "-";
+  flags.format = "json";
+  std::istringstream in(kSeedFolded);
+  EXPECT_EQ(RunFlame(flags, context, in), kExitOk);
+  EXPECT_EQ(nlohmann::json::parse(out.str())["value"], 9);
+  flags.folded = "/nonexistent/x.folded";
+  std::istringstream empty;
+  EXPECT_EQ(RunFlame(flags, context, empty), kExitError);
+}
+
+}  // namespace
+}  // namespace trailmap
