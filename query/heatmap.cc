@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "query/palette.h"
 
@@ -240,6 +241,15 @@ Rgb CellColor(const HeatmapView& view, size_t i) {
   return FadeToWhite(blend, level);
 }
 
+double ValueFraction(const HeatmapView& view, double v) {
+  const double lo = static_cast<double>(view.ymin), hi = static_cast<double>(view.ymax);
+  if (view.scale == ValueScale::kLog) {
+    if (v <= 0) return -1;
+    return std::log(v / lo) / std::log(hi / lo);
+  }
+  return (v - lo) / (hi - lo);
+}
+
 std::vector<double> RowEventsPerSecond(const HeatmapView& view) {
   std::vector<double> rates(view.rows, 0);
   const double seconds = static_cast<double>(std::max<int64_t>(1, view.to - view.from));
@@ -320,6 +330,16 @@ Result<HeatmapView> AssembleHeatmap(const MergedGrid& grid, const HeatmapOptions
         if (grouped) view.breakdown[i].emplace_back(static_cast<uint32_t>(g), count);
       }
     }
+  }
+  for (double p : options.overlay) {
+    PercentileLine line;
+    line.percentile = p;
+    char name[32];
+    std::snprintf(name, sizeof name, "p%g", p);
+    line.name = name;
+    line.values.assign(view.columns, 0);
+    for (uint32_t c = 0; c < view.columns; ++c) line.values[c] = grid.Column(c).Percentile(p);
+    view.overlay.push_back(std::move(line));
   }
   ColorHeatmap(&view);
   return view;

@@ -74,6 +74,15 @@ struct HeatmapOptions {
   Coloring coloring = Coloring::kRank;
   bool per_column = false;  // saturation within each column instead of over the whole view
   Palette palette = Palette::kHeat;
+  std::vector<double> overlay;  // percentiles (0-100] to compute per column: {50, 99}
+};
+
+// A percentile overlay line: the column's nearest-rank percentile (core/histogram.h) of all
+// events in it, drawn or not; 0 for an empty column.
+struct PercentileLine {
+  std::string name;  // "p50", "p99.9"
+  double percentile = 0;
+  std::vector<uint64_t> values;  // [column]
 };
 
 // How a time range is cut into columns.
@@ -110,6 +119,7 @@ struct HeatmapView {
   bool per_column = false;
   Palette palette = Palette::kHeat;
   std::vector<double> row_bounds;  // rows + 1 bounds; empty = linear from ymin to ymax
+  std::vector<PercentileLine> overlay;
 
   std::vector<uint64_t> counts;    // [row * columns + column]
   std::vector<double> saturation;  // same layout; 0 for empty cells
@@ -149,6 +159,10 @@ void ColorHeatmap(HeatmapView* view);
 // The fill of non-empty cell i: its level in the view's palette, or in a grouped view the blend
 // of its groups' hues (weighted by their share of the cell) faded by its level.
 Rgb CellColor(const HeatmapView& view, size_t i);
+
+// Where value v sits on the y axis: 0 at ymin, 1 at ymax, linear or log as the rows are (outside
+// [0, 1] when v is outside the range).
+double ValueFraction(const HeatmapView& view, double v);
 
 // The side panel (seed 003, ZFS Analytics): the average events per second of each row over the
 // view's time range, and of all drawn rows.

@@ -1,12 +1,14 @@
 #include "query/heatmap_command.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <ostream>
 
 #include "core/units.h"
 #include "query/heatmap.h"
 #include "query/render_ansi.h"
 #include "query/render_json.h"
+#include "query/render_png.h"
 #include "query/render_svg.h"
 
 namespace trailmap {
@@ -32,6 +34,19 @@ Result<uint32_t> ParseStep(const std::string& text) {
   return static_cast<uint32_t>(*ns / 1'000'000'000ull);
 }
 
+// "p99" or "99.9" → the percentile.
+Result<double> ParseOverlay(const std::string& text) {
+  std::string digits = text;
+  if (!digits.empty() && (digits[0] == 'p' || digits[0] == 'P')) digits.erase(0, 1);
+  char* end = nullptr;
+  const double p = digits.empty() ? -1 : std::strtod(digits.c_str(), &end);
+  if (digits.empty() || *end != '\0' || !(p > 0 && p <= 100)) {
+    return Status::InvalidArgument("--overlay " + text +
+                                   ": give percentiles like p50,p99,p99.9 (above 0, at most 100)");
+  }
+  return p;
+}
+
 int Fail(const CliContext& context, const Status& status) {
   *context.err << "trailmap heatmap: " << status.message() << "\n";
   return ExitCodeFor(status);
@@ -51,6 +66,9 @@ CLI::App* AddHeatmapCommand(CLI::App* app, HeatmapFlags* flags) {
                   "at most 120 in a terminal or 600 in SVG/JSON)")
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--step", flags->step, "Seconds per column instead of --cols: 1s, 10s, 1m");
+  cmd->add_option("--ymin", flags->ymin,
+                  "Bottom of the value axis, with a unit (5us); with --ymax, zoom into a band "
+                  "redrawn from the stored histograms");
   cmd->add_option("--ymax", flags->ymax,
                   "Top of the value axis, with a unit (20ms, 4KiB) to zoom in; default: the "
                   "largest value, rounded up to 1, 2 or 5 x 10^k");
@@ -62,16 +80,39 @@ CLI::App* AddHeatmapCommand(CLI::App* app, HeatmapFlags* flags) {
                   "shade by count / max")
       ->capture_default_str()
       ->check(CLI::IsMember({"rank", "linear"}));
+  cmd->add_flag("--per-column", flags->per_column,
+                "Shade each column by its own largest count (or rank) so quiet seconds read as "
+                "well as busy ones");
+  cmd->add_option("--palette", flags->palette,
+                  "heat: white to dark red, shade ~ count; false: false colors that bring out "
+                  "faint detail (shades no longer compare counts)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"heat", "false"}));
+  cmd->add_option("--scale", flags->scale, "Value axis: linear or log")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"linear", "log"}));
+  cmd->add_option("--overlay", flags->overlay,
+                  "Percentile lines drawn over the SVG/PNG (and listed in JSON): p50,p99");
+  cmd->add_option("--width", flags->width, "SVG/PNG plot width in pixels (cells are whole pixels)")
+      ->capture_default_str()
+      ->check(CLI::Range(100, 20000));
+  cmd->add_option("--height", flags->height, "SVG/PNG plot height in pixels")
+      ->capture_default_str()
+      ->check(CLI::Range(50, 20000));
+  cmd->add_flag("--panel,!--no-panel", flags->panel,
+                "SVG/PNG: the side panel of average events per second per row (default on)");
   cmd->add_option("--format,-f", flags->format,
-                  "ansi (a truecolor terminal), svg or json (docs/json.md); default ansi, or svg / "
-                  "json when -o ends in .svg / .json")
-      ->check(CLI::IsMember({"ansi", "svg", "json"}));
+                  "ansi (a truecolor terminal), svg, png or json (docs/json.md); default ansi, or "
+                  "svg / png / json when -o ends in .svg / .png / .json")
+      ->check(CLI::IsMember({"ansi", "svg", "png", "json"}));
   cmd->add_option("-o,--output", flags->output, "Write to FILE instead of standard output");
   cmd->footer(
       "Examples:\n"
       "  trailmap heatmap --metric disk.latency --from -10m\n"
       "  trailmap heatmap --metric disk.latency --from -1h --step 10s --clip 0.1% -o lat.svg\n"
       "  trailmap heatmap --metric http.server.latency --by host --ymax 50ms --format json\n"
+      "  trailmap heatmap --metric disk.latency --ymax 50us --per-column --overlay p50,p99 "
+      "-o fast.png\n"
       "Exit codes: 0 ok, 1 error, 2 usage error, 3 some shard did not answer (the view is "
       "drawn from the others).");
   return cmd;
@@ -87,25 +128,43 @@ int RunHeatmap(const HeatmapFlags& flags, const CliContext& context) {
     return Fail(context, Status::InvalidArgument("give --cols or --step, not both"));
   Result<Coloring> coloring = ParseColoring(flags.coloring);
   if (!coloring.ok()) return Fail(context, coloring.status());
+  Result<Palette> palette = ParsePalette(flags.palette);
+  if (!palette.ok()) return Fail(context, palette.status());
+  Result<ValueScale> scale = ParseValueScale(flags.scale);
+  if (!scale.ok()) return Fail(context, scale.status());
   HeatmapOptions options;
   options.rows = flags.rows;
   options.coloring = *coloring;
+  options.per_column = flags.per_column;
+  options.palette = *palette;
+  options.scale = *scale;
+  for (const std::string& p : SplitList(flags.overlay)) {
+    Result<double> percentile = ParseOverlay(p);
+    if (!percentile.ok()) return Fail(context, percentile.status());
+    options.overlay.push_back(*percentile);
+  }
   if (!flags.clip.empty()) {
     Result<double> clip = ParsePercent(flags.clip);
     if (!clip.ok())
       return Fail(context, Status::InvalidArgument("--clip: " + clip.status().message()));
     options.clip_percent = *clip;
   }
-  if (!flags.ymax.empty() && !ParseQuantity(flags.ymax, "ns").ok() &&
-      !ParseQuantity(flags.ymax, "B").ok()) {
-    return Fail(context, Status::InvalidArgument(
-                             "--ymax: " + ParseQuantity(flags.ymax, "ns").status().message()));
+  for (const auto& [name, text] : {std::pair{"--ymin", &flags.ymin}, {"--ymax", &flags.ymax}}) {
+    if (!text->empty() && !ParseQuantity(*text, "ns").ok() && !ParseQuantity(*text, "B").ok()) {
+      return Fail(context, Status::InvalidArgument(std::string(name) + ": " +
+                                                   ParseQuantity(*text, "ns").status().message()));
+    }
   }
   std::string format = flags.format;
   if (format.empty()) {
     format = EndsWith(flags.output, ".svg")    ? "svg"
+             : EndsWith(flags.output, ".png")  ? "png"
              : EndsWith(flags.output, ".json") ? "json"
                                                : "ansi";
+  }
+  if (format == "png" && flags.output.empty() && context.stdout_is_terminal) {
+    return Fail(context, Status::InvalidArgument(
+                             "--format png writes binary: give -o FILE.png or redirect stdout"));
   }
   uint32_t max_columns = 600;
   if (format == "ansi") {
@@ -139,13 +198,34 @@ int RunHeatmap(const HeatmapFlags& flags, const CliContext& context) {
     if (*ymax == 0) return Fail(context, Status::InvalidArgument("--ymax must be above 0"));
     options.ymax = *ymax;
   }
+  if (!flags.ymin.empty()) {
+    Result<uint64_t> ymin = ParseQuantity(flags.ymin, fetched->grid.unit);
+    if (!ymin.ok()) {
+      return Fail(context,
+                  Status::InvalidArgument("--ymin: " + query.metric + " is in " +
+                                          fetched->grid.unit + ": " + ymin.status().message()));
+    }
+    options.ymin = *ymin;
+  }
   Result<HeatmapView> view = AssembleHeatmap(fetched->grid, options);
   if (!view.ok()) return Fail(context, view.status());
   view->missing_shards = fetched->missing;
 
   std::string bytes;
   if (format == "svg") {
-    bytes = RenderHeatmapSvg(*view);
+    SvgOptions svg;
+    svg.plot_width = flags.width;
+    svg.plot_height = flags.height;
+    svg.side_panel = flags.panel;
+    bytes = RenderHeatmapSvg(*view, svg);
+  } else if (format == "png") {
+    PngOptions png;
+    png.plot_width = flags.width;
+    png.plot_height = flags.height;
+    png.side_panel = flags.panel;
+    Result<std::string> encoded = RenderHeatmapPng(*view, png);
+    if (!encoded.ok()) return Fail(context, encoded.status());
+    bytes = std::move(*encoded);
   } else if (format == "json") {
     bytes = RenderHeatmapJson(*view);
   } else {

@@ -85,6 +85,11 @@ Rgb FadeToWhite(Rgb color, int level) {
   return Rgb{Mix(255, color.r, keep), Mix(255, color.g, keep), Mix(255, color.b, keep)};
 }
 
+Rgb OverlayColor(size_t index) {
+  static constexpr Rgb kOverlay[] = {{0, 0, 0}, {30, 60, 200}, {0, 120, 60}, {150, 0, 150}};
+  return kOverlay[index % std::size(kOverlay)];
+}
+
 std::string HexColor(Rgb color) {
   char buf[8];
   std::snprintf(buf, sizeof buf, "#%02x%02x%02x", color.r, color.g, color.b);

@@ -49,6 +49,8 @@ Rgb PaletteColor(Palette palette, int level);
 Rgb GroupColor(size_t index);
 // `color` faded towards white: level 31 is `color` itself, level 1 is nearly white.
 Rgb FadeToWhite(Rgb color, int level);
+// The color of percentile overlay line `index` (p50, p99, ...): dark and unlike the palettes.
+Rgb OverlayColor(size_t index);
 // "#rrggbb".
 std::string HexColor(Rgb color);
 

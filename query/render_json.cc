@@ -52,8 +52,12 @@ std::string RenderHeatmapJson(const HeatmapView& view, bool pretty) {
   j["ymax_auto"] = view.ymax_auto;
   j["clip_percent"] = view.clip_percent;
   j["coloring"] = ColoringName(view.coloring);
+  j["per_column"] = view.per_column;
+  j["palette_name"] = PaletteName(view.palette);
+  j["scale"] = ValueScaleName(view.scale);
   j["total"] = view.total;
   j["above"] = view.above;
+  j["below"] = view.below;
   j["max_count"] = view.max_count;
   j["nonzero_cells"] = view.nonzero_cells;
 
@@ -83,6 +87,13 @@ std::string RenderHeatmapJson(const HeatmapView& view, bool pretty) {
   json palette = json::array();
   for (int level = 0; level < kShadeLevels; ++level) palette.push_back(HexColor(PaletteColor(view.palette, level)));
   j["palette"] = std::move(palette);
+  j["row_events_per_second"] = RowEventsPerSecond(view);
+  j["range_events_per_second"] = RangeEventsPerSecond(view);
+  json overlay = json::array();
+  for (const PercentileLine& line : view.overlay) {
+    overlay.push_back({{"name", line.name}, {"percentile", line.percentile}, {"values", line.values}});
+  }
+  j["overlay"] = std::move(overlay);
 
   if (!view.group_by.empty()) {
     j["group_by"] = view.group_by;

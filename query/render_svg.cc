@@ -12,10 +12,11 @@
 namespace trailmap {
 namespace {
 
-constexpr int kLeft = 84;  // room for value labels
+constexpr int kLabels = 84;  // room for value labels
+constexpr int kPanel = 84;   // the side panel of events per second, with its gap
 constexpr int kRight = 28;
 constexpr int kTop = 76;     // up to three title lines
-constexpr int kBottom = 92;  // time labels and the legend
+constexpr int kBottom = 100;  // time labels and the legend
 constexpr const char* kFont = "font-family=\"Helvetica, Arial, sans-serif\"";
 
 std::string Escape(std::string_view s) {
@@ -58,6 +59,7 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
   const int cell_h = std::max(3, options.plot_height / rows);
   const int plot_w = cell_w * cols;
   const int plot_h = cell_h * rows;
+  const int kLeft = (options.side_panel ? kPanel : 0) + kLabels;
   const int width = std::max(kLeft + plot_w + kRight, 640);
   const int height = kTop + plot_h + kBottom;
   const int bottom = kTop + plot_h;
@@ -100,17 +102,63 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
   }
   out += "</g>\n";
 
+  // Percentile overlays: one polyline a percentile through the columns' middles, broken at
+  // empty columns and values off the axis.
+  for (size_t p = 0; p < view.overlay.size(); ++p) {
+    const auto& line = view.overlay[p];
+    std::string points;
+    auto flush = [&out, &points, p, &line]() {
+      if (points.empty()) return;
+      out += "<polyline fill=\"none\" stroke=\"" + HexColor(OverlayColor(p)) +
+             "\" stroke-width=\"2\" points=\"" + points + "\"><title>" + line.name +
+             "</title></polyline>\n";
+      points.clear();
+    };
+    for (uint32_t c = 0; c < view.columns && c < line.values.size(); ++c) {
+      const double f = ValueFraction(view, static_cast<double>(line.values[c]));
+      if (line.values[c] == 0 || f < 0 || f > 1) {
+        flush();
+        continue;
+      }
+      points += (points.empty() ? "" : " ") + Num(kLeft + (c + 0.5) * cell_w) + "," +
+                Num(bottom - f * plot_h);
+    }
+    flush();
+  }
+
   // Value axis: round ticks in the metric's unit.
   out += "<g fill=\"#222222\" text-anchor=\"end\">\n";
-  const double span = static_cast<double>(view.ymax - view.ymin);
-  for (double v : ValueTicks(span, std::max(2, std::min(8, plot_h / 50)))) {
-    const double y = bottom - v / span * plot_h;
+  for (const ValueTick& tick : ValueAxisTicks(view, std::max(2, std::min(8, plot_h / 50)))) {
+    const double y = bottom - tick.fraction * plot_h;
     out += "<line x1=\"" + std::to_string(kLeft - 5) + "\" x2=\"" + std::to_string(kLeft) +
            "\" y1=\"" + Num(y) + "\" y2=\"" + Num(y) + "\" stroke=\"#555555\"/>";
     out += "<text x=\"" + std::to_string(kLeft - 8) + "\" y=\"" + Num(y + 4) + "\">" +
-           Escape(FormatQuantity(static_cast<double>(view.ymin) + v, view.unit)) + "</text>\n";
+           Escape(tick.label) + "</text>\n";
   }
   out += "</g>\n";
+
+  // Side panel (seed 003): each row's average events per second over the range, every k-th row
+  // when rows are too thin to label, and the visible range's average below.
+  if (options.side_panel) {
+    const std::vector<double> rates = RowEventsPerSecond(view);
+    out += "<rect x=\"0\" y=\"" + std::to_string(kTop) + "\" width=\"" +
+           std::to_string(kPanel - 10) + "\" height=\"" + std::to_string(plot_h) +
+           "\" fill=\"#f6f6f6\"/>\n";
+    out += "<text x=\"4\" y=\"" + std::to_string(kTop - 6) +
+           "\" fill=\"#444444\" font-size=\"11\">events/s</text>\n";
+    out += "<g fill=\"#222222\" text-anchor=\"end\" font-size=\"11\">\n";
+    const int every = std::max(1, (12 + cell_h - 1) / cell_h);
+    for (uint32_t r = 0; r < view.rows; r += every) {
+      const double y = bottom - (r + 0.5) * cell_h + 4;
+      out += "<text x=\"" + std::to_string(kPanel - 14) + "\" y=\"" + Num(y) + "\">" +
+             FormatRate(rates[r]) + "</text>\n";
+    }
+    out += "</g>\n";
+    out += "<text x=\"4\" y=\"" + std::to_string(bottom + 18) +
+           "\" fill=\"#444444\" font-size=\"11\">range avg:</text>\n";
+    out += "<text x=\"4\" y=\"" + std::to_string(bottom + 32) + "\" font-size=\"11\">" +
+           FormatRate(RangeEventsPerSecond(view)) + "/s</text>\n";
+  }
 
   // Time axis: clock-aligned UTC labels at least ~90 px apart.
   const double px_per_second = static_cast<double>(cell_w) / view.step;
@@ -144,22 +192,29 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
            ")</text>\n";
   } else {
     int x = kLeft;
-    const size_t shown = std::min<size_t>(view.groups.size(), 10);
-    for (size_t g = 0; g < shown; ++g) {
-      const std::string name = view.groups[g].empty() ? "(none)" : view.groups[g];
-      out += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(ly) +
-             "\" width=\"12\" height=\"12\" fill=\"" + HexColor(GroupColor(g)) + "\"/>";
+    for (const LegendEntry& e : GroupLegend(view, 10)) {
+      if (e.name[0] != '+') {
+        out += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(ly) +
+               "\" width=\"12\" height=\"12\" fill=\"" + HexColor(e.color) + "\"/>";
+      }
       out += "<text x=\"" + std::to_string(x + 16) + "\" y=\"" + std::to_string(ly + 11) + "\">" +
-             Escape(name) + "</text>\n";
-      x += 28 + 7 * static_cast<int>(std::min<size_t>(name.size(), 24));
+             Escape(e.name) + "</text>\n";
+      x += 28 + 7 * static_cast<int>(std::min<size_t>(e.name.size(), 24));
     }
-    if (view.groups.size() > shown) {
-      out += "<text x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(ly + 11) + "\">+" +
-             std::to_string(view.groups.size() - shown) + " more (colors repeat)</text>\n";
+  }
+  if (!view.overlay.empty()) {
+    int x = kLeft;
+    for (size_t p = 0; p < view.overlay.size(); ++p) {
+      out += "<line x1=\"" + std::to_string(x) + "\" x2=\"" + std::to_string(x + 16) +
+             "\" y1=\"" + std::to_string(ly + 25) + "\" y2=\"" + std::to_string(ly + 25) +
+             "\" stroke=\"" + HexColor(OverlayColor(p)) + "\" stroke-width=\"2\"/>";
+      out += "<text x=\"" + std::to_string(x + 20) + "\" y=\"" + std::to_string(ly + 29) + "\">" +
+             view.overlay[p].name + "</text>\n";
+      x += 40 + 7 * static_cast<int>(view.overlay[p].name.size());
     }
   }
   if (!view.missing_shards.empty()) {
-    out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"" + std::to_string(ly + 32) +
+    out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"" + std::to_string(ly + 44) +
            "\" fill=\"#b00000\">partial: " + Escape(MissingShardsText(view)) + "</text>\n";
   }
   out += "</svg>\n";

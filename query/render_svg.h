@@ -19,6 +19,7 @@ struct SvgOptions {
   // 3 high, so a view with many columns or rows comes out larger.
   int plot_width = 960;
   int plot_height = 450;
+  bool side_panel = true;  // average events per second per row, left of the plot (seed 003)
 };
 
 std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options = {});

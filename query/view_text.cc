@@ -1,10 +1,12 @@
 #include "query/view_text.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "core/timespec.h"
 #include "core/units.h"
+#include "query/axis.h"
 
 namespace trailmap {
 
@@ -16,6 +18,12 @@ std::string FormatCount(uint64_t n) {
     out += digits[i];
   }
   return out;
+}
+
+std::string FormatRate(double per_second) {
+  if (per_second <= 0) return "0";
+  if (per_second >= 999.5) return FormatCount(static_cast<uint64_t>(per_second + 0.5));
+  return FormatSignificant(per_second);
 }
 
 std::string FormatSpan(int64_t seconds) {
@@ -39,6 +47,41 @@ std::string FormatSpan(int64_t seconds) {
   return out;
 }
 
+std::vector<ValueTick> ValueAxisTicks(const HeatmapView& view, int target) {
+  std::vector<ValueTick> ticks;
+  const double lo = static_cast<double>(view.ymin), hi = static_cast<double>(view.ymax);
+  if (view.scale == ValueScale::kLog) {
+    const double decades = std::log10(hi / lo);
+    for (double p = std::pow(10.0, std::floor(std::log10(lo))); p <= hi * (1 + 1e-9); p *= 10) {
+      for (double m : {1.0, 2.0, 5.0}) {
+        if (m > 1 && decades > 3) continue;
+        const double v = p * m;
+        if (v < lo * (1 - 1e-9) || v > hi * (1 + 1e-9)) continue;
+        ticks.push_back({ValueFraction(view, v), FormatQuantity(v, view.unit)});
+      }
+    }
+    return ticks;
+  }
+  const double step = NiceStep((hi - lo) / std::max(target, 1));
+  for (double v = std::ceil(lo / step - 1e-9) * step; v <= hi * (1 + 1e-9); v += step) {
+    ticks.push_back({ValueFraction(view, v), FormatQuantity(v, view.unit)});
+  }
+  return ticks;
+}
+
+std::vector<LegendEntry> GroupLegend(const HeatmapView& view, size_t max) {
+  std::vector<LegendEntry> entries;
+  const size_t shown = std::min(view.groups.size(), max);
+  for (size_t g = 0; g < shown; ++g) {
+    entries.push_back({view.groups[g].empty() ? "(none)" : view.groups[g], GroupColor(g)});
+  }
+  if (view.groups.size() > shown) {
+    entries.push_back({"+" + std::to_string(view.groups.size() - shown) + " more (colors repeat)",
+                       Rgb{}});
+  }
+  return entries;
+}
+
 std::string HeatmapTitle(const HeatmapView& view) {
   std::string title = view.metric + " heat map";
   if (!view.group_by.empty()) title += " by " + view.group_by;
@@ -47,8 +90,11 @@ std::string HeatmapTitle(const HeatmapView& view) {
 
 std::string HeatmapSubtitle(const HeatmapView& view) {
   std::string s = FormatRfc3339(view.from) + " + " + FormatSpan(view.to - view.from) + " · " +
-                  FormatSpan(view.step) + " per column · " + ColoringName(view.coloring) +
-                  " coloring · " + FormatCount(view.total) + " events";
+                  FormatSpan(view.step) + " per column · " +
+                  (view.per_column ? "per-column " : "") + ColoringName(view.coloring) +
+                  " coloring" + (view.palette == Palette::kFalse ? ", false colors" : "") +
+                  (view.scale == ValueScale::kLog ? " · log scale" : "") + " · " +
+                  FormatCount(view.total) + " events";
   return s;
 }
 
@@ -57,6 +103,11 @@ std::string HeatmapNotDrawn(const HeatmapView& view) {
   if (view.above > 0) {
     s = FormatCount(view.above) + (view.above == 1 ? " event" : " events") + " at or above " +
         FormatQuantity(static_cast<double>(view.ymax), view.unit) + " not drawn";
+  }
+  if (view.below > 0) {
+    s += (s.empty() ? "" : "; ") + FormatCount(view.below) +
+         (view.below == 1 ? " event" : " events") + " below " +
+         FormatQuantity(static_cast<double>(view.ymin), view.unit) + " not drawn";
   }
   if (view.clip_percent > 0) {
     s += (s.empty() ? "" : " ") + std::string("(--clip ") + FormatSignificant(view.clip_percent) +

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "query/heatmap.h"
 
@@ -14,6 +15,26 @@ namespace trailmap {
 std::string FormatCount(uint64_t n);
 // A duration in whole seconds for people: 45 → "45s", 300 → "5m", 5400 → "1h30m", 90000 → "1d1h".
 std::string FormatSpan(int64_t seconds);
+
+// An average rate for the side panel: "0.03", "4.5", "2,006" (events per second).
+std::string FormatRate(double per_second);
+
+// A labelled tick of the value axis: where it is (0 at ymin, 1 at ymax) and its label ("20ms").
+struct ValueTick {
+  double fraction = 0;
+  std::string label;
+};
+// About `target` round ticks over the view's value axis: multiples of a 1, 2 or 5 × 10^k step on
+// a linear axis, powers of ten (with 2 and 5 × when there are few decades) on a log axis.
+std::vector<ValueTick> ValueAxisTicks(const HeatmapView& view, int target);
+
+// One entry of a grouped view's legend.
+struct LegendEntry {
+  std::string name;  // "(none)" for events without the field
+  Rgb color;
+};
+// The first `max` groups and their hues, then "+N more (colors repeat)" with no color if cut.
+std::vector<LegendEntry> GroupLegend(const HeatmapView& view, size_t max);
 
 // "disk.latency heat map" or "disk.latency heat map by host".
 std::string HeatmapTitle(const HeatmapView& view);
