@@ -16,6 +16,7 @@
 #include "query/heatmap_command.h"
 #include "query/import_command.h"
 #include "query/stats_command.h"
+#include "query/trails_command.h"
 
 namespace {
 
@@ -40,12 +41,14 @@ int main(int argc, char** argv) {
 
   HeatmapFlags heatmap;
   StatsFlags stats;
+  TrailsFlags trails;
   ImportFlags import;
   ColumnsFlags columns;
   CollapseFlags collapse;
   FlameFlags flame;
   CLI::App* heatmap_cmd = AddHeatmapCommand(&app, &heatmap);
   CLI::App* stats_cmd = AddStatsCommand(&app, &stats);
+  CLI::App* trails_cmd = AddTrailsCommand(&app, &trails);
   CLI::App* import_cmd = AddImportCommand(&app, &import);
   CLI::App* columns_cmd = AddColumnsCommand(&app, &columns);
   CLI::App* collapse_cmd = AddCollapseCommand(&app, &collapse);
@@ -79,6 +82,7 @@ int main(int argc, char** argv) {
   try {
     if (heatmap_cmd->parsed()) return RunHeatmap(heatmap, context);
     if (stats_cmd->parsed()) return RunStats(stats, context);
+    if (trails_cmd->parsed()) return RunTrails(trails, context);
     if (import_cmd->parsed()) return RunImport(import, context);
     if (columns_cmd->parsed()) return RunColumns(columns, context);
     if (collapse_cmd->parsed()) return RunCollapse(collapse, context, std::cin);

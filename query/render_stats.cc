@@ -30,14 +30,15 @@ std::string CsvField(const std::string& s) {
 std::string RenderStatsTable(const StatsTable& table) {
   const std::string first = table.group_by.empty() ? "" : table.group_by;
   std::vector<std::vector<std::string>> cells;
-  cells.push_back({first, "count", "mean", "min", "p50", "p90", "p99", "p99.9", "max"});
+  cells.push_back({first, "count", "mean", "min", "p50", "p90", "p99", "p99.9", "max",
+                   "trail 0–" + FormatQuantity(static_cast<double>(table.trail_top), table.unit)});
   for (const StatsRow& r : table.rows) {
     auto q = [&table](double v) { return FormatQuantity(v, table.unit); };
     cells.push_back({table.group_by.empty() ? "all" : (r.group.empty() ? "(none)" : r.group),
                      FormatCount(r.count), q(r.mean), q(static_cast<double>(r.min)),
                      q(static_cast<double>(r.p50)), q(static_cast<double>(r.p90)),
                      q(static_cast<double>(r.p99)), q(static_cast<double>(r.p999)),
-                     q(static_cast<double>(r.max))});
+                     q(static_cast<double>(r.max)), r.trail});
   }
   std::vector<size_t> width(cells.front().size(), 0);
   for (const auto& row : cells) {
@@ -49,8 +50,8 @@ std::string RenderStatsTable(const StatsTable& table) {
     std::string line;
     for (size_t i = 0; i < row.size(); ++i) {
       const std::string pad(width[i] - DisplayWidth(row[i]), ' ');
-      // The group name is left-aligned, numbers right-aligned.
-      line += i == 0 ? row[i] + pad : "  " + pad + row[i];
+      // The group name and the trail are left-aligned, numbers right-aligned.
+      line += i == 0 ? row[i] + pad : i + 1 == row.size() ? "  " + row[i] + pad : "  " + pad + row[i];
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
@@ -78,8 +79,10 @@ std::string RenderStatsJson(const StatsTable& table) {
                     {"p90", r.p90},
                     {"p99", r.p99},
                     {"p99.9", r.p999},
-                    {"max", r.max}});
+                    {"max", r.max},
+                    {"trail", r.trail}});
   }
+  j["trail_range"] = {0, table.trail_top};
   j["rows"] = std::move(rows);
   j["missing_shards"] = table.missing_shards;
   return j.dump(2) + "\n";

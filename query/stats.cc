@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "query/axis.h"
+#include "query/micro_trail.h"
+
 namespace trailmap {
 namespace {
 
@@ -52,6 +55,9 @@ StatsTable ComputeStats(const MergedGrid& grid) {
   table.group_by = grid.group_by;
   table.from = grid.from;
   table.to = grid.to;
+  const Histogram all = grid.Total();
+  table.trail_top =
+      static_cast<uint64_t>(NiceStep(static_cast<double>(std::max<uint64_t>(all.Percentile(99), 1))));
   for (size_t g = 0; g < grid.groups.size(); ++g) {
     const Histogram h = grid.Group(g);
     if (h.empty() && !grid.group_by.empty()) continue;
@@ -65,6 +71,7 @@ StatsTable ComputeStats(const MergedGrid& grid) {
     row.p90 = h.Percentile(90);
     row.p99 = h.Percentile(99);
     row.p999 = h.Percentile(99.9);
+    row.trail = HistogramSparkline(h, table.trail_top, kStatsTrailWidth);
     table.rows.push_back(std::move(row));
   }
   return table;

@@ -23,6 +23,9 @@ struct StatsRow {
   double mean = 0;
   uint64_t min = 0, max = 0;
   uint64_t p50 = 0, p90 = 0, p99 = 0, p999 = 0;
+  // A micro frequency trail (query/micro_trail.h) over [0, StatsTable::trail_top): every row on
+  // the same axis, so the rows compare.
+  std::string trail;
 };
 
 enum class StatsSort { kName, kCount, kMean, kMin, kP50, kP90, kP99, kP999, kMax };
@@ -36,7 +39,12 @@ struct StatsTable {
   int64_t from = 0, to = 0;
   std::vector<StatsRow> rows;
   std::vector<std::string> missing_shards;  // "endpoint: reason"
+  // The micro trails' value axis [0, trail_top): the p99 of every row's events together, rounded
+  // up to 1, 2 or 5 x 10^k (as `trailmap trails` chooses its range).
+  uint64_t trail_top = 0;
 };
+
+inline constexpr size_t kStatsTrailWidth = 24;  // characters of a row's micro trail
 
 // One row per group of `grid` that holds any events (the single row of an ungrouped grid is kept
 // even when empty).

@@ -85,5 +85,23 @@ TEST(Stats, Renderings) {
   EXPECT_EQ(j["rows"][1]["p99"], 50'000'000);
 }
 
+TEST(Stats, RowsCarryAMicroTrailOnOneAxis) {
+  std::vector<uint64_t> values;
+  StatsTable table = ComputeStats(TwoHosts(&values));
+  EXPECT_EQ(table.trail_top, 20'000'000u);  // the p99 of everything (~13 ms), rounded up
+  ASSERT_EQ(table.rows.size(), 2u);
+  size_t chars = 0;
+  for (unsigned char c : table.rows[0].trail) chars += (c & 0xC0) != 0x80;
+  EXPECT_EQ(chars, kStatsTrailWidth);
+  EXPECT_NE(table.rows[0].trail.find("█"), std::string::npos);
+  EXPECT_EQ(table.rows[1].trail, std::string(kStatsTrailWidth, ' '));  // all at 50 ms, off the axis
+  const std::string text = RenderStatsTable(table);
+  EXPECT_NE(text.find("trail 0–20ms"), std::string::npos);
+  EXPECT_NE(text.find(table.rows[0].trail), std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(RenderStatsJson(table));
+  EXPECT_EQ(j["rows"][0]["trail"], table.rows[0].trail);
+  EXPECT_EQ(j["trail_range"][1], 20'000'000);
+}
+
 }  // namespace
 }  // namespace trailmap
