@@ -111,6 +111,63 @@ void SpreadColumn(const Histogram& h, const std::vector<double>& bounds, std::ve
   *above += (*out)[rows + 1];
 }
 
+// The grid regrouped by a selection (Selection in heatmap.h); *excluded gets the events of the
+// groups left out.
+Result<MergedGrid> SelectGroups(const MergedGrid& grid, const std::vector<std::string>& select,
+                                Selection selection, uint64_t* excluded) {
+  if (grid.group_by.empty()) {
+    return Status::InvalidArgument("--select, --isolate and --exclude need --by host or --by FIELD");
+  }
+  std::vector<int> chosen(grid.groups.size(), -1);  // index in `select`, or -1
+  for (size_t k = 0; k < select.size(); ++k) {
+    const auto it = std::find(grid.groups.begin(), grid.groups.end(), select[k]);
+    if (it == grid.groups.end()) {
+      std::string known;
+      for (size_t g = 0; g < grid.groups.size() && g < 12; ++g) {
+        known += (g ? ", " : "") + (grid.groups[g].empty() ? std::string("\"\"") : grid.groups[g]);
+      }
+      if (grid.groups.size() > 12) known += ", ...";
+      if (known.empty()) known = "none";
+      return Status::InvalidArgument("--select: no " + grid.group_by + " \"" + select[k] +
+                                     "\" has events in the range (there are: " + known + ")");
+    }
+    chosen[it - grid.groups.begin()] = static_cast<int>(k);
+  }
+  MergedGrid out = grid;
+  out.groups.clear();
+  out.cells.clear();
+  std::vector<int> target(grid.groups.size(), -1);
+  if (selection == Selection::kExclude) {
+    for (size_t g = 0; g < grid.groups.size(); ++g) {
+      if (chosen[g] >= 0) continue;
+      target[g] = static_cast<int>(out.groups.size());
+      out.groups.push_back(grid.groups[g]);
+    }
+  } else {
+    for (size_t g = 0; g < grid.groups.size(); ++g) {
+      if (chosen[g] >= 0) target[g] = chosen[g];
+    }
+    out.groups = select;
+    if (selection == Selection::kHue) {
+      for (int& t : target) {
+        if (t < 0) t = static_cast<int>(select.size());
+      }
+      out.groups.push_back("other");
+    }
+  }
+  out.cells.assign(out.groups.size(), std::vector<Histogram>(grid.columns));
+  for (size_t g = 0; g < grid.groups.size(); ++g) {
+    for (uint32_t c = 0; c < grid.columns; ++c) {
+      if (target[g] < 0) {
+        *excluded += grid.cells[g][c].count();
+        continue;
+      }
+      if (Status s = out.cells[target[g]][c].Merge(grid.cells[g][c]); !s.ok()) return s;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* ValueScaleName(ValueScale scale) {
@@ -224,13 +281,20 @@ void ColorHeatmap(HeatmapView* view) {
   }
 }
 
+Rgb ViewGroupColor(const HeatmapView& view, size_t g) {
+  if (!view.select.empty() && view.selection == Selection::kHue && g == view.select.size()) {
+    return Rgb{150, 150, 150};
+  }
+  return GroupColor(g);
+}
+
 Rgb CellColor(const HeatmapView& view, size_t i) {
   const int level = view.levels[i];
   if (view.groups.empty() || view.breakdown.empty()) return PaletteColor(view.palette, level);
   double r = 0, g = 0, b = 0;
   const double total = static_cast<double>(view.counts[i]);
   for (const auto& [group, count] : view.breakdown[i]) {
-    const Rgb hue = GroupColor(group);
+    const Rgb hue = ViewGroupColor(view, group);
     const double w = static_cast<double>(count) / total;
     r += hue.r * w;
     g += hue.g * w;
@@ -267,9 +331,21 @@ double RangeEventsPerSecond(const HeatmapView& view) {
   return static_cast<double>(sum) / static_cast<double>(std::max<int64_t>(1, view.to - view.from));
 }
 
-Result<HeatmapView> AssembleHeatmap(const MergedGrid& grid, const HeatmapOptions& options) {
+Result<HeatmapView> AssembleHeatmap(const MergedGrid& fetched, const HeatmapOptions& options) {
   if (options.rows == 0) return Status::InvalidArgument("--rows must be at least 1");
   HeatmapView view;
+  MergedGrid selected;
+  if (!options.select.empty()) {
+    Result<MergedGrid> regrouped =
+        SelectGroups(fetched, options.select, options.selection, &view.excluded);
+    if (!regrouped.ok()) return regrouped.status();
+    selected = std::move(*regrouped);
+    view.select = options.select;
+    view.selection = options.selection;
+  } else if (options.selection != Selection::kHue) {
+    return Status::InvalidArgument("--isolate and --exclude need --select a,b");
+  }
+  const MergedGrid& grid = options.select.empty() ? fetched : selected;
   view.metric = grid.metric;
   view.kind = grid.kind;
   view.unit = grid.unit;

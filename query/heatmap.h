@@ -60,6 +60,14 @@ enum class Coloring { kRank, kLinear };
 const char* ColoringName(Coloring coloring);
 Result<Coloring> ParseColoring(std::string_view text);
 
+// What --select a,b does to a grouped view:
+//   kHue (--select alone): the chosen groups keep their own hues, every other group is merged
+//     into one group "other" (grey), so a cell's blend shows the chosen values' share of it;
+//   kIsolate (--isolate): only the chosen groups are drawn;
+//   kExclude (--exclude): only the groups not chosen are drawn, each with its own hue.
+// Events of groups left out count in HeatmapView::excluded, not in total.
+enum class Selection { kHue, kIsolate, kExclude };
+
 enum class ValueScale { kLinear, kLog };
 const char* ValueScaleName(ValueScale scale);
 Result<ValueScale> ParseValueScale(std::string_view text);
@@ -75,6 +83,9 @@ struct HeatmapOptions {
   bool per_column = false;  // saturation within each column instead of over the whole view
   Palette palette = Palette::kHeat;
   std::vector<double> overlay;  // percentiles (0-100] to compute per column: {50, 99}
+  // With a grouped grid (--by): the chosen group names and what to do with them (see Selection).
+  std::vector<std::string> select;
+  Selection selection = Selection::kHue;
 };
 
 // A percentile overlay line: the column's nearest-rank percentile (core/histogram.h) of all
@@ -127,6 +138,9 @@ struct HeatmapView {
   uint64_t total = 0;              // all events in the range, drawn or not
   uint64_t above = 0;              // events at or above ymax, not drawn
   uint64_t below = 0;              // events below ymin, not drawn
+  uint64_t excluded = 0;           // events of groups --isolate / --exclude left out
+  std::vector<std::string> select;  // the --select names, in the order given
+  Selection selection = Selection::kHue;
   uint64_t max_count = 0;          // the fullest cell
   uint64_t nonzero_cells = 0;
 
@@ -155,6 +169,9 @@ Result<HeatmapView> AssembleHeatmap(const MergedGrid& grid, const HeatmapOptions
 // Fills view->saturation and view->levels from view->counts by view->coloring and
 // view->per_column. Exposed for tests and for renderers that recolor a view.
 void ColorHeatmap(HeatmapView* view);
+
+// The hue of group g: GroupColor(g), except the merged "other" group of a --select view, grey.
+Rgb ViewGroupColor(const HeatmapView& view, size_t g);
 
 // The fill of non-empty cell i: its level in the view's palette, or in a grouped view the blend
 // of its groups' hues (weighted by their share of the cell) faded by its level.

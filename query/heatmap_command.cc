@@ -93,6 +93,12 @@ CLI::App* AddHeatmapCommand(CLI::App* app, HeatmapFlags* flags) {
       ->check(CLI::IsMember({"linear", "log"}));
   cmd->add_option("--overlay", flags->overlay,
                   "Percentile lines drawn over the SVG/PNG (and listed in JSON): p50,p99");
+  cmd->add_option("--select", flags->select,
+                  "With --by: these values keep their own hues, the rest are one grey \"other\" "
+                  "(web-1,web-2)");
+  auto* isolate = cmd->add_flag("--isolate", flags->isolate, "With --select: draw only them");
+  cmd->add_flag("--exclude", flags->exclude, "With --select: draw only the other values")
+      ->excludes(isolate);
   cmd->add_option("--width", flags->width, "SVG/PNG plot width in pixels (cells are whole pixels)")
       ->capture_default_str()
       ->check(CLI::Range(100, 20000));
@@ -138,6 +144,16 @@ int RunHeatmap(const HeatmapFlags& flags, const CliContext& context) {
   options.per_column = flags.per_column;
   options.palette = *palette;
   options.scale = *scale;
+  options.select = SplitList(flags.select);
+  options.selection = flags.isolate   ? Selection::kIsolate
+                      : flags.exclude ? Selection::kExclude
+                                      : Selection::kHue;
+  if (!options.select.empty() && flags.query.by.empty()) {
+    return Fail(context, Status::InvalidArgument("--select needs --by host or --by FIELD"));
+  }
+  if ((flags.isolate || flags.exclude) && options.select.empty()) {
+    return Fail(context, Status::InvalidArgument("--isolate and --exclude need --select a,b"));
+  }
   for (const std::string& p : SplitList(flags.overlay)) {
     Result<double> percentile = ParseOverlay(p);
     if (!percentile.ok()) return Fail(context, percentile.status());

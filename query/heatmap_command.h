@@ -21,6 +21,9 @@ struct HeatmapFlags {
   bool per_column = false;
   std::string palette = "heat";  // heat | false
   std::string overlay;           // "p50,p99": percentile lines
+  std::string select;            // "a,b": chosen values of --by (the rest as "other")
+  bool isolate = false;          // draw only the --select values
+  bool exclude = false;          // draw only the values not selected
   int width = 960;               // SVG/PNG plot size in pixels
   int height = 450;
   bool panel = true;             // SVG/PNG side panel of events per second

@@ -362,5 +362,58 @@ TEST(SidePanel, AverageEventsPerSecondPerRowAndOverTheRange) {
   EXPECT_DOUBLE_EQ(RangeEventsPerSecond(view), 102);
 }
 
+MergedGrid ThreeHosts() {
+  MergedGrid grid = Grid(2);
+  grid.group_by = "host";
+  grid.groups = {"a", "b", "c"};
+  grid.cells.assign(3, std::vector<Histogram>(2));
+  grid.cells[0][0].Record(10, 3);
+  grid.cells[1][0].Record(10, 4);
+  grid.cells[2][0].Record(10, 5);
+  grid.cells[2][1].Record(90, 1);
+  return grid;
+}
+
+TEST(Selection, ChosenKeepTheirHuesTheRestAreOther) {
+  HeatmapOptions options;
+  options.rows = 10;
+  options.ymax = 100;
+  options.select = {"c"};
+  HeatmapView view = *AssembleHeatmap(ThreeHosts(), options);
+  EXPECT_EQ(view.groups, (std::vector<std::string>{"c", "other"}));
+  EXPECT_EQ(view.count(1, 0), 12u);
+  const auto& parts = view.breakdown[view.Index(1, 0)];
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0], (std::pair<uint32_t, uint64_t>{0, 5}));
+  EXPECT_EQ(parts[1], (std::pair<uint32_t, uint64_t>{1, 7}));
+  EXPECT_EQ(ViewGroupColor(view, 1), (Rgb{150, 150, 150}));
+  EXPECT_EQ(view.excluded, 0u);
+  EXPECT_EQ(view.total, 13u);
+}
+
+TEST(Selection, IsolateAndExclude) {
+  HeatmapOptions options;
+  options.rows = 10;
+  options.ymax = 100;
+  options.select = {"c"};
+  options.selection = Selection::kIsolate;
+  HeatmapView only = *AssembleHeatmap(ThreeHosts(), options);
+  EXPECT_EQ(only.groups, (std::vector<std::string>{"c"}));
+  EXPECT_EQ(only.count(1, 0), 5u);
+  EXPECT_EQ(only.count(9, 1), 1u);
+  EXPECT_EQ(only.excluded, 7u);
+  EXPECT_EQ(only.total, 6u);
+  options.selection = Selection::kExclude;
+  HeatmapView rest = *AssembleHeatmap(ThreeHosts(), options);
+  EXPECT_EQ(rest.groups, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(rest.count(1, 0), 7u);
+  EXPECT_EQ(rest.count(9, 1), 0u);
+  EXPECT_EQ(rest.excluded, 6u);
+  options.select = {"nosuch"};
+  EXPECT_FALSE(AssembleHeatmap(ThreeHosts(), options).ok());
+  options.select = {"c"};
+  EXPECT_FALSE(AssembleHeatmap(Grid(2), options).ok());  // not grouped
+}
+
 }  // namespace
 }  // namespace trailmap

@@ -31,7 +31,7 @@ Rgb Color(const HeatmapView& view, int64_t row, uint32_t column) {
   const auto& parts = view.breakdown[i];
   const auto top = std::max_element(
       parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-  return FadeToWhite(GroupColor(top->first), view.levels[i]);
+  return FadeToWhite(ViewGroupColor(view, top->first), view.levels[i]);
 }
 
 std::string PadLeft(const std::string& s, size_t width) {
@@ -114,7 +114,7 @@ std::string RenderHeatmapAnsi(const HeatmapView& view, const AnsiOptions& option
     out += std::string(kLabelWidth, ' ');
     const size_t shown = std::min<size_t>(view.groups.size(), 10);
     for (size_t g = 0; g < shown; ++g) {
-      out += Fg(GroupColor(g)) + "█" + kReset + " " +
+      out += Fg(ViewGroupColor(view, g)) + "█" + kReset + " " +
              (view.groups[g].empty() ? "(none)" : view.groups[g]) + "  ";
     }
     if (view.groups.size() > shown) {

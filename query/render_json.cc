@@ -99,8 +99,14 @@ std::string RenderHeatmapJson(const HeatmapView& view, bool pretty) {
     j["group_by"] = view.group_by;
     j["groups"] = view.groups;
     json group_colors = json::array();
-    for (size_t g = 0; g < view.groups.size(); ++g) group_colors.push_back(HexColor(GroupColor(g)));
+    for (size_t g = 0; g < view.groups.size(); ++g) group_colors.push_back(HexColor(ViewGroupColor(view, g)));
     j["group_colors"] = std::move(group_colors);
+    j["select"] = view.select;
+    j["selection"] = view.select.empty()                        ? "none"
+                     : view.selection == Selection::kIsolate ? "isolate"
+                     : view.selection == Selection::kExclude ? "exclude"
+                                                             : "hue";
+    j["excluded"] = view.excluded;
     json breakdown = json::array();
     for (uint32_t r = 0; r < view.rows; ++r) {
       for (uint32_t c = 0; c < view.columns; ++c) {

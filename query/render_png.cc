@@ -143,9 +143,22 @@ Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options) {
   } else {
     int x = left;
     const std::vector<LegendEntry> entries = GroupLegend(view, 10);
-    for (const LegendEntry& e : entries) {
+    for (size_t k = 0; k < entries.size(); ++k) {
+      const LegendEntry& e = entries[k];
       const std::string name = Shorten(e.name, 24);
-      if (e.name[0] != '+') canvas.FillRect(x, ly, 12, 12, e.color);
+      // Stop at the right edge, saying how many groups the legend leaves out.
+      const size_t groups_left = view.groups.size() - k;
+      const std::string more = "+" + std::to_string(groups_left) + " more";
+      if (e.name[0] != '+' &&
+          x + 28 + Canvas::TextWidth(name) + Canvas::TextWidth(more) > width - 4) {
+        canvas.Text(x, ly + 10, more, kMuted);
+        break;
+      }
+      if (e.name[0] == '+') {
+        canvas.Text(x, ly + 10, more, kMuted);
+        break;
+      }
+      canvas.FillRect(x, ly, 12, 12, e.color);
       canvas.Text(x + 16, ly + 10, name, kText);
       x += 28 + Canvas::TextWidth(name);
     }

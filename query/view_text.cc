@@ -73,7 +73,7 @@ std::vector<LegendEntry> GroupLegend(const HeatmapView& view, size_t max) {
   std::vector<LegendEntry> entries;
   const size_t shown = std::min(view.groups.size(), max);
   for (size_t g = 0; g < shown; ++g) {
-    entries.push_back({view.groups[g].empty() ? "(none)" : view.groups[g], GroupColor(g)});
+    entries.push_back({view.groups[g].empty() ? "(none)" : view.groups[g], ViewGroupColor(view, g)});
   }
   if (view.groups.size() > shown) {
     entries.push_back({"+" + std::to_string(view.groups.size() - shown) + " more (colors repeat)",
@@ -85,6 +85,13 @@ std::vector<LegendEntry> GroupLegend(const HeatmapView& view, size_t max) {
 std::string HeatmapTitle(const HeatmapView& view) {
   std::string title = view.metric + " heat map";
   if (!view.group_by.empty()) title += " by " + view.group_by;
+  if (!view.select.empty()) {
+    std::string names;
+    for (const std::string& n : view.select) names += (names.empty() ? "" : ", ") + n;
+    title += view.selection == Selection::kIsolate   ? " (only " + names + ")"
+             : view.selection == Selection::kExclude ? " (all but " + names + ")"
+                                                     : " (" + names + " and other)";
+  }
   return title;
 }
 
@@ -108,6 +115,10 @@ std::string HeatmapNotDrawn(const HeatmapView& view) {
     s += (s.empty() ? "" : "; ") + FormatCount(view.below) +
          (view.below == 1 ? " event" : " events") + " below " +
          FormatQuantity(static_cast<double>(view.ymin), view.unit) + " not drawn";
+  }
+  if (view.excluded > 0) {
+    s += (s.empty() ? "" : "; ") + FormatCount(view.excluded) + " events of other " +
+         view.group_by + (view.group_by == "host" ? "s" : " values") + " left out";
   }
   if (view.clip_percent > 0) {
     s += (s.empty() ? "" : " ") + std::string("(--clip ") + FormatSignificant(view.clip_percent) +
