@@ -305,6 +305,35 @@ Rgb CellColor(const HeatmapView& view, size_t i) {
   return FadeToWhite(blend, level);
 }
 
+std::vector<std::pair<std::string, uint64_t>> CellGroups(const MergedGrid& column_grid,
+                                                         const HeatmapView& view, uint32_t row) {
+  std::vector<std::pair<std::string, uint64_t>> parts;
+  const std::vector<double> bounds =
+      view.row_bounds.empty() ? RowBounds(view.ymin, view.ymax, view.rows, view.scale)
+                              : view.row_bounds;
+  std::vector<double> share;
+  std::vector<uint64_t> spread;
+  uint64_t below = 0, above = 0;
+  for (size_t g = 0; g < column_grid.groups.size(); ++g) {
+    Histogram h;
+    for (const Histogram& cell : column_grid.cells[g]) (void)h.Merge(cell);
+    if (h.empty()) continue;
+    SpreadColumn(h, bounds, &share, &spread, &below, &above);
+    if (spread[row + 1] > 0) parts.emplace_back(column_grid.groups[g], spread[row + 1]);
+  }
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return parts;
+}
+
+int64_t RowOf(const HeatmapView& view, double v) {
+  if (v < static_cast<double>(view.ymin) || v >= static_cast<double>(view.ymax)) return -1;
+  for (uint32_t r = 0; r < view.rows; ++r) {
+    if (v < view.RowHigh(r)) return r;
+  }
+  return view.rows - 1;
+}
+
 double ValueFraction(const HeatmapView& view, double v) {
   const double lo = static_cast<double>(view.ymin), hi = static_cast<double>(view.ymax);
   if (view.scale == ValueScale::kLog) {

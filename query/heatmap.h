@@ -177,6 +177,17 @@ Rgb ViewGroupColor(const HeatmapView& view, size_t g);
 // of its groups' hues (weighted by their share of the cell) faded by its level.
 Rgb CellColor(const HeatmapView& view, size_t i);
 
+// Cell details (--at): the events of one group in row `row` of the view, for each group of
+// `column_grid` (a one-column grid of the same metric and column, grouped by host, say), spread
+// over the view's rows exactly as AssembleHeatmap spreads them. Groups with no events in the row
+// are left out; largest first. The counts add up to the cell's count when the view was grouped
+// the same way; otherwise each group's share is rounded on its own and the sum may differ from
+// the cell by a few events.
+std::vector<std::pair<std::string, uint64_t>> CellGroups(const MergedGrid& column_grid,
+                                                         const HeatmapView& view, uint32_t row);
+// The row holding value v, or -1 when v is outside [ymin, ymax).
+int64_t RowOf(const HeatmapView& view, double v);
+
 // Where value v sits on the y axis: 0 at ymin, 1 at ymax, linear or log as the rows are (outside
 // [0, 1] when v is outside the range).
 double ValueFraction(const HeatmapView& view, double v);

@@ -1,9 +1,12 @@
 #include "query/heatmap_command.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "core/timespec.h"
 #include "core/units.h"
 #include "query/heatmap.h"
 #include "query/render_ansi.h"
@@ -47,9 +50,112 @@ Result<double> ParseOverlay(const std::string& text) {
   return p;
 }
 
+// The time of --at: a clock time "HH:MM:SS" is taken on the UTC day of the range's start (the
+// next day when that is before the start), anything else as --from takes it.
+Result<int64_t> ParseAtTime(const std::string& text, int64_t range_from, int64_t now) {
+  int h = 0, m = 0, sec = 0;
+  char extra = 0;
+  if (std::sscanf(text.c_str(), "%d:%d:%d%c", &h, &m, &sec, &extra) == 3 && h >= 0 && h < 24 &&
+      m >= 0 && m < 60 && sec >= 0 && sec < 60) {
+    const int64_t day = range_from - ((range_from % 86400) + 86400) % 86400;
+    int64_t t = day + h * 3600 + m * 60 + sec;
+    if (t < range_from) t += 86400;
+    return t;
+  }
+  return ParseTimeSpec(text, now);
+}
+
 int Fail(const CliContext& context, const Status& status) {
   *context.err << "trailmap heatmap: " << status.message() << "\n";
   return ExitCodeFor(status);
+}
+
+// --at: the cell's count, its --by values (from the view) and its hosts (a second query of that
+// one column grouped by host), as text or JSON.
+int RunCellDetails(const HeatmapFlags& flags, const CliContext& context, HistogramQuery query,
+                   const HeatmapView& view, const std::string& format) {
+  const size_t comma = flags.at.rfind(',');
+  if (comma == std::string::npos) {
+    return Fail(context, Status::InvalidArgument("--at " + flags.at +
+                                                 ": give TIME,VALUE, e.g. 16:05:03,12ms"));
+  }
+  Result<int64_t> t = ParseAtTime(flags.at.substr(0, comma), view.from, context.now);
+  if (!t.ok()) return Fail(context, Status::InvalidArgument("--at: " + t.status().message()));
+  Result<uint64_t> v = ParseQuantity(flags.at.substr(comma + 1), view.unit);
+  if (!v.ok()) return Fail(context, Status::InvalidArgument("--at: " + v.status().message()));
+  if (*t < view.from || *t >= view.to) {
+    return Fail(context, Status::InvalidArgument("--at: " + FormatRfc3339(*t) +
+                                                 " is outside the range " +
+                                                 FormatRfc3339(view.from) + " + " +
+                                                 std::to_string(view.to - view.from) + "s"));
+  }
+  const int64_t row = RowOf(view, static_cast<double>(*v));
+  if (row < 0) {
+    return Fail(context, Status::InvalidArgument(
+                             "--at: " + FormatQuantity(static_cast<double>(*v), view.unit) +
+                             " is outside the value axis [" +
+                             FormatQuantity(static_cast<double>(view.ymin), view.unit) + ", " +
+                             FormatQuantity(static_cast<double>(view.ymax), view.unit) + ")"));
+  }
+  const auto column = static_cast<uint32_t>((*t - view.from) / view.step);
+  const auto r = static_cast<uint32_t>(row);
+  const size_t i = view.Index(r, column);
+
+  query.from = view.ColumnStart(column);
+  query.to = view.ColumnEnd(column);
+  query.step = view.step;
+  query.group_by = "host";
+  Result<Fetched> hosts = FetchGrid(context, flags.query, query);
+  if (!hosts.ok()) return Fail(context, hosts.status());
+  const auto by_host = CellGroups(hosts->grid, view, r);
+  std::vector<std::pair<std::string, uint64_t>> by_field;
+  if (!view.breakdown.empty() && view.group_by != "host") {
+    for (const auto& [g, n] : view.breakdown[i]) by_field.emplace_back(view.groups[g], n);
+    std::stable_sort(by_field.begin(), by_field.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+  }
+  std::vector<std::string> missing = view.missing_shards;
+  missing.insert(missing.end(), hosts->missing.begin(), hosts->missing.end());
+
+  std::string out;
+  if (format == "json") {
+    nlohmann::ordered_json j;
+    j["view"] = "heatmap_cell";
+    j["metric"] = view.metric;
+    j["unit"] = view.unit;
+    j["from"] = view.ColumnStart(column);
+    j["to"] = view.ColumnEnd(column);
+    j["row"] = r;
+    j["column"] = column;
+    j["low"] = view.RowLow(r);
+    j["high"] = view.RowHigh(r);
+    j["count"] = view.counts[i];
+    j["group_by"] = view.group_by;
+    nlohmann::ordered_json fields = nlohmann::ordered_json::array();
+    for (const auto& [name, n] : by_field) fields.push_back({{"value", name}, {"count", n}});
+    j["groups"] = std::move(fields);
+    nlohmann::ordered_json host_list = nlohmann::ordered_json::array();
+    for (const auto& [name, n] : by_host) host_list.push_back({{"host", name}, {"count", n}});
+    j["hosts"] = std::move(host_list);
+    j["missing_shards"] = missing;
+    out = j.dump(2) + "\n";
+  } else {
+    out = view.metric + " cell " + FormatClock(view.ColumnStart(column)) + "–" +
+          FormatClock(view.ColumnEnd(column)) + " UTC, " + FormatQuantity(view.RowLow(r), view.unit) +
+          " to " + FormatQuantity(view.RowHigh(r), view.unit) + ": " +
+          std::to_string(view.counts[i]) + (view.counts[i] == 1 ? " event\n" : " events\n");
+    if (!by_field.empty()) {
+      out += "by " + view.group_by + ":\n";
+      for (const auto& [name, n] : by_field) {
+        out += "  " + (name.empty() ? std::string("(none)") : name) + "  " + std::to_string(n) + "\n";
+      }
+    }
+    out += "by host:\n";
+    if (by_host.empty()) out += "  (none)\n";
+    for (const auto& [name, n] : by_host) out += "  " + name + "  " + std::to_string(n) + "\n";
+  }
+  if (Status s = WriteOutput(context, flags.output, out); !s.ok()) return Fail(context, s);
+  return ReportMissing(context, missing);
 }
 
 }  // namespace
@@ -99,6 +205,9 @@ CLI::App* AddHeatmapCommand(CLI::App* app, HeatmapFlags* flags) {
   auto* isolate = cmd->add_flag("--isolate", flags->isolate, "With --select: draw only them");
   cmd->add_flag("--exclude", flags->exclude, "With --select: draw only the other values")
       ->excludes(isolate);
+  cmd->add_option("--at", flags->at,
+                  "TIME,VALUE: instead of the map, list the cell holding that time and value: its "
+                  "count, its --by values and its hosts (16:05:03,12ms; unix or RFC 3339 times)");
   cmd->add_option("--width", flags->width, "SVG/PNG plot width in pixels (cells are whole pixels)")
       ->capture_default_str()
       ->check(CLI::Range(100, 20000));
@@ -183,7 +292,7 @@ int RunHeatmap(const HeatmapFlags& flags, const CliContext& context) {
                              "--format png writes binary: give -o FILE.png or redirect stdout"));
   }
   uint32_t max_columns = 600;
-  if (format == "ansi") {
+  if (format == "ansi" && flags.at.empty()) {  // --at prints no map: plan columns as for SVG
     max_columns = 120;
     if (context.terminal_columns > 20) {
       max_columns =
@@ -226,6 +335,7 @@ int RunHeatmap(const HeatmapFlags& flags, const CliContext& context) {
   Result<HeatmapView> view = AssembleHeatmap(fetched->grid, options);
   if (!view.ok()) return Fail(context, view.status());
   view->missing_shards = fetched->missing;
+  if (!flags.at.empty()) return RunCellDetails(flags, context, query, *view, format);
 
   std::string bytes;
   if (format == "svg") {

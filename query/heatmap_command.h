@@ -24,6 +24,7 @@ struct HeatmapFlags {
   std::string select;            // "a,b": chosen values of --by (the rest as "other")
   bool isolate = false;          // draw only the --select values
   bool exclude = false;          // draw only the values not selected
+  std::string at;                // "TIME,VALUE": list what makes up that cell instead of drawing
   int width = 960;               // SVG/PNG plot size in pixels
   int height = 450;
   bool panel = true;             // SVG/PNG side panel of events per second

@@ -415,5 +415,26 @@ TEST(Selection, IsolateAndExclude) {
   EXPECT_FALSE(AssembleHeatmap(Grid(2), options).ok());  // not grouped
 }
 
+TEST(CellDetails, HostsOfACellAddUpToIt) {
+  // The view is not grouped; the details come from the same column grouped by host.
+  MergedGrid hosts = ThreeHosts();
+  MergedGrid plain = Grid(2);
+  for (uint32_t c = 0; c < 2; ++c) plain.cells[0][c] = hosts.Column(c);
+  HeatmapOptions options;
+  options.rows = 10;
+  options.ymax = 100;
+  HeatmapView view = *AssembleHeatmap(plain, options);
+  ASSERT_EQ(RowOf(view, 10), 1);
+  EXPECT_EQ(RowOf(view, 100), -1);
+  MergedGrid column0 = hosts;
+  column0.columns = 1;
+  for (auto& cells : column0.cells) cells.resize(1);
+  const auto parts = CellGroups(column0, view, 1);
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[0], (std::pair<std::string, uint64_t>{"c", 5}));
+  EXPECT_EQ(parts[2], (std::pair<std::string, uint64_t>{"a", 3}));
+  EXPECT_EQ(parts[0].second + parts[1].second + parts[2].second, view.count(1, 0));
+}
+
 }  // namespace
 }  // namespace trailmap
