@@ -7,6 +7,7 @@
 #include "query/cli_common.h"
 #include "query/fake_aggregator.h"
 #include "query/heatmap_command.h"
+#include "query/raster.h"
 #include "query/stats_command.h"
 
 namespace trailmap {
@@ -103,6 +104,41 @@ TEST(Cli, UsageErrorsExitTwoAndSayWhatToFix) {
   stats.sort = "p42";
   EXPECT_EQ(RunStats(stats, h.context), kExitUsage);
   EXPECT_NE(h.err.str().find("p99"), std::string::npos);
+}
+
+TEST(Cli, HeatmapPngAndCellDetails) {
+  Harness h;
+  testing::FakeAggregator a(h.zmq, testing::CannedAnswer("agg-1", "web-1", 5'000'000, 7));
+  HeatmapFlags flags;
+  flags.query.metric = "disk.latency";
+  flags.query.from = "-1m";
+  flags.query.by = "host";
+  flags.query.aggregators = a.endpoint();
+  flags.format = "png";
+  flags.per_column = true;
+  flags.overlay = "p50,p99";
+  ASSERT_EQ(RunHeatmap(flags, h.context), kExitOk) << h.err.str();
+  Result<Canvas> png = DecodePng(h.out.str());
+  ASSERT_TRUE(png.ok()) << png.status().message();
+  EXPECT_GT(png->width(), 900);
+
+  h.out.str("");
+  flags.format = "json";
+  flags.at = "1700000000,5ms";
+  ASSERT_EQ(RunHeatmap(flags, h.context), kExitOk) << h.err.str();
+  const auto j = nlohmann::json::parse(h.out.str());
+  EXPECT_EQ(j["view"], "heatmap_cell");
+  // The 5 ms bucket straddles a row boundary, so the cell holds part of the 7 events.
+  EXPECT_GE(j["count"], 1);
+  ASSERT_EQ(j["hosts"].size(), 1u);
+  EXPECT_EQ(j["hosts"][0]["host"], "web-1");
+  EXPECT_EQ(j["hosts"][0]["count"], j["count"]);
+
+  flags.at = "1700000000,5ms,";  // no value after the last comma
+  EXPECT_EQ(RunHeatmap(flags, h.context), kExitUsage);
+  flags.at = "";
+  flags.overlay = "p0";
+  EXPECT_EQ(RunHeatmap(flags, h.context), kExitUsage);
 }
 
 }  // namespace
