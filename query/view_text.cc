@@ -150,6 +150,11 @@ std::string CellDescription(const HeatmapView& view, uint32_t row, uint32_t colu
 }
 
 std::string ColoringLegend(const HeatmapView& view) {
+  if (view.per_column) {
+    return view.coloring == Coloring::kLinear
+               ? "per column, linear: shade = count / the column's fullest cell"
+               : "per column, rank: shade = rank of the count among the column's non-empty cells";
+  }
   if (view.coloring == Coloring::kLinear) {
     return "linear: shade = count / " + FormatCount(view.max_count) + ", the fullest cell";
   }
