@@ -51,9 +51,16 @@ std::string RenderHeatmapAnsi(const HeatmapView& view, const AnsiOptions& option
   }
   const int64_t lines = (view.rows + 1) / 2;
   std::vector<double> ticks;
-  for (double v : ValueTicks(static_cast<double>(view.ymax - view.ymin),
-                             std::max<int>(1, static_cast<int>(lines) / options.label_every))) {
-    ticks.push_back(static_cast<double>(view.ymin) + v);
+  if (view.scale == ValueScale::kLog) {
+    // Powers of ten on a log axis.
+    for (double p = 1; p <= static_cast<double>(view.ymax); p *= 10) {
+      if (p >= static_cast<double>(view.ymin)) ticks.push_back(p);
+    }
+  } else {
+    for (double v : ValueTicks(static_cast<double>(view.ymax - view.ymin),
+                               std::max<int>(1, static_cast<int>(lines) / options.label_every))) {
+      ticks.push_back(static_cast<double>(view.ymin) + v);
+    }
   }
   for (int64_t line = 0; line < lines; ++line) {
     // Line 0 is the top: rows (rows-1, rows-2); an odd row count leaves the last lower half empty.
@@ -64,7 +71,8 @@ std::string RenderHeatmapAnsi(const HeatmapView& view, const AnsiOptions& option
     const double high = view.RowHigh(static_cast<uint32_t>(upper));
     const double low = lower >= 0 ? view.RowLow(static_cast<uint32_t>(lower)) : view.RowLow(0);
     for (double v : ticks) {
-      if (v > 0 && v >= low && (v < high || (line == 0 && v <= high))) {
+      if (v > static_cast<double>(view.ymin) && v >= low &&
+          (v < high || (line == 0 && v <= high))) {
         label = FormatQuantity(v, view.unit);
       }
     }
