@@ -117,7 +117,11 @@ TEST(RenderFlameSvg, InvertedMinWidthTitleAndEscaping) {
   const std::vector<SvgFrame> f = ParseFrames(svg);
   ASSERT_EQ(f.size(), 6u);
   options.min_width = 400;  // foo2 (393 px) and the bars (328 px) go: all, main, foo1 stay
-  EXPECT_EQ(ParseFrames(RenderFlameSvg(BuildFlameTree(kSeedFolded), options)).size(), 3u);
+  const std::string pruned = RenderFlameSvg(BuildFlameTree(kSeedFolded), options);
+  EXPECT_EQ(ParseFrames(pruned).size(), 3u);
+  // The image is as tall as the levels drawn: 3 x 16 px + title 36 + details 34.
+  EXPECT_NE(pruned.find("<svg version=\"1.1\" width=\"1200\" height=\"118\""), std::string::npos);
+  EXPECT_NE(svg.find("<svg version=\"1.1\" width=\"1200\" height=\"134\""), std::string::npos);
   EXPECT_LT(f[0].y, f[1].y);  // icicle: root on top
   EXPECT_NE(svg.find(">CPU &lt;web&gt;</text>"), std::string::npos);
   EXPECT_NE(svg.find("INVERTED = true"), std::string::npos);

@@ -312,9 +312,15 @@ std::string RenderFlameSvg(const FlameTree& tree, const FlameSvgOptions& options
   const int ypad1 = fs * 3 + (options.subtitle.empty() ? 0 : fs * 2);
   const int ypad2 = fs * 2 + 10;
   const double total = tree.total();
-  const int levels = total > 0 ? static_cast<int>(tree.max_depth) + 1 : 1;
-  const int height = levels * fh + ypad1 + ypad2;
   const double per_sample = total > 0 ? (width - 2 * kXPad) / total : 0;
+  // The height fits the frames drawn: a tower too narrow to draw does not make the image tall.
+  // (A frame is drawn when it is wide enough, since its ancestors are at least as wide.)
+  uint32_t drawn_depth = 0;
+  for (const FlameNode& n : tree.nodes) {
+    if (n.total * per_sample >= options.min_width) drawn_depth = std::max(drawn_depth, n.depth);
+  }
+  const int levels = static_cast<int>(drawn_depth) + 1;
+  const int height = levels * fh + ypad1 + ypad2;
   const std::string title =
       options.title.empty() ? (options.inverted ? "Icicle Graph" : "Flame Graph") : options.title;
 
