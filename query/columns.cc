@@ -39,24 +39,6 @@ constexpr std::pair<std::string_view, ColumnsSort> kSortNames[] = {
     {"bimodality", ColumnsSort::kBimodality},
 };
 
-// Shades each column by its own counts: a column is a one-column heat map, colored by the heat
-// map's own rule (ColorHeatmap), so per-column rank and linear mean exactly what they mean there.
-void ShadePerColumn(HeatmapView* grid) {
-  HeatmapView column;
-  column.coloring = grid->coloring;
-  column.rows = grid->rows;
-  column.columns = 1;
-  for (uint32_t c = 0; c < grid->columns; ++c) {
-    column.counts.resize(grid->rows);
-    for (uint32_t r = 0; r < grid->rows; ++r) column.counts[r] = grid->count(r, c);
-    ColorHeatmap(&column);
-    for (uint32_t r = 0; r < grid->rows; ++r) {
-      grid->saturation[grid->Index(r, c)] = column.saturation[r];
-      grid->levels[grid->Index(r, c)] = column.levels[r];
-    }
-  }
-}
-
 }  // namespace
 
 Result<ColumnsSort> ParseColumnsSort(std::string_view text) {
@@ -169,10 +151,10 @@ Result<ColumnsView> AssembleColumns(const MergedGrid& grid, const ColumnsOptions
   heatmap.ymax = options.ymax;
   heatmap.clip_percent = options.clip_percent;
   heatmap.coloring = options.coloring;
+  heatmap.per_column = options.shading == ColumnShading::kPerColumn;
   Result<HeatmapView> cells = AssembleHeatmap(columns, heatmap);
   if (!cells.ok()) return cells.status();
   view.grid = std::move(cells).value();
-  if (options.shading == ColumnShading::kPerColumn) ShadePerColumn(&view.grid);
   view.column_max.assign(view.grid.columns, 0);
   for (uint32_t r = 0; r < view.grid.rows; ++r) {
     for (uint32_t c = 0; c < view.grid.columns; ++c) {

@@ -19,7 +19,7 @@
 //
 // Shading:
 //   - per column (default, seed 002): each column is shaded by its own counts alone (rank or
-//     linear, as the heat map's colorings), so a quiet host's shape is as visible as a busy
+//     linear: the heat map's per_column coloring), so a quiet host's shape is as visible as a busy
 //     one's and every non-empty column has a cell at the palette's darkest level;
 //   - global: all cells shaded together, as one heat map.
 //
