@@ -13,6 +13,7 @@
 #include "query/collapse_command.h"
 #include "query/columns_command.h"
 #include "query/flame_command.h"
+#include "query/catalog_command.h"
 #include "query/heatmap_command.h"
 #include "query/import_command.h"
 #include "query/stats_command.h"
@@ -46,6 +47,8 @@ int main(int argc, char** argv) {
   ColumnsFlags columns;
   CollapseFlags collapse;
   FlameFlags flame;
+  MetricsFlags metrics;
+  FieldsFlags fields;
   CLI::App* heatmap_cmd = AddHeatmapCommand(&app, &heatmap);
   CLI::App* stats_cmd = AddStatsCommand(&app, &stats);
   CLI::App* trails_cmd = AddTrailsCommand(&app, &trails);
@@ -53,6 +56,8 @@ int main(int argc, char** argv) {
   CLI::App* columns_cmd = AddColumnsCommand(&app, &columns);
   CLI::App* collapse_cmd = AddCollapseCommand(&app, &collapse);
   CLI::App* flame_cmd = AddFlameCommand(&app, &flame);
+  CLI::App* metrics_cmd = AddMetricsCommand(&app, &metrics);
+  CLI::App* fields_cmd = AddFieldsCommand(&app, &fields);
 
   try {
     app.parse(argc, argv);
@@ -87,6 +92,8 @@ int main(int argc, char** argv) {
     if (columns_cmd->parsed()) return RunColumns(columns, context);
     if (collapse_cmd->parsed()) return RunCollapse(collapse, context, std::cin);
     if (flame_cmd->parsed()) return RunFlame(flame, context, std::cin);
+    if (metrics_cmd->parsed()) return RunMetrics(metrics, context);
+    if (fields_cmd->parsed()) return RunFields(fields, context);
   } catch (const std::exception& e) {
     // A bug, or a resource failure nothing below expected: say so and exit 1.
     std::cerr << "trailmap: internal error: " << e.what() << "\n";
