@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "query/svg_text.h"
+
 namespace trailmap {
 namespace {
 
@@ -28,14 +30,6 @@ std::vector<Cell> Squeeze(const FrequencyTrail& trail, size_t cells) {
   }
   for (uint32_t p : trail.split.rug) out[cell_of(p)].rug = true;
   return out;
-}
-
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  std::string s = buf;
-  if (s.size() > 2 && s.substr(s.size() - 2) == ".0") s.resize(s.size() - 2);
-  return s;
 }
 
 }  // namespace
@@ -67,12 +61,12 @@ std::string MicroTrailSvg(const FrequencyTrail& trail, int width, int height,
     const Cell& c = cells[static_cast<size_t>(x)];
     if (c.line) {
       const double y = h - 0.5 - c.height * (h - 1);
-      line += (open ? " L" : " M") + Num(x + 0.5) + "," + Num(y);
+      line += (open ? " L" : " M") + SvgNumber(x + 0.5) + "," + SvgNumber(y);
       open = true;
       continue;
     }
     open = false;
-    if (c.rug) rug += " M" + Num(x + 0.5) + "," + Num(h) + " v-" + Num(tick);
+    if (c.rug) rug += " M" + SvgNumber(x + 0.5) + "," + SvgNumber(h) + " v-" + SvgNumber(tick);
   }
   std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(w) +
                     "\" height=\"" + std::to_string(h) + "\" viewBox=\"0 0 " + std::to_string(w) +

@@ -7,6 +7,7 @@
 #include "core/units.h"
 #include "query/axis.h"
 #include "query/palette.h"
+#include "query/svg_text.h"
 #include "query/view_text.h"
 
 namespace trailmap {
@@ -18,32 +19,6 @@ constexpr int kTop = 76;       // up to three title lines
 constexpr int kLabelGap = 12;  // px between host labels (11 px text, rotated)
 constexpr size_t kLabelChars = 24;
 constexpr const char* kFont = "font-family=\"Helvetica, Arial, sans-serif\"";
-
-std::string Escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '&') {
-      out += "&amp;";
-    } else if (c == '<') {
-      out += "&lt;";
-    } else if (c == '>') {
-      out += "&gt;";
-    } else if (c == '"') {
-      out += "&quot;";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  std::string s = buf;
-  if (s.size() > 2 && s.substr(s.size() - 2) == ".0") s.resize(s.size() - 2);
-  return s;
-}
 
 std::string Label(const std::string& host) {
   return host.size() <= kLabelChars ? host : host.substr(0, kLabelChars - 1) + "…";
@@ -130,13 +105,13 @@ std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& o
          " " + std::to_string(height) + "\" " + kFont + " font-size=\"12\">\n";
   out += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
   out += "<text x=\"" + std::to_string(kLeft) +
-         "\" y=\"24\" font-size=\"16\" font-weight=\"bold\">" + Escape(ColumnsTitle(view)) +
+         "\" y=\"24\" font-size=\"16\" font-weight=\"bold\">" + XmlEscape(ColumnsTitle(view)) +
          "</text>\n";
   out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"44\" fill=\"#444444\">" +
-         Escape(ColumnsSubtitle(view)) + "</text>\n";
+         XmlEscape(ColumnsSubtitle(view)) + "</text>\n";
   if (const std::string not_drawn = HeatmapNotDrawn(grid); !not_drawn.empty()) {
     out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"62\" fill=\"#a03000\">" +
-           Escape(not_drawn) + "</text>\n";
+           XmlEscape(not_drawn) + "</text>\n";
   }
 
   // Plot frame, then one group per column: the host's statistics as the group's title, a
@@ -147,7 +122,7 @@ std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& o
   out += "<g shape-rendering=\"crispEdges\">\n";
   for (uint32_t c = 0; c < grid.columns; ++c) {
     const int x = kLeft + static_cast<int>(c) * cell_w;
-    out += "<g><title>" + Escape(HostDescription(view, c)) + "</title><rect x=\"" +
+    out += "<g><title>" + XmlEscape(HostDescription(view, c)) + "</title><rect x=\"" +
            std::to_string(x) + "\" y=\"" + std::to_string(kTop) + "\" width=\"" +
            std::to_string(cell_w) + "\" height=\"" + std::to_string(plot_h) +
            "\" fill=\"#ffffff\" fill-opacity=\"0\"/>\n";
@@ -158,7 +133,7 @@ std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& o
       out += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) + "\" width=\"" +
              std::to_string(cell_w) + "\" height=\"" + std::to_string(cell_h) + "\" fill=\"" +
              HexColor(ShadeColor(grid.levels[i])) + "\"><title>" +
-             Escape(ColumnCellDescription(view, r, c)) + "</title></rect>\n";
+             XmlEscape(ColumnCellDescription(view, r, c)) + "</title></rect>\n";
     }
     out += "</g>\n";
   }
@@ -170,9 +145,9 @@ std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& o
   for (double v : ValueTicks(span, std::max(2, std::min(8, plot_h / 50)))) {
     const double y = bottom - v / span * plot_h;
     out += "<line x1=\"" + std::to_string(kLeft - 5) + "\" x2=\"" + std::to_string(kLeft) +
-           "\" y1=\"" + Num(y) + "\" y2=\"" + Num(y) + "\" stroke=\"#555555\"/>";
-    out += "<text x=\"" + std::to_string(kLeft - 8) + "\" y=\"" + Num(y + 4) + "\">" +
-           Escape(FormatQuantity(static_cast<double>(grid.ymin) + v, view.unit)) + "</text>\n";
+           "\" y1=\"" + SvgNumber(y) + "\" y2=\"" + SvgNumber(y) + "\" stroke=\"#555555\"/>";
+    out += "<text x=\"" + std::to_string(kLeft - 8) + "\" y=\"" + SvgNumber(y + 4) + "\">" +
+           XmlEscape(FormatQuantity(static_cast<double>(grid.ymin) + v, view.unit)) + "</text>\n";
   }
   out += "</g>\n";
 
@@ -181,10 +156,10 @@ std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& o
   for (uint32_t c = 0; c < grid.columns; c += every) {
     const double x = kLeft + (c + 0.5) * cell_w;
     const double y = bottom + 6;
-    out += "<line x1=\"" + Num(x) + "\" x2=\"" + Num(x) + "\" y1=\"" + std::to_string(bottom) +
+    out += "<line x1=\"" + SvgNumber(x) + "\" x2=\"" + SvgNumber(x) + "\" y1=\"" + std::to_string(bottom) +
            "\" y2=\"" + std::to_string(bottom + 3) + "\" stroke=\"#555555\"/>";
-    out += "<text transform=\"translate(" + Num(x + 4) + "," + Num(y) +
-           ") rotate(-90)\">" + Escape(Label(view.hosts[c].host)) + "</text>\n";
+    out += "<text transform=\"translate(" + SvgNumber(x + 4) + "," + SvgNumber(y) +
+           ") rotate(-90)\">" + XmlEscape(Label(view.hosts[c].host)) + "</text>\n";
   }
   out += "</g>\n";
   std::string caption = "hosts, sorted by " + std::string(ColumnsSortName(view.sort)) + ", " +
@@ -192,7 +167,7 @@ std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& o
   if (every > 1) caption += "; every " + std::to_string(every) + "th named";
   out += "<text x=\"" + std::to_string(kLeft + plot_w) + "\" y=\"" +
          std::to_string(bottom + labels_h + 14) + "\" text-anchor=\"end\" fill=\"#444444\">" +
-         Escape(caption) + "</text>\n";
+         XmlEscape(caption) + "</text>\n";
 
   // Legend: the shade ramp.
   out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"" + std::to_string(legend_y + 11) +
@@ -205,12 +180,12 @@ std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& o
   }
   out += "\n<text x=\"" + std::to_string(ramp_x + (kShadeLevels - 1) * 8 + 6) + "\" y=\"" +
          std::to_string(legend_y + 11) + "\" fill=\"#444444\">more  (" +
-         Escape(ShadingLegend(view)) + ")</text>\n";
+         XmlEscape(ShadingLegend(view)) + ")</text>\n";
   if (!view.missing_shards.empty()) {
     std::string missing;
     for (const std::string& m : view.missing_shards) missing += (missing.empty() ? "" : "; ") + m;
     out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"" + std::to_string(legend_y + 34) +
-           "\" fill=\"#b00000\">partial: shards missing: " + Escape(missing) + "</text>\n";
+           "\" fill=\"#b00000\">partial: shards missing: " + XmlEscape(missing) + "</text>\n";
   }
   out += "</svg>\n";
   return out;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/timespec.h"
+#include "query/json_text.h"
 #include "query/palette.h"
 #include "query/render_columns.h"
 
@@ -10,28 +11,6 @@ namespace trailmap {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-// A key a line and an array of arrays or objects an element a line: a 50 × 1,000 grid stays
-// readable and diffable.
-std::string DumpByLine(const json& j) {
-  std::string out = "{\n";
-  size_t k = 0;
-  for (const auto& [key, value] : j.items()) {
-    out += "  " + json(key).dump() + ": ";
-    if (value.is_array() && !value.empty() &&
-        (value.front().is_array() || value.front().is_object())) {
-      out += "[\n";
-      for (size_t i = 0; i < value.size(); ++i) {
-        out += "    " + value[i].dump() + (i + 1 < value.size() ? ",\n" : "\n");
-      }
-      out += "  ]";
-    } else {
-      out += value.dump();
-    }
-    out += ++k < j.size() ? ",\n" : "\n";
-  }
-  return out + "}\n";
-}
 
 }  // namespace
 
@@ -102,7 +81,7 @@ std::string RenderColumnsJson(const ColumnsView& view, bool pretty) {
   for (int level = 0; level < kShadeLevels; ++level) palette.push_back(HexColor(ShadeColor(level)));
   j["palette"] = std::move(palette);
   j["missing_shards"] = view.missing_shards;
-  return pretty ? DumpByLine(j) : j.dump() + "\n";
+  return pretty ? DumpOneRowPerLine(j) : j.dump() + "\n";
 }
 
 }  // namespace trailmap

@@ -3,34 +3,13 @@
 #include <nlohmann/json.hpp>
 
 #include "core/timespec.h"
+#include "query/json_text.h"
 #include "query/palette.h"
 
 namespace trailmap {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-// One key a line, and a matrix one row a line: readable, and diffable, without the one number a
-// line that a plain pretty-print gives a 50 × 600 grid.
-std::string DumpReadable(const json& j) {
-  std::string out = "{\n";
-  size_t k = 0;
-  for (const auto& [key, value] : j.items()) {
-    out += "  " + json(key).dump() + ": ";
-    if (value.is_array() && !value.empty() &&
-        (value.front().is_array() || value.front().is_object())) {
-      out += "[\n";
-      for (size_t i = 0; i < value.size(); ++i) {
-        out += "    " + value[i].dump() + (i + 1 < value.size() ? ",\n" : "\n");
-      }
-      out += "  ]";
-    } else {
-      out += value.dump();
-    }
-    out += ++k < j.size() ? ",\n" : "\n";
-  }
-  return out + "}\n";
-}
 
 }  // namespace
 
@@ -120,7 +99,7 @@ std::string RenderHeatmapJson(const HeatmapView& view, bool pretty) {
     j["breakdown"] = std::move(breakdown);
   }
   j["missing_shards"] = view.missing_shards;
-  return pretty ? DumpReadable(j) : j.dump() + "\n";
+  return pretty ? DumpOneRowPerLine(j) : j.dump() + "\n";
 }
 
 }  // namespace trailmap

@@ -8,6 +8,7 @@
 #include "core/units.h"
 #include "query/axis.h"
 #include "query/palette.h"
+#include "query/svg_text.h"
 #include "query/view_text.h"
 
 namespace trailmap {
@@ -19,37 +20,6 @@ constexpr int kRight = 28;
 constexpr int kTop = 76;     // up to three title lines
 constexpr int kBottom = 100;  // time labels and the legend
 constexpr const char* kFont = "font-family=\"Helvetica, Arial, sans-serif\"";
-
-std::string Escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  std::string s = buf;
-  if (s.size() > 2 && s.substr(s.size() - 2) == ".0") s.resize(s.size() - 2);
-  return s;
-}
 
 }  // namespace
 
@@ -75,13 +45,13 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
 
   // Title.
   out += "<text x=\"" + std::to_string(kLeft) +
-         "\" y=\"24\" font-size=\"16\" font-weight=\"bold\">" + Escape(HeatmapTitle(view)) +
+         "\" y=\"24\" font-size=\"16\" font-weight=\"bold\">" + XmlEscape(HeatmapTitle(view)) +
          "</text>\n";
   out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"44\" fill=\"#444444\">" +
-         Escape(HeatmapSubtitle(view)) + "</text>\n";
+         XmlEscape(HeatmapSubtitle(view)) + "</text>\n";
   if (const std::string not_drawn = HeatmapNotDrawn(view); !not_drawn.empty()) {
     out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"62\" fill=\"#a03000\">" +
-           Escape(not_drawn) + "</text>\n";
+           XmlEscape(not_drawn) + "</text>\n";
   }
 
   // Plot frame and cells.
@@ -95,7 +65,7 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
   std::vector<std::string> column_head(view.columns), column_text(view.columns);
   for (uint32_t c = 0; c < view.columns; ++c) {
     column_head[c] = "<rect x=\"" + std::to_string(kLeft + static_cast<int>(c) * cell_w) + "\" y=\"";
-    column_text[c] = Escape(FormatClock(view.ColumnStart(c)) + "–" +
+    column_text[c] = XmlEscape(FormatClock(view.ColumnStart(c)) + "–" +
                             FormatClock(view.ColumnEnd(c)) + " UTC\n");
   }
   const std::string size = "\" width=\"" + std::to_string(cell_w) + "\" height=\"" +
@@ -107,7 +77,7 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
   }
   for (uint32_t r = 0; r < view.rows; ++r) {
     const std::string y = std::to_string(bottom - static_cast<int>(r + 1) * cell_h);
-    const std::string row_text = Escape(FormatQuantity(view.RowLow(r), view.unit) + " to " +
+    const std::string row_text = XmlEscape(FormatQuantity(view.RowLow(r), view.unit) + " to " +
                                         FormatQuantity(view.RowHigh(r), view.unit) + "\n");
     for (uint32_t c = 0; c < view.columns; ++c) {
       const size_t i = view.Index(r, c);
@@ -119,7 +89,7 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
       out += grouped ? HexColor(CellColor(view, i)) : level_fill[view.levels[i]];
       out += "\"><title>";
       if (grouped) {
-        out += Escape(CellDescription(view, r, c));
+        out += XmlEscape(CellDescription(view, r, c));
       } else {
         out += column_text[c];
         out += row_text;
@@ -149,8 +119,8 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
         flush();
         continue;
       }
-      points += (points.empty() ? "" : " ") + Num(kLeft + (c + 0.5) * cell_w) + "," +
-                Num(bottom - f * plot_h);
+      points += (points.empty() ? "" : " ") + SvgNumber(kLeft + (c + 0.5) * cell_w) + "," +
+                SvgNumber(bottom - f * plot_h);
     }
     flush();
   }
@@ -160,9 +130,9 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
   for (const ValueTick& tick : ValueAxisTicks(view, std::max(2, std::min(8, plot_h / 50)))) {
     const double y = bottom - tick.fraction * plot_h;
     out += "<line x1=\"" + std::to_string(kLeft - 5) + "\" x2=\"" + std::to_string(kLeft) +
-           "\" y1=\"" + Num(y) + "\" y2=\"" + Num(y) + "\" stroke=\"#555555\"/>";
-    out += "<text x=\"" + std::to_string(kLeft - 8) + "\" y=\"" + Num(y + 4) + "\">" +
-           Escape(tick.label) + "</text>\n";
+           "\" y1=\"" + SvgNumber(y) + "\" y2=\"" + SvgNumber(y) + "\" stroke=\"#555555\"/>";
+    out += "<text x=\"" + std::to_string(kLeft - 8) + "\" y=\"" + SvgNumber(y + 4) + "\">" +
+           XmlEscape(tick.label) + "</text>\n";
   }
   out += "</g>\n";
 
@@ -179,7 +149,7 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
     const int every = std::max(1, (12 + cell_h - 1) / cell_h);
     for (uint32_t r = 0; r < view.rows; r += every) {
       const double y = bottom - (r + 0.5) * cell_h + 4;
-      out += "<text x=\"" + std::to_string(kPanel - 14) + "\" y=\"" + Num(y) + "\">" +
+      out += "<text x=\"" + std::to_string(kPanel - 14) + "\" y=\"" + SvgNumber(y) + "\">" +
              FormatRate(rates[r]) + "</text>\n";
     }
     out += "</g>\n";
@@ -195,9 +165,9 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
   out += "<g fill=\"#222222\" text-anchor=\"middle\">\n";
   for (int64_t t : TimeTicks(view.from, view.to, interval)) {
     const double x = kLeft + static_cast<double>(t - view.from) * px_per_second;
-    out += "<line x1=\"" + Num(x) + "\" x2=\"" + Num(x) + "\" y1=\"" + std::to_string(bottom) +
+    out += "<line x1=\"" + SvgNumber(x) + "\" x2=\"" + SvgNumber(x) + "\" y1=\"" + std::to_string(bottom) +
            "\" y2=\"" + std::to_string(bottom + 5) + "\" stroke=\"#555555\"/>";
-    out += "<text x=\"" + Num(x) + "\" y=\"" + std::to_string(bottom + 18) + "\">" +
+    out += "<text x=\"" + SvgNumber(x) + "\" y=\"" + std::to_string(bottom + 18) + "\">" +
            TimeTickLabel(t, interval) + "</text>\n";
   }
   out += "</g>\n";
@@ -217,7 +187,7 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
              HexColor(PaletteColor(view.palette, level)) + "\"/>";
     }
     out += "\n<text x=\"" + std::to_string(ramp_x + (kShadeLevels - 1) * 8 + 6) + "\" y=\"" +
-           std::to_string(ly + 11) + "\" fill=\"#444444\">more  (" + Escape(ColoringLegend(view)) +
+           std::to_string(ly + 11) + "\" fill=\"#444444\">more  (" + XmlEscape(ColoringLegend(view)) +
            ")</text>\n";
   } else {
     int x = kLeft;
@@ -227,7 +197,7 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
                "\" width=\"12\" height=\"12\" fill=\"" + HexColor(e.color) + "\"/>";
       }
       out += "<text x=\"" + std::to_string(x + 16) + "\" y=\"" + std::to_string(ly + 11) + "\">" +
-             Escape(e.name) + "</text>\n";
+             XmlEscape(e.name) + "</text>\n";
       x += 28 + 7 * static_cast<int>(std::min<size_t>(e.name.size(), 24));
     }
   }
@@ -244,7 +214,7 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
   }
   if (!view.missing_shards.empty()) {
     out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"" + std::to_string(ly + 44) +
-           "\" fill=\"#b00000\">partial: " + Escape(MissingShardsText(view)) + "</text>\n";
+           "\" fill=\"#b00000\">partial: " + XmlEscape(MissingShardsText(view)) + "</text>\n";
   }
   out += "</svg>\n";
   return out;

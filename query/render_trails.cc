@@ -11,6 +11,7 @@
 #include "query/micro_trail.h"
 #include "query/palette.h"
 #include "query/raster.h"
+#include "query/svg_text.h"
 #include "query/view_text.h"
 
 namespace trailmap {
@@ -80,29 +81,6 @@ Layout LayoutFor(const TrailsView& view, const TrailsStyle& style, double char_w
   l.width = std::max(l.left + l.plot_w + kRight, 640);
   l.total_height = kTop + l.plot_h + kBottom;
   return l;
-}
-
-std::string Escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  std::string s = buf;
-  if (s.size() > 2 && s.substr(s.size() - 2) == ".0") s.resize(s.size() - 2);
-  if (s == "-0") s = "0";
-  return s;
 }
 
 // Rug ticks: short, and shorter than the gap between baselines, so the ticks of a dense but sparse
@@ -204,11 +182,11 @@ std::string RenderTrailsSvg(const TrailsView& view, const TrailsStyle& style) {
          " font-size=\"12\">\n";
   out += "<rect width=\"100%\" height=\"100%\" fill=\"" + HexColor(c.background) + "\"/>\n";
   out += "<text x=\"" + std::to_string(l.left) + "\" y=\"24\" font-size=\"16\" font-weight=\"bold\" fill=\"" +
-         HexColor(c.text) + "\">" + Escape(TrailsTitle(view)) + "</text>\n";
+         HexColor(c.text) + "\">" + XmlEscape(TrailsTitle(view)) + "</text>\n";
   out += "<text x=\"" + std::to_string(l.left) + "\" y=\"44\" fill=\"" + HexColor(c.faint) + "\">" +
-         Escape(TrailsSubtitle(view)) + "</text>\n";
+         XmlEscape(TrailsSubtitle(view)) + "</text>\n";
   if (const std::string nd = NotDrawn(view); !nd.empty()) {
-    out += "<text x=\"" + std::to_string(l.left) + "\" y=\"62\" fill=\"#c04000\">" + Escape(nd) +
+    out += "<text x=\"" + std::to_string(l.left) + "\" y=\"62\" fill=\"#c04000\">" + XmlEscape(nd) +
            "</text>\n";
   }
 
@@ -221,23 +199,23 @@ std::string RenderTrailsSvg(const TrailsView& view, const TrailsStyle& style) {
   for (size_t i = 0; i < view.trails.size(); ++i) {
     const FrequencyTrail& t = view.trails[i];
     const int base = l.Baseline(i);
-    out += "<g><title>" + Escape(TrailDescription(view, t)) + "</title>\n";
+    out += "<g><title>" + XmlEscape(TrailDescription(view, t)) + "</title>\n";
     std::string area, line, rug;
     for (const auto& [begin, end] : t.split.lines) {
       const auto pts = RunPoints(view, style, l, t, begin, end, base);
       if (draw_fill) {
-        area += "M" + Num(pts.front().first) + "," + std::to_string(base);
-        for (const auto& [x, y] : pts) area += "L" + Num(x) + "," + Num(y);
-        area += "L" + Num(pts.back().first) + "," + std::to_string(base) + "Z";
+        area += "M" + SvgNumber(pts.front().first) + "," + std::to_string(base);
+        for (const auto& [x, y] : pts) area += "L" + SvgNumber(x) + "," + SvgNumber(y);
+        area += "L" + SvgNumber(pts.back().first) + "," + std::to_string(base) + "Z";
       }
       if (draw_line) {
-        line += "M" + Num(pts.front().first) + "," + Num(pts.front().second);
+        line += "M" + SvgNumber(pts.front().first) + "," + SvgNumber(pts.front().second);
         if (pts.size() == 1) line += "h0.5";
-        for (size_t k = 1; k < pts.size(); ++k) line += "L" + Num(pts[k].first) + "," + Num(pts[k].second);
+        for (size_t k = 1; k < pts.size(); ++k) line += "L" + SvgNumber(pts[k].first) + "," + SvgNumber(pts[k].second);
       }
     }
     for (uint32_t p : t.split.rug) {
-      rug += "M" + Num(l.X(view, p)) + "," + std::to_string(base) + "v-" + Num(tick);
+      rug += "M" + SvgNumber(l.X(view, p)) + "," + std::to_string(base) + "v-" + SvgNumber(tick);
     }
     if (!area.empty()) out += "<path d=\"" + area + "\" fill=\"" + fill_color + "\"/>\n";
     if (!line.empty()) {
@@ -250,7 +228,7 @@ std::string RenderTrailsSvg(const TrailsView& view, const TrailsStyle& style) {
     if (l.label_every > 0 && i % l.label_every == 0) {
       out += "<text x=\"" + std::to_string(l.left - 8) + "\" y=\"" + std::to_string(base) +
              "\" text-anchor=\"end\" font-size=\"" + std::to_string(l.label_size) + "\" fill=\"" +
-             HexColor(c.text) + "\">" + Escape(GroupName(view, t)) + "</text>\n";
+             HexColor(c.text) + "\">" + XmlEscape(GroupName(view, t)) + "</text>\n";
     }
     out += "</g>\n";
   }
@@ -264,19 +242,19 @@ std::string RenderTrailsSvg(const TrailsView& view, const TrailsStyle& style) {
          HexColor(c.faint) + "\"/>\n";
   for (double v : ValueTicks(span, std::max(2, l.plot_w / 110))) {
     const double x = l.left + v / span * l.plot_w;
-    out += "<line x1=\"" + Num(x) + "\" x2=\"" + Num(x) + "\" y1=\"" + std::to_string(axis_y) +
+    out += "<line x1=\"" + SvgNumber(x) + "\" x2=\"" + SvgNumber(x) + "\" y1=\"" + std::to_string(axis_y) +
            "\" y2=\"" + std::to_string(axis_y + 5) + "\" stroke=\"" + HexColor(c.faint) + "\"/>";
-    out += "<text x=\"" + Num(x) + "\" y=\"" + std::to_string(axis_y + 18) + "\">" +
-           Escape(FormatQuantity(static_cast<double>(view.lo) + v, view.unit)) + "</text>\n";
+    out += "<text x=\"" + SvgNumber(x) + "\" y=\"" + std::to_string(axis_y + 18) + "\">" +
+           XmlEscape(FormatQuantity(static_cast<double>(view.lo) + v, view.unit)) + "</text>\n";
   }
   out += "</g>\n";
   out += "<text x=\"" + std::to_string(l.left) + "\" y=\"" + std::to_string(axis_y + 38) +
-         "\" font-size=\"11\" fill=\"" + HexColor(c.faint) + "\">" + Escape(Note(view, style)) + "</text>\n";
+         "\" font-size=\"11\" fill=\"" + HexColor(c.faint) + "\">" + XmlEscape(Note(view, style)) + "</text>\n";
   if (!view.missing_shards.empty()) {
     std::string m;
     for (const std::string& s : view.missing_shards) m += (m.empty() ? "" : "; ") + s;
     out += "<text x=\"" + std::to_string(l.left) + "\" y=\"" + std::to_string(axis_y + 54) +
-           "\" fill=\"#b00000\">partial: shards missing: " + Escape(m) + "</text>\n";
+           "\" fill=\"#b00000\">partial: shards missing: " + XmlEscape(m) + "</text>\n";
   }
   out += "</svg>\n";
   return out;
