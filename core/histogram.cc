@@ -72,6 +72,7 @@ void Histogram::Grow(uint32_t index) {
     return;
   }
   const uint32_t last = first_ + static_cast<uint32_t>(counts_.size()) - 1;
+  if (index >= first_ && index <= last) return;  // already covered
   uint32_t new_first = first_, new_last = last;
   if (index < first_) new_first = index >= kSlack ? index - kSlack : 0;
   if (index > last) new_last = std::min(index + kSlack, kBucketCount - 1);
@@ -147,6 +148,9 @@ Status Histogram::MergeEncoded(std::string_view encoded) {
   Header h;
   if (Status s = ParseHeader(encoded, &h); !s.ok()) return s;
   if (h.nbuckets == 0) return Status::Ok();
+  // The header says which buckets are coming: widen the window once, not bucket by bucket.
+  Grow(BucketIndex(h.min));
+  Grow(BucketIndex(h.max));
   auto add = [this](uint32_t i, uint64_t count) {
     if (i - first_ >= counts_.size()) Grow(i);
     counts_[i - first_] += count;

@@ -27,7 +27,7 @@ struct HistogramQuery {
   uint32_t step = 1;  // seconds per column; column c covers [from + c*step, from + (c+1)*step)
   std::string group_by;            // "" = one group, "host", or a field key
   std::vector<std::string> hosts;  // only these hosts; empty = all
-  std::string where;               // predicate (core/predicate.h); "" = everything
+  std::string where = "";          // predicate (core/predicate.h); "" = everything
 
   uint32_t columns() const { return static_cast<uint32_t>((to - from + step - 1) / step); }
 };
