@@ -6,8 +6,15 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "query/heatmap.h"
+
 namespace trailmap {
 
 std::string DumpOneRowPerLine(const nlohmann::ordered_json& object);
+
+// The cell grid every grid view (heat map, columns) writes the same way: "row_bounds", then
+// "counts", "saturation" and "levels" as rows × columns matrices, then the "palette" (docs/json.md).
+// Defined in render_json.cc.
+void AddCellGridJson(const HeatmapView& view, nlohmann::ordered_json* j);
 
 }  // namespace trailmap

@@ -58,28 +58,7 @@ std::string RenderColumnsJson(const ColumnsView& view, bool pretty) {
                      {"max_cell", view.column_max[c]}});
   }
   j["hosts"] = std::move(hosts);
-  json bounds = json::array();
-  for (uint32_t r = 0; r < grid.rows; ++r) bounds.push_back({grid.RowLow(r), grid.RowHigh(r)});
-  j["row_bounds"] = std::move(bounds);
-  json counts = json::array(), saturation = json::array(), levels = json::array();
-  for (uint32_t r = 0; r < grid.rows; ++r) {
-    json crow = json::array(), srow = json::array(), lrow = json::array();
-    for (uint32_t c = 0; c < grid.columns; ++c) {
-      const size_t i = grid.Index(r, c);
-      crow.push_back(grid.counts[i]);
-      srow.push_back(grid.saturation[i]);
-      lrow.push_back(grid.levels[i]);
-    }
-    counts.push_back(std::move(crow));
-    saturation.push_back(std::move(srow));
-    levels.push_back(std::move(lrow));
-  }
-  j["counts"] = std::move(counts);
-  j["saturation"] = std::move(saturation);
-  j["levels"] = std::move(levels);
-  json palette = json::array();
-  for (int level = 0; level < kShadeLevels; ++level) palette.push_back(HexColor(ShadeColor(level)));
-  j["palette"] = std::move(palette);
+  AddCellGridJson(grid, &j);
   j["missing_shards"] = view.missing_shards;
   return pretty ? DumpOneRowPerLine(j) : j.dump() + "\n";
 }

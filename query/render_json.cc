@@ -13,6 +13,33 @@ using json = nlohmann::ordered_json;
 
 }  // namespace
 
+void AddCellGridJson(const HeatmapView& view, nlohmann::ordered_json* out) {
+  using json = nlohmann::ordered_json;
+  json& j = *out;
+  json bounds = json::array();
+  for (uint32_t r = 0; r < view.rows; ++r) bounds.push_back({view.RowLow(r), view.RowHigh(r)});
+  j["row_bounds"] = std::move(bounds);
+  json counts = json::array(), saturation = json::array(), levels = json::array();
+  for (uint32_t r = 0; r < view.rows; ++r) {
+    json crow = json::array(), srow = json::array(), lrow = json::array();
+    for (uint32_t c = 0; c < view.columns; ++c) {
+      const size_t i = view.Index(r, c);
+      crow.push_back(view.counts[i]);
+      srow.push_back(view.saturation[i]);
+      lrow.push_back(view.levels[i]);
+    }
+    counts.push_back(std::move(crow));
+    saturation.push_back(std::move(srow));
+    levels.push_back(std::move(lrow));
+  }
+  j["counts"] = std::move(counts);
+  j["saturation"] = std::move(saturation);
+  j["levels"] = std::move(levels);
+  json palette = json::array();
+  for (int level = 0; level < kShadeLevels; ++level) palette.push_back(HexColor(PaletteColor(view.palette, level)));
+  j["palette"] = std::move(palette);
+}
+
 std::string RenderHeatmapJson(const HeatmapView& view, bool pretty) {
   json j;
   j["view"] = "heatmap";
@@ -43,29 +70,7 @@ std::string RenderHeatmapJson(const HeatmapView& view, bool pretty) {
   json times = json::array();
   for (uint32_t c = 0; c < view.columns; ++c) times.push_back(view.ColumnStart(c));
   j["column_times"] = std::move(times);
-  json bounds = json::array();
-  for (uint32_t r = 0; r < view.rows; ++r) bounds.push_back({view.RowLow(r), view.RowHigh(r)});
-  j["row_bounds"] = std::move(bounds);
-
-  json counts = json::array(), saturation = json::array(), levels = json::array();
-  for (uint32_t r = 0; r < view.rows; ++r) {
-    json crow = json::array(), srow = json::array(), lrow = json::array();
-    for (uint32_t c = 0; c < view.columns; ++c) {
-      const size_t i = view.Index(r, c);
-      crow.push_back(view.counts[i]);
-      srow.push_back(view.saturation[i]);
-      lrow.push_back(view.levels[i]);
-    }
-    counts.push_back(std::move(crow));
-    saturation.push_back(std::move(srow));
-    levels.push_back(std::move(lrow));
-  }
-  j["counts"] = std::move(counts);
-  j["saturation"] = std::move(saturation);
-  j["levels"] = std::move(levels);
-  json palette = json::array();
-  for (int level = 0; level < kShadeLevels; ++level) palette.push_back(HexColor(PaletteColor(view.palette, level)));
-  j["palette"] = std::move(palette);
+  AddCellGridJson(view, &j);
   j["row_events_per_second"] = RowEventsPerSecond(view);
   j["range_events_per_second"] = RangeEventsPerSecond(view);
   json overlay = json::array();
