@@ -94,6 +94,16 @@ Result<Fetched> FetchGrid(const CliContext& context, const QueryFlags& flags,
   return fetched;
 }
 
+Result<uint64_t> ParseAxisFlag(const char* flag, const std::string& text, const std::string& metric,
+                               const std::string& unit) {
+  Result<uint64_t> value = ParseQuantity(text, unit);
+  if (!value.ok()) {
+    return Status::InvalidArgument(std::string(flag) + ": " + metric + " is in " + unit + ": " +
+                                   value.status().message());
+  }
+  return value;
+}
+
 std::vector<std::string> SplitList(const std::string& list) {
   std::vector<std::string> out;
   size_t start = 0;

@@ -83,6 +83,11 @@ Result<Fetched> FetchGrid(const CliContext& context, const QueryFlags& flags,
 // missing), anything else → 1.
 int ExitCodeFor(const Status& status);
 
+// A value-axis flag (--ymax, --ymin) read in the metric's base unit: "20ms" for a metric in ns.
+// InvalidArgument names the flag and the metric's unit.
+Result<uint64_t> ParseAxisFlag(const char* flag, const std::string& text, const std::string& metric,
+                               const std::string& unit);
+
 // "a,b,,c" → {"a", "b", "c"}.
 std::vector<std::string> SplitList(const std::string& list);
 

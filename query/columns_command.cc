@@ -121,12 +121,8 @@ int RunColumns(const ColumnsFlags& flags, const CliContext& context) {
   Result<Fetched> fetched = FetchGrid(context, flags.query, query);
   if (!fetched.ok()) return Fail(context, fetched.status());
   if (!flags.ymax.empty()) {
-    Result<uint64_t> ymax = ParseQuantity(flags.ymax, fetched->grid.unit);
-    if (!ymax.ok()) {
-      return Fail(context,
-                  Status::InvalidArgument("--ymax: " + query.metric + " is in " +
-                                          fetched->grid.unit + ": " + ymax.status().message()));
-    }
+    Result<uint64_t> ymax = ParseAxisFlag("--ymax", flags.ymax, query.metric, fetched->grid.unit);
+    if (!ymax.ok()) return Fail(context, ymax.status());
     if (*ymax == 0) return Fail(context, Status::InvalidArgument("--ymax must be above 0"));
     options.ymax = *ymax;
   }

@@ -314,22 +314,14 @@ int RunHeatmap(const HeatmapFlags& flags, const CliContext& context) {
   Result<Fetched> fetched = FetchGrid(context, flags.query, query);
   if (!fetched.ok()) return Fail(context, fetched.status());
   if (!flags.ymax.empty()) {
-    Result<uint64_t> ymax = ParseQuantity(flags.ymax, fetched->grid.unit);
-    if (!ymax.ok()) {
-      return Fail(context,
-                  Status::InvalidArgument("--ymax: " + query.metric + " is in " +
-                                          fetched->grid.unit + ": " + ymax.status().message()));
-    }
+    Result<uint64_t> ymax = ParseAxisFlag("--ymax", flags.ymax, query.metric, fetched->grid.unit);
+    if (!ymax.ok()) return Fail(context, ymax.status());
     if (*ymax == 0) return Fail(context, Status::InvalidArgument("--ymax must be above 0"));
     options.ymax = *ymax;
   }
   if (!flags.ymin.empty()) {
-    Result<uint64_t> ymin = ParseQuantity(flags.ymin, fetched->grid.unit);
-    if (!ymin.ok()) {
-      return Fail(context,
-                  Status::InvalidArgument("--ymin: " + query.metric + " is in " +
-                                          fetched->grid.unit + ": " + ymin.status().message()));
-    }
+    Result<uint64_t> ymin = ParseAxisFlag("--ymin", flags.ymin, query.metric, fetched->grid.unit);
+    if (!ymin.ok()) return Fail(context, ymin.status());
     options.ymin = *ymin;
   }
   Result<HeatmapView> view = AssembleHeatmap(fetched->grid, options);
