@@ -18,7 +18,6 @@ constexpr int kRight = 28;
 constexpr int kTop = 76;       // up to three title lines
 constexpr int kLabelGap = 12;  // px between host labels (11 px text, rotated)
 constexpr size_t kLabelChars = 24;
-constexpr const char* kFont = "font-family=\"Helvetica, Arial, sans-serif\"";
 
 std::string Label(const std::string& host) {
   return host.size() <= kLabelChars ? host : host.substr(0, kLabelChars - 1) + "…";
@@ -99,20 +98,8 @@ std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& o
 
   std::string out;
   out.reserve(4096 + size_t{grid.nonzero_cells} * 120 + size_t{grid.columns} * 300);
-  out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) +
-         "\" height=\"" + std::to_string(height) + "\" viewBox=\"0 0 " + std::to_string(width) +
-         " " + std::to_string(height) + "\" " + kFont + " font-size=\"12\">\n";
-  out += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
-  out += "<text x=\"" + std::to_string(kLeft) +
-         "\" y=\"24\" font-size=\"16\" font-weight=\"bold\">" + XmlEscape(ColumnsTitle(view)) +
-         "</text>\n";
-  out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"44\" fill=\"#444444\">" +
-         XmlEscape(ColumnsSubtitle(view)) + "</text>\n";
-  if (const std::string not_drawn = HeatmapNotDrawn(grid); !not_drawn.empty()) {
-    out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"62\" fill=\"#a03000\">" +
-           XmlEscape(not_drawn) + "</text>\n";
-  }
+  out += SvgOpen(width, height);
+  out += SvgHeading(kLeft, ColumnsTitle(view), ColumnsSubtitle(view), HeatmapNotDrawn(grid));
 
   // Plot frame, then one group per column: the host's statistics as the group's title, a
   // transparent full-height rect so hovering anywhere in the column shows them, and the cells.

@@ -19,7 +19,6 @@ constexpr int kPanel = 84;   // the side panel of events per second, with its ga
 constexpr int kRight = 28;
 constexpr int kTop = 76;     // up to three title lines
 constexpr int kBottom = 100;  // time labels and the legend
-constexpr const char* kFont = "font-family=\"Helvetica, Arial, sans-serif\"";
 
 }  // namespace
 
@@ -37,22 +36,8 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
 
   std::string out;
   out.reserve(4096 + size_t{view.nonzero_cells} * 160);
-  out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) +
-         "\" height=\"" + std::to_string(height) + "\" viewBox=\"0 0 " + std::to_string(width) +
-         " " + std::to_string(height) + "\" " + kFont + " font-size=\"12\">\n";
-  out += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
-
-  // Title.
-  out += "<text x=\"" + std::to_string(kLeft) +
-         "\" y=\"24\" font-size=\"16\" font-weight=\"bold\">" + XmlEscape(HeatmapTitle(view)) +
-         "</text>\n";
-  out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"44\" fill=\"#444444\">" +
-         XmlEscape(HeatmapSubtitle(view)) + "</text>\n";
-  if (const std::string not_drawn = HeatmapNotDrawn(view); !not_drawn.empty()) {
-    out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"62\" fill=\"#a03000\">" +
-           XmlEscape(not_drawn) + "</text>\n";
-  }
+  out += SvgOpen(width, height);
+  out += SvgHeading(kLeft, HeatmapTitle(view), HeatmapSubtitle(view), HeatmapNotDrawn(view));
 
   // Plot frame and cells.
   out += "<rect x=\"" + std::to_string(kLeft) + "\" y=\"" + std::to_string(kTop) + "\" width=\"" +

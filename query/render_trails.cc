@@ -21,7 +21,6 @@ constexpr int kTop = 76;  // title lines
 constexpr int kRight = 24;
 constexpr int kBottom = 64;  // value axis and the note under it
 constexpr int kLabelGap = 9;  // px between two labels' baselines, at least
-constexpr const char* kFont = "font-family=\"Helvetica, Arial, sans-serif\"";
 
 struct Colors {
   Rgb background, line, fill, border, text, faint;
@@ -175,12 +174,7 @@ std::string RenderTrailsSvg(const TrailsView& view, const TrailsStyle& style) {
   const Colors c = ColorsFor(style);
   std::string out;
   out.reserve(8192 + view.trails.size() * 8192);
-  out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(l.width) +
-         "\" height=\"" + std::to_string(l.total_height) + "\" viewBox=\"0 0 " +
-         std::to_string(l.width) + " " + std::to_string(l.total_height) + "\" " + kFont +
-         " font-size=\"12\">\n";
-  out += "<rect width=\"100%\" height=\"100%\" fill=\"" + HexColor(c.background) + "\"/>\n";
+  out += SvgOpen(l.width, l.total_height, HexColor(c.background));
   out += "<text x=\"" + std::to_string(l.left) + "\" y=\"24\" font-size=\"16\" font-weight=\"bold\" fill=\"" +
          HexColor(c.text) + "\">" + XmlEscape(TrailsTitle(view)) + "</text>\n";
   out += "<text x=\"" + std::to_string(l.left) + "\" y=\"44\" fill=\"" + HexColor(c.faint) + "\">" +
