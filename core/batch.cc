@@ -72,9 +72,13 @@ Result<Batch> Read(ingest::Batch::Reader r, const BatchLimits& limits) {
     def.kind = static_cast<MetricKind>(kind);
     def.unit = std::string(View(d.getUnit()));
     def.fields = std::string(View(d.getFields()));
+    def.description = std::string(View(d.getDescription()));
     const std::string where = "series " + std::to_string(i) + " (" + def.metric.substr(0, 64) + ")";
     if (Status s = ValidateMetricName(def.metric); !s.ok()) return Where(where, s);
     if (Status s = CheckText("unit", def.unit, 16, false); !s.ok()) return Where(where, s);
+    if (Status s = CheckText("description", def.description, limits.max_description, true); !s.ok()) {
+      return Where(where, s);
+    }
     if (!def.fields.empty()) {
       if (Result<FieldSet> f = ParseFields(def.fields); !f.ok()) return Where(where, f.status());
     }
@@ -166,6 +170,7 @@ std::string EncodeBatch(const Batch& batch) {
     series[i].setKind(static_cast<ingest::MetricKind>(d.kind));
     series[i].setUnit(AsText(d.unit));
     series[i].setFields(AsText(d.fields));
+    series[i].setDescription(AsText(d.description));
   }
   auto seconds = b.initSeconds(static_cast<unsigned>(batch.seconds.size()));
   for (size_t i = 0; i < batch.seconds.size(); ++i) {

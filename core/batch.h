@@ -24,6 +24,7 @@ struct SeriesDef {
   MetricKind kind = MetricKind::kLatency;
   std::string unit = "ns";
   std::string fields;  // canonical field set (core/series.h)
+  std::string description;  // one line, "" = none (at most BatchLimits::max_description bytes)
   bool operator==(const SeriesDef&) const = default;
 };
 
@@ -61,6 +62,7 @@ struct BatchLimits {
   size_t max_histograms = 1'000'000;     // histogram deltas over all seconds
   size_t max_labels = 16;
   size_t max_text = 256;                 // agent, host, unit
+  size_t max_description = 1024;         // a series' description
   int64_t min_time = 0;                  // 1970
   int64_t max_time = 4'102'444'800;      // 2100-01-01
 };

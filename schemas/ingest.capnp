@@ -32,6 +32,8 @@ struct SeriesDef {
   kind @1 :MetricKind;
   unit @2 :Text;          # base unit of the values: "ns", "B", "1"
   fields @3 :Text;        # canonical field set "k=v,k=v", keys sorted (core/series.h); "" = none
+  description @4 :Text;   # what the metric measures, one line ("" = none given); the catalog keeps
+                          # the latest non-empty one per metric
 }
 
 struct HistogramDelta {
