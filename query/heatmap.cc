@@ -246,9 +246,11 @@ void ColorCells(const std::vector<uint64_t>& counts, size_t first, size_t stride
     const uint64_t c = counts[i];
     if (c == 0) continue;
     if (coloring == Coloring::kRank) {
-      // Position of the last cell with this count, 1-based.
-      const auto last = std::upper_bound(sorted->begin(), sorted->end(), c) - sorted->begin();
-      (*saturation)[i] = static_cast<double>(last) / static_cast<double>(sorted->size());
+      // The mean 1-based position of the cells with this count (fractional ranking of ties).
+      const auto range = std::equal_range(sorted->begin(), sorted->end(), c);
+      const double first = static_cast<double>(range.first - sorted->begin()) + 1;
+      const double last = static_cast<double>(range.second - sorted->begin());
+      (*saturation)[i] = (first + last) / 2 / static_cast<double>(sorted->size());
     } else {
       (*saturation)[i] = static_cast<double>(c) / static_cast<double>(sorted->back());
     }

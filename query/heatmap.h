@@ -31,9 +31,12 @@
 //
 // Coloring (seed 000, Cloud Analytics):
 //   - rank (default): the non-zero cells sorted ascending by count; a cell's saturation is its
-//     position (1-based) divided by the number of non-zero cells, cells of equal count sharing
-//     the position of the last of them, so the fullest cell is 1.0 and a lone outlier is at
-//     least 1/n: outliers stay visible;
+//     position (1-based) divided by the number of non-zero cells, so the fullest cell is 1.0
+//     and a lone outlier is at least 1/n: outliers stay visible. Cells of equal count share the
+//     mean of their positions (fractional ranking). Seed 000 does not say how ties rank; giving
+//     them the LAST position, as this did first, painted sparse data — where most cells hold one
+//     event — almost entirely in the darkest shades (90% ones put every one at level 28 of 31),
+//     so the dense band no longer stood out; the mean keeps such cells mid-scale;
 //   - linear: saturation = count / the largest count, every non-zero cell at least one shade
 //     above the background (query/palette.h: ShadeLevel).
 //   - per_column: the same, but over each column alone (rank among the column's non-empty

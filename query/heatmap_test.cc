@@ -173,7 +173,7 @@ TEST(Coloring, LinearGivesTheOutlierTheMinimumShade) {
   EXPECT_EQ(view.levels[view.Index(0, 0)], 0);  // empty: the background
 }
 
-TEST(Coloring, EqualCountsShareThePositionOfTheLast) {
+TEST(Coloring, EqualCountsShareTheMeanOfTheirPositions) {
   HeatmapView view;
   view.rows = 1;
   view.columns = 5;
@@ -181,10 +181,25 @@ TEST(Coloring, EqualCountsShareThePositionOfTheLast) {
   ColorHeatmap(&view);
   EXPECT_DOUBLE_EQ(view.saturation[0], 0);
   EXPECT_DOUBLE_EQ(view.saturation[4], 1.0 / 4);
-  EXPECT_DOUBLE_EQ(view.saturation[1], 3.0 / 4);
-  EXPECT_DOUBLE_EQ(view.saturation[2], 3.0 / 4);
+  EXPECT_DOUBLE_EQ(view.saturation[1], 2.5 / 4);  // positions 2 and 3
+  EXPECT_DOUBLE_EQ(view.saturation[2], 2.5 / 4);
   EXPECT_DOUBLE_EQ(view.saturation[3], 1.0);
   EXPECT_EQ(view.max_count, 7u);
+}
+
+TEST(Coloring, SparseDataKeepsItsOnesMidScaleAndTheBandOnTop) {
+  // 90 cells of one event (sparse outliers) and 10 of a dense band: the ones must not take the
+  // band's darkest shades.
+  HeatmapView view;
+  view.rows = 1;
+  view.columns = 100;
+  view.counts.assign(100, 1);
+  for (size_t i = 90; i < 100; ++i) view.counts[i] = 100 + i;
+  ColorHeatmap(&view);
+  EXPECT_DOUBLE_EQ(view.saturation[0], 45.5 / 100);
+  EXPECT_EQ(view.levels[0], 15);                 // ceil(0.455 * 31)
+  EXPECT_EQ(view.levels[99], kShadeLevels - 1);  // the fullest band cell
+  EXPECT_EQ(view.levels[90], 29);                // ceil(0.91 * 31): the band is clearly darker
 }
 
 TEST(Heatmap, GroupedViewKeepsPerGroupCounts) {
