@@ -1,6 +1,7 @@
 #include "query/heatmap_command.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -291,7 +292,8 @@ int RunHeatmap(const HeatmapFlags& flags, const CliContext& context) {
     return Fail(context, Status::InvalidArgument(
                              "--format png writes binary: give -o FILE.png or redirect stdout"));
   }
-  uint32_t max_columns = 600;
+  // At most one column per pixel of the plot, and 600 (the cost follows the pixels).
+  uint32_t max_columns = static_cast<uint32_t>(std::clamp(flags.width, 1, 600));
   if (format == "ansi" && flags.at.empty()) {  // --at prints no map: plan columns as for SVG
     max_columns = 120;
     if (context.terminal_columns > 20) {

@@ -16,7 +16,7 @@ constexpr int kPanel = 78;   // side panel width, with its gap
 constexpr int kLabels = 64;  // value labels
 constexpr int kRight = 28;
 constexpr int kTop = 76;
-constexpr int kBottom = 96;
+constexpr int kBottom = 112;  // time labels, legend (two lines when narrow), overlays
 
 constexpr Rgb kText{34, 34, 34};
 constexpr Rgb kMuted{90, 90, 90};
@@ -132,14 +132,23 @@ Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options) {
 
   // Legend.
   const int ly = bottom + 50;
+  int next_y = ly + 24;  // the line under the legend (overlays, then missing shards)
   if (view.groups.empty() || view.breakdown.empty()) {
     canvas.Text(left, ly + 11, "fewer", kMuted);
     const int ramp_x = left + 36;
     for (int level = 1; level < kShadeLevels; ++level) {
       canvas.FillRect(ramp_x + (level - 1) * 8, ly, 8, 14, PaletteColor(view.palette, level));
     }
-    canvas.Text(ramp_x + (kShadeLevels - 1) * 8 + 6, ly + 11,
-                "more  (" + ColoringLegend(view) + ")", kMuted);
+    // The coloring's explanation follows the ramp, or goes under it when the image is narrow.
+    const int more_x = ramp_x + (kShadeLevels - 1) * 8 + 6;
+    const std::string explained = "(" + ColoringLegend(view) + ")";
+    if (more_x + Canvas::TextWidth("more  " + explained) <= width - 4) {
+      canvas.Text(more_x, ly + 11, "more  " + explained, kMuted);
+    } else {
+      canvas.Text(more_x, ly + 11, "more", kMuted);
+      canvas.Text(left, ly + 29, explained, kMuted);
+      next_y += 16;
+    }
   } else {
     int x = left;
     const std::vector<LegendEntry> entries = GroupLegend(view, 10);
@@ -166,13 +175,13 @@ Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options) {
   if (!view.overlay.empty()) {
     int x = left;
     for (size_t p = 0; p < view.overlay.size(); ++p) {
-      canvas.FillRect(x, ly + 24, 16, 2, OverlayColor(p));
-      canvas.Text(x + 20, ly + 29, view.overlay[p].name, kText);
+      canvas.FillRect(x, next_y, 16, 2, OverlayColor(p));
+      canvas.Text(x + 20, next_y + 5, view.overlay[p].name, kText);
       x += 32 + Canvas::TextWidth(view.overlay[p].name);
     }
   }
   if (!view.missing_shards.empty()) {
-    canvas.Text(left, ly + 42, "partial: " + MissingShardsText(view), Rgb{176, 0, 0});
+    canvas.Text(left, next_y + 18, "partial: " + MissingShardsText(view), Rgb{176, 0, 0});
   }
   return canvas;
 }

@@ -18,7 +18,7 @@ constexpr int kLabels = 84;  // room for value labels
 constexpr int kPanel = 84;   // the side panel of events per second, with its gap
 constexpr int kRight = 28;
 constexpr int kTop = 76;     // up to three title lines
-constexpr int kBottom = 100;  // time labels and the legend
+constexpr int kBottom = 116;  // time labels, the legend (two lines), overlays
 
 }  // namespace
 
@@ -135,13 +135,13 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
     for (uint32_t r = 0; r < view.rows; r += every) {
       const double y = bottom - (r + 0.5) * cell_h + 4;
       out += "<text x=\"" + std::to_string(kPanel - 14) + "\" y=\"" + SvgNumber(y) + "\">" +
-             FormatRate(rates[r]) + "</text>\n";
+             XmlEscape(FormatRate(rates[r])) + "</text>\n";
     }
     out += "</g>\n";
     out += "<text x=\"4\" y=\"" + std::to_string(bottom + 18) +
            "\" fill=\"#444444\" font-size=\"11\">range avg:</text>\n";
     out += "<text x=\"4\" y=\"" + std::to_string(bottom + 32) + "\" font-size=\"11\">" +
-           FormatRate(RangeEventsPerSecond(view)) + "/s</text>\n";
+           XmlEscape(FormatRate(RangeEventsPerSecond(view))) + "/s</text>\n";
   }
 
   // Time axis: clock-aligned UTC labels at least ~90 px apart.
@@ -162,6 +162,7 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
 
   // Legend.
   const int ly = bottom + 50;
+  const int next_y = ly + (view.groups.empty() ? 40 : 24);  // overlays, then missing shards
   if (view.groups.empty()) {
     out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"" + std::to_string(ly + 11) +
            "\" fill=\"#444444\">fewer</text>\n";
@@ -171,9 +172,11 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
              std::to_string(ly) + "\" width=\"8\" height=\"14\" fill=\"" +
              HexColor(PaletteColor(view.palette, level)) + "\"/>";
     }
+    // The coloring's explanation goes under the ramp, where it fits however narrow the image.
     out += "\n<text x=\"" + std::to_string(ramp_x + (kShadeLevels - 1) * 8 + 6) + "\" y=\"" +
-           std::to_string(ly + 11) + "\" fill=\"#444444\">more  (" + XmlEscape(ColoringLegend(view)) +
-           ")</text>\n";
+           std::to_string(ly + 11) + "\" fill=\"#444444\">more</text>\n";
+    out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"" + std::to_string(ly + 29) +
+           "\" fill=\"#444444\">(" + XmlEscape(ColoringLegend(view)) + ")</text>\n";
   } else {
     int x = kLeft;
     for (const LegendEntry& e : GroupLegend(view, 10)) {
@@ -190,15 +193,15 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
     int x = kLeft;
     for (size_t p = 0; p < view.overlay.size(); ++p) {
       out += "<line x1=\"" + std::to_string(x) + "\" x2=\"" + std::to_string(x + 16) +
-             "\" y1=\"" + std::to_string(ly + 25) + "\" y2=\"" + std::to_string(ly + 25) +
+             "\" y1=\"" + std::to_string(next_y + 1) + "\" y2=\"" + std::to_string(next_y + 1) +
              "\" stroke=\"" + HexColor(OverlayColor(p)) + "\" stroke-width=\"2\"/>";
-      out += "<text x=\"" + std::to_string(x + 20) + "\" y=\"" + std::to_string(ly + 29) + "\">" +
+      out += "<text x=\"" + std::to_string(x + 20) + "\" y=\"" + std::to_string(next_y + 5) + "\">" +
              view.overlay[p].name + "</text>\n";
       x += 40 + 7 * static_cast<int>(view.overlay[p].name.size());
     }
   }
   if (!view.missing_shards.empty()) {
-    out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"" + std::to_string(ly + 44) +
+    out += "<text x=\"" + std::to_string(kLeft) + "\" y=\"" + std::to_string(next_y + 20) +
            "\" fill=\"#b00000\">partial: " + XmlEscape(MissingShardsText(view)) + "</text>\n";
   }
   out += "</svg>\n";

@@ -22,6 +22,7 @@ std::string FormatCount(uint64_t n) {
 
 std::string FormatRate(double per_second) {
   if (per_second <= 0) return "0";
+  if (per_second < 0.01) return "<0.01";  // a row with a few events is not a row with none
   if (per_second >= 999.5) return FormatCount(static_cast<uint64_t>(per_second + 0.5));
   return FormatSignificant(per_second);
 }
