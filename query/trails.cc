@@ -82,6 +82,10 @@ TrailMass SpreadHistogram(const Histogram& histogram, uint64_t lo, uint64_t hi, 
     if (b > dhi) out.above += per_value * (b - std::max(a, dhi));
     const double from = std::max(a, dlo), to = std::min(b, dhi);
     if (to <= from) return;
+    // Where the bucket's tick goes if it is drawn as one: the middle of its part in range.
+    const auto mid = static_cast<uint32_t>(
+        std::min<double>(static_cast<double>(points - 1), ((from + to) / 2 - dlo) / width));
+    if (out.ticks.empty() || out.ticks.back() != mid) out.ticks.push_back(mid);
     size_t p = static_cast<size_t>((from - dlo) / width);
     for (; p < points; ++p) {
       const double p_lo = dlo + static_cast<double>(p) * width;
@@ -112,19 +116,41 @@ std::vector<double> SmoothGaussian(const std::vector<double>& values, double sig
 }
 
 TrailSplit SplitTrail(const std::vector<double>& density, const std::vector<double>& mass,
-                      double threshold) {
+                      const std::vector<uint32_t>& ticks, double threshold, uint64_t events) {
   TrailSplit split;
   const auto n = static_cast<uint32_t>(density.size());
+  const auto above = [&density, threshold](uint32_t i) {
+    return density[i] > 0 && density[i] >= threshold;
+  };
+  // The mass of the points below the threshold, as prefix sums. Where it crowds (at least
+  // kRugCrowdEvents events within kRugCrowdHalf points of a point), the events are a sparse but
+  // continuous tail, not outliers, and join the line (see the header).
+  std::vector<double> low_mass(n + 1, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    const double m = i < mass.size() && !above(i) ? mass[i] : 0;
+    low_mass[i + 1] = low_mass[i] + m;
+  }
+  const double crowd_mass = events > 0 ? kRugCrowdEvents / static_cast<double>(events) : 2;
+  const auto crowded = [&low_mass, n, crowd_mass](uint32_t i) {
+    const uint32_t b = i >= kRugCrowdHalf ? i - kRugCrowdHalf : 0;
+    const uint32_t e = std::min(n, i + kRugCrowdHalf + 1);
+    return low_mass[e] - low_mass[b] >= crowd_mass * (1 - 1e-9);
+  };
+  std::vector<bool> on(n, false);
   uint32_t run_start = 0;
   bool on_line = false;
   for (uint32_t i = 0; i < n; ++i) {
-    const bool line = density[i] > 0 && density[i] >= threshold;
+    const bool has_events = i < mass.size() && mass[i] > 0;
+    const bool line = above(i) || (density[i] > 0 && has_events && crowded(i));
+    on[i] = line;
     if (line && !on_line) run_start = i;
     if (!line && on_line) split.lines.emplace_back(run_start, i);
     on_line = line;
-    if (!line && i < mass.size() && mass[i] > 0) split.rug.push_back(i);
   }
   if (on_line) split.lines.emplace_back(run_start, n);
+  for (uint32_t t : ticks) {
+    if (t < n && !on[t] && (split.rug.empty() || split.rug.back() != t)) split.rug.push_back(t);
+  }
   return split;
 }
 
@@ -140,6 +166,7 @@ FrequencyTrail ComputeTrail(const Histogram& histogram, uint64_t lo, uint64_t hi
   t.below = m.below;
   t.above = m.above;
   t.mass = std::move(m.mass);
+  t.ticks = std::move(m.ticks);
   t.bandwidth = bandwidth < 0 ? SilvermanBandwidth(histogram) : bandwidth;
   const double width = hi > lo ? static_cast<double>(hi - lo) / static_cast<double>(points) : 1;
   // A kernel wider than an eighth of the range would flatten everything; cap it there.
@@ -149,7 +176,7 @@ FrequencyTrail ComputeTrail(const Histogram& histogram, uint64_t lo, uint64_t hi
   if (peak > 0) {
     for (double& d : t.density) d /= peak;
   }
-  t.split = SplitTrail(t.density, t.mass, threshold);
+  t.split = SplitTrail(t.density, t.mass, t.ticks, threshold, t.count);
   return t;
 }
 

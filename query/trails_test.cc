@@ -84,17 +84,38 @@ TEST(TrailSplit, LineAboveThresholdRugBelow) {
   //                            0    1    2     3    4    5    6     7    8
   const std::vector<double> density = {0, 0.005, 0.02, 0.5, 1.0, 0.3, 0.009, 0, 0.0001};
   const std::vector<double> mass = {0, 0.001, 0.1, 0.2, 0.3, 0.2, 0, 0, 0.0001};
-  const TrailSplit split = SplitTrail(density, mass, 0.01);
+  const TrailSplit split = SplitTrail(density, mass, {1, 2, 3, 4, 5, 8}, 0.01, 1000);
   ASSERT_EQ(split.lines.size(), 1u);
   EXPECT_EQ(split.lines[0], std::make_pair(2u, 6u));
   // Point 1 has events below the threshold: a tick. Point 6 is below but empty: nothing.
   // Point 8 is a lone outlier: a tick.
   EXPECT_EQ(split.rug, (std::vector<uint32_t>{1, 8}));
   // Exactly at the threshold is on the line.
-  const TrailSplit at = SplitTrail({0.01, 1}, {1, 1}, 0.01);
+  const TrailSplit at = SplitTrail({0.01, 1}, {1, 1}, {0, 1}, 0.01, 2);
   ASSERT_EQ(at.lines.size(), 1u);
   EXPECT_EQ(at.lines[0], std::make_pair(0u, 2u));
   EXPECT_TRUE(at.rug.empty());
+}
+
+TEST(TrailSplit, CrowdedTicksJoinTheLineALoneOneStaysATick) {
+  // A peak, then a long sparse tail of events at every point (all below the threshold), then
+  // nothing, then one outlier.
+  std::vector<double> density(200, 0), mass(200, 0);
+  for (uint32_t i = 0; i < 10; ++i) density[i] = mass[i] = 1;
+  for (uint32_t i = 10; i < 110; ++i) {
+    density[i] = 0.001;
+    mass[i] = 0.0001;
+  }
+  density[180] = 0.0005;
+  mass[180] = 0.0001;
+  // 10,000 events: one per tail point, so 17 in any window of the tail, 1 around the outlier.
+  std::vector<uint32_t> ticks;
+  for (uint32_t i = 0; i < 110; i += 5) ticks.push_back(i);
+  ticks.push_back(180);
+  const TrailSplit split = SplitTrail(density, mass, ticks, 0.01, 10'000);
+  ASSERT_EQ(split.lines.size(), 1u);
+  EXPECT_EQ(split.lines[0], std::make_pair(0u, 110u));
+  EXPECT_EQ(split.rug, (std::vector<uint32_t>{180}));
 }
 
 TEST(FrequencyTrail, ALoneOutlierIsARugTick) {
@@ -104,7 +125,15 @@ TEST(FrequencyTrail, ALoneOutlierIsARugTick) {
   for (int i = 0; i < 100'000; ++i) h.Record(static_cast<uint64_t>(d(rng)));
   h.Record(17'000'000);  // one slow event, far from the band
   const FrequencyTrail t = ComputeTrail(h, 0, 20'000'000, 2048, 0.01, -1);
-  const uint32_t outlier = static_cast<uint32_t>(17'000'000 / (20'000'000 / 2048.0));
+  // One tick for the one event, at the middle of its bucket's part of the range (the bucket
+  // ends at the histogram's max, 17 ms).
+  const double point = 20'000'000 / 2048.0;
+  const uint64_t lower = BucketLower(BucketIndex(17'000'000));
+  const auto outlier = static_cast<uint32_t>((lower + 17'000'001) / 2.0 / point);
+  const auto ticks_near = std::count_if(t.split.rug.begin(), t.split.rug.end(), [&](uint32_t p) {
+    return p * point >= lower - point && p * point <= 17'000'001;
+  });
+  EXPECT_EQ(ticks_near, 1);
   EXPECT_NE(std::find(t.split.rug.begin(), t.split.rug.end(), outlier), t.split.rug.end());
   for (const auto& [b, e] : t.split.lines) EXPECT_FALSE(outlier >= b && outlier < e);
   ASSERT_FALSE(t.split.lines.empty());
@@ -189,7 +218,8 @@ TEST(Sparkline, Strings) {
   FrequencyTrail t;
   t.density = {0, 0, 0.1, 0.5, 1.0, 0.3, 0, 0, 0, 0.001, 0, 0};
   t.mass = {0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0};
-  t.split = SplitTrail(t.density, t.mass, 0.01);
+  t.ticks = {2, 3, 4, 5, 9};
+  t.split = SplitTrail(t.density, t.mass, t.ticks, 0.01, t.count);
   // Heights are √density: 0.1 → 0.32 (▃), 0.5 → 0.71 (▆), 0.3 → 0.55 (▅).
   EXPECT_EQ(Sparkline(t, 12), "  ▃▆█▅   ╷  ");
   // Squeezed 2:1, a cell shows its tallest point.
@@ -207,7 +237,8 @@ TEST(MicroTrail, SvgHasALineAndTicks) {
   FrequencyTrail t;
   t.density = {0, 0.5, 1.0, 0.5, 0, 0, 0.001, 0};
   t.mass = {0, 1, 1, 1, 0, 0, 1, 0};
-  t.split = SplitTrail(t.density, t.mass, 0.01);
+  t.ticks = {1, 2, 3, 6};
+  t.split = SplitTrail(t.density, t.mass, t.ticks, 0.01, t.count);
   EXPECT_EQ(MicroTrailSvg(t, 8, 10),
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"8\" height=\"10\" "
             "viewBox=\"0 0 8 10\"><path d=\"M1.5,3.1 L2.5,0.5 L3.5,3.1\" fill=\"none\" "
