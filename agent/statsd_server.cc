@@ -87,9 +87,22 @@ Result<std::unique_ptr<StatsdServer>> StatsdServer::Start(StatsdServerOptions op
   const std::string where = options.address + ":" + std::to_string(options.port);
   auto impl = std::make_unique<Impl>(std::move(options), bucketizer);
   boost::system::error_code error;
-  const asio::ip::address address = asio::ip::make_address(impl->options.address, error);
-  if (error) return Status::InvalidArgument("statsd address '" + where + "': " + error.message());
-  const udp::endpoint endpoint(address, impl->options.port);
+  // An IP literal, or a name such as localhost (resolved once, the first address is bound).
+  udp::endpoint endpoint;
+  if (const asio::ip::address address = asio::ip::make_address(impl->options.address, error);
+      !error) {
+    endpoint = udp::endpoint(address, impl->options.port);
+  } else {
+    udp::resolver resolver(impl->io);
+    const auto results = resolver.resolve(udp::v4(), impl->options.address,
+                                          std::to_string(impl->options.port), error);
+    if (error || results.empty()) {
+      return Status::InvalidArgument("statsd address '" + where +
+                                     "': not an IP address, and the name does not resolve" +
+                                     (error ? " (" + error.message() + ")" : std::string()));
+    }
+    endpoint = results.begin()->endpoint();
+  }
   impl->socket.open(endpoint.protocol(), error);
   if (!error) impl->socket.bind(endpoint, error);
   if (error) return Status::IOError("cannot bind statsd UDP " + where + ": " + error.message());

@@ -25,7 +25,7 @@
 namespace trailmap {
 
 struct StatsdServerOptions {
-  std::string address = "127.0.0.1";     // IPv4 or IPv6 literal to bind
+  std::string address = "127.0.0.1";     // IPv4/IPv6 literal, or a name resolved to IPv4
   uint16_t port = 8125;                  // 0 = any free port (see StatsdServer::port())
   uint64_t log_first_rejections = 5;     // log each of the first N rejected lines
   uint64_t log_every_rejections = 1000;  // then every N-th

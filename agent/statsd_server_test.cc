@@ -77,8 +77,21 @@ TEST(StatsdServer, SaysWhyItCannotBind) {
   EXPECT_NE(second.status().message().find("cannot bind statsd UDP 127.0.0.1:"), std::string::npos)
       << second.status().message();
   StatsdServerOptions nowhere = Local(0);
-  nowhere.address = "nowhere";
-  EXPECT_FALSE(StatsdServer::Start(nowhere, &bucketizer).ok());
+  nowhere.address = "nowhere.invalid";
+  Result<std::unique_ptr<StatsdServer>> bad = StatsdServer::Start(nowhere, &bucketizer);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("the name does not resolve"), std::string::npos)
+      << bad.status().message();
+}
+
+TEST(StatsdServer, BindsAHostName) {
+  Bucketizer bucketizer;
+  StatsdServerOptions options = Local(0);
+  options.address = "localhost";
+  Result<std::unique_ptr<StatsdServer>> server = StatsdServer::Start(options, &bucketizer);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  SendUdp((*server)->port(), "db.query:1|ms");
+  EXPECT_EQ(WaitForPackets(**server, 1).lines_accepted, 1u);
 }
 
 }  // namespace
