@@ -2,10 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 
+#include "query/testing_golden.h"
 #include "query/testing_views.h"
 
 namespace trailmap {
@@ -20,20 +18,7 @@ size_t CountOf(const std::string& haystack, const std::string& needle) {
   return n;
 }
 
-// Compares with query/testdata/NAME; TRAILMAP_UPDATE_GOLDEN=1 rewrites the file instead (then
-// render it with rsvg-convert and look at it before committing).
-void ExpectGolden(const std::string& name, const std::string& got) {
-  const std::string path = std::string(TRAILMAP_QUERY_TESTDATA) + "/" + name;
-  if (std::getenv("TRAILMAP_UPDATE_GOLDEN")) {
-    std::ofstream(path, std::ios::binary) << got;
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << "missing golden file " << path << " (run with TRAILMAP_UPDATE_GOLDEN=1)";
-  std::stringstream want;
-  want << in.rdbuf();
-  EXPECT_EQ(got, want.str()) << "differs from " << path;
-}
+using testing_golden::ExpectGolden;
 
 TEST(RenderSvg, Golden) {
   const HeatmapView view = testing_views::Small();

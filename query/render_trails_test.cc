@@ -2,13 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <sstream>
 
 #include "query/raster.h"
+#include "query/testing_golden.h"
 
 namespace trailmap {
 namespace {
@@ -39,20 +37,7 @@ TrailsView SmallView() {
   return AssembleTrails(grid, o);
 }
 
-// Compares with query/testdata/NAME; TRAILMAP_UPDATE_GOLDEN=1 rewrites it (run only this test's
-// filter, then render it with rsvg-convert and look at it before committing).
-void ExpectGolden(const std::string& name, const std::string& got) {
-  const std::string path = std::string(TRAILMAP_QUERY_TESTDATA) + "/" + name;
-  if (std::getenv("TRAILMAP_UPDATE_GOLDEN")) {
-    std::ofstream(path, std::ios::binary) << got;
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << "missing golden file " << path << " (run with TRAILMAP_UPDATE_GOLDEN=1)";
-  std::stringstream want;
-  want << in.rdbuf();
-  EXPECT_EQ(got, want.str()) << "differs from " << path;
-}
+using testing_golden::ExpectGolden;
 
 TEST(RenderTrails, SvgGolden) {
   const TrailsView view = SmallView();
