@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-
 #include "query/testing_golden.h"
 #include "query/testing_views.h"
 
