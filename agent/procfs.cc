@@ -344,8 +344,8 @@ Result<std::optional<uint64_t>> ParseMemoryLimit(std::string_view text) {
   return std::optional<uint64_t>(v);
 }
 
-std::string FieldSafeName(std::string_view name) {
-  std::string out(name.substr(0, 64));
+std::string FieldSafeName(std::string_view name, size_t max_bytes) {
+  std::string out(name.substr(0, max_bytes));
   for (char& c : out) {
     if (c < 0x21 || c > 0x7e || c == ',') c = '_';
   }

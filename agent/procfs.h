@@ -100,7 +100,7 @@ Result<std::optional<uint64_t>> ParseMemoryLimit(std::string_view text);
 
 // A process name as a field value: printable ASCII without space or ','; anything else (a space
 // too) becomes '_',
-// an empty name becomes "(none)", and at most 64 bytes are kept.
-std::string FieldSafeName(std::string_view name);
+// an empty name becomes "(none)", and at most `max_bytes` bytes are kept.
+std::string FieldSafeName(std::string_view name, size_t max_bytes = 64);
 
 }  // namespace trailmap::procfs
