@@ -8,6 +8,7 @@
 //
 // Exit codes: 0 after a signal, 2 on a bad flag or config, 1 when the statsd port cannot be bound.
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -202,6 +203,12 @@ int Run(const AgentConfig& config) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // The proc source keeps three /proc/PID files open per process (agent/proc_source.h): allow
+  // as many descriptors as the hard limit does.
+  if (rlimit files{}; getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
   Bucketizer bucketizer(BucketizerOptions{static_cast<size_t>(config.max_series)});
   ShipperOptions shipper_options;
   shipper_options.endpoint = IngestEndpoint(config);

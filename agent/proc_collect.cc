@@ -4,14 +4,18 @@
 #include <sys/statvfs.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "agent/proc_source.h"
 #include "agent/proc_source_state.h"
 
 namespace trailmap {
 namespace {
+
+constexpr uint64_t kRefreshPasses = 8;
 
 constexpr const char* kModes[] = {"user",   "nice", "system",  "idle",
                                   "iowait", "irq",  "softirq", "steal"};
@@ -168,8 +172,9 @@ void ProcSource::CollectProcesses(int64_t second, double dt) {
   uint64_t processes = 0, rss_total = 0;
   while (const dirent* entry = readdir(dir)) {
     if (!IsPid(entry->d_name)) continue;
+    Prev::Proc& proc = p.procs[std::atoi(entry->d_name)];
     std::snprintf(path, sizeof path, "%s/stat", entry->d_name);
-    if (!ReadAt(dfd, path, true)) continue;
+    if (!ReadKept(&proc.fds[0], dfd, path)) continue;  // gone: the entry is forgotten below
     Result<procfs::PidStat> st = procfs::ParsePidStat(buf_);
     if (!st.ok()) {
       ParseError(Status::InvalidArgument("pid " + std::string(entry->d_name) + ": " +
@@ -177,9 +182,12 @@ void ProcSource::CollectProcesses(int64_t second, double dt) {
       continue;
     }
     ++processes;
-    Prev::Proc& proc = p.procs[std::atoi(entry->d_name)];
     const bool known = proc.pass != 0 && proc.starttime == st->starttime;
-    if (!known) proc = Prev::Proc{0, st->starttime};
+    if (!known) {  // a new process (or a new one with a reused pid): no deltas yet
+      int fds[3] = {proc.fds[0], proc.fds[1], proc.fds[2]};
+      proc = Prev::Proc{0, st->starttime};
+      std::copy(fds, fds + 3, proc.fds);
+    }
     proc.pass = p.pass;
     name_.assign(procfs::FieldSafeName(st->comm));
     PerName& n = p.names[name_];
@@ -194,10 +202,20 @@ void ProcSource::CollectProcesses(int64_t second, double dt) {
       n.cpu_pct += 100.0 * r / tps;
       n.has_cpu = true;
     }
+    // A process whose CPU time did not move (a sleeper) can have gained little run-queue wait
+    // or I/O, and both counters are cumulative: reading them later loses nothing, it only moves
+    // that little into a later second. So they are read when it ran, and at least every
+    // kRefreshPasses passes (staggered by pid); this halves the cost on a host of sleepers.
+    const bool ran = !known || ticks != proc.cpu_ticks;
     proc.cpu_ticks = ticks;
+    if (!ran && proc.have_sched && (proc.have_io || proc.io_denied) &&
+        (static_cast<uint64_t>(std::atoi(entry->d_name)) + p.pass) % kRefreshPasses != 0) {
+      n.has_io |= proc.have_io;  // it did not run: 0 this second (anything pending shows later)
+      continue;
+    }
 
     std::snprintf(path, sizeof path, "%s/schedstat", entry->d_name);
-    if (ReadAt(dfd, path, true)) {
+    if (ReadKept(&proc.fds[1], dfd, path)) {
       Result<procfs::SchedStat> s = procfs::ParsePidSchedstat(buf_);
       if (!s.ok()) {
         ParseError(Status::InvalidArgument("pid " + std::string(entry->d_name) + ": " +
@@ -214,7 +232,10 @@ void ProcSource::CollectProcesses(int64_t second, double dt) {
     }
 
     std::snprintf(path, sizeof path, "%s/io", entry->d_name);
-    if (ReadAt(dfd, path, true)) {
+    if (proc.io_denied) continue;
+    if (!ReadKept(&proc.fds[2], dfd, path)) {
+      proc.io_denied = last_error_ == EACCES || last_error_ == EPERM;
+    } else {
       Result<procfs::PidIo> io = procfs::ParsePidIo(buf_);
       if (!io.ok()) {
         ParseError(Status::InvalidArgument("pid " + std::string(entry->d_name) + ": " +
@@ -241,7 +262,12 @@ void ProcSource::CollectProcesses(int64_t second, double dt) {
   }
   closedir(dir);
   for (auto it = p.procs.begin(); it != p.procs.end();) {  // forget the pids that are gone
-    it = it->second.pass != p.pass ? p.procs.erase(it) : std::next(it);
+    if (it->second.pass == p.pass) {
+      ++it;
+    } else {
+      Prev::Forget(&it->second);
+      it = p.procs.erase(it);
+    }
   }
   p.processes = processes;
   Emit("mem.rss.total", "", static_cast<double>(rss_total), second);
@@ -314,6 +340,7 @@ void ProcSource::CollectMounts(int64_t second) {
     struct statvfs vfs {};
     if (statvfs(m.dir.c_str(), &vfs) != 0) {
       ++prev_->unreadable;
+      Unavailable("statvfs " + m.dir + ": " + std::strerror(errno) + " (skipped)");
       continue;
     }
     const double unit = static_cast<double>(vfs.f_frsize);

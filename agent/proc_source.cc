@@ -138,32 +138,58 @@ void ProcSource::Unavailable(const std::string& what) {
   Log("proc: " + what);
 }
 
-bool ProcSource::ReadAt(int dirfd, const char* path, bool per_process) {
+// Reads all of `fd` from offset 0 into buf_ (procfs regenerates the text on each read from 0);
+// 0 or the errno.
+int ProcSource::ReadFd(int fd) {
   buf_.clear();
-  const int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-  int error = fd < 0 ? errno : 0;
-  if (fd >= 0) {
-    while (true) {
-      const size_t used = buf_.size();
-      if (buf_.capacity() - used < 1024) buf_.reserve(buf_.capacity() * 2);
-      buf_.resize(buf_.capacity());
-      const ssize_t n = read(fd, buf_.data() + used, buf_.size() - used);
-      if (n <= 0) {
-        if (n < 0) error = errno;
-        buf_.resize(used);
+  while (true) {
+    const size_t used = buf_.size();
+    if (buf_.capacity() - used < 1024) buf_.reserve(buf_.capacity() * 2);
+    buf_.resize(buf_.capacity());
+    const ssize_t n = pread(fd, buf_.data() + used, buf_.size() - used, static_cast<off_t>(used));
+    if (n <= 0) {
+      buf_.resize(used);
+      return n < 0 ? errno : 0;
+    }
+    const bool short_read = static_cast<size_t>(n) < buf_.size() - used;
+    buf_.resize(used + static_cast<size_t>(n));
+    // A short read is the end: procfs hands over all the text it has in one read when the buffer
+    // is big enough, and asking again at a later offset would make it generate the text again.
+    if (short_read) return 0;
+  }
+}
+
+bool ProcSource::ReadKept(int* fd, int dirfd, const char* path) {
+  int& error = last_error_;
+  error = 0;
+  for (bool fresh = false; !fresh;) {
+    if (*fd < 0) {
+      *fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+      fresh = true;
+      if (*fd < 0) {
+        error = errno;
         break;
       }
-      buf_.resize(used + static_cast<size_t>(n));
     }
-    close(fd);
+    error = ReadFd(*fd);
+    if (error == 0) return true;
+    close(*fd);
+    *fd = -1;
+    // ESRCH on a descriptor kept from an earlier pass: that process is gone, and the pid may
+    // now be another one's: open again. Any other error, or on a fresh descriptor: give up.
+    if (error != ESRCH) break;
   }
-  if (error == 0) return true;
-  if (per_process && (error == ENOENT || error == ESRCH)) {
+  if (error == ENOENT || error == ESRCH) {
     ++prev_->vanished;
   } else {
     ++prev_->unreadable;
-    if (!per_process) {
-      Unavailable(options_.root + "/" + path + ": " + std::strerror(error) + " (skipped)");
+    if (prev_->unreadable <= options_.log_first_errors) {
+      Log("proc: " + options_.root + "/" + path + ": " + std::strerror(error) +
+          " (skipped; the first few are logged)");
+    }
+    if (error == EMFILE || error == ENFILE) {
+      Unavailable("out of file descriptors for /proc/PID files (" + std::string(std::strerror(error)) +
+                  "); processes are skipped: raise RLIMIT_NOFILE");
     }
   }
   return false;

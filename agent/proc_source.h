@@ -52,8 +52,13 @@
 // Process names are bounded: with more than `max_process_names` distinct names in a pass, the
 // busiest (CPU, then RSS) keep their name and the rest are summed into execname=(other).
 //
-// Cost: one pass over /proc per interval (stat, schedstat and io of each process, opened
-// relative to one directory descriptor); buffers and per-pid state are reused between passes.
+// Cost: one pass over /proc per interval. Each process's stat, schedstat and io files stay open
+// between passes and are re-read with pread from offset 0: opening a /proc file costs more than
+// generating its text (measured 5-6 us against 0.7-4 us), so the source holds 3 descriptors per
+// process (main() raises RLIMIT_NOFILE; out of descriptors, processes are skipped, counted and
+// logged once). A process whose CPU time did not move since the last pass has its schedstat
+// and io read only every 8th pass (staggered by pid): both are cumulative, so nothing is lost;
+// what a sleeper gained shows up in a later second. Buffers and per-pid state are reused.
 //
 // Threading: Start() runs passes on its own thread, each at `sample_offset` before an interval
 // boundary and attributed to the second it ends in; Stop() (or the destructor) joins it.
@@ -122,7 +127,10 @@ class ProcSource {
   void CollectMemoryLimit(int64_t second);
   // Reads root/`path` (or dirfd-relative) into buf_; false (counted) if it cannot.
   bool ReadRoot(const std::string& path, bool* missing = nullptr);
-  bool ReadAt(int dirfd, const char* path, bool per_process);
+  // Reads dirfd-relative `path` through *fd, kept open between passes (opened when -1, closed
+  // and set to -1 when the process is gone); false (counted) if it cannot.
+  bool ReadKept(int* fd, int dirfd, const char* path);
+  int ReadFd(int fd);
   void ParseError(const Status& status);
   void Unavailable(const std::string& what);
   void Emit(const char* metric, std::string_view fields, double value, int64_t second);
@@ -137,6 +145,7 @@ class ProcSource {
   std::string buf_;     // the file being parsed
   std::string fields_;  // scratch: a canonical field set
   std::string name_;    // scratch: a process name
+  int last_error_ = 0;  // errno of the last ReadKept that failed
   std::unordered_map<std::string, SeriesDef> defs_;  // metric -> its SeriesDef (fields reused)
   long page_size_, ticks_per_second_;
 

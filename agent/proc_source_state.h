@@ -2,6 +2,8 @@
 // proc_collect.cc.
 #pragma once
 
+#include <unistd.h>
+
 #include <chrono>
 #include <optional>
 #include <string>
@@ -58,8 +60,10 @@ struct ProcSource::Prev {
   struct Proc {
     uint64_t pass = 0, starttime = 0, cpu_ticks = 0;
     bool have_sched = false, have_io = false;
+    bool io_denied = false;  // PID/io said EACCES once: not asked again (counted once)
     procfs::SchedStat sched;
     procfs::PidIo io;
+    int fds[3] = {-1, -1, -1};  // PID/stat, PID/schedstat, PID/io, kept open; closed by Forget
   };
   std::unordered_map<int, Proc> procs;
   std::unordered_map<std::string, PerName> names;
@@ -69,6 +73,16 @@ struct ProcSource::Prev {
   std::vector<std::pair<const std::string*, PerName*>> active;
   PerName other;
   uint64_t resets = 0, vanished = 0, unreadable = 0, parse_errors = 0, processes = 0;
+
+  static void Forget(Proc* proc) {
+    for (int& fd : proc->fds) {
+      if (fd >= 0) close(fd);
+      fd = -1;
+    }
+  }
+  ~Prev() {
+    for (auto& [pid, proc] : procs) Forget(&proc);
+  }
 };
 
 }  // namespace trailmap
