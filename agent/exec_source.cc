@@ -59,11 +59,16 @@ std::string WaitStatusText(int status, int* code) {
 
 const char* ExecRejectName(ExecReject reason) {
   switch (reason) {
-    case ExecReject::kBadValue: return "bad_value";
-    case ExecReject::kBadTime: return "bad_time";
-    case ExecReject::kBadField: return "bad_field";
-    case ExecReject::kTooLong: return "too_long";
-    case ExecReject::kShape: return "shape";
+    case ExecReject::kBadValue:
+      return "bad_value";
+    case ExecReject::kBadTime:
+      return "bad_time";
+    case ExecReject::kBadField:
+      return "bad_field";
+    case ExecReject::kTooLong:
+      return "too_long";
+    case ExecReject::kShape:
+      return "shape";
   }
   return "unknown";
 }
@@ -78,12 +83,16 @@ Status ValidateExecSpec(const ExecSpec& spec, std::string_view where) {
     return Status::InvalidArgument(w + ": kind must be latency, size or scalar");
   }
   if (spec.kind == MetricKind::kLatency && spec.unit != "ns") {
-    return Status::InvalidArgument(w + ": a latency metric's unit is ns (values like 10ms are "
-                                   "converted), got " + Quote(spec.unit));
+    return Status::InvalidArgument(w +
+                                   ": a latency metric's unit is ns (values like 10ms are "
+                                   "converted), got " +
+                                   Quote(spec.unit));
   }
   if (spec.kind == MetricKind::kSize && spec.unit != "B") {
-    return Status::InvalidArgument(w + ": a size metric's unit is B (values like 4KiB are "
-                                   "converted), got " + Quote(spec.unit));
+    return Status::InvalidArgument(w +
+                                   ": a size metric's unit is B (values like 4KiB are "
+                                   "converted), got " +
+                                   Quote(spec.unit));
   }
   if (spec.unit.empty() || spec.unit.size() > 32) {
     return Status::InvalidArgument(w + ": unit must be 1..32 bytes");
@@ -92,11 +101,13 @@ Status ValidateExecSpec(const ExecSpec& spec, std::string_view where) {
     return Status::InvalidArgument(w + ": fields: " + f.status().message());
   }
   if (spec.argv.empty() == spec.shell.empty()) {
-    return Status::InvalidArgument(w + ": command must be a string (run by /bin/sh -c) or a "
+    return Status::InvalidArgument(w +
+                                   ": command must be a string (run by /bin/sh -c) or a "
                                    "non-empty array of strings (run directly)");
   }
   if (spec.restart_min.count() < 10 || spec.restart_max < spec.restart_min) {
-    return Status::InvalidArgument(w + ": restart_min_ms must be at least 10 and at most "
+    return Status::InvalidArgument(w +
+                                   ": restart_min_ms must be at least 10 and at most "
                                    "restart_max_ms");
   }
   return Status::Ok();
@@ -121,12 +132,15 @@ Result<ExecEvent> ParseExecLine(std::string_view line, const ExecSpec& spec, int
       continue;
     }
     if (fields.size() > spec.fields.size()) {
-      return Refuse(ExecReject::kShape, reason, Quote(token) + " after a field: want "
-                    "'[time] value [key=value ...]'");
+      return Refuse(ExecReject::kShape, reason,
+                    Quote(token) +
+                        " after a field: want "
+                        "'[time] value [key=value ...]'");
     }
     if (n_plain == 2) {
-      return Refuse(ExecReject::kShape, reason, "more than 'time value' before the fields at " +
-                    Quote(token) + ": want '[time] value [key=value ...]'");
+      return Refuse(ExecReject::kShape, reason,
+                    "more than 'time value' before the fields at " + Quote(token) +
+                        ": want '[time] value [key=value ...]'");
     }
     plain[n_plain++] = token;
   }
@@ -138,27 +152,28 @@ Result<ExecEvent> ParseExecLine(std::string_view line, const ExecSpec& spec, int
   if (n_plain == 2) {
     double t = 0;
     if (!ToDouble(plain[0], &t)) {
-      return Refuse(ExecReject::kBadTime, reason, "time " + Quote(plain[0]) +
-                    " is not unix seconds");
+      return Refuse(ExecReject::kBadTime, reason,
+                    "time " + Quote(plain[0]) + " is not unix seconds");
     }
     const int64_t second = static_cast<int64_t>(std::floor(t));
     if (t < static_cast<double>(now - 86'400) || t > static_cast<double>(now + 60)) {
-      return Refuse(ExecReject::kBadTime, reason, "time " + Quote(plain[0]) +
-                    " is more than a day old or more than a minute ahead");
+      return Refuse(
+          ExecReject::kBadTime, reason,
+          "time " + Quote(plain[0]) + " is more than a day old or more than a minute ahead");
     }
     event.second = second;
   }
   const std::string_view value = plain[n_plain - 1];
   if (spec.kind == MetricKind::kScalar) {
     if (!ToDouble(value, &event.scalar)) {
-      return Refuse(ExecReject::kBadValue, reason, "value " + Quote(value) +
-                    " is not a finite number");
+      return Refuse(ExecReject::kBadValue, reason,
+                    "value " + Quote(value) + " is not a finite number");
     }
   } else {
     Result<uint64_t> v = ParseQuantity(value, spec.unit);
     if (!v.ok()) {
-      return Refuse(ExecReject::kBadValue, reason, "value " + Quote(value) + ": " +
-                    v.status().message());
+      return Refuse(ExecReject::kBadValue, reason,
+                    "value " + Quote(value) + ": " + v.status().message());
     }
     event.value = *v;
   }
@@ -197,7 +212,8 @@ void ExecSource::Stop() {
     stopping_ = true;
   }
   const char byte = 1;
-  if (wake_[1] >= 0 && write(wake_[1], &byte, 1) < 0) { /* already signalled: full pipe */ }
+  if (wake_[1] >= 0 && write(wake_[1], &byte, 1) < 0) { /* already signalled: full pipe */
+  }
   if (thread_.joinable()) thread_.join();
 }
 
@@ -241,8 +257,8 @@ void ExecSource::Line(std::string_view line) {
   }
   if (!event.ok()) {
     if (ShouldLog(n)) {
-      Log(name_ + ": line " + Quote(line) + " refused (" + ExecRejectName(reason) + "): " +
-          event.status().message() + " [" + std::to_string(n) + " refused so far]");
+      Log(name_ + ": line " + Quote(line) + " refused (" + ExecRejectName(reason) +
+          "): " + event.status().message() + " [" + std::to_string(n) + " refused so far]");
     }
     return;
   }
@@ -335,8 +351,8 @@ std::string ExecSource::RunOnce() {
   sigemptyset(&none);
   sigemptyset(&defaults);
   for (int sig : {SIGINT, SIGTERM, SIGPIPE, SIGHUP}) sigaddset(&defaults, sig);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   posix_spawnattr_setpgroup(&attr, 0);
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &defaults);

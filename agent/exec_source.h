@@ -47,13 +47,13 @@
 namespace trailmap {
 
 struct ExecSpec {
-  std::string metric;                       // dotted name
-  MetricKind kind = MetricKind::kLatency;   // latency, size or scalar
-  std::string unit = "ns";                  // ns for latency, B for size, anything for scalar
-  std::string description;                  // one line for the catalog
-  FieldSet fields;                          // added to every event
-  std::vector<std::string> argv;            // the command without a shell, or
-  std::string shell;                        // a command line for /bin/sh -c
+  std::string metric;                      // dotted name
+  MetricKind kind = MetricKind::kLatency;  // latency, size or scalar
+  std::string unit = "ns";                 // ns for latency, B for size, anything for scalar
+  std::string description;                 // one line for the catalog
+  FieldSet fields;                         // added to every event
+  std::vector<std::string> argv;           // the command without a shell, or
+  std::string shell;                       // a command line for /bin/sh -c
   std::chrono::milliseconds restart_min{1000};
   std::chrono::milliseconds restart_max{60000};
 };
@@ -68,9 +68,9 @@ const char* ExecRejectName(ExecReject reason);  // "bad_value", "bad_time", ...
 
 struct ExecEvent {
   int64_t second = 0;
-  uint64_t value = 0;   // latency and size
-  double scalar = 0;    // scalar
-  std::string fields;   // canonical: the spec's and the line's
+  uint64_t value = 0;  // latency and size
+  double scalar = 0;   // scalar
+  std::string fields;  // canonical: the spec's and the line's
 };
 
 // Parses one line (without its newline) read at unix second `now`. On refusal *reason says why
@@ -79,9 +79,9 @@ Result<ExecEvent> ParseExecLine(std::string_view line, const ExecSpec& spec, int
                                 ExecReject* reason);
 
 struct ExecCounters {
-  uint64_t starts = 0;        // times the command was started (or tried)
-  uint64_t exits = 0;         // of which ended (or failed to start)
-  int last_status = 0;        // exit code, or -signal, of the last run
+  uint64_t starts = 0;  // times the command was started (or tried)
+  uint64_t exits = 0;   // of which ended (or failed to start)
+  int last_status = 0;  // exit code, or -signal, of the last run
   uint64_t lines_accepted = 0;
   uint64_t lines_rejected = 0;
   std::array<uint64_t, kExecRejectClasses> rejected_by_reason{};
@@ -123,8 +123,8 @@ class ExecSource {
   const ExecSpec spec_;
   const ExecSourceOptions options_;
   Bucketizer* const bucketizer_;
-  SeriesDef series_;  // the spec's metric; fields set per event
-  std::string name_;  // for the log: "exec METRIC"
+  SeriesDef series_;        // the spec's metric; fields set per event
+  std::string name_;        // for the log: "exec METRIC"
   int wake_[2] = {-1, -1};  // a pipe: Stop() writes, the runner's poll wakes
 
   mutable std::mutex mu_;

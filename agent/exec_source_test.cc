@@ -27,7 +27,8 @@ ExecSpec LatencySpec() {
 std::string Parse(std::string_view line, const ExecSpec& spec) {
   ExecReject reason = ExecReject::kShape;
   Result<ExecEvent> e = ParseExecLine(line, spec, kNow, &reason);
-  if (!e.ok()) return std::string("refused ") + ExecRejectName(reason) + ": " + e.status().message();
+  if (!e.ok())
+    return std::string("refused ") + ExecRejectName(reason) + ": " + e.status().message();
   return std::to_string(e->second) + " " +
          (spec.kind == MetricKind::kScalar ? std::to_string(e->scalar) : std::to_string(e->value)) +
          " " + e->fields;
@@ -42,16 +43,19 @@ TEST(ExecLine, Table) {
       {"1699999990.75 1.5s op=read", "1699999990 1500000000 op=read,source=bpf"},
       {"", "refused shape: no value: want '[time] value [key=value ...]'"},
       {"op=read", "refused shape: no value: want '[time] value [key=value ...]'"},
-      {"1 2 3", "refused shape: more than 'time value' before the fields at '3': want '[time] "
-                "value [key=value ...]'"},
-      {"5ms op=read 7ms", "refused shape: '7ms' after a field: want '[time] value [key=value "
-                          "...]'"},
+      {"1 2 3",
+       "refused shape: more than 'time value' before the fields at '3': want '[time] "
+       "value [key=value ...]'"},
+      {"5ms op=read 7ms",
+       "refused shape: '7ms' after a field: want '[time] value [key=value "
+       "...]'"},
       {"fast", "refused bad_value: value 'fast': "},
       {"-5ms", "refused bad_value: value '-5ms': "},
       {"99999999999999999999999ms", "refused bad_value: value '99999999999999999999999ms': "},
       {"yesterday 5ms", "refused bad_time: time 'yesterday' is not unix seconds"},
-      {"1600000000 5ms", "refused bad_time: time '1600000000' is more than a day old or more "
-                         "than a minute ahead"},
+      {"1600000000 5ms",
+       "refused bad_time: time '1600000000' is more than a day old or more "
+       "than a minute ahead"},
       {"5ms op=a,b", "refused bad_field: field 'op' value has a space, ',' or non-printable byte"},
       {"5ms source=x", "refused bad_field: "},  // repeats the spec's field
       {"5ms b@d=1", "refused bad_field: field key 'b@d' has a character outside [A-Za-z0-9_.-]"},
@@ -146,8 +150,8 @@ TEST(ExecSource, ArgvRunsWithoutAShellAndTheLastLineNeedsNoNewline) {
   spec.restart_min = std::chrono::milliseconds(5000);
   ExecSource source(spec, {}, &b);
   source.Start();
-  ASSERT_TRUE(WaitUntil([&source] { return source.counters().exits == 1; },
-                        std::chrono::seconds(10)));
+  ASSERT_TRUE(
+      WaitUntil([&source] { return source.counters().exits == 1; }, std::chrono::seconds(10)));
   source.Stop();
   const ExecCounters c = source.counters();
   EXPECT_EQ(c.lines_accepted, 2u);  // "k=$HOME;x" is a valid field value, taken literally
@@ -185,8 +189,8 @@ TEST(ExecSource, ACommandThatCannotStartIsRetried) {
   spec.restart_max = std::chrono::milliseconds(20);
   ExecSource source(spec, {}, &b);
   source.Start();
-  ASSERT_TRUE(WaitUntil([&source] { return source.counters().exits >= 2; },
-                        std::chrono::seconds(5)));
+  ASSERT_TRUE(
+      WaitUntil([&source] { return source.counters().exits >= 2; }, std::chrono::seconds(5)));
   source.Stop();
   EXPECT_EQ(source.counters().last_status, 127);
 }
@@ -203,8 +207,8 @@ TEST(ExecSource, ScalarLastLineOfASecondWins) {
   options.clock = [] { return kNow; };
   ExecSource source(spec, options, &b);
   source.Start();
-  ASSERT_TRUE(WaitUntil([&source] { return source.counters().exits == 1; },
-                        std::chrono::seconds(10)));
+  ASSERT_TRUE(
+      WaitUntil([&source] { return source.counters().exits == 1; }, std::chrono::seconds(10)));
   source.Stop();
   CompletedSeconds done = b.TakeAll();
   ASSERT_EQ(done.seconds.size(), 1u);

@@ -50,8 +50,10 @@ void ProcSource::CollectHost(int64_t second, double dt) {
       if (p.cpu) {
         const procfs::CpuTimes& a = *p.cpu;
         const procfs::CpuTimes& b = *cpu;
-        const uint64_t before[] = {a.user, a.nice, a.system, a.idle, a.iowait, a.irq, a.softirq, a.steal};
-        const uint64_t after[] = {b.user, b.nice, b.system, b.idle, b.iowait, b.irq, b.softirq, b.steal};
+        const uint64_t before[] = {a.user,   a.nice, a.system,  a.idle,
+                                   a.iowait, a.irq,  a.softirq, a.steal};
+        const uint64_t after[] = {b.user,   b.nice, b.system,  b.idle,
+                                  b.iowait, b.irq,  b.softirq, b.steal};
         uint64_t total = 0;
         bool back = false;
         for (size_t i = 0; i < 8; ++i) {
@@ -63,8 +65,9 @@ void ProcSource::CollectHost(int64_t second, double dt) {
         } else if (total > 0) {
           for (size_t i = 0; i < 8; ++i) {
             fields_.assign("mode=").append(kModes[i]);
-            Emit("cpu.usage", fields_, 100.0 * static_cast<double>(after[i] - before[i]) /
-                                           static_cast<double>(total), second);
+            Emit("cpu.usage", fields_,
+                 100.0 * static_cast<double>(after[i] - before[i]) / static_cast<double>(total),
+                 second);
           }
         }
       }
@@ -91,7 +94,8 @@ void ProcSource::CollectHost(int64_t second, double dt) {
       }
     } else if (missing) {
       p.no_host_schedstat = true;
-      Unavailable(options_.root + "/schedstat: absent (a kernel without CONFIG_SCHEDSTATS); "
+      Unavailable(options_.root +
+                  "/schedstat: absent (a kernel without CONFIG_SCHEDSTATS); "
                   "cpu.host.runq.latency is off");
     }
   }
@@ -102,7 +106,8 @@ void ProcSource::CollectHost(int64_t second, double dt) {
     } else {
       double r = 0;
       if (p.vm && dt > 0) {
-        if (Rate(vm->pgmajfault, p.vm->pgmajfault, dt, &p.resets, &r)) Emit("mem.pgmajfault", "", r, second);
+        if (Rate(vm->pgmajfault, p.vm->pgmajfault, dt, &p.resets, &r))
+          Emit("mem.pgmajfault", "", r, second);
         if (Rate(vm->pgscan, p.vm->pgscan, dt, &p.resets, &r)) Emit("mem.pgscan", "", r, second);
         if (Rate(vm->pgsteal, p.vm->pgsteal, dt, &p.resets, &r)) Emit("mem.pgsteal", "", r, second);
       }
@@ -120,10 +125,14 @@ void ProcSource::CollectHost(int64_t second, double dt) {
           const procfs::NetDevice& o = it->second;
           fields_.assign("interface=").append(procfs::FieldSafeName(d.name));
           double r = 0;
-          if (Rate(d.rx_bytes, o.rx_bytes, dt, &p.resets, &r)) Emit("net.rx.bytes", fields_, r, second);
-          if (Rate(d.tx_bytes, o.tx_bytes, dt, &p.resets, &r)) Emit("net.tx.bytes", fields_, r, second);
-          if (Rate(d.rx_packets, o.rx_packets, dt, &p.resets, &r)) Emit("net.rx.packets", fields_, r, second);
-          if (Rate(d.tx_packets, o.tx_packets, dt, &p.resets, &r)) Emit("net.tx.packets", fields_, r, second);
+          if (Rate(d.rx_bytes, o.rx_bytes, dt, &p.resets, &r))
+            Emit("net.rx.bytes", fields_, r, second);
+          if (Rate(d.tx_bytes, o.tx_bytes, dt, &p.resets, &r))
+            Emit("net.tx.bytes", fields_, r, second);
+          if (Rate(d.rx_packets, o.rx_packets, dt, &p.resets, &r))
+            Emit("net.rx.packets", fields_, r, second);
+          if (Rate(d.tx_packets, o.tx_packets, dt, &p.resets, &r))
+            Emit("net.tx.packets", fields_, r, second);
         }
         it->second = d;
       }
@@ -143,8 +152,10 @@ void ProcSource::CollectHost(int64_t second, double dt) {
           double r = 0;
           if (Rate(d.reads, o.reads, dt, &p.resets, &r)) Emit("disk.reads", fields_, r, second);
           if (Rate(d.writes, o.writes, dt, &p.resets, &r)) Emit("disk.writes", fields_, r, second);
-          if (Rate(d.read_sectors, o.read_sectors, dt, &p.resets, &r)) Emit("disk.read_bytes", fields_, r * 512, second);
-          if (Rate(d.write_sectors, o.write_sectors, dt, &p.resets, &r)) Emit("disk.write_bytes", fields_, r * 512, second);
+          if (Rate(d.read_sectors, o.read_sectors, dt, &p.resets, &r))
+            Emit("disk.read_bytes", fields_, r * 512, second);
+          if (Rate(d.write_sectors, o.write_sectors, dt, &p.resets, &r))
+            Emit("disk.write_bytes", fields_, r * 512, second);
           if (d.reads + d.writes > o.reads + o.writes && d.io_ticks_ms >= o.io_ticks_ms) {
             Emit("disk.service_time", fields_,
                  1e6 * static_cast<double>(d.io_ticks_ms - o.io_ticks_ms) /

@@ -23,25 +23,35 @@ struct MetricInfo {
 
 // The table in the header, as SeriesDefs (descriptions travel to the aggregator's catalog).
 constexpr MetricInfo kMetrics[] = {
-    {"cpu.usage", MetricKind::kScalar, "%", "share of all CPUs' time spent in each mode (/proc/stat)"},
-    {"cpu.process.usage", MetricKind::kScalar, "%", "CPU time of the processes of one name, % of one CPU"},
-    {"cpu.runq.latency", MetricKind::kLatency, "ns", "run-queue wait per timeslice, per process name (/proc/PID/schedstat)"},
-    {"cpu.host.runq.latency", MetricKind::kLatency, "ns", "run-queue wait per timeslice, whole host (/proc/schedstat)"},
+    {"cpu.usage", MetricKind::kScalar, "%",
+     "share of all CPUs' time spent in each mode (/proc/stat)"},
+    {"cpu.process.usage", MetricKind::kScalar, "%",
+     "CPU time of the processes of one name, % of one CPU"},
+    {"cpu.runq.latency", MetricKind::kLatency, "ns",
+     "run-queue wait per timeslice, per process name (/proc/PID/schedstat)"},
+    {"cpu.host.runq.latency", MetricKind::kLatency, "ns",
+     "run-queue wait per timeslice, whole host (/proc/schedstat)"},
     {"mem.rss", MetricKind::kScalar, "B", "resident memory of the processes of one name"},
     {"mem.rss.total", MetricKind::kScalar, "B", "resident memory summed over every process"},
-    {"mem.virtual", MetricKind::kScalar, "B", "virtual memory reserved by the processes of one name"},
+    {"mem.virtual", MetricKind::kScalar, "B",
+     "virtual memory reserved by the processes of one name"},
     {"mem.limit", MetricKind::kScalar, "B", "the agent's cgroup memory limit (max RSS)"},
-    {"mem.pgmajfault", MetricKind::kScalar, "pages/s", "major page faults: pages paged in (/proc/vmstat)"},
+    {"mem.pgmajfault", MetricKind::kScalar, "pages/s",
+     "major page faults: pages paged in (/proc/vmstat)"},
     {"mem.pgscan", MetricKind::kScalar, "pages/s", "pages scanned for reclaim (/proc/vmstat)"},
     {"mem.pgsteal", MetricKind::kScalar, "pages/s", "pages reclaimed (/proc/vmstat)"},
     {"net.rx.bytes", MetricKind::kScalar, "B/s", "bytes received per interface (/proc/net/dev)"},
     {"net.tx.bytes", MetricKind::kScalar, "B/s", "bytes sent per interface (/proc/net/dev)"},
     {"net.rx.packets", MetricKind::kScalar, "packets/s", "packets received per interface"},
     {"net.tx.packets", MetricKind::kScalar, "packets/s", "packets sent per interface"},
-    {"fs.process.reads", MetricKind::kScalar, "ops/s", "read syscalls of the processes of one name (/proc/PID/io)"},
-    {"fs.process.writes", MetricKind::kScalar, "ops/s", "write syscalls of the processes of one name"},
-    {"fs.process.read_bytes", MetricKind::kScalar, "B/s", "bytes read by the processes of one name (rchar)"},
-    {"fs.process.write_bytes", MetricKind::kScalar, "B/s", "bytes written by the processes of one name (wchar)"},
+    {"fs.process.reads", MetricKind::kScalar, "ops/s",
+     "read syscalls of the processes of one name (/proc/PID/io)"},
+    {"fs.process.writes", MetricKind::kScalar, "ops/s",
+     "write syscalls of the processes of one name"},
+    {"fs.process.read_bytes", MetricKind::kScalar, "B/s",
+     "bytes read by the processes of one name (rchar)"},
+    {"fs.process.write_bytes", MetricKind::kScalar, "B/s",
+     "bytes written by the processes of one name (wchar)"},
     {"fs.size", MetricKind::kScalar, "B", "size of each mounted filesystem (statvfs)"},
     {"fs.used", MetricKind::kScalar, "B", "space used on each mounted filesystem"},
     {"fs.free", MetricKind::kScalar, "B", "space free on each mounted filesystem"},
@@ -50,7 +60,8 @@ constexpr MetricInfo kMetrics[] = {
     {"disk.writes", MetricKind::kScalar, "ops/s", "writes completed per disk"},
     {"disk.read_bytes", MetricKind::kScalar, "B/s", "bytes read per disk"},
     {"disk.write_bytes", MetricKind::kScalar, "B/s", "bytes written per disk"},
-    {"disk.service_time", MetricKind::kScalar, "ns", "average service time per I/O: time busy / ops"},
+    {"disk.service_time", MetricKind::kScalar, "ns",
+     "average service time per I/O: time busy / ops"},
 };
 
 }  // namespace
@@ -100,11 +111,11 @@ void ProcSource::Loop() {
         duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
     int64_t at = (now_ms / interval + 1) * interval - offset;
     if (at - now_ms < 10) at += interval;  // just ran this interval's pass
-    wake_.wait_until(lock, system_clock::time_point(milliseconds(at)), [this] { return stopping_; });
+    wake_.wait_until(lock, system_clock::time_point(milliseconds(at)),
+                     [this] { return stopping_; });
     if (stopping_) break;
     lock.unlock();
-    const int64_t second =
-        duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
+    const int64_t second = duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
     try {
       Collect(second, steady_clock::now());
     } catch (const std::exception& e) {  // a bug; keep the agent's other sources running
@@ -188,7 +199,8 @@ bool ProcSource::ReadKept(int* fd, int dirfd, const char* path) {
           " (skipped; the first few are logged)");
     }
     if (error == EMFILE || error == ENFILE) {
-      Unavailable("out of file descriptors for /proc/PID files (" + std::string(std::strerror(error)) +
+      Unavailable("out of file descriptors for /proc/PID files (" +
+                  std::string(std::strerror(error)) +
                   "); processes are skipped: raise RLIMIT_NOFILE");
     }
   }
@@ -235,10 +247,10 @@ void ProcSource::Collect(int64_t second, std::chrono::steady_clock::time_point n
   counters_.unreadable = p.unreadable;
   counters_.parse_errors = p.parse_errors;
   counters_.resets = p.resets;
-  counters_.last_pass_us = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
-                                                            started)
-          .count());
+  counters_.last_pass_us =
+      static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                std::chrono::steady_clock::now() - started)
+                                .count());
 }
 
 }  // namespace trailmap

@@ -73,6 +73,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -83,7 +84,7 @@
 namespace trailmap {
 
 struct ProcSourceOptions {
-  std::string root = "/proc";                 // where stat, PID/..., net/dev ... are read
+  std::string root = "/proc";                  // where stat, PID/..., net/dev ... are read
   std::string cgroup_root = "/sys/fs/cgroup";  // where the memory limit is looked for
   std::chrono::milliseconds interval{1000};    // between passes; 1000..3600000 in the config
   bool per_process = true;                     // false: host-wide metrics only (no PID files)
@@ -119,8 +120,8 @@ class ProcSource {
   ProcCounters counters() const;
 
  private:
-  struct Prev;      // the counters of the previous pass, per host, device and pid
-  struct PerName;   // one process name's sums within a pass
+  struct Prev;     // the counters of the previous pass, per host, device and pid
+  struct PerName;  // one process name's sums within a pass
   void CollectHost(int64_t second, double dt);
   void CollectProcesses(int64_t second, double dt);
   void CollectMounts(int64_t second);
@@ -146,7 +147,8 @@ class ProcSource {
   std::string fields_;  // scratch: a canonical field set
   std::string name_;    // scratch: a process name
   int last_error_ = 0;  // errno of the last ReadKept that failed
-  std::unordered_map<std::string, SeriesDef> defs_;  // metric -> its SeriesDef (fields reused)
+  // metric (the static names in proc_source.cc) -> its SeriesDef, whose fields are reused.
+  std::unordered_map<std::string_view, SeriesDef> defs_;
   long page_size_, ticks_per_second_;
 
   mutable std::mutex mu_;

@@ -96,7 +96,8 @@ TEST(ProcSource, FixtureTreeGivesExactRates) {
   // Pass 1.
   t.Write("proc/stat", "cpu  100 0 100 800 0 0 0 0 0 0\n");
   t.Write("proc/vmstat", "pgmajfault 10\npgscan_kswapd 5\npgsteal_kswapd 2\n");
-  t.Write("proc/net/dev", std::string(kNetHeader) + " eth0: 1000 10 0 0 0 0 0 0 500 5 0 0 0 0 0 0\n");
+  t.Write("proc/net/dev",
+          std::string(kNetHeader) + " eth0: 1000 10 0 0 0 0 0 0 500 5 0 0 0 0 0 0\n");
   t.Write("proc/diskstats",
           " 254 0 vda 100 0 800 0 50 0 400 0 0 1000 0\n 254 1 vda1 1 0 8 0 1 0 8 0 0 1 0\n");
   t.Write("proc/self/mounts", "/dev/vda / ext4 rw 0 0\nproc /proc proc rw 0 0\n");
@@ -136,9 +137,10 @@ TEST(ProcSource, FixtureTreeGivesExactRates) {
 
   // Pass 2, two seconds later: every counter moved; pid 11 was replaced by a new process
   // with the same pid (another start time), so it yields gauges but no rate.
-  t.Write("proc/stat", "cpu  150 0 130 1000 20 0 0 0 0 0\n");  // +300 jiffies
+  t.Write("proc/stat", "cpu  150 0 130 1000 20 0 0 0 0 0\n");                    // +300 jiffies
   t.Write("proc/vmstat", "pgmajfault 30\npgscan_kswapd 5\npgsteal_kswapd 1\n");  // steal reset
-  t.Write("proc/net/dev", std::string(kNetHeader) + " eth0: 3000 30 0 0 0 0 0 0 900 9 0 0 0 0 0 0\n");
+  t.Write("proc/net/dev",
+          std::string(kNetHeader) + " eth0: 3000 30 0 0 0 0 0 0 900 9 0 0 0 0 0 0\n");
   t.Write("proc/diskstats",
           " 254 0 vda 140 0 1200 0 70 0 800 0 0 1600 0\n 254 1 vda1 1 0 8 0 1 0 8 0 0 1 0\n");
   t.Write("proc/schedstat", "version 15\ncpu0 0 0 0 0 0 0 3000 9000 30\n");
@@ -179,7 +181,7 @@ TEST(ProcSource, FixtureTreeGivesExactRates) {
   EXPECT_DOUBLE_EQ(second.scalars["disk.read_bytes{device=vda}"], 200.0 * 512);
   EXPECT_DOUBLE_EQ(second.scalars["disk.write_bytes{device=vda}"], 200.0 * 512);
   EXPECT_DOUBLE_EQ(second.scalars["disk.service_time{device=vda}"], 600e6 / 60);  // 10 ms
-  EXPECT_FALSE(second.has("disk.reads{device=vda1}"));  // a partition
+  EXPECT_FALSE(second.has("disk.reads{device=vda1}"));                            // a partition
   EXPECT_EQ(source.counters().parse_errors, 0u);
 }
 

@@ -98,7 +98,8 @@ Result<PidStat> ParsePidStat(std::string_view text) {
     // Fields 4..13 and 16..21 include signed ones (priority, nice, tty_nr); only their presence
     // matters here.
     if (target == &ignored) {
-      if (token.empty()) return BadNumber("/proc/PID/stat", 1, "field " + std::to_string(field), token);
+      if (token.empty())
+        return BadNumber("/proc/PID/stat", 1, "field " + std::to_string(field), token);
       continue;
     }
     if (!ToU64(token, target)) {
@@ -174,8 +175,8 @@ Result<VmStat> ParseVmstat(std::string_view text) {
     } else if (key == "pgscan_kswapd" || key == "pgscan_direct" || key == "pgscan_khugepaged" ||
                key == "pgscan_proactive") {
       target = &vm.pgscan;
-    } else if (key == "pgsteal_kswapd" || key == "pgsteal_direct" ||
-               key == "pgsteal_khugepaged" || key == "pgsteal_proactive") {
+    } else if (key == "pgsteal_kswapd" || key == "pgsteal_direct" || key == "pgsteal_khugepaged" ||
+               key == "pgsteal_proactive") {
       target = &vm.pgsteal;
     } else {
       continue;
@@ -203,9 +204,9 @@ Result<std::vector<NetDevice>> ParseNetDev(std::string_view text) {
     std::string_view values = line.substr(colon + 1);
     // rx: bytes packets errs drop fifo frame compressed multicast; tx: bytes packets ...
     uint64_t v[10] = {};
-    static constexpr const char* kNames[] = {"rx bytes", "rx packets", "rx errs", "rx drop",
-                                             "rx fifo",  "rx frame",   "rx compressed",
-                                             "rx multicast", "tx bytes", "tx packets"};
+    static constexpr const char* kNames[] = {
+        "rx bytes", "rx packets",    "rx errs",      "rx drop",  "rx fifo",
+        "rx frame", "rx compressed", "rx multicast", "tx bytes", "tx packets"};
     for (int i = 0; i < 10; ++i) {
       if (Status s = Take("/proc/net/dev", n, kNames[i], &values, &v[i]); !s.ok()) return s;
     }
@@ -268,9 +269,10 @@ namespace {
 std::string Unescape(std::string_view s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] >= '0' && s[i + 1] <= '3' &&
-        s[i + 2] >= '0' && s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
-      out.push_back(static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0')));
+    if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] >= '0' && s[i + 1] <= '3' && s[i + 2] >= '0' &&
+        s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
+      out.push_back(
+          static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0')));
       i += 3;
     } else {
       out.push_back(s[i]);
@@ -300,10 +302,11 @@ Result<std::vector<Mount>> ParseMounts(std::string_view text) {
 
 bool IsPseudoFilesystem(std::string_view fstype) {
   static constexpr std::string_view kPseudo[] = {
-      "proc",      "sysfs",   "cgroup",     "cgroup2",   "devpts",    "devtmpfs", "tmpfs",
-      "mqueue",    "debugfs", "tracefs",    "securityfs", "pstore",   "bpf",      "configfs",
-      "fusectl",   "hugetlbfs", "autofs",   "binfmt_misc", "nsfs",    "rpc_pipefs", "selinuxfs",
-      "efivarfs",  "ramfs",   "squashfs",   "overlay_none", "fuse.gvfsd-fuse", "rootfs", "none"};
+      "proc",         "sysfs",           "cgroup",    "cgroup2",   "devpts",     "devtmpfs",
+      "tmpfs",        "mqueue",          "debugfs",   "tracefs",   "securityfs", "pstore",
+      "bpf",          "configfs",        "fusectl",   "hugetlbfs", "autofs",     "binfmt_misc",
+      "nsfs",         "rpc_pipefs",      "selinuxfs", "efivarfs",  "ramfs",      "squashfs",
+      "overlay_none", "fuse.gvfsd-fuse", "rootfs",    "none"};
   for (std::string_view p : kPseudo) {
     if (fstype == p) return true;
   }

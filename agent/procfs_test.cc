@@ -58,8 +58,8 @@ TEST(PidStat, ReadsTheFieldsThatMatter) {
 
 TEST(PidStat, NamesWithSpacesAndParentheses) {
   // The name runs to the LAST ')': "(a) b)" is "a) b", and the fields after it still line up.
-  Result<PidStat> s = ParsePidStat(
-      "42 ((a) b)) S 1 1 1 0 -1 0 0 0 0 0 11 22 0 0 20 0 1 0 99 4096 2 0 0\n");
+  Result<PidStat> s =
+      ParsePidStat("42 ((a) b)) S 1 1 1 0 -1 0 0 0 0 0 11 22 0 0 20 0 1 0 99 4096 2 0 0\n");
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->comm, "(a) b)");
   EXPECT_EQ(s->utime, 11u);
@@ -77,10 +77,9 @@ TEST(PidStat, HostileInput) {
   // Truncated after utime: stime is missing.
   EXPECT_EQ(ParsePidStat("42 (a) S 1 1 1 0 -1 0 0 0 0 0 11").status().message(),
             "/proc/PID/stat line 1: field 'field 15': missing");
-  EXPECT_EQ(ParsePidStat("42 (a) S 1 1 1 0 -1 0 0 0 0 0 -11 0 0 0 20 0 1 0 9 8 1")
-                .status()
-                .message(),
-            "/proc/PID/stat line 1: field 'field 14': '-11' is not a number");
+  EXPECT_EQ(
+      ParsePidStat("42 (a) S 1 1 1 0 -1 0 0 0 0 0 -11 0 0 0 20 0 1 0 9 8 1").status().message(),
+      "/proc/PID/stat line 1: field 'field 14': '-11' is not a number");
   EXPECT_FALSE(ParsePidStat("42 (a)").ok());
   EXPECT_FALSE(ParsePidStat(")(").ok());
 }

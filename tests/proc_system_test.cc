@@ -56,8 +56,8 @@ TEST(ProcSystem, AgentShipsProcScalarsAndExecLatencies) {
 
   // cpu.usage: for every second the host has, the eight modes are each in [0, 100] and sum to
   // 100; at least three such seconds arrived.
-  static constexpr const char* kModes[] = {"user", "nice", "system", "idle",
-                                           "iowait", "irq", "softirq", "steal"};
+  static constexpr const char* kModes[] = {"user",   "nice", "system",  "idle",
+                                           "iowait", "irq",  "softirq", "steal"};
   int complete_seconds = 0;
   for (int64_t s = from; s < to; ++s) {
     double sum = 0;
