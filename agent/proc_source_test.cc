@@ -296,7 +296,9 @@ TEST(ProcSourceRealProc, PlausibleAndConsistentWithProcAndPs) {
   ASSERT_TRUE(got.has("cpu.process.usage{execname=tm-burn}"));
   const double burn = got.scalars["cpu.process.usage{execname=tm-burn}"];
   EXPECT_NEAR(burn, direct, 10.0) << "direct " << direct;
-  EXPECT_GE(burn, 25.0);   // a spinning process gets a real share even on a busy machine
+  // ~100 on an idle machine; the CI machine shares 2 cores between many jobs, so only "it ran"
+  // is asserted here, and the exact figure is checked against /proc/PID/stat above.
+  EXPECT_GE(burn, 5.0);
   EXPECT_LE(burn, 105.0);  // one thread cannot use more than one CPU (+ tick rounding)
 
   // The 64 MiB child: at least 64 MiB, and what ps says. ps reads VmRSS from /proc/PID/status
