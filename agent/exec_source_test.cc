@@ -216,5 +216,24 @@ TEST(ExecSource, ScalarLastLineOfASecondWins) {
   EXPECT_EQ(done.seconds[0].scalars[0].value, 9.0);
 }
 
+TEST(ExecSource, OverlongLinesAreRefusedAndTheNextLineIsRead) {
+  Bucketizer b;
+  ExecSpec spec = LatencySpec();
+  // 10,000 bytes without a newline in between (longer than max_line 4096, and longer than one
+  // read), then a good line.
+  spec.shell = "head -c 10000 /dev/zero | tr '\\0' 7; echo; echo 2ms";
+  spec.restart_min = std::chrono::milliseconds(5000);
+  ExecSource source(spec, {}, &b);
+  source.Start();
+  ASSERT_TRUE(
+      WaitUntil([&source] { return source.counters().exits == 1; }, std::chrono::seconds(10)));
+  source.Stop();
+  const ExecCounters c = source.counters();
+  EXPECT_EQ(c.lines_rejected, 1u);
+  EXPECT_EQ(c.rejected_by_reason[static_cast<size_t>(ExecReject::kTooLong)], 1u);
+  EXPECT_EQ(c.lines_accepted, 1u);
+  EXPECT_EQ(HistogramCounts(&b).at("syscall.latency{source=bpf}"), 1u);
+}
+
 }  // namespace
 }  // namespace trailmap

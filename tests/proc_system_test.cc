@@ -39,10 +39,15 @@ TEST(ProcSystem, AgentShipsProcScalarsAndExecLatencies) {
               {"--exec",
                "metric=probe.latency,field.probe=sh,command=while true; do echo 5ms op=tick; "
                "echo 'not-a-number op=tick'; sleep 0.25; done"});
+  // A second host with the proc source off, shipping to the same aggregator.
+  Agent quiet(dir, "noproc-host", agg.ingest(), {"--no-proc"});
   // Long enough for 3+ complete passes (the first gives gauges only) to be shipped and acked.
   std::this_thread::sleep_for(5s);
   agent.process().Kill(SIGTERM);
   ASSERT_EQ(agent.process().Wait(), 0) << agent.process().Stderr();
+  quiet.process().Kill(SIGTERM);
+  ASSERT_EQ(quiet.process().Wait(), 0) << quiet.process().Stderr();
+  EXPECT_NE(quiet.process().Stderr().find("proc off"), std::string::npos);
   const int64_t to = NowSecond() + 1;
   const std::string agent_log = agent.process().Stderr();
   EXPECT_NE(agent_log.find("proc every 1000 ms from /proc"), std::string::npos) << agent_log;
@@ -88,8 +93,11 @@ TEST(ProcSystem, AgentShipsProcScalarsAndExecLatencies) {
     EXPECT_LT(*own, 1 << 30);
   }
   EXPECT_GE(complete_seconds, 3);
-  // No other host got them.
-  EXPECT_FALSE(store.ScalarAt("cpu.usage", "proc-host-2", "mode=user", from + 2).has_value());
+  // The host with --no-proc has none.
+  for (int64_t s = from; s < to; ++s) {
+    EXPECT_FALSE(store.ScalarAt("cpu.usage", "noproc-host", "mode=idle", s).has_value()) << s;
+    EXPECT_FALSE(store.ScalarAt("mem.rss.total", "noproc-host", "", s).has_value()) << s;
+  }
 
   // The exec command's good lines arrived as a latency histogram of 5 ms values.
   HistogramQuery q;
