@@ -42,6 +42,99 @@ std::vector<std::string> SplitList(std::string_view text) {
   return out;
 }
 
+
+Result<MetricKind> ParseKind(std::string_view text) {
+  if (text == "latency") return MetricKind::kLatency;
+  if (text == "size") return MetricKind::kSize;
+  if (text == "scalar") return MetricKind::kScalar;
+  return Status::InvalidArgument("kind " + Quote(text) + " is not latency, size or scalar");
+}
+
+// The unit a kind implies when none is given ("" for scalar: it must be given).
+std::string DefaultUnit(MetricKind kind) {
+  return kind == MetricKind::kLatency ? "ns" : kind == MetricKind::kSize ? "B" : "";
+}
+
+Status ParseProcTable(const toml::table& t, const std::string& where, ProcConfig* proc) {
+  for (auto&& [key, node] : t) {
+    const std::string k(key.str());
+    const std::string name = "proc." + k;
+    if (k == "enabled" || k == "per_process") {
+      const std::optional<bool> v = node.value_exact<bool>();
+      if (!v) return Status::InvalidArgument(where + name + " must be true or false");
+      (k == "enabled" ? proc->enabled : proc->per_process) = *v;
+    } else if (k == "interval_ms" || k == "max_process_names") {
+      const std::optional<int64_t> v = node.value_exact<int64_t>();
+      if (!v) return Status::InvalidArgument(where + name + " must be an integer");
+      (k == "interval_ms" ? proc->interval_ms : proc->max_process_names) = *v;
+    } else if (k == "root" || k == "cgroup_root") {
+      const std::optional<std::string> v = node.value<std::string>();
+      if (!v) return Status::InvalidArgument(where + name + " must be a string");
+      (k == "root" ? proc->root : proc->cgroup_root) = *v;
+    } else {
+      return Status::InvalidArgument(where + "unknown key " + Quote(name) +
+                                     " (known: enabled, interval_ms, root, cgroup_root, "
+                                     "per_process, max_process_names)");
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseExecTable(const toml::table& t, const std::string& where, ExecSpec* spec) {
+  bool unit_given = false;
+  for (auto&& [key, node] : t) {
+    const std::string k(key.str());
+    const std::string name = where + k;
+    if (k == "metric" || k == "kind" || k == "unit" || k == "description") {
+      const std::optional<std::string> v = node.value<std::string>();
+      if (!v) return Status::InvalidArgument(name + " must be a string");
+      if (k == "metric") spec->metric = *v;
+      if (k == "description") spec->description = *v;
+      if (k == "unit") {
+        spec->unit = *v;
+        unit_given = true;
+      }
+      if (k == "kind") {
+        Result<MetricKind> kind = ParseKind(*v);
+        if (!kind.ok()) return Status::InvalidArgument(name + ": " + kind.status().message());
+        spec->kind = *kind;
+      }
+    } else if (k == "command") {
+      if (const std::optional<std::string> v = node.value<std::string>()) {
+        spec->shell = *v;
+      } else if (const toml::array* a = node.as_array(); a != nullptr && !a->empty()) {
+        for (const toml::node& item : *a) {
+          const std::optional<std::string> arg = item.value<std::string>();
+          if (!arg) return Status::InvalidArgument(name + " must be a string or an array of strings");
+          spec->argv.push_back(*arg);
+        }
+      } else {
+        return Status::InvalidArgument(name + " must be a string (run by /bin/sh -c) or a "
+                                       "non-empty array of strings (run directly)");
+      }
+    } else if (k == "fields") {
+      const toml::table* f = node.as_table();
+      if (f == nullptr) return Status::InvalidArgument(name + " must be a table of key = \"value\"");
+      for (auto&& [fk, fv] : *f) {
+        const std::optional<std::string> v = fv.value<std::string>();
+        if (!v) return Status::InvalidArgument(name + "." + std::string(fk.str()) + " must be a string");
+        spec->fields.emplace_back(std::string(fk.str()), *v);
+      }
+    } else if (k == "restart_min_ms" || k == "restart_max_ms") {
+      const std::optional<int64_t> v = node.value_exact<int64_t>();
+      if (!v) return Status::InvalidArgument(name + " must be an integer");
+      (k == "restart_min_ms" ? spec->restart_min : spec->restart_max) =
+          std::chrono::milliseconds(*v);
+    } else {
+      return Status::InvalidArgument(where + "unknown key " + Quote(k) +
+                                     " (known: metric, kind, unit, description, command, fields, "
+                                     "restart_min_ms, restart_max_ms)");
+    }
+  }
+  if (!unit_given) spec->unit = DefaultUnit(spec->kind);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<HostPort> ParseHostPort(std::string_view text) {
@@ -146,10 +239,27 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
                        : k == "window"     ? &config->window
                                            : &config->ack_timeout_ms;
       *field = *v;
+    } else if (k == "proc") {
+      const toml::table* t = node.as_table();
+      if (t == nullptr) return want("a table ([proc])");
+      if (Status s = ParseProcTable(*t, where, &config->proc); !s.ok()) return s;
+    } else if (k == "exec") {
+      const toml::array* a = node.as_array();
+      if (a == nullptr) return want("an array of tables ([[exec]])");
+      for (const toml::node& item : *a) {
+        const toml::table* t = item.as_table();
+        if (t == nullptr) return want("an array of tables ([[exec]])");
+        ExecSpec spec;
+        const std::string here =
+            where + "exec[" + std::to_string(config->exec.size()) + "].";
+        if (Status s = ParseExecTable(*t, here, &spec); !s.ok()) return s;
+        config->exec.push_back(std::move(spec));
+      }
     } else {
       return Status::InvalidArgument(where + "unknown key " + Quote(k) +
                                      " (known: host, labels, aggregators, statsd, flush_ms, "
-                                     "max_series, max_queued, window, ack_timeout_ms)");
+                                     "max_series, max_queued, window, ack_timeout_ms, [proc], "
+                                     "[[exec]])");
     }
   }
   return Status::Ok();
@@ -161,6 +271,55 @@ Status LoadAgentConfigFile(const std::string& path, AgentConfig* config) {
   std::stringstream text;
   text << in.rdbuf();
   return ParseAgentConfig(text.str(), path, config);
+}
+
+Result<ExecSpec> ParseExecFlag(std::string_view text) {
+  ExecSpec spec;
+  bool unit_given = false;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    if (rest.substr(0, 8) == "command=") {
+      spec.shell = std::string(rest.substr(8));
+      break;
+    }
+    const size_t comma = rest.find(',');
+    const std::string_view part = rest.substr(0, comma);
+    rest.remove_prefix(comma == std::string_view::npos ? rest.size() : comma + 1);
+    const size_t eq = part.find('=');
+    if (eq == std::string_view::npos) {
+      return Status::InvalidArgument("--exec: " + Quote(part) + " is not KEY=VALUE");
+    }
+    const std::string_view key = part.substr(0, eq), value = part.substr(eq + 1);
+    if (key == "metric") {
+      spec.metric = std::string(value);
+    } else if (key == "kind") {
+      Result<MetricKind> kind = ParseKind(value);
+      if (!kind.ok()) return Status::InvalidArgument("--exec: " + kind.status().message());
+      spec.kind = *kind;
+    } else if (key == "unit") {
+      spec.unit = std::string(value);
+      unit_given = true;
+    } else if (key.substr(0, 6) == "field.") {
+      spec.fields.emplace_back(std::string(key.substr(6)), std::string(value));
+    } else if (key == "restart_min_ms" || key == "restart_max_ms") {
+      int64_t ms = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), ms);
+      if (ec != std::errc() || end != value.data() + value.size()) {
+        return Status::InvalidArgument("--exec: " + std::string(key) + " must be an integer");
+      }
+      (key == "restart_min_ms" ? spec.restart_min : spec.restart_max) =
+          std::chrono::milliseconds(ms);
+    } else {
+      return Status::InvalidArgument("--exec: unknown key " + Quote(key) +
+                                     " (known: metric, kind, unit, field.NAME, restart_min_ms, "
+                                     "restart_max_ms, command — last, it takes the rest)");
+    }
+  }
+  if (spec.shell.empty()) {
+    return Status::InvalidArgument("--exec: " + Quote(text) + " has no command=... (last)");
+  }
+  if (!unit_given) spec.unit = DefaultUnit(spec.kind);
+  return spec;
 }
 
 Status ValidateAgentConfig(const AgentConfig& c) {
@@ -189,7 +348,24 @@ Status ValidateAgentConfig(const AgentConfig& c) {
   if (Status s = CheckRange("max_series", c.max_series, 1, 1'000'000); !s.ok()) return s;
   if (Status s = CheckRange("max_queued", c.max_queued, 1, 10'000'000); !s.ok()) return s;
   if (Status s = CheckRange("window", c.window, 1, 10'000); !s.ok()) return s;
-  return CheckRange("ack_timeout_ms", c.ack_timeout_ms, 100, 600'000);
+  if (Status s = CheckRange("ack_timeout_ms", c.ack_timeout_ms, 100, 600'000); !s.ok()) return s;
+  if (c.proc.interval_ms < 1000 || c.proc.interval_ms > 3'600'000) {
+    return Status::InvalidArgument("proc.interval_ms must be from 1000 to 3600000, got " +
+                                   std::to_string(c.proc.interval_ms));
+  }
+  if (c.proc.max_process_names < 1 || c.proc.max_process_names > 100'000) {
+    return Status::InvalidArgument("proc.max_process_names must be from 1 to 100000, got " +
+                                   std::to_string(c.proc.max_process_names));
+  }
+  if (c.proc.root.empty()) return Status::InvalidArgument("proc.root (--proc-root) is empty");
+  for (size_t i = 0; i < c.exec.size(); ++i) {
+    const std::string where = "exec[" + std::to_string(i) + "] (" + c.exec[i].metric + ")";
+    if (c.exec[i].unit.empty()) {
+      return Status::InvalidArgument(where + ": a scalar metric needs a unit (e.g. unit = \"%\")");
+    }
+    if (Status s = ValidateExecSpec(c.exec[i], where); !s.ok()) return s;
+  }
+  return Status::Ok();
 }
 
 std::string IngestEndpoint(const AgentConfig& config) {

@@ -13,10 +13,21 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/exec_source.h"
 #include "core/series.h"
 #include "core/status.h"
 
 namespace trailmap {
+
+// [proc]: the agent's own /proc source (agent/proc_source.h).
+struct ProcConfig {
+  bool enabled = true;                        // --no-proc turns it off
+  int64_t interval_ms = 1000;                 // between passes, 1000..3600000
+  std::string root = "/proc";                 // --proc-root (a fixture tree in tests)
+  std::string cgroup_root = "/sys/fs/cgroup";  // where the memory limit is looked for
+  bool per_process = true;                    // per process name metrics (reads /proc/PID/*)
+  int64_t max_process_names = 200;            // beyond: summed into execname=(other)
+};
 
 struct AgentConfig {
   std::string host;                                        // "" = this machine's hostname
@@ -28,6 +39,8 @@ struct AgentConfig {
   int64_t max_queued = 10000;     // batches held unacknowledged before Send drops
   int64_t window = 64;            // batches in flight without an ack
   int64_t ack_timeout_ms = 2000;  // then reconnect and resend
+  ProcConfig proc;
+  std::vector<ExecSpec> exec;     // [[exec]] sections and --exec flags, each one command
 };
 
 struct HostPort {
@@ -46,6 +59,12 @@ Status AddLabel(std::string_view text, FieldSet* labels);
 Status ParseAgentConfig(std::string_view toml, std::string_view source, AgentConfig* config);
 // Same, from a file.
 Status LoadAgentConfigFile(const std::string& path, AgentConfig* config);
+
+// --exec "metric=M,kind=latency,unit=ns,field.K=V,command=CMD ARGS": the keys metric, kind
+// (latency|size|scalar, default latency), unit (default ns for latency, B for size; required for
+// scalar), field.K=V (repeatable), restart_min_ms, restart_max_ms, then command=, which takes
+// the REST of the text, commas included, and runs it with /bin/sh -c.
+Result<ExecSpec> ParseExecFlag(std::string_view text);
 
 // Checks every value after the file and flags are applied (host must be set by then).
 Status ValidateAgentConfig(const AgentConfig& config);

@@ -93,5 +93,96 @@ TEST(AgentConfig, HostPortLabelsAndTheChosenShard) {
   EXPECT_EQ(IngestEndpoint(c), "tcp://[::1]:7400");
 }
 
+TEST(AgentConfig, ProcAndExecSections) {
+  AgentConfig c;
+  c.host = "h";
+  const Status s = ParseAgentConfig(R"(
+[proc]
+enabled = false
+interval_ms = 5000
+root = "/tmp/fixture/proc"
+per_process = false
+max_process_names = 20
+
+[[exec]]
+metric = "syscall.latency"
+command = ["bpftrace", "-e", "tracepoint:raw_syscalls:sys_exit { }"]
+fields = { source = "bpf" }
+
+[[exec]]
+metric = "queue.depth"
+kind = "scalar"
+unit = "items"
+description = "jobs waiting"
+command = "while sleep 1; do wc -l < /var/spool/q; done"
+restart_min_ms = 500
+restart_max_ms = 5000
+)",
+                                    "agent.toml", &c);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_FALSE(c.proc.enabled);
+  EXPECT_EQ(c.proc.interval_ms, 5000);
+  EXPECT_EQ(c.proc.root, "/tmp/fixture/proc");
+  EXPECT_FALSE(c.proc.per_process);
+  EXPECT_EQ(c.proc.max_process_names, 20);
+  ASSERT_EQ(c.exec.size(), 2u);
+  EXPECT_EQ(c.exec[0].metric, "syscall.latency");
+  EXPECT_EQ(c.exec[0].kind, MetricKind::kLatency);
+  EXPECT_EQ(c.exec[0].unit, "ns");
+  EXPECT_EQ(c.exec[0].argv.size(), 3u);
+  EXPECT_EQ(c.exec[0].shell, "");
+  EXPECT_EQ(c.exec[0].fields, (FieldSet{{"source", "bpf"}}));
+  EXPECT_EQ(c.exec[1].kind, MetricKind::kScalar);
+  EXPECT_EQ(c.exec[1].unit, "items");
+  EXPECT_EQ(c.exec[1].description, "jobs waiting");
+  EXPECT_EQ(c.exec[1].restart_min, std::chrono::milliseconds(500));
+  EXPECT_EQ(c.exec[1].shell, "while sleep 1; do wc -l < /var/spool/q; done");
+  EXPECT_TRUE(ValidateAgentConfig(c).ok()) << ValidateAgentConfig(c).ToString();
+}
+
+TEST(AgentConfig, ProcAndExecErrors) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"[proc]\ncolour = 1", "config a.toml: unknown key 'proc.colour' (known: enabled, "},
+      {"[proc]\nenabled = 1", "config a.toml: proc.enabled must be true or false"},
+      {"[[exec]]\nmetric = \"m\"\nkind = \"histogram\"\ncommand = \"x\"",
+       "config a.toml: exec[0].kind: kind 'histogram' is not latency, size or scalar"},
+      {"[[exec]]\nmetric = \"m\"\ncommand = 5",
+       "config a.toml: exec[0].command must be a string (run by /bin/sh -c) or a non-empty "},
+      {"[[exec]]\nmetric = \"m\"\ncmd = \"x\"", "config a.toml: exec[0].unknown key 'cmd'"},
+  };
+  for (const auto& [text, want] : cases) {
+    AgentConfig c;
+    const Status s = ParseAgentConfig(text, "a.toml", &c);
+    EXPECT_EQ(s.message().substr(0, want.size()), want) << text;
+  }
+  AgentConfig c;
+  c.host = "h";
+  c.proc.interval_ms = 10;
+  EXPECT_EQ(ValidateAgentConfig(c).message(),
+            "proc.interval_ms must be from 1000 to 3600000, got 10");
+  c.proc.interval_ms = 1000;
+  ASSERT_TRUE(ParseAgentConfig("[[exec]]\nmetric = \"q\"\nkind = \"scalar\"\ncommand = \"x\"",
+                               "a.toml", &c).ok());
+  EXPECT_EQ(ValidateAgentConfig(c).message(),
+            "exec[0] (q): a scalar metric needs a unit (e.g. unit = \"%\")");
+}
+
+TEST(AgentConfig, ExecFlag) {
+  Result<ExecSpec> spec =
+      ParseExecFlag("metric=disk.io,kind=latency,field.dev=sda,command=printf '1ms,2ms\\n'");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->metric, "disk.io");
+  EXPECT_EQ(spec->unit, "ns");
+  EXPECT_EQ(spec->fields, (FieldSet{{"dev", "sda"}}));
+  EXPECT_EQ(spec->shell, "printf '1ms,2ms\\n'");  // the rest, commas included
+  EXPECT_EQ(ParseExecFlag("metric=x").status().message(),
+            "--exec: 'metric=x' has no command=... (last)");
+  EXPECT_EQ(ParseExecFlag("metric=x,colour=red,command=y").status().message().substr(0, 29),
+            "--exec: unknown key 'colour' ");
+  Result<ExecSpec> size = ParseExecFlag("metric=req.size,kind=size,command=x");
+  ASSERT_TRUE(size.ok());
+  EXPECT_EQ(size->unit, "B");
+}
+
 }  // namespace
 }  // namespace trailmap

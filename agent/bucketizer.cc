@@ -1,5 +1,6 @@
 #include "agent/bucketizer.h"
 
+#include <cmath>
 #include <utility>
 
 namespace trailmap {
@@ -80,6 +81,26 @@ void Bucketizer::Add(int64_t unix_second, const SeriesDef& series, uint64_t valu
   }
 }
 
+void Bucketizer::SetScalar(int64_t unix_second, const SeriesDef& series, double value) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!std::isfinite(value)) {
+    ++counters_.bad_scalars;
+    return;
+  }
+  ++counters_.scalars;
+  Second* second = &seconds_[unix_second];
+  last_second_ = nullptr;  // FindOrAdd moves last_cell_, which must not pair with another second
+  FindOrAdd(second, series, 0);
+  Cell& cell = second->cells[last_cell_];
+  if (cell.series.fields == series.fields) {
+    cell.scalar = value;
+  } else {  // the overflow series: sum
+    ++counters_.overflow_scalars;
+    cell.scalar = (cell.has_scalar ? cell.scalar : 0) + value;
+  }
+  cell.has_scalar = true;
+}
+
 CompletedSeconds Bucketizer::TakeSecondsBefore(int64_t second, size_t max_seconds) {
   std::map<int64_t, Second> taken;
   {
@@ -104,13 +125,18 @@ CompletedSeconds Bucketizer::TakeSecondsBefore(int64_t second, size_t max_second
     SecondDelta delta;
     delta.time = time;
     for (Cell& cell : sec.cells) {
-      if (cell.histogram.empty()) continue;
+      if (cell.histogram.empty() && !cell.has_scalar) continue;
       SeriesKey(cell.series, &key);
       auto [it, added] = table.emplace(key, static_cast<uint32_t>(out.series.size()));
       if (added) out.series.push_back(std::move(cell.series));
-      delta.histograms.push_back({it->second, cell.histogram.Encode()});
+      if (!cell.histogram.empty()) {
+        delta.histograms.push_back({it->second, cell.histogram.Encode()});
+      }
+      if (cell.has_scalar) delta.scalars.push_back({it->second, cell.scalar});
     }
-    if (!delta.histograms.empty()) out.seconds.push_back(std::move(delta));
+    if (!delta.histograms.empty() || !delta.scalars.empty()) {
+      out.seconds.push_back(std::move(delta));
+    }
   }
   return out;
 }

@@ -10,6 +10,12 @@
 // the next take as a further delta of that second (histogram deltas merge at the aggregator);
 // `late_events` counts them.
 //
+// Scalars (SetScalar) share the table of series and the bound: a scalar is one value per
+// (second, series), the last one set wins. Beyond the bound a scalar is added to the metric's
+// overflow series (so for additive scalars — %, bytes, rates — the overflow holds the sum of
+// everything that did not fit) and counted in `overflow_scalars`. A second holding only scalars
+// is shipped like any other.
+//
 // Thread safety: every method may be called from any thread (a mutex inside), so the statsd
 // thread can Add while the flush thread takes.
 #pragma once
@@ -37,12 +43,15 @@ struct BucketizerCounters {
   uint64_t events = 0;           // events added (sum of counts)
   uint64_t overflow_events = 0;  // of which went to an overflow series
   uint64_t late_events = 0;      // of which were for a second <= the newest taken
+  uint64_t scalars = 0;           // SetScalar calls kept
+  uint64_t overflow_scalars = 0;  // of which were summed into an overflow series
+  uint64_t bad_scalars = 0;       // SetScalar calls dropped: the value was NaN or infinite
 };
 
 // Completed seconds, ready to become a Batch: `series` is the table the seconds refer to.
 struct CompletedSeconds {
   std::vector<SeriesDef> series;
-  std::vector<SecondDelta> seconds;  // increasing time, each with at least one histogram
+  std::vector<SecondDelta> seconds;  // increasing time, each with a histogram or a scalar
   bool empty() const { return seconds.empty(); }
 };
 
@@ -58,6 +67,10 @@ class Bucketizer {
   // Records `count` events of `value` (in the series' unit) at `unix_second`. `series.fields`
   // must already be canonical (core/series.h).
   void Add(int64_t unix_second, const SeriesDef& series, uint64_t value, uint64_t count = 1);
+
+  // Sets the value of scalar `series` at `unix_second` (last write wins; see the overflow rule
+  // above). `series.fields` must already be canonical.
+  void SetScalar(int64_t unix_second, const SeriesDef& series, double value);
 
   // Removes and returns the seconds before `second`, oldest first, at most `max_seconds` of
   // them (call again while it returns something, to keep batches within core's BatchLimits).
@@ -75,6 +88,8 @@ class Bucketizer {
   struct Cell {
     SeriesDef series;
     Histogram histogram;
+    bool has_scalar = false;  // SetScalar was called for this cell
+    double scalar = 0;
   };
   // One second: a cell per series, found by SeriesKey.
   struct Second {

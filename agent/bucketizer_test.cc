@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <limits>
 #include <string>
 #include <thread>
 
@@ -117,6 +119,97 @@ TEST(Bucketizer, AddAndTakeFromTwoThreads) {
     count(rest);
   }
   EXPECT_EQ(total, 100'000u);
+}
+
+SeriesDef Scalar(std::string metric, std::string fields = "") {
+  return {std::move(metric), MetricKind::kScalar, "%", std::move(fields)};
+}
+
+// "time metric{fields}=value ..." for every scalar.
+std::string ShowScalars(const CompletedSeconds& done) {
+  std::string out;
+  for (const SecondDelta& s : done.seconds) {
+    out += std::to_string(s.time) + ":";
+    for (const ScalarValue& v : s.scalars) {
+      const SeriesDef& def = done.series.at(v.series);
+      char value[32];
+      std::snprintf(value, sizeof value, "%g", v.value);
+      out += " " + def.metric + "{" + def.fields + "}=" + value;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+TEST(BucketizerScalars, LastWriteWinsAndScalarOnlySecondsShip) {
+  Bucketizer b;
+  b.SetScalar(100, Scalar("cpu.usage", "mode=user"), 10);
+  b.SetScalar(100, Scalar("cpu.usage", "mode=user"), 12.5);  // replaces 10
+  b.SetScalar(100, Scalar("cpu.usage", "mode=idle"), 80);
+  b.SetScalar(101, Scalar("cpu.usage", "mode=user"), 0);  // zero is a value, shipped
+  b.Add(101, Latency("disk.latency"), 1000);
+  CompletedSeconds done = b.TakeSecondsBefore(102);
+  EXPECT_EQ(ShowScalars(done),
+            "100: cpu.usage{mode=user}=12.5 cpu.usage{mode=idle}=80\n"
+            "101: cpu.usage{mode=user}=0\n");
+  EXPECT_EQ(Show(done), "100:\n101: disk.latency{}=1\n");
+  // One series table: mode=user is listed once for both seconds, with its kind and unit.
+  ASSERT_EQ(done.series.size(), 3u);
+  EXPECT_EQ(done.series[0].kind, MetricKind::kScalar);
+  EXPECT_EQ(done.series[0].unit, "%");
+  EXPECT_EQ(b.counters().scalars, 4u);
+  EXPECT_EQ(b.counters().events, 1u);  // scalars are not events
+}
+
+TEST(BucketizerScalars, OverflowSumsAndCounts) {
+  Bucketizer b(BucketizerOptions{2});
+  b.SetScalar(5, Scalar("mem.rss", "execname=a"), 100);
+  b.SetScalar(5, Scalar("mem.rss", "execname=b"), 200);
+  b.SetScalar(5, Scalar("mem.rss", "execname=c"), 300);  // beyond the bound of 2
+  b.SetScalar(5, Scalar("mem.rss", "execname=d"), 400);
+  b.SetScalar(5, Scalar("mem.rss", "execname=a"), 150);  // an existing series still replaces
+  b.SetScalar(5, Scalar("cpu.usage", "mode=user"), 1);   // another metric has its own bound
+  EXPECT_EQ(ShowScalars(b.TakeAll()),
+            "5: mem.rss{execname=a}=150 mem.rss{execname=b}=200 mem.rss{overflow=true}=700 "
+            "cpu.usage{mode=user}=1\n");
+  EXPECT_EQ(b.counters().overflow_scalars, 2u);
+  EXPECT_EQ(b.counters().overflow_events, 0u);
+}
+
+TEST(BucketizerScalars, NonFiniteValuesAreDroppedAndCounted) {
+  Bucketizer b;
+  b.SetScalar(5, Scalar("x"), std::numeric_limits<double>::quiet_NaN());
+  b.SetScalar(5, Scalar("x"), std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(b.TakeAll().empty());
+  EXPECT_EQ(b.counters().bad_scalars, 2u);
+  EXPECT_EQ(b.counters().scalars, 0u);
+}
+
+TEST(BucketizerScalars, MixWithTheAddFastPath) {
+  // SetScalar between two Adds of one series must not confuse Add's remembered cell.
+  Bucketizer b;
+  b.Add(7, Latency("a"), 1);
+  b.SetScalar(8, Scalar("s", "k=1"), 3);
+  b.SetScalar(8, Scalar("s", "k=2"), 4);
+  b.Add(7, Latency("a"), 2);
+  b.Add(8, Latency("a"), 2);
+  CompletedSeconds done = b.TakeAll();
+  EXPECT_EQ(Show(done), "7: a{}=2\n8: a{}=1\n");
+  EXPECT_EQ(ShowScalars(done), "7:\n8: s{k=1}=3 s{k=2}=4\n");
+}
+
+TEST(BucketizerScalars, MakeBatchCarriesScalarsThroughTheWire) {
+  Bucketizer b;
+  b.SetScalar(1700000000, Scalar("cpu.usage", "mode=user"), 42.25);
+  Batch batch = MakeBatch(b.TakeAll(), "web-1", {});
+  batch.agent = "web-1/1";
+  batch.sequence = 1;
+  Result<Batch> back = DecodeBatch(EncodeBatch(batch));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->seconds.size(), 1u);
+  ASSERT_EQ(back->seconds[0].scalars.size(), 1u);
+  EXPECT_EQ(back->seconds[0].scalars[0].value, 42.25);
+  EXPECT_EQ(back->series[back->seconds[0].scalars[0].series].metric, "cpu.usage");
 }
 
 }  // namespace

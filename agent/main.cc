@@ -1,12 +1,14 @@
-// trailmap-agent: turns this host's statsd timings into per-second histograms and ships them to
-// the aggregator that owns the host (core/shard.h).
+// trailmap-agent: turns this host's statsd timings, its own /proc metrics and the output of any
+// configured commands into per-second histograms and scalars, and ships them to the aggregator
+// that owns the host (core/shard.h).
 //
 // main() builds everything and hands it down: the bucketizer, the shipper (its own thread), the
-// statsd server (its own thread). This thread waits for SIGINT/SIGTERM in sigtimedwait, and
+// statsd server, the proc source and each exec source (a thread each). This thread waits for SIGINT/SIGTERM in sigtimedwait, and
 // every flush_ms turns the seconds before the current one into one batch.
 //
 // Exit codes: 0 after a signal, 2 on a bad flag or config, 1 when the statsd port cannot be bound.
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -19,6 +21,8 @@
 
 #include "agent/agent_config.h"
 #include "agent/bucketizer.h"
+#include "agent/exec_source.h"
+#include "agent/proc_source.h"
 #include "agent/shipper.h"
 #include "agent/statsd_server.h"
 #include "core/log.h"
@@ -39,7 +43,8 @@ std::string LabelsText(const FieldSet& labels) {
 
 // One line with every counter; logged when it differs from the last one logged.
 std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Bucketizer& bucketizer,
-                         const Shipper& shipper) {
+                         const Shipper& shipper, const ProcSource* proc,
+                         const std::vector<std::unique_ptr<ExecSource>>& execs) {
   std::string line = "counters:";
   if (statsd) {
     const StatsdCounters& s = *statsd;
@@ -53,9 +58,29 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
     }
     line += ";";
   }
+  if (proc != nullptr) {
+    const ProcCounters p = proc->counters();
+    line += " proc passes=" + std::to_string(p.passes) + " processes=" +
+            std::to_string(p.processes) + " last_pass_us=" + std::to_string(p.last_pass_us) +
+            " unreadable=" + std::to_string(p.unreadable) + " parse_errors=" +
+            std::to_string(p.parse_errors) + " resets=" + std::to_string(p.resets) + ";";
+  }
+  for (const auto& e : execs) {
+    const ExecCounters x = e->counters();
+    line += " exec " + e->spec().metric + " starts=" + std::to_string(x.starts) +
+            " accepted=" + std::to_string(x.lines_accepted) +
+            " rejected=" + std::to_string(x.lines_rejected);
+    for (size_t i = 0; i < kExecRejectClasses; ++i) {
+      if (x.rejected_by_reason[i] == 0) continue;
+      line += std::string(" rejected_") + ExecRejectName(static_cast<ExecReject>(i)) + "=" +
+              std::to_string(x.rejected_by_reason[i]);
+    }
+    line += " stderr=" + std::to_string(x.stderr_lines) + ";";
+  }
   const BucketizerCounters b = bucketizer.counters();
   line += " events=" + std::to_string(b.events) + " overflow=" + std::to_string(b.overflow_events) +
-          " late=" + std::to_string(b.late_events) + ";";
+          " late=" + std::to_string(b.late_events) + " scalars=" + std::to_string(b.scalars) +
+          " overflow_scalars=" + std::to_string(b.overflow_scalars) + ";";
   const ShipperCounters c = shipper.counters();
   line += " batches sent=" + std::to_string(c.sent) + " acked=" + std::to_string(c.acked) +
           " duplicates=" + std::to_string(c.duplicates) +
@@ -82,9 +107,17 @@ void ShipSecondsBefore(int64_t second, const AgentConfig& config, Bucketizer* bu
 
 // Parses flags over the config file; returns the exit code to use, or -1 to run.
 int Configure(int argc, char** argv, AgentConfig* config) {
-  CLI::App app{"trailmap-agent: per-second latency histograms from statsd, shipped to trailmap"};
-  std::string config_path, host, aggregators, statsd;
-  std::vector<std::string> labels;
+  CLI::App app{
+      "trailmap-agent: per-second latency histograms and scalars from statsd, this host's /proc "
+      "and any command's output, shipped to trailmap.\n"
+      "Examples:\n"
+      "  trailmap-agent --host web-1 --label role=web --aggregators 10.0.0.5:7400\n"
+      "  trailmap-agent --no-proc --exec 'metric=syscall.latency,command=bpftrace -e ...'\n"
+      "  trailmap-agent --exec 'metric=queue.depth,kind=scalar,unit=items,command=while sleep 1; "
+      "do wc -l </var/q; done'"};
+  std::string config_path, host, aggregators, statsd, proc_root;
+  std::vector<std::string> labels, execs;
+  bool no_proc = false;
   int64_t flush_ms = 0, max_series = 0, max_queued = 0, window = 0, ack_timeout_ms = 0;
   app.add_option("--config", config_path, "TOML config (see configs/agent.toml)");
   app.add_option("--host", host, "this host's name (default: the hostname)");
@@ -97,6 +130,15 @@ int Configure(int argc, char** argv, AgentConfig* config) {
   app.add_option("--max-queued", max_queued, "unacknowledged batches held (default 10000)");
   app.add_option("--window", window, "batches in flight without an ack (default 64)");
   app.add_option("--ack-timeout-ms", ack_timeout_ms, "then reconnect and resend (default 2000)");
+  app.add_flag("--no-proc", no_proc,
+               "do not read this host's /proc every second (cpu.usage, mem.rss, net.*, disk.*, "
+               "fs.*; see agent/proc_source.h for the table)");
+  app.add_option("--proc-root", proc_root, "read /proc from this directory (default /proc)");
+  app.add_option("--exec", execs,
+                 "run a command and read '[time] value [key=value ...]' lines from its stdout: "
+                 "'metric=M[,kind=latency|size|scalar][,unit=U][,field.K=V],command=CMD' "
+                 "(command last, run by /bin/sh -c, restarted with backoff; repeatable)")
+      ->allow_extra_args(false);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -134,6 +176,16 @@ int Configure(int argc, char** argv, AgentConfig* config) {
   if (app.count("--max-queued")) config->max_queued = max_queued;
   if (app.count("--window")) config->window = window;
   if (app.count("--ack-timeout-ms")) config->ack_timeout_ms = ack_timeout_ms;
+  if (no_proc) config->proc.enabled = false;
+  if (app.count("--proc-root")) config->proc.root = proc_root;
+  for (const std::string& text : execs) {
+    Result<ExecSpec> spec = ParseExecFlag(text);
+    if (!spec.ok()) {
+      std::fprintf(stderr, "trailmap-agent: %s\n", spec.status().message().c_str());
+      return 2;
+    }
+    config->exec.push_back(std::move(*spec));
+  }
   if (config->host.empty()) config->host = DefaultHostName();
   if (Status s = ValidateAgentConfig(*config); !s.ok()) {
     std::fprintf(stderr, "trailmap-agent: %s\n", s.message().c_str());
@@ -151,6 +203,12 @@ int Run(const AgentConfig& config) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // The proc source keeps three /proc/PID files open per process (agent/proc_source.h): allow
+  // as many descriptors as the hard limit does.
+  if (rlimit files{}; getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
   Bucketizer bucketizer(BucketizerOptions{static_cast<size_t>(config.max_series)});
   ShipperOptions shipper_options;
   shipper_options.endpoint = IngestEndpoint(config);
@@ -174,12 +232,32 @@ int Run(const AgentConfig& config) {
     }
     statsd = std::move(*started);
   }
+  std::unique_ptr<ProcSource> proc;
+  if (config.proc.enabled) {
+    ProcSourceOptions proc_options;
+    proc_options.root = config.proc.root;
+    proc_options.cgroup_root = config.proc.cgroup_root;
+    proc_options.interval = std::chrono::milliseconds(config.proc.interval_ms);
+    proc_options.per_process = config.proc.per_process;
+    proc_options.max_process_names = static_cast<size_t>(config.proc.max_process_names);
+    proc = std::make_unique<ProcSource>(std::move(proc_options), &bucketizer);
+    proc->Start();
+  }
+  std::vector<std::unique_ptr<ExecSource>> execs;
+  for (const ExecSpec& spec : config.exec) {
+    execs.push_back(std::make_unique<ExecSource>(spec, ExecSourceOptions{}, &bucketizer));
+    execs.back()->Start();
+  }
   Log("started: host " + config.host + ", labels " + LabelsText(config.labels) + ", agent " +
       shipper_options.agent_id + ", shipping to " + shipper_options.endpoint + " (shard of " +
       std::to_string(config.aggregators.size()) + "), statsd " +
       (statsd ? config.statsd.substr(0, config.statsd.rfind(':')) + ":" +
                     std::to_string(statsd->port())
-              : std::string("off")));
+              : std::string("off")) +
+      ", proc " + (proc ? "every " + std::to_string(config.proc.interval_ms) + " ms from " +
+                              config.proc.root
+                        : std::string("off")) +
+      ", exec " + std::to_string(execs.size()));
 
   const std::chrono::milliseconds tick(config.flush_ms);
   const auto report_every = std::chrono::seconds(10);
@@ -196,7 +274,8 @@ int Run(const AgentConfig& config) {
     ShipSecondsBefore(NowSecond(), config, &bucketizer, &shipper);
     if (std::chrono::steady_clock::now() - last_report >= report_every) {
       last_report = std::chrono::steady_clock::now();
-      std::string line = CountersLine(StatsdCountersOf(statsd.get()), bucketizer, shipper);
+      std::string line =
+          CountersLine(StatsdCountersOf(statsd.get()), bucketizer, shipper, proc.get(), execs);
       if (line != last_line) Log(line);
       last_line = std::move(line);
     }
@@ -205,9 +284,11 @@ int Run(const AgentConfig& config) {
   // parts merges at the aggregator, so nothing a client sent before the signal is lost.
   const std::optional<StatsdCounters> statsd_counters = StatsdCountersOf(statsd.get());
   statsd.reset();
+  if (proc) proc->Stop();
+  for (auto& e : execs) e->Stop();
   ShipSecondsBefore(std::numeric_limits<int64_t>::max(), config, &bucketizer, &shipper);
   if (Status s = shipper.Flush(std::chrono::seconds(2)); !s.ok()) Log("at exit: " + s.ToString());
-  Log(CountersLine(statsd_counters, bucketizer, shipper) + " (at exit)");
+  Log(CountersLine(statsd_counters, bucketizer, shipper, proc.get(), execs) + " (at exit)");
   return 0;
 }
 
