@@ -6,12 +6,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "agent/bucketizer.h"
 #include "agent/shipper.h"
 #include "agent/trace_source.h"
+#include "core/stack_collapse.h"
 #include "core/series.h"
 #include "core/shard.h"
 #include "core/timespec.h"
@@ -41,6 +44,269 @@ Status ShiftLineNumber(const Status& status, uint64_t lines_before) {
   return Status::InvalidArgument("line " + std::to_string(line + lines_before) + m.substr(end));
 }
 
+// Ships every second the bucketizer holds to `endpoint`, then waits for every acknowledgement.
+int ShipAll(Bucketizer* bucketizer, const std::string& host, const std::string& endpoint,
+            uint64_t ack_timeout_ns, std::chrono::steady_clock::time_point began,
+            const std::string& summary, const CliContext& context) {
+  ShipperOptions shipper_options;
+  shipper_options.endpoint = endpoint;
+  shipper_options.agent_id = NewAgentId(host);
+  Shipper shipper(shipper_options);
+  uint64_t batches = 0;
+  const auto wait = std::chrono::milliseconds(std::max<uint64_t>(1, ack_timeout_ns / 1'000'000));
+  for (;;) {
+    CompletedSeconds done = bucketizer->TakeAll();
+    if (done.empty()) break;
+    if (!shipper.Send(MakeBatch(std::move(done), host, {}))) {
+      return Fail(context, Status::ResourceExhausted("the shipper's queue is full"));
+    }
+    // Keep the queue well below ShipperOptions::max_queued on long traces.
+    if (++batches % 1000 == 0) {
+      if (Status s = shipper.Flush(wait); !s.ok())
+        return Fail(context, Status::IOError(s.message()));
+    }
+  }
+  const Status flushed = shipper.Flush(wait);
+  const ShipperCounters c = shipper.counters();
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  *context.err << "trailmap import: " << summary << " → " << endpoint << ": "
+               << FormatCount(c.sent) << " batches sent, " << FormatCount(c.acked)
+               << " acknowledged, " << FormatCount(c.duplicates) << " duplicates, "
+               << FormatCount(c.rejected) << " rejected, in " << FormatSignificant(took) << "s\n";
+  if (!flushed.ok()) return Fail(context, Status::IOError(flushed.message()));
+  if (c.rejected > 0 || c.dropped > 0) {
+    *context.err << "trailmap import: " << c.rejected << " batches rejected and " << c.dropped
+                 << " dropped; see the aggregator's log for the reasons\n";
+    return kExitError;
+  }
+  return kExitOk;
+}
+
+Result<std::string> ReadWholeFile(const std::string& path) {
+  std::FILE* file = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return Status::IOError("cannot open " + path);
+  std::string text;
+  char buffer[1 << 16];
+  size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, n);
+  const bool failed = std::ferror(file) != 0;
+  if (file != stdin) std::fclose(file);
+  if (failed) return Status::IOError("error reading " + path);
+  return text;
+}
+
+// The timestamp of a perf script sample header ("comm 123 [000] 4512.337164: 1 cpu-clock:"):
+// the first blank-separated token of the form DIGITS.DIGITS: ; nullopt when there is none.
+std::optional<double> PerfSampleTime(std::string_view line) {
+  size_t pos = 0;
+  while (pos < line.size()) {
+    while (pos < line.size() && (line[pos] == ' ' || line[pos] == '\t')) ++pos;
+    size_t end = pos;
+    while (end < line.size() && line[end] != ' ' && line[end] != '\t') ++end;
+    const std::string_view token = line.substr(pos, end - pos);
+    if (token.size() >= 4 && token.back() == ':') {
+      const std::string_view number = token.substr(0, token.size() - 1);
+      const size_t dot = number.find('.');
+      const bool digits =
+          dot != std::string_view::npos && dot > 0 && dot + 1 < number.size() &&
+          number.find_first_not_of("0123456789.") == std::string_view::npos &&
+          number.find('.', dot + 1) == std::string_view::npos;
+      if (digits) return std::strtod(std::string(number).c_str(), nullptr);
+    }
+    pos = end;
+  }
+  return std::nullopt;
+}
+
+// The stacks of `text`, each with its sample second relative to the first sample (0 for all
+// when the headers carry no time): records are folded a second at a time.
+struct TimedStacks {
+  std::vector<std::pair<int64_t, FoldedStacks>> seconds;  // (offset, stacks)
+  CollapseStats stats;
+  bool timed = false;
+};
+TimedStacks CollapseBySecond(std::string_view text) {
+  TimedStacks out;
+  StackCollapser collapser;
+  std::optional<int64_t> first;
+  int64_t current = 0;
+  bool any = false;
+  const auto flush = [&out, &collapser, &current, &any] {
+    if (!any) return;
+    FoldedStacks stacks = collapser.Finish();
+    const CollapseStats& s = collapser.stats();
+    out.stats.lines += s.lines;
+    out.stats.records += s.records;
+    out.stats.malformed_lines += s.malformed_lines;
+    out.stats.other_event_records += s.other_event_records;
+    if (out.stats.event.empty()) out.stats.event = s.event;
+    if (!stacks.empty()) out.seconds.emplace_back(current, std::move(stacks));
+    any = false;
+  };
+  size_t start = 0;
+  bool in_record = false;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    const bool blank = line.empty();
+    if (!in_record && !blank && line[0] != '#' && line[0] != ' ' && line[0] != '\t') {
+      // A sample header: a new second starts a new fold.
+      if (std::optional<double> t = PerfSampleTime(line)) {
+        const auto second = static_cast<int64_t>(*t);
+        if (!first) first = second;
+        out.timed = true;
+        if (second - *first != current) {
+          flush();
+          current = second - *first;
+        }
+      }
+      in_record = true;
+    }
+    if (blank) in_record = false;
+    collapser.Add(line);
+    collapser.Add("\n");
+    any = true;
+  }
+  collapser.Add("\n");  // a last record without its blank line still counts here
+  flush();
+  return out;
+}
+
+// Folded "stack count" lines; InvalidArgument naming the first bad line.
+Result<FoldedStacks> ParseFoldedLines(std::string_view text) {
+  FoldedStacks out;
+  size_t start = 0;
+  uint64_t line_number = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_number;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    if (line.empty()) continue;
+    const size_t space = line.find_last_of(" \t");
+    uint64_t count = 0;
+    bool ok = space != std::string_view::npos && space > 0 && space + 1 < line.size();
+    for (size_t i = ok ? space + 1 : line.size(); ok && i < line.size(); ++i) {
+      ok = line[i] >= '0' && line[i] <= '9' && count < (UINT64_MAX - 9) / 10;
+      count = count * 10 + (line[i] - '0');
+    }
+    if (!ok) {
+      return Status::InvalidArgument("line " + std::to_string(line_number) +
+                                     ": expected \"frame;frame;... COUNT\" (a whole count after "
+                                     "the last space)");
+    }
+    if (count > 0) out.push_back({std::string(line.substr(0, space)), count});
+  }
+  return out;
+}
+
+std::vector<std::string> SplitFrames(std::string_view stack) {
+  std::vector<std::string> frames;
+  size_t start = 0;
+  while (start <= stack.size()) {
+    size_t semi = stack.find(';', start);
+    if (semi == std::string_view::npos) semi = stack.size();
+    frames.emplace_back(stack.substr(start, semi - start));
+    start = semi + 1;
+  }
+  return frames;
+}
+
+int RunStackImport(const ImportFlags& flags, const CliContext& context) {
+  const std::string metric = flags.metric.empty() ? "cpu.stacks" : flags.metric;
+  if (Status s = ValidateMetricName(metric); !s.ok())
+    return Fail(context, Status::InvalidArgument("--metric: " + s.message()));
+  if (flags.host.empty()) return Fail(context, Status::InvalidArgument("--host is empty"));
+  FieldSet fields;
+  for (const std::string& f : flags.fields) {
+    const size_t eq = f.find('=');
+    if (eq == std::string::npos)
+      return Fail(context, Status::InvalidArgument("--field " + f + ": use key=value"));
+    fields.emplace_back(f.substr(0, eq), f.substr(eq + 1));
+  }
+  Result<std::string> canonical = CanonicalFields(fields);
+  if (!canonical.ok())
+    return Fail(context, Status::InvalidArgument("--field: " + canonical.status().message()));
+  std::optional<int64_t> at;
+  if (!flags.time.empty()) {
+    Result<int64_t> t = ParseTimeSpec(flags.time, context.now);
+    if (!t.ok()) return Fail(context, Status::InvalidArgument("--time: " + t.status().message()));
+    at = *t;
+  }
+  Result<uint64_t> ack_timeout = ParseDuration(flags.ack_timeout);
+  if (!ack_timeout.ok())
+    return Fail(context,
+                Status::InvalidArgument("--ack-timeout: " + ack_timeout.status().message()));
+  EndpointSources sources{flags.ingest, flags.config, context.env_ingest, context.env_config,
+                          context.home};
+  Result<std::vector<std::string>> endpoints = ResolveEndpoints(EndpointKind::kIngest, sources);
+  if (!endpoints.ok())
+    return Fail(context,
+                Status::InvalidArgument("ingest endpoints: " + endpoints.status().message()));
+  const std::string endpoint = (*endpoints)[ShardIndex(flags.host, endpoints->size())];
+
+  const auto began = std::chrono::steady_clock::now();
+  Result<std::string> text = ReadWholeFile(flags.file);
+  if (!text.ok()) return Fail(context, text.status());
+  bool perf = flags.stacks_format == "perf";
+  if (flags.stacks_format == "auto") {
+    // perf script's frame lines start with a blank; folded lines never do.
+    perf = text->find("\n\t") != std::string::npos || text->find("\n ") != std::string::npos;
+  }
+  std::vector<std::pair<int64_t, FoldedStacks>> seconds;
+  if (perf) {
+    TimedStacks timed = CollapseBySecond(*text);
+    if (timed.stats.malformed_lines > 0 || timed.stats.other_event_records > 0) {
+      *context.err << "trailmap import: " << timed.stats.malformed_lines
+                   << " perf script lines not understood and " << timed.stats.other_event_records
+                   << " records of events other than " << timed.stats.event << " skipped\n";
+    }
+    const int64_t span = timed.seconds.empty() ? 0 : timed.seconds.back().first;
+    const int64_t base = at ? *at : context.now - 1 - span;
+    for (auto& [offset, stacks] : timed.seconds) seconds.emplace_back(base + offset, std::move(stacks));
+  } else {
+    Result<FoldedStacks> folded = ParseFoldedLines(*text);
+    if (!folded.ok()) return Fail(context, folded.status());
+    if (!folded->empty()) seconds.emplace_back(at ? *at : context.now, std::move(folded).value());
+  }
+
+  Bucketizer bucketizer;
+  uint64_t samples = 0;
+  StackSample sample;
+  sample.metric = metric;
+  sample.fields = *canonical;
+  for (auto& [second, stacks] : seconds) {
+    for (FoldedStack& s : stacks) {
+      sample.second = second;
+      sample.frames = SplitFrames(s.stack);
+      sample.count = s.count;
+      samples += s.count;
+      bucketizer.AddStack(sample);
+    }
+  }
+  if (samples == 0) {
+    *context.err << "trailmap import: " << flags.file << " holds no stacks; nothing sent\n";
+    return kExitOk;
+  }
+  const BucketizerCounters counters = bucketizer.counters();
+  if (counters.truncated_stacks + counters.truncated_frames > 0) {
+    *context.err << "trailmap import: cut " << counters.truncated_stacks
+                 << " stacks at the depth bound and " << counters.truncated_frames
+                 << " frame names at the length bound\n";
+  }
+  const std::string summary = FormatCount(samples) + " " + (perf ? "perf" : "folded") +
+                              " stack samples over " + FormatCount(seconds.size()) +
+                              " seconds (" + FormatRfc3339(seconds.front().first) + " to " +
+                              FormatRfc3339(seconds.back().first) + ") for " + flags.host + " " +
+                              metric;
+  return ShipAll(&bucketizer, flags.host, endpoint, *ack_timeout, began, summary, context);
+}
+
 }  // namespace
 
 CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags) {
@@ -48,7 +314,8 @@ CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags) {
       "import",
       "Send a trace file (time and latency per line) to the aggregators as a host's metric");
   cmd->add_option("--host", flags->host, "The host the events belong to")->required();
-  cmd->add_option("--metric,-m", flags->metric, "Metric name, e.g. disk.latency")->required();
+  cmd->add_option("--metric,-m", flags->metric,
+                  "Metric name, e.g. disk.latency (required; with --stacks default cpu.stacks)");
   cmd->add_option("--time-unit", flags->time_unit, "Unit of the time column: s, ms, us, ns")
       ->capture_default_str();
   cmd->add_option("--value-unit", flags->value_unit, "Unit of the latency column: s, ms, us, ns")
@@ -67,6 +334,17 @@ CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags) {
                   "How long to wait for every batch to be acknowledged")
       ->capture_default_str();
   cmd->add_flag("--quiet,-q", flags->quiet, "No progress lines");
+  cmd->add_flag("--stacks", flags->stacks,
+                "The file holds stacks: perf script output or folded \"a;b;c 42\" lines");
+  cmd->add_option("--stacks-format", flags->stacks_format,
+                  "With --stacks: perf, folded, or auto (perf when a line starts with a blank, "
+                  "as perf script's frame lines do)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "perf", "folded"}));
+  cmd->add_option("--time", flags->time,
+                  "With --stacks: folded stacks land at this second (default now); perf script "
+                  "samples are shifted so the first lands here (default: the last lands a "
+                  "second before now)");
   cmd->add_option("FILE", flags->file, "The trace file, - for standard input")->required();
   cmd->footer(
       "Examples:\n"
@@ -74,12 +352,16 @@ CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags) {
       "trace.txt\n"
       "  perf script ... | awk ... | trailmap import --host web-1 --metric io.latency "
       "--start -10m -\n"
+      "  perf script | trailmap import --stacks --host web-1 -\n"
+      "  trailmap import --stacks --host web-1 --time -2m --field execname=nginx out.folded\n"
       "Exit codes: 0 every batch acknowledged, 1 a batch rejected or unacknowledged, 2 usage or "
       "file format error.");
   return cmd;
 }
 
 int RunImport(const ImportFlags& flags, const CliContext& context) {
+  if (flags.stacks) return RunStackImport(flags, context);
+  if (flags.metric.empty()) return Fail(context, Status::InvalidArgument("--metric is required"));
   // Flags first: nothing is read or sent until they all make sense.
   Result<double> time_unit = TraceUnitNs(flags.time_unit);
   if (!time_unit.ok())
@@ -192,43 +474,11 @@ int RunImport(const ImportFlags& flags, const CliContext& context) {
                  << "; if the trace's times are not unix time, place them with --start\n";
   }
 
-  // Ship every second, then wait for every acknowledgement.
-  ShipperOptions shipper_options;
-  shipper_options.endpoint = endpoint;
-  shipper_options.agent_id = NewAgentId(flags.host);
-  Shipper shipper(shipper_options);
-  uint64_t batches = 0;
-  const auto wait = std::chrono::milliseconds(std::max<uint64_t>(1, *ack_timeout / 1'000'000));
-  for (;;) {
-    CompletedSeconds done = bucketizer.TakeAll();
-    if (done.empty()) break;
-    if (!shipper.Send(MakeBatch(std::move(done), flags.host, {}))) {
-      return Fail(context, Status::ResourceExhausted("the shipper's queue is full"));
-    }
-    // Keep the queue well below ShipperOptions::max_queued on long traces.
-    if (++batches % 1000 == 0) {
-      if (Status s = shipper.Flush(wait); !s.ok())
-        return Fail(context, Status::IOError(s.message()));
-    }
-  }
-  const Status flushed = shipper.Flush(wait);
-  const ShipperCounters c = shipper.counters();
-  const double took =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-  *context.err << "trailmap import: " << FormatCount(events) << " events over "
-               << FormatCount(last_second - first_second + 1) << " seconds ("
-               << FormatRfc3339(first_second) << " to " << FormatRfc3339(last_second) << ") for "
-               << flags.host << " " << flags.metric << " → " << endpoint << ": "
-               << FormatCount(c.sent) << " batches sent, " << FormatCount(c.acked)
-               << " acknowledged, " << FormatCount(c.duplicates) << " duplicates, "
-               << FormatCount(c.rejected) << " rejected, in " << FormatSignificant(took) << "s\n";
-  if (!flushed.ok()) return Fail(context, Status::IOError(flushed.message()));
-  if (c.rejected > 0 || c.dropped > 0) {
-    *context.err << "trailmap import: " << c.rejected << " batches rejected and " << c.dropped
-                 << " dropped; see the aggregator's log for the reasons\n";
-    return kExitError;
-  }
-  return kExitOk;
+  const std::string summary = FormatCount(events) + " events over " +
+                              FormatCount(last_second - first_second + 1) + " seconds (" +
+                              FormatRfc3339(first_second) + " to " + FormatRfc3339(last_second) +
+                              ") for " + flags.host + " " + flags.metric;
+  return ShipAll(&bucketizer, flags.host, endpoint, *ack_timeout, began, summary, context);
 }
 
 }  // namespace trailmap
