@@ -23,8 +23,8 @@
 namespace trailmap::aggregator {
 
 struct StackDictionaryOptions {
-  size_t max_agents = 10'000;                 // agent ids remembered
-  size_t max_entries_per_agent = 4'000'000;   // frames + stacks of one agent id
+  size_t max_agents = 10'000;                // agent ids remembered
+  size_t max_entries_per_agent = 4'000'000;  // frames + stacks of one agent id
 };
 
 class StackDictionaries {

@@ -87,7 +87,8 @@ Status ForEachStackCount(std::string_view value,
     if (id > UINT32_MAX) {
       return Status::Corruption("stack counts: entry " + std::to_string(entry) + " id past 2^32");
     }
-    if (count == 0) return Status::Corruption("stack counts: entry " + std::to_string(entry) + " has count 0");
+    if (count == 0)
+      return Status::Corruption("stack counts: entry " + std::to_string(entry) + " has count 0");
     visit(static_cast<uint32_t>(id), count);
   }
   return Status::Ok();
@@ -95,9 +96,8 @@ Status ForEachStackCount(std::string_view value,
 
 Result<StackCounts> DecodeStackCounts(std::string_view value) {
   StackCounts out;
-  Status s = ForEachStackCount(value, [&out](uint32_t id, uint64_t count) {
-    out.emplace_back(id, count);
-  });
+  Status s = ForEachStackCount(
+      value, [&out](uint32_t id, uint64_t count) { out.emplace_back(id, count); });
   if (!s.ok()) return s;
   return out;
 }
@@ -154,8 +154,7 @@ bool StackMergeOperator::PartialMerge(const rocksdb::Slice& key, const rocksdb::
 
 bool StackMergeOperator::PartialMergeMulti(const rocksdb::Slice& key,
                                            const std::deque<rocksdb::Slice>& operands,
-                                           std::string* new_value,
-                                           rocksdb::Logger* logger) const {
+                                           std::string* new_value, rocksdb::Logger* logger) const {
   return MergeOrFail(nullptr, operands, new_value, logger);
 }
 

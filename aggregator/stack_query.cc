@@ -69,7 +69,8 @@ struct Scan {
     for (it->Seek(lower); it->Valid(); it->Next()) {
       const rocksdb::Slice k = it->key();
       if (!DecodeDataKey({k.data(), k.size()}, &key)) {
-        return Status::Corruption(cf->GetName() + ": key of " + std::to_string(k.size()) + " bytes");
+        return Status::Corruption(cf->GetName() + ": key of " + std::to_string(k.size()) +
+                                  " bytes");
       }
       if (!Passes(key.host, key.series)) continue;
       const rocksdb::Slice v = it->value();
@@ -133,7 +134,8 @@ Result<StackAnswer> RunStackQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* 
   answer.stacks.reserve(scan.counts.size());
   for (const auto& [id, count] : scan.counts) {
     std::string text = catalog.Stack(id);
-    if (text.empty()) return Status::Corruption("stacks: id " + std::to_string(id) + " has no text in the catalog");
+    if (text.empty())
+      return Status::Corruption("stacks: id " + std::to_string(id) + " has no text in the catalog");
     answer.stacks.push_back(FoldedStack{std::move(text), count});
   }
   std::sort(answer.stacks.begin(), answer.stacks.end(),

@@ -146,11 +146,13 @@ TEST(StackStoreTest, MinuteRollupServesWholeMinutesAndEdgesComeFromSeconds) {
   Batch b = MakeBatch("web-1/1", 1, "web-1", {Stacks("")});
   DefineSeedStacks(&b);
   // One sample of stack 1 every 10 s over three minutes, one of stack 3 in the last second.
-  for (int64_t t = kMinute - 60; t < kMinute + 120; t += 10) b.seconds.push_back({t, {}, {}, {{0, 1, 1}}});
+  for (int64_t t = kMinute - 60; t < kMinute + 120; t += 10)
+    b.seconds.push_back({t, {}, {}, {{0, 1, 1}}});
   b.seconds.push_back({kMinute + 119, {}, {}, {{0, 3, 1}}});
   ASSERT_EQ(store->ApplyBatch(b)->status, Ack::Status::kApplied);
   // Whole minutes: [kMinute - 60, kMinute + 120) = 18 + 1.
-  EXPECT_EQ(Show(store->QueryStacks(Range(kMinute - 60, kMinute + 120))), "main 1\nmain;foo1;bar 18\n");
+  EXPECT_EQ(Show(store->QueryStacks(Range(kMinute - 60, kMinute + 120))),
+            "main 1\nmain;foo1;bar 18\n");
   // Ragged: [kMinute - 35, kMinute + 95): seconds -30,-20,-10 | minute 0..59 (6) | 60..90 (4).
   EXPECT_EQ(Show(store->QueryStacks(Range(kMinute - 35, kMinute + 95))), "main;foo1;bar 13\n");
   // Inside one minute: seconds only.

@@ -66,8 +66,8 @@ class StackCluster {
 
   // `trailmap flame --format folded` over the fleet, with `extra` flags.
   CommandResult FleetFolded(int64_t from, int64_t to, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"flame", "--format", "folded", "--from",
-                                     std::to_string(from), "--to", std::to_string(to)};
+    std::vector<std::string> args = {
+        "flame", "--format", "folded", "--from", std::to_string(from), "--to", std::to_string(to)};
     args.insert(args.end(), extra.begin(), extra.end());
     return Cli(args, QueryList(aggs_));
   }
