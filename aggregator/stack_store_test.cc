@@ -3,6 +3,9 @@
 // predicate, and the per-minute rollup.
 #include <gtest/gtest.h>
 
+#include <zmq.hpp>
+
+#include "aggregator/query_server.h"
 #include "aggregator/store.h"
 #include "aggregator/testing.h"
 
@@ -181,6 +184,34 @@ TEST(StackStoreTest, EvictedDictionaryIsAskedForAgain) {
   Batch again = MakeBatch("web-1/1", 2, "web-1", {Stacks("")});
   again.seconds.push_back({kMinute + 1, {}, {}, {{0, 1, 1}}});
   EXPECT_EQ(store->ApplyBatch(again)->status, Ack::Status::kNeedDictionary);
+}
+
+TEST(StackStoreTest, QueryServerAnswersAStackQueryWithTheMergedStacks) {
+  TempDir dir;
+  std::unique_ptr<Store> store = MustOpen(dir.path());
+  Batch b = MakeBatch("web-1/1", 1, "web-1", {Stacks("")});
+  DefineSeedStacks(&b);
+  b.seconds.push_back({kMinute, {}, {}, {{0, 1, 3}, {0, 2, 1}}});
+  ASSERT_EQ(store->ApplyBatch(b)->status, Ack::Status::kApplied);
+  zmq::context_t context;
+  QueryServer server(&context, store.get(), {"tcp://127.0.0.1:*", "agg-test"});
+  Query q;
+  q.id = 5;
+  q.kind = Query::Kind::kStacks;
+  q.stacks = Range(kMinute, kMinute + 1);
+  Answer a = server.AnswerQuery(EncodeQuery(q));
+  EXPECT_EQ(a.error, "");
+  EXPECT_EQ(a.id, 5u);
+  EXPECT_EQ(a.kind, Query::Kind::kStacks);
+  EXPECT_EQ(FormatFolded(a.stacks.stacks), "main;foo1;bar 3\nmain;foo2;bar 1\n");
+  // A histogram metric is not a stacks metric: an error that says so.
+  Batch h = MakeBatch("web-1/1", 2, "web-1", {testing::Latency("disk.latency")});
+  h.seconds.push_back({kMinute, {{0, testing::Encoded({5})}}, {}});
+  ASSERT_EQ(store->ApplyBatch(h)->status, Ack::Status::kApplied);
+  q.stacks.metric = "disk.latency";
+  a = server.AnswerQuery(EncodeQuery(q));
+  EXPECT_NE(a.error.find("disk.latency is a latency metric, not stacks"), std::string::npos)
+      << a.error;
 }
 
 }  // namespace
