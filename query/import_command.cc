@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
+#include <unordered_map>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -275,6 +277,21 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
     if (!folded->empty()) seconds.emplace_back(at ? *at : context.now, std::move(folded).value());
   }
 
+  // perf script stacks start with the process name, which becomes the execname field (as the
+  // agent's perf source sets it), unless --field gives one.
+  const bool own_execname =
+      !perf || std::any_of(fields.begin(), fields.end(),
+                           [](const Field& f) { return f.first == "execname"; });
+  std::unordered_map<std::string, std::string> fields_of_comm;
+  const auto fields_for = [&](const std::string& comm) -> const std::string& {
+    auto [it, added] = fields_of_comm.emplace(comm, *canonical);
+    if (added && ValidateField("execname", comm).ok()) {
+      FieldSet with = fields;
+      with.emplace_back("execname", comm);
+      if (Result<std::string> c = CanonicalFields(with); c.ok()) it->second = *c;
+    }
+    return it->second;
+  };
   Bucketizer bucketizer;
   uint64_t samples = 0;
   StackSample sample;
@@ -284,6 +301,7 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
     for (FoldedStack& s : stacks) {
       sample.second = second;
       sample.frames = SplitFrames(s.stack);
+      if (!own_execname) sample.fields = fields_for(sample.frames.front());
       sample.count = s.count;
       samples += s.count;
       bucketizer.AddStack(sample);

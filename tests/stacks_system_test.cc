@@ -115,6 +115,9 @@ TEST(StacksSystem, ImportedStacksMergeAcrossHostsAndShardsExactly) {
   EXPECT_EQ(cluster.FleetFolded(t0 - 65, t0 + 65, {"--hosts", "b"}).out,
             "app;main;idle 1\napp;main;work 2\n");
   EXPECT_EQ(cluster.FleetFolded(t0 + 2, t0 + 3).out, "app;main;idle 1\n");
+  // perf script stacks carry their process name as the execname field.
+  EXPECT_EQ(cluster.FleetFolded(t0 - 65, t0 + 65, {"--where", "execname == \"app\""}).out,
+            "app;main;idle 1\napp;main;work 2\n");
 
   // Differential against a baseline range: baseline [t0, t0 + 1) is host a, target is host b.
   CommandResult diff = cluster.FleetFolded(
@@ -148,6 +151,14 @@ TEST(StacksSystem, ImportedStacksMergeAcrossHostsAndShardsExactly) {
   ASSERT_EQ(cluster.ImportStacks("a", "main;foo1;bar 5\nmain;baz 1\n", t0).exit_code, 0);
   EXPECT_EQ(cluster.FleetFolded(t0 - 65, t0 + 65, {"--where", "host == \"a\""}).out,
             "main 20\nmain;baz 1\nmain;foo1 15\nmain;foo1;bar 30\nmain;foo2 5\nmain;foo2;bar 25\n");
+}
+
+TEST(StacksSystem, ABadFoldedLineStopsTheImportNamingTheLine) {
+  StackCluster cluster(1);
+  CommandResult r = cluster.ImportStacks("a", "main;foo 3\nmain;bar three\n", Now() - 60);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("line 2: expected \"frame;frame;... COUNT\""), std::string::npos) << r.err;
+  EXPECT_EQ(cluster.FleetFolded(Now() - 120, Now()).out, "");  // nothing half-imported
 }
 
 TEST(StacksSystem, SvgOfFleetStacksHasTheSeedWidths) {
