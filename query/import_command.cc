@@ -17,6 +17,7 @@
 #include "agent/shipper.h"
 #include "agent/trace_source.h"
 #include "core/stack_collapse.h"
+#include "query/stack_import.h"
 #include "core/series.h"
 #include "core/shard.h"
 #include "core/timespec.h"
@@ -98,127 +99,6 @@ Result<std::string> ReadWholeFile(const std::string& path) {
   return text;
 }
 
-// The timestamp of a perf script sample header ("comm 123 [000] 4512.337164: 1 cpu-clock:"):
-// the first blank-separated token of the form DIGITS.DIGITS: ; nullopt when there is none.
-std::optional<double> PerfSampleTime(std::string_view line) {
-  size_t pos = 0;
-  while (pos < line.size()) {
-    while (pos < line.size() && (line[pos] == ' ' || line[pos] == '\t')) ++pos;
-    size_t end = pos;
-    while (end < line.size() && line[end] != ' ' && line[end] != '\t') ++end;
-    const std::string_view token = line.substr(pos, end - pos);
-    if (token.size() >= 4 && token.back() == ':') {
-      const std::string_view number = token.substr(0, token.size() - 1);
-      const size_t dot = number.find('.');
-      const bool digits =
-          dot != std::string_view::npos && dot > 0 && dot + 1 < number.size() &&
-          number.find_first_not_of("0123456789.") == std::string_view::npos &&
-          number.find('.', dot + 1) == std::string_view::npos;
-      if (digits) return std::strtod(std::string(number).c_str(), nullptr);
-    }
-    pos = end;
-  }
-  return std::nullopt;
-}
-
-// The stacks of `text`, each with its sample second relative to the first sample (0 for all
-// when the headers carry no time): records are folded a second at a time.
-struct TimedStacks {
-  std::vector<std::pair<int64_t, FoldedStacks>> seconds;  // (offset, stacks)
-  CollapseStats stats;
-  bool timed = false;
-};
-TimedStacks CollapseBySecond(std::string_view text) {
-  TimedStacks out;
-  StackCollapser collapser;
-  std::optional<int64_t> first;
-  int64_t current = 0;
-  bool any = false;
-  const auto flush = [&out, &collapser, &current, &any] {
-    if (!any) return;
-    FoldedStacks stacks = collapser.Finish();
-    const CollapseStats& s = collapser.stats();
-    out.stats.lines += s.lines;
-    out.stats.records += s.records;
-    out.stats.malformed_lines += s.malformed_lines;
-    out.stats.other_event_records += s.other_event_records;
-    if (out.stats.event.empty()) out.stats.event = s.event;
-    if (!stacks.empty()) out.seconds.emplace_back(current, std::move(stacks));
-    any = false;
-  };
-  size_t start = 0;
-  bool in_record = false;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(start, end - start);
-    start = end + 1;
-    const bool blank = line.empty();
-    if (!in_record && !blank && line[0] != '#' && line[0] != ' ' && line[0] != '\t') {
-      // A sample header: a new second starts a new fold.
-      if (std::optional<double> t = PerfSampleTime(line)) {
-        const auto second = static_cast<int64_t>(*t);
-        if (!first) first = second;
-        out.timed = true;
-        if (second - *first != current) {
-          flush();
-          current = second - *first;
-        }
-      }
-      in_record = true;
-    }
-    if (blank) in_record = false;
-    collapser.Add(line);
-    collapser.Add("\n");
-    any = true;
-  }
-  collapser.Add("\n");  // a last record without its blank line still counts here
-  flush();
-  return out;
-}
-
-// Folded "stack count" lines; InvalidArgument naming the first bad line.
-Result<FoldedStacks> ParseFoldedLines(std::string_view text) {
-  FoldedStacks out;
-  size_t start = 0;
-  uint64_t line_number = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    start = end + 1;
-    ++line_number;
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-    if (line.empty()) continue;
-    const size_t space = line.find_last_of(" \t");
-    uint64_t count = 0;
-    bool ok = space != std::string_view::npos && space > 0 && space + 1 < line.size();
-    for (size_t i = ok ? space + 1 : line.size(); ok && i < line.size(); ++i) {
-      ok = line[i] >= '0' && line[i] <= '9' && count < (UINT64_MAX - 9) / 10;
-      count = count * 10 + (line[i] - '0');
-    }
-    if (!ok) {
-      return Status::InvalidArgument("line " + std::to_string(line_number) +
-                                     ": expected \"frame;frame;... COUNT\" (a whole count after "
-                                     "the last space)");
-    }
-    if (count > 0) out.push_back({std::string(line.substr(0, space)), count});
-  }
-  return out;
-}
-
-std::vector<std::string> SplitFrames(std::string_view stack) {
-  std::vector<std::string> frames;
-  size_t start = 0;
-  while (start <= stack.size()) {
-    size_t semi = stack.find(';', start);
-    if (semi == std::string_view::npos) semi = stack.size();
-    frames.emplace_back(stack.substr(start, semi - start));
-    start = semi + 1;
-  }
-  return frames;
-}
-
 int RunStackImport(const ImportFlags& flags, const CliContext& context) {
   const std::string metric = flags.metric.empty() ? "cpu.stacks" : flags.metric;
   if (Status s = ValidateMetricName(metric); !s.ok())
@@ -262,7 +142,7 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
   }
   std::vector<std::pair<int64_t, FoldedStacks>> seconds;
   if (perf) {
-    TimedStacks timed = CollapseBySecond(*text);
+    TimedStacks timed = CollapsePerfScriptBySecond(*text);
     if (timed.stats.malformed_lines > 0 || timed.stats.other_event_records > 0) {
       *context.err << "trailmap import: " << timed.stats.malformed_lines
                    << " perf script lines not understood and " << timed.stats.other_event_records
@@ -272,7 +152,7 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
     const int64_t base = at ? *at : context.now - 1 - span;
     for (auto& [offset, stacks] : timed.seconds) seconds.emplace_back(base + offset, std::move(stacks));
   } else {
-    Result<FoldedStacks> folded = ParseFoldedLines(*text);
+    Result<FoldedStacks> folded = ParseFoldedStackLines(*text);
     if (!folded.ok()) return Fail(context, folded.status());
     if (!folded->empty()) seconds.emplace_back(at ? *at : context.now, std::move(folded).value());
   }
@@ -300,7 +180,7 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
   for (auto& [second, stacks] : seconds) {
     for (FoldedStack& s : stacks) {
       sample.second = second;
-      sample.frames = SplitFrames(s.stack);
+      sample.frames = SplitFoldedFrames(s.stack);
       if (!own_execname) sample.fields = fields_for(sample.frames.front());
       sample.count = s.count;
       samples += s.count;
