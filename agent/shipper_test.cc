@@ -372,3 +372,23 @@ TEST(ShipperStacks, ResendsDefinitionsAfterTheAggregatorRestarts) {
 
 }  // namespace
 }  // namespace trailmap
+
+namespace trailmap {
+namespace {
+
+TEST(ShipperStacks, ANewIncarnationSendsEveryDefinitionAgain) {
+  FakeAggregator fake({.downtime = milliseconds(100), .lose_state = true});
+  Shipper shipper(Fast(fake.endpoint()));
+  SendStackSeconds(&shipper, 1000, 20);
+  ASSERT_TRUE(shipper.Flush(milliseconds(10'000)).ok());
+  fake.RestartNow();
+  std::this_thread::sleep_for(milliseconds(50));
+  SendStackSeconds(&shipper, 1020, 20);  // renumbered under a new agent id: defined again
+  ASSERT_TRUE(shipper.Flush(milliseconds(10'000)).ok());
+  ExpectAppliedOnce(fake, 1000, 40);
+  EXPECT_EQ(shipper.counters().incarnations, 1u);
+  EXPECT_GE(shipper.counters().stack_defs_sent, 20u);
+}
+
+}  // namespace
+}  // namespace trailmap
