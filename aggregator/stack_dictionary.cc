@@ -4,7 +4,7 @@ namespace trailmap::aggregator {
 
 StackDictionaries::StackDictionaries(StackDictionaryOptions options) : options_(options) {}
 
-const StackDictionaries::Agent* StackDictionaries::Find(std::string_view agent) const {
+const AgentDictionary* StackDictionaries::FindAgent(std::string_view agent) const {
   auto it = agents_.find(std::string(agent));
   return it == agents_.end() ? nullptr : &it->second;
 }
@@ -26,9 +26,9 @@ void StackDictionaries::Learn(const Batch& batch) {
   if (it == agents_.end()) {
     if (!uses_stacks) return;  // histogram-only agents take no room
     if (agents_.size() >= options_.max_agents) EvictOne();
-    it = agents_.emplace(batch.agent, Agent{}).first;
+    it = agents_.emplace(batch.agent, AgentDictionary{}).first;
   }
-  Agent& a = it->second;
+  AgentDictionary& a = it->second;
   a.last_used = ++tick_;
   if (!uses_stacks) return;
   if (a.frames.size() + a.stacks.size() + batch.frames.size() + batch.stacks.size() >
@@ -45,7 +45,7 @@ void StackDictionaries::Learn(const Batch& batch) {
     }
   }
   for (const StackDef& d : batch.stacks) {
-    Stack& s = a.stacks[d.id];
+    AgentDictionary::Stack& s = a.stacks[d.id];
     if (s.frames != d.frames) {
       s.frames = d.frames;
       s.global = 0;
@@ -57,7 +57,7 @@ Status StackDictionaries::CheckKnown(const Batch& batch) const {
   bool any = false;
   for (const SecondDelta& second : batch.seconds) any |= !second.stacks.empty();
   if (!any) return Status::Ok();
-  const Agent* a = Find(batch.agent);
+  const AgentDictionary* a = FindAgent(batch.agent);
   for (const SecondDelta& second : batch.seconds) {
     for (const StackCount& c : second.stacks) {
       const auto unknown = [&batch, &c] {
@@ -79,26 +79,31 @@ Status StackDictionaries::CheckKnown(const Batch& batch) const {
   return Status::Ok();
 }
 
-std::string StackDictionaries::Folded(std::string_view agent, uint32_t stack) const {
-  const Agent* a = Find(agent);
-  if (a == nullptr) return "";
-  auto it = a->stacks.find(stack);
-  if (it == a->stacks.end()) return "";
+StackDictionaries::AgentView StackDictionaries::Find(std::string_view agent) {
+  AgentView view;
+  auto it = agents_.find(std::string(agent));
+  if (it != agents_.end()) view.agent_ = &it->second;
+  return view;
+}
+
+std::string StackDictionaries::AgentView::Folded(uint32_t stack) const {
+  if (agent_ == nullptr) return "";
+  auto it = agent_->stacks.find(stack);
+  if (it == agent_->stacks.end()) return "";
   std::string out;
   for (uint32_t f : it->second.frames) {
-    auto name = a->frames.find(f);
-    if (name == a->frames.end()) return "";
+    auto name = agent_->frames.find(f);
+    if (name == agent_->frames.end()) return "";
     if (!out.empty()) out.push_back(';');
     out.append(name->second);
   }
   return out;
 }
 
-uint32_t* StackDictionaries::GlobalId(std::string_view agent, uint32_t stack) {
-  auto it = agents_.find(std::string(agent));
-  if (it == agents_.end()) return nullptr;
-  auto s = it->second.stacks.find(stack);
-  return s == it->second.stacks.end() ? nullptr : &s->second.global;
+uint32_t* StackDictionaries::AgentView::GlobalId(uint32_t stack) {
+  if (agent_ == nullptr) return nullptr;
+  auto it = agent_->stacks.find(stack);
+  return it == agent_->stacks.end() ? nullptr : &it->second.global;
 }
 
 void StackDictionaries::ForgetGlobalIds() {

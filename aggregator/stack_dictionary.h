@@ -22,6 +22,17 @@
 
 namespace trailmap::aggregator {
 
+// One agent id's definitions (internal to StackDictionaries).
+struct AgentDictionary {
+  struct Stack {
+    std::vector<uint32_t> frames;
+    uint32_t global = 0;  // 0 = not resolved yet
+  };
+  std::unordered_map<uint32_t, std::string> frames;
+  std::unordered_map<uint32_t, Stack> stacks;
+  uint64_t last_used = 0;
+};
+
 struct StackDictionaryOptions {
   size_t max_agents = 10'000;                // agent ids remembered
   size_t max_entries_per_agent = 4'000'000;  // frames + stacks of one agent id
@@ -37,10 +48,21 @@ class StackDictionaries {
   // Ok when every stack `batch` counts is known, with every frame of it; otherwise NotFound
   // naming the first unknown id ("stack 17 of web-1/ab12 is not known here").
   Status CheckKnown(const Batch& batch) const;
-  // The folded text ("main;foo;bar") of a known stack; "" when unknown.
-  std::string Folded(std::string_view agent, uint32_t stack) const;
-  // The cached global id of a known stack (0 = not resolved yet); nullptr when unknown.
-  uint32_t* GlobalId(std::string_view agent, uint32_t stack);
+  // One agent's definitions, found once per batch (a handle into the dictionaries, valid until
+  // the next Learn).
+  class AgentView {
+   public:
+    // The folded text ("main;foo;bar") of a known stack; "" when unknown.
+    std::string Folded(uint32_t stack) const;
+    // The cached global id of a known stack (0 = not resolved yet); nullptr when unknown.
+    uint32_t* GlobalId(uint32_t stack);
+    bool known() const { return agent_ != nullptr; }
+
+   private:
+    friend class StackDictionaries;
+    AgentDictionary* agent_ = nullptr;
+  };
+  AgentView Find(std::string_view agent);
   // Drops every cached global id (after a failed write took catalog entries back).
   void ForgetGlobalIds();
 
@@ -48,20 +70,11 @@ class StackDictionaries {
   uint64_t evictions() const { return evictions_; }
 
  private:
-  struct Stack {
-    std::vector<uint32_t> frames;
-    uint32_t global = 0;
-  };
-  struct Agent {
-    std::unordered_map<uint32_t, std::string> frames;
-    std::unordered_map<uint32_t, Stack> stacks;
-    uint64_t last_used = 0;
-  };
-  const Agent* Find(std::string_view agent) const;
+  const AgentDictionary* FindAgent(std::string_view agent) const;
   void EvictOne();
 
   const StackDictionaryOptions options_;
-  std::unordered_map<std::string, Agent> agents_;
+  std::unordered_map<std::string, AgentDictionary> agents_;
   uint64_t tick_ = 0;
   uint64_t evictions_ = 0;
 };

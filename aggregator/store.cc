@@ -315,10 +315,11 @@ void Store::AppendStacksLocked(const Batch& batch, const SecondDelta& second, ui
   if (second.stacks.empty()) return;
   // One operand per series: its counts by global stack id.
   std::unordered_map<uint32_t, StackCounts> by_series;
+  StackDictionaries::AgentView agent = dictionaries_.Find(batch.agent);
   for (const StackCount& c : second.stacks) {
-    uint32_t* global = dictionaries_.GlobalId(batch.agent, c.stack);  // known: CheckKnown passed
+    uint32_t* global = agent.GlobalId(c.stack);  // known: CheckKnown passed
     if (*global == 0) {
-      const std::string folded = dictionaries_.Folded(batch.agent, c.stack);
+      const std::string folded = agent.Folded(c.stack);
       bool added = false;
       *global = catalog_.FindOrAddStack(folded, &added);
       if (added) {
