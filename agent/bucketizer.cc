@@ -1,6 +1,8 @@
 #include "agent/bucketizer.h"
 
+#include <algorithm>
 #include <cmath>
+#include <unordered_set>
 #include <utility>
 
 namespace trailmap {
@@ -27,10 +29,13 @@ Batch MakeBatch(CompletedSeconds done, const std::string& host, const FieldSet& 
   batch.labels = labels;
   batch.series = std::move(done.series);
   batch.seconds = std::move(done.seconds);
+  batch.frames = std::move(done.frames);
+  batch.stacks = std::move(done.stacks);
   return batch;
 }
 
-Bucketizer::Bucketizer(BucketizerOptions options) : options_(options) {}
+Bucketizer::Bucketizer(BucketizerOptions options)
+    : options_(options), interner_(options.stacks) {}
 
 Histogram* Bucketizer::FindOrAdd(Second* second, const SeriesDef& series, uint64_t count) {
   SeriesKey(series, &key_);
@@ -101,8 +106,25 @@ void Bucketizer::SetScalar(int64_t unix_second, const SeriesDef& series, double 
   cell.has_scalar = true;
 }
 
+void Bucketizer::AddStack(const StackSample& sample) {
+  if (sample.count == 0) return;
+  const SeriesDef series{sample.metric, MetricKind::kStacks, "samples", sample.fields};
+  std::lock_guard<std::mutex> lock(mu_);
+  counters_.events += sample.count;
+  counters_.stack_samples += sample.count;
+  if (sample.second < taken_before_) counters_.late_events += sample.count;
+  bool truncated = false;
+  const uint32_t stack = interner_.Intern(sample.frames, &counters_.truncated_frames, &truncated);
+  if (truncated) ++counters_.truncated_stacks;
+  Second* second = &seconds_[sample.second];
+  FindOrAdd(second, series, sample.count);
+  second->stack_counts[(uint64_t{last_cell_} << 32) | stack] += sample.count;
+  last_second_ = nullptr;  // last_cell_ now names a stacks cell: Add takes the slow path once
+}
+
 CompletedSeconds Bucketizer::TakeSecondsBefore(int64_t second, size_t max_seconds) {
   std::map<int64_t, Second> taken;
+  CompletedSeconds out;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto end = seconds_.begin();
@@ -116,9 +138,26 @@ CompletedSeconds Bucketizer::TakeSecondsBefore(int64_t second, size_t max_second
     taken.insert(std::make_move_iterator(seconds_.begin()), std::make_move_iterator(end));
     seconds_.erase(seconds_.begin(), end);
     last_second_ = nullptr;
+    // The definitions of every stack taken; then, if the dictionary is too big, forget what no
+    // pending second uses (ids are never reused, so nothing held elsewhere changes meaning).
+    std::unordered_set<uint32_t> used;
+    for (const auto& [time, sec] : taken) {
+      for (const auto& [key, count] : sec.stack_counts) used.insert(static_cast<uint32_t>(key));
+    }
+    if (!used.empty()) {
+      std::vector<uint32_t> ids(used.begin(), used.end());
+      std::sort(ids.begin(), ids.end());
+      interner_.Define(ids, &out.stacks, &out.frames);
+    }
+    if (interner_.stack_count() > options_.max_dictionary_stacks) {
+      std::unordered_set<uint32_t> pending;
+      for (const auto& [time, sec] : seconds_) {
+        for (const auto& [key, count] : sec.stack_counts) pending.insert(static_cast<uint32_t>(key));
+      }
+      interner_.Retain(pending);
+    }
   }
   // Encoding happens outside the lock so Add is never held up by it.
-  CompletedSeconds out;
   std::unordered_map<std::string, uint32_t> table;
   std::string key;
   for (auto& [time, sec] : taken) {
@@ -128,13 +167,25 @@ CompletedSeconds Bucketizer::TakeSecondsBefore(int64_t second, size_t max_second
       if (cell.histogram.empty() && !cell.has_scalar) continue;
       SeriesKey(cell.series, &key);
       auto [it, added] = table.emplace(key, static_cast<uint32_t>(out.series.size()));
-      if (added) out.series.push_back(std::move(cell.series));
+      if (added) out.series.push_back(cell.series);
       if (!cell.histogram.empty()) {
         delta.histograms.push_back({it->second, cell.histogram.Encode()});
       }
       if (cell.has_scalar) delta.scalars.push_back({it->second, cell.scalar});
     }
-    if (!delta.histograms.empty() || !delta.scalars.empty()) {
+    if (!sec.stack_counts.empty()) {
+      std::vector<std::pair<uint64_t, uint64_t>> counts(sec.stack_counts.begin(),
+                                                        sec.stack_counts.end());
+      std::sort(counts.begin(), counts.end());
+      for (const auto& [cell_and_stack, count] : counts) {
+        Cell& cell = sec.cells[cell_and_stack >> 32];
+        SeriesKey(cell.series, &key);
+        auto [it, added] = table.emplace(key, static_cast<uint32_t>(out.series.size()));
+        if (added) out.series.push_back(cell.series);
+        delta.stacks.push_back({it->second, static_cast<uint32_t>(cell_and_stack), count});
+      }
+    }
+    if (!delta.histograms.empty() || !delta.scalars.empty() || !delta.stacks.empty()) {
       out.seconds.push_back(std::move(delta));
     }
   }

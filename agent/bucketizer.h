@@ -15,6 +15,12 @@
 // overflow series (so for additive scalars — %, bytes, rates — the overflow holds the sum of
 // everything that did not fit) and counted in `overflow_scalars`. A second holding only scalars
 // is shipped like any other.
+// Stack samples (AddStack, agent/stack_sample.h) are counted per (second, series, stack) under
+// the same bound and overflow rule; stacks and frames are interned (agent/stack_interner.h) and
+// a take carries the definitions of every stack its seconds use, so each batch stands alone and
+// the Shipper decides which definitions actually travel. Depth and frame-length cuts are
+// counted. The dictionary is pruned to what pending seconds still use when it passes
+// `max_dictionary_stacks`.
 //
 // Thread safety: every method may be called from any thread (a mutex inside), so the statsd
 // thread can Add while the flush thread takes.
@@ -29,6 +35,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "agent/stack_interner.h"
+#include "agent/stack_sample.h"
 #include "core/batch.h"
 #include "core/histogram.h"
 
@@ -37,6 +45,10 @@ namespace trailmap {
 struct BucketizerOptions {
   // Distinct field sets per metric per second; beyond it events go to the overflow series.
   size_t max_series_per_metric = 1000;
+  // Stack depth and frame length bounds (agent/stack_interner.h).
+  StackInternerOptions stacks;
+  // Distinct stacks remembered; past it a take forgets those no pending second uses.
+  size_t max_dictionary_stacks = 100'000;
 };
 
 struct BucketizerCounters {
@@ -46,12 +58,17 @@ struct BucketizerCounters {
   uint64_t scalars = 0;           // SetScalar calls kept
   uint64_t overflow_scalars = 0;  // of which were summed into an overflow series
   uint64_t bad_scalars = 0;       // SetScalar calls dropped: the value was NaN or infinite
+  uint64_t stack_samples = 0;    // stack samples added (sum of counts; also in `events`)
+  uint64_t truncated_stacks = 0; // stacks cut at the depth bound (ending in "[truncated]")
+  uint64_t truncated_frames = 0; // frame names cut at the length bound
 };
 
 // Completed seconds, ready to become a Batch: `series` is the table the seconds refer to.
 struct CompletedSeconds {
   std::vector<SeriesDef> series;
-  std::vector<SecondDelta> seconds;  // increasing time, each with a histogram or a scalar
+  std::vector<SecondDelta> seconds;  // increasing time, each with a histogram, scalar or stack count
+  std::vector<FrameDef> frames;      // every frame and stack the seconds' stack counts use
+  std::vector<StackDef> stacks;
   bool empty() const { return seconds.empty(); }
 };
 
@@ -67,6 +84,9 @@ class Bucketizer {
   // Records `count` events of `value` (in the series' unit) at `unix_second`. `series.fields`
   // must already be canonical (core/series.h).
   void Add(int64_t unix_second, const SeriesDef& series, uint64_t value, uint64_t count = 1);
+  // Counts sample.count samples of the stack at sample.second in the series (sample.metric,
+  // kind stacks, unit "samples", sample.fields, which must be canonical).
+  void AddStack(const StackSample& sample);
 
   // Sets the value of scalar `series` at `unix_second` (last write wins; see the overflow rule
   // above). `series.fields` must already be canonical.
@@ -96,6 +116,7 @@ class Bucketizer {
     std::unordered_map<std::string, size_t> index;       // SeriesKey -> cells
     std::unordered_map<std::string, size_t> per_metric;  // metric -> distinct field sets
     std::vector<Cell> cells;
+    std::unordered_map<uint64_t, uint64_t> stack_counts;  // cell << 32 | stack id -> samples
   };
 
   Histogram* FindOrAdd(Second* second, const SeriesDef& series, uint64_t count);
@@ -105,6 +126,7 @@ class Bucketizer {
   std::map<int64_t, Second> seconds_;                           // guarded by mu_
   int64_t taken_before_ = std::numeric_limits<int64_t>::min();  // newest taken + 1, guarded
   BucketizerCounters counters_;                                 // guarded by mu_
+  StackInterner interner_;                                      // guarded by mu_
   std::string key_;                                             // scratch, guarded by mu_
   // The last cell added to, so a run of events for one series and second (a trace import)
   // skips the hash lookup. Guarded by mu_; reset by every take.

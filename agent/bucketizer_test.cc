@@ -214,3 +214,97 @@ TEST(BucketizerScalars, MakeBatchCarriesScalarsThroughTheWire) {
 
 }  // namespace
 }  // namespace trailmap
+
+namespace trailmap {
+namespace {
+
+StackSample Sample(int64_t second, std::string fields, std::vector<std::string> frames,
+                   uint64_t count = 1) {
+  StackSample s;
+  s.second = second;
+  s.fields = std::move(fields);
+  s.frames = std::move(frames);
+  s.count = count;
+  return s;
+}
+
+TEST(BucketizerStacks, CountsPerSecondSeriesAndStackWithDefinitions) {
+  Bucketizer b;
+  b.AddStack(Sample(100, "execname=nginx", {"main", "foo"}, 3));
+  b.AddStack(Sample(100, "execname=nginx", {"main", "foo"}, 2));
+  b.AddStack(Sample(100, "execname=redis", {"main", "foo"}));
+  b.AddStack(Sample(101, "execname=nginx", {"main", "bar"}, 4));
+  b.Add(101, SeriesDef{"disk.latency", MetricKind::kLatency, "ns", ""}, 500);
+  CompletedSeconds done = b.TakeAll();
+  ASSERT_EQ(done.seconds.size(), 2u);
+  ASSERT_EQ(done.stacks.size(), 2u);
+  EXPECT_EQ(done.frames.size(), 3u);
+  // Second 100: nginx main;foo 5, redis main;foo 1, both the same stack id.
+  const auto& s100 = done.seconds[0].stacks;
+  ASSERT_EQ(s100.size(), 2u);
+  uint64_t total = 0;
+  for (const StackCount& c : s100) {
+    EXPECT_EQ(done.series[c.series].kind, MetricKind::kStacks);
+    EXPECT_EQ(done.series[c.series].metric, "cpu.stacks");
+    EXPECT_EQ(done.series[c.series].unit, "samples");
+    EXPECT_EQ(c.stack, s100[0].stack);
+    EXPECT_EQ(c.count, done.series[c.series].fields == "execname=nginx" ? 5u : 1u);
+    total += c.count;
+  }
+  EXPECT_EQ(total, 6u);
+  ASSERT_EQ(done.seconds[1].stacks.size(), 1u);
+  EXPECT_EQ(done.seconds[1].stacks[0].count, 4u);
+  EXPECT_NE(done.seconds[1].stacks[0].stack, s100[0].stack);
+  EXPECT_EQ(done.seconds[1].histograms.size(), 1u);
+  EXPECT_EQ(b.counters().stack_samples, 10u);
+  EXPECT_EQ(b.counters().events, 11u);
+
+  // The batch made from it decodes: every id it uses is defined in it.
+  Batch batch = MakeBatch(std::move(done), "web-1", {});
+  batch.agent = "web-1/x";
+  batch.sequence = 1;
+  Result<Batch> back = DecodeBatch(EncodeBatch(batch));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->stacks.size(), 2u);
+}
+
+TEST(BucketizerStacks, SeriesBoundAppliesToStacksToo) {
+  BucketizerOptions options;
+  options.max_series_per_metric = 1;
+  Bucketizer b(options);
+  b.AddStack(Sample(5, "pid=1", {"a"}));
+  b.AddStack(Sample(5, "pid=2", {"a"}, 2));
+  b.AddStack(Sample(5, "pid=3", {"b"}, 3));
+  CompletedSeconds done = b.TakeAll();
+  ASSERT_EQ(done.seconds.size(), 1u);
+  EXPECT_EQ(done.series.size(), 2u);  // pid=1 and overflow=true
+  uint64_t overflow = 0;
+  for (const StackCount& c : done.seconds[0].stacks) {
+    if (done.series[c.series].fields == "overflow=true") overflow += c.count;
+  }
+  EXPECT_EQ(overflow, 5u);
+  EXPECT_EQ(b.counters().overflow_events, 5u);
+}
+
+TEST(BucketizerStacks, TruncationsAreCountedAndDictionaryIsPruned) {
+  BucketizerOptions options;
+  options.stacks.max_depth = 3;
+  options.stacks.max_frame_bytes = 4;
+  options.max_dictionary_stacks = 1;
+  Bucketizer b(options);
+  b.AddStack(Sample(1, "", {"main", "a", "b", "c"}));
+  b.AddStack(Sample(2, "", {"main", "longname"}));
+  CompletedSeconds first = b.TakeSecondsBefore(2);
+  ASSERT_EQ(first.stacks.size(), 1u);
+  EXPECT_EQ(first.stacks[0].frames.size(), 3u);
+  EXPECT_EQ(b.counters().truncated_stacks, 1u);
+  EXPECT_EQ(b.counters().truncated_frames, 1u);
+  // Second 2 is still pending: its stack must still be defined when it is taken.
+  CompletedSeconds second = b.TakeAll();
+  ASSERT_EQ(second.stacks.size(), 1u);
+  ASSERT_EQ(second.frames.size(), 2u);
+  EXPECT_NE(second.stacks[0].id, first.stacks[0].id);
+}
+
+}  // namespace
+}  // namespace trailmap

@@ -88,6 +88,13 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
           " reconnects=" + std::to_string(c.reconnects) + " dropped=" + std::to_string(c.dropped) +
           " out_of_order=" + std::to_string(c.out_of_order) +
           " incarnations=" + std::to_string(c.incarnations);
+  if (b.stack_samples > 0) {  // stack sources: samples, cuts, and definitions (re)sent
+    line += "; stacks samples=" + std::to_string(b.stack_samples) +
+            " truncated_stacks=" + std::to_string(b.truncated_stacks) +
+            " truncated_frames=" + std::to_string(b.truncated_frames) +
+            " stack_defs_sent=" + std::to_string(c.stack_defs_sent) +
+            " need_dictionary=" + std::to_string(c.need_dictionary);
+  }
   return line;
 }
 

@@ -73,7 +73,8 @@ bool Shipper::Send(Batch batch) {
   batch.agent = agent_id_;
   batch.sequence = next_sequence_++;
   batch.sent_at_ms = NowMs();
-  held_.push_back({batch.sequence, EncodeBatch(batch), false, {}});
+  const uint64_t sequence = batch.sequence;
+  held_.push_back({sequence, std::move(batch), "", 0, false, {}});
   ++accepted_total_;
   return true;
 }
@@ -118,26 +119,51 @@ void Shipper::Reincarnate(uint64_t expected) {
       " of " + old_id + " but the oldest batch held is " + std::to_string(held_.front().sequence) +
       ": it lost its state; continuing as " + agent_id_ + " with the " +
       std::to_string(held_.size()) + " held batches renumbered from 1");
-  std::deque<Pending> renumbered;
+  uint64_t sequence = 0;
   for (Pending& p : held_) {
-    Result<Batch> batch = DecodeBatch(p.bytes);
-    if (!batch.ok()) {  // cannot happen for what EncodeBatch wrote, but never send it twice
-      ++counters_.dropped;
-      ++done_total_;
-      Log("shipper: dropped a held batch that cannot be renumbered: " + batch.status().ToString());
-      continue;
-    }
-    batch->agent = agent_id_;
-    batch->sequence = renumbered.size() + 1;
-    renumbered.push_back({batch->sequence, EncodeBatch(*batch), p.sent_before, {}});
+    p.batch.agent = agent_id_;
+    p.sequence = p.batch.sequence = ++sequence;
+    p.bytes.clear();
   }
-  held_ = std::move(renumbered);
+  ForgetDefinitions();  // the new agent id has no dictionary at the aggregator
   acked_.notify_all();
-  const uint64_t sequence = held_.size();
   next_sequence_ = sequence + 1;
   ++counters_.incarnations;
   // Answers still on their way name the old numbering; a new socket never sees them.
   reconnect_now_ = true;
+}
+
+void Shipper::ForgetDefinitions() {
+  ++epoch_;
+  sent_stacks_.clear();
+  sent_frames_.clear();
+}
+
+const std::string& Shipper::Encoded(Pending& p) {
+  if (!p.bytes.empty() && p.epoch == epoch_) return p.bytes;
+  // Same batch, only the definitions the aggregator has not been sent in this epoch.
+  Batch wire;
+  wire.agent = p.batch.agent;
+  wire.sequence = p.batch.sequence;
+  wire.host = p.batch.host;
+  wire.labels = p.batch.labels;
+  wire.sent_at_ms = p.batch.sent_at_ms;
+  for (const StackDef& d : p.batch.stacks) {
+    if (sent_stacks_.insert(d.id).second) wire.stacks.push_back(d);
+  }
+  for (const FrameDef& f : p.batch.frames) {
+    if (sent_frames_.insert(f.id).second) wire.frames.push_back(f);
+  }
+  counters_.stack_defs_sent += wire.stacks.size();
+  counters_.frame_defs_sent += wire.frames.size();
+  // The series and seconds are shared by copy only for the encoding: swap them in and back.
+  std::swap(wire.series, p.batch.series);
+  std::swap(wire.seconds, p.batch.seconds);
+  p.bytes = EncodeBatch(wire);
+  std::swap(wire.series, p.batch.series);
+  std::swap(wire.seconds, p.batch.seconds);
+  p.epoch = epoch_;
+  return p.bytes;
 }
 
 void Shipper::OnAck(std::string_view bytes) {
@@ -190,6 +216,25 @@ void Shipper::OnAck(std::string_view bytes) {
       in_flight_ = 0;  // resend from the front, which is `expected`
       break;
     }
+    case Ack::Status::kNeedDictionary: {
+      const uint64_t expected = ack->expected;
+      if (held_.empty() || expected < held_.front().sequence) break;  // already past it
+      counters_.acked += DoneBefore(expected);
+      if (held_.empty()) break;
+      // Answers to batches sent before the definitions were reset for this gap say the same.
+      if (dictionary_reset_for_ == expected && s <= dictionary_boundary_) break;
+      dictionary_reset_for_ = expected;
+      dictionary_boundary_ = highest_sent_;
+      ++counters_.need_dictionary;
+      Log("shipper " + options_.endpoint + ": aggregator needs stack definitions (" +
+          ack->reason + "); resending from batch " + std::to_string(expected) + " with all of them");
+      ForgetDefinitions();
+      for (Pending& p : held_) p.bytes.clear();
+      gap_resent_ = expected;
+      gap_boundary_ = highest_sent_;
+      in_flight_ = 0;
+      break;
+    }
   }
 }
 
@@ -217,11 +262,14 @@ void Shipper::Run() {
           socket = OpenSocket(context, options_.endpoint);
           in_flight_ = 0;
           gap_resent_ = 0;
+          dictionary_reset_for_ = 0;
           reconnect_now_ = false;
+          ForgetDefinitions();  // a new connection: definitions go again
         }
         while (in_flight_ < held_.size() && in_flight_ < std::max<size_t>(1, options_.window)) {
           Pending& p = held_[in_flight_];
-          zmq::message_t message(p.bytes.data(), p.bytes.size());
+          const std::string& bytes = Encoded(p);
+          zmq::message_t message(bytes.data(), bytes.size());
           if (!socket->send(message, zmq::send_flags::dontwait)) break;  // no peer yet
           ++(p.sent_before ? counters_.resent : counters_.sent);
           p.sent_before = true;

@@ -16,6 +16,14 @@
 // data directory); the shipper then takes a new agent id (same host, new incarnation) and
 // renumbers what it holds from 1, so nothing it holds is lost and nothing is applied twice.
 //
+// Stack definitions (schemas/ingest.capnp, "Stacks are interned"): a batch handed to Send
+// carries the definitions of every stack it uses. The shipper keeps it so, and encodes it when
+// first transmitted on a connection with only the definitions not yet sent on that connection
+// (the encoding is kept for resends on the same connection). It forgets what it has sent, and
+// re-encodes, on every new socket, on a new incarnation, and on `needDictionary` with expected
+// E: then it is done with everything before E and resends from E in order, E now carrying every
+// definition it uses. `stack_defs_sent` / `frame_defs_sent` count the definitions that went out.
+//
 // Threading: the constructor starts one thread that owns the socket; Send, Flush and counters
 // may be called from any thread. The destructor stops the thread without waiting for acks
 // (call Flush first); unacknowledged batches are then lost, which is logged.
@@ -29,6 +37,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <unordered_set>
 
 #include "core/batch.h"
 #include "core/status.h"
@@ -60,6 +69,9 @@ struct ShipperCounters {
   uint64_t dropped = 0;       // refused by Send() because max_queued were held
   uint64_t out_of_order = 0;  // `outOfOrder` acks received
   uint64_t incarnations = 0;  // new agent ids taken because the aggregator lost its state
+  uint64_t need_dictionary = 0;  // `needDictionary` acks acted on (definitions resent)
+  uint64_t stack_defs_sent = 0;  // stack definitions encoded into transmitted batches
+  uint64_t frame_defs_sent = 0;  // frame definitions encoded into transmitted batches
   bool operator==(const ShipperCounters&) const = default;
 };
 
@@ -85,7 +97,9 @@ class Shipper {
  private:
   struct Pending {
     uint64_t sequence = 0;
-    std::string bytes;  // EncodeBatch of the batch carrying agent id and sequence
+    Batch batch;        // with agent id, sequence and every stack definition it uses
+    std::string bytes;  // its encoding for dictionary epoch `epoch` ("" = not yet encoded)
+    uint64_t epoch = 0;
     bool sent_before = false;
     std::chrono::steady_clock::time_point sent_at;  // last transmission
   };
@@ -96,6 +110,10 @@ class Shipper {
   size_t DoneBefore(uint64_t below);
   // Takes a new agent id and renumbers every held batch from 1; mu_ held.
   void Reincarnate(uint64_t expected);
+  // Forgets which definitions were sent (a new dictionary epoch); mu_ held.
+  void ForgetDefinitions();
+  // p.bytes for the current epoch, with the definitions not yet sent in it; mu_ held.
+  const std::string& Encoded(Pending& p);
 
   const ShipperOptions options_;
   mutable std::mutex mu_;
@@ -108,6 +126,10 @@ class Shipper {
   uint64_t gap_boundary_ = 0;      // highest sequence sent before that resend; mu_
   uint64_t highest_sent_ = 0;      // mu_
   bool reconnect_now_ = false;     // set by Reincarnate for the thread; mu_
+  uint64_t dictionary_reset_for_ = 0;  // needDictionary gap definitions were reset for; mu_
+  uint64_t dictionary_boundary_ = 0;   // highest sequence sent before that reset; mu_
+  uint64_t epoch_ = 1;             // dictionary epoch: what sent_* describe; mu_
+  std::unordered_set<uint32_t> sent_stacks_, sent_frames_;  // defined in epoch_; mu_
   uint64_t accepted_total_ = 0;    // batches Send() accepted, ever; mu_
   uint64_t done_total_ = 0;        // batches done with (acked/rejected), ever; mu_
   bool stop_ = false;              // guarded by mu_

@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <set>
 #include <thread>
 #include <vector>
 #include <zmq.hpp>
@@ -24,6 +25,8 @@ struct FakeBehaviour {
   milliseconds downtime{300};  // between close and rebind
   bool lose_state = false;     // on restart, forget every watermark (a new data directory)
   uint64_t reject = 0;         // > 0: reject this sequence (the watermark moves past it)
+  int forget_dictionary_after = 0;  // > 0: forget every agent's stack definitions (an eviction)
+                                    // after this many batches; a restart always forgets them
 };
 
 // A tiny aggregator: a ROUTER on its own thread that applies only sequence == watermark + 1 and
@@ -56,9 +59,23 @@ class FakeAggregator {
   }
   // Restarts the ROUTER now (from the test thread), forgetting watermarks if lose_state.
   void RestartNow() { restart_requested_ = true; }
+  // Definitions sent to the fake over all connections, and stack counts it applied.
+  uint64_t stack_defs_received() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stack_defs_received_;
+  }
+  uint64_t need_dictionary_sent() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return need_dictionary_sent_;
+  }
 
  private:
   void Restart() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      known_frames_.clear();
+      known_stacks_.clear();
+    }
     router_.reset();
     std::this_thread::sleep_for(behaviour_.downtime);
     if (behaviour_.lose_state) {
@@ -88,6 +105,11 @@ class FakeAggregator {
       router_->send(identity, zmq::send_flags::sndmore);
       router_->send(zmq::buffer(ack), zmq::send_flags::none);
       if (behaviour_.restart_after > 0 && received == behaviour_.restart_after) Restart();
+      if (behaviour_.forget_dictionary_after > 0 && received == behaviour_.forget_dictionary_after) {
+        std::lock_guard<std::mutex> lock(mu_);
+        known_frames_.clear();
+        known_stacks_.clear();
+      }
     }
   }
 
@@ -97,6 +119,18 @@ class FakeAggregator {
     Result<Batch> batch = DecodeBatch(bytes, {}, &agent, &ack.sequence);
     std::lock_guard<std::mutex> lock(mu_);
     uint64_t& mark = watermark_[agent];
+    bool unknown = false;  // the batch uses a stack or frame the fake has no definition of
+    if (batch.ok()) {
+      stack_defs_received_ += batch->stacks.size();
+      for (const FrameDef& f : batch->frames) known_frames_[agent].insert(f.id);
+      for (const StackDef& d : batch->stacks) {
+        for (uint32_t f : d.frames) unknown |= known_frames_[agent].count(f) == 0;
+        known_stacks_[agent].insert(d.id);
+      }
+      for (const SecondDelta& s : batch->seconds) {
+        for (const StackCount& c : s.stacks) unknown |= known_stacks_[agent].count(c.stack) == 0;
+      }
+    }
     if (ack.sequence <= mark) {
       ack.status = Ack::Status::kDuplicate;
     } else if (ack.sequence > mark + 1) {
@@ -106,6 +140,10 @@ class FakeAggregator {
       ack.status = Ack::Status::kRejected;
       ack.reason = batch.ok() ? "told to reject it" : batch.status().message();
       mark = ack.sequence;
+    } else if (unknown) {
+      ack.status = Ack::Status::kNeedDictionary;
+      ack.expected = ack.sequence;
+      ++need_dictionary_sent_;
     } else {
       for (const SecondDelta& s : batch->seconds) ++applied_[s.time];
       mark = ack.sequence;
@@ -123,6 +161,9 @@ class FakeAggregator {
   mutable std::mutex mu_;
   std::map<std::string, uint64_t> watermark_;  // guarded by mu_
   std::map<int64_t, int> applied_;             // guarded by mu_
+  std::map<std::string, std::set<uint32_t>> known_frames_, known_stacks_;  // guarded by mu_
+  uint64_t stack_defs_received_ = 0;           // guarded by mu_
+  uint64_t need_dictionary_sent_ = 0;          // guarded by mu_
   std::thread thread_;
 };
 
@@ -134,6 +175,19 @@ Batch OneSecond(int64_t time) {
   b.host = "web-1";
   b.series = {{"disk.latency", MetricKind::kLatency, "ns", ""}};
   b.seconds = {{time, {{0, h.Encode()}}, {}}};
+  return b;
+}
+
+// A batch holding one second of stack counts: stack (time % 10) + 1 = main;f<time % 10>, with
+// every definition it uses, as the Bucketizer makes them.
+Batch OneStackSecond(int64_t time) {
+  const uint32_t k = static_cast<uint32_t>(time % 10);
+  Batch b;
+  b.host = "web-1";
+  b.series = {{"cpu.stacks", MetricKind::kStacks, "samples", ""}};
+  b.frames = {{1, "main"}, {k + 2, "f" + std::to_string(k)}};
+  b.stacks = {{k + 1, {1, k + 2}}};
+  b.seconds = {{time, {}, {}, {{0, k + 1, 3}}}};
   return b;
 }
 
@@ -265,6 +319,75 @@ TEST(Shipper, NewAgentIdIsHostSlashSixteenHexDigits) {
   EXPECT_EQ(id.substr(0, 5), "db-7/");
   EXPECT_EQ(id.find_first_not_of("0123456789abcdef", 5), std::string::npos);
   EXPECT_NE(NewAgentId("db-7"), id);
+}
+
+}  // namespace
+}  // namespace trailmap
+
+namespace trailmap {
+namespace {
+
+void SendStackSeconds(Shipper* shipper, int64_t first, int n) {
+  for (int i = 0; i < n; ++i) {
+    ASSERT_TRUE(shipper->Send(OneStackSecond(first + i)));
+    if (i % 25 == 0) std::this_thread::sleep_for(milliseconds(5));
+  }
+}
+
+TEST(ShipperStacks, SendsEachDefinitionOncePerConnection) {
+  FakeAggregator fake({});
+  Shipper shipper(Fast(fake.endpoint()));
+  SendStackSeconds(&shipper, 1000, 100);
+  ASSERT_TRUE(shipper.Flush(milliseconds(10'000)).ok());
+  ExpectAppliedOnce(fake, 1000, 100);
+  const ShipperCounters c = shipper.counters();
+  EXPECT_EQ(c.stack_defs_sent, 10u);  // 10 distinct stacks
+  EXPECT_EQ(c.frame_defs_sent, 11u);  // main and f0..f9
+  EXPECT_EQ(fake.stack_defs_received(), 10u);
+  EXPECT_EQ(c.need_dictionary, 0u);
+}
+
+TEST(ShipperStacks, ResendsDefinitionsWhenTheAggregatorForgetsThem) {
+  FakeAggregator fake({.forget_dictionary_after = 40});
+  Shipper shipper(Fast(fake.endpoint()));
+  SendStackSeconds(&shipper, 1000, 100);
+  ASSERT_TRUE(shipper.Flush(milliseconds(10'000)).ok());
+  ExpectAppliedOnce(fake, 1000, 100);
+  const ShipperCounters c = shipper.counters();
+  EXPECT_GE(fake.need_dictionary_sent(), 1u);
+  EXPECT_GE(c.need_dictionary, 1u);
+  EXPECT_GE(c.stack_defs_sent, 20u);  // every stack defined again after the eviction
+  EXPECT_EQ(c.acked + c.duplicates, 100u);
+}
+
+TEST(ShipperStacks, ResendsDefinitionsAfterTheAggregatorRestarts) {
+  FakeAggregator fake({.drop_one_in = 13, .restart_after = 50, .downtime = milliseconds(200)});
+  Shipper shipper(Fast(fake.endpoint()));
+  SendStackSeconds(&shipper, 1000, 150);
+  ASSERT_TRUE(shipper.Flush(milliseconds(20'000)).ok());
+  ExpectAppliedOnce(fake, 1000, 150);
+  EXPECT_GE(shipper.counters().reconnects, 1u);
+  EXPECT_GE(shipper.counters().stack_defs_sent, 20u);
+}
+
+}  // namespace
+}  // namespace trailmap
+
+namespace trailmap {
+namespace {
+
+TEST(ShipperStacks, ANewIncarnationSendsEveryDefinitionAgain) {
+  FakeAggregator fake({.downtime = milliseconds(100), .lose_state = true});
+  Shipper shipper(Fast(fake.endpoint()));
+  SendStackSeconds(&shipper, 1000, 20);
+  ASSERT_TRUE(shipper.Flush(milliseconds(10'000)).ok());
+  fake.RestartNow();
+  std::this_thread::sleep_for(milliseconds(50));
+  SendStackSeconds(&shipper, 1020, 20);  // renumbered under a new agent id: defined again
+  ASSERT_TRUE(shipper.Flush(milliseconds(10'000)).ok());
+  ExpectAppliedOnce(fake, 1000, 40);
+  EXPECT_EQ(shipper.counters().incarnations, 1u);
+  EXPECT_GE(shipper.counters().stack_defs_sent, 20u);
 }
 
 }  // namespace

@@ -57,6 +57,42 @@ Status Catalog::RestoreSeries(uint32_t id, SeriesRecord record) {
   return Status::Ok();
 }
 
+Status Catalog::RestoreStack(uint32_t id, std::string folded) {
+  std::unique_lock lock(mu_);
+  if (id != stacks_.size() + 1) return NotNext("stack", id, stacks_.size());
+  stacks_.push_back(std::move(folded));
+  if (!stack_ids_.emplace(stacks_.back(), id).second) {
+    stacks_.pop_back();
+    return Status::Corruption("meta: stack " + std::to_string(id) + " repeats another");
+  }
+  return Status::Ok();
+}
+
+uint32_t Catalog::FindOrAddStack(std::string_view folded, bool* added) {
+  *added = false;
+  {
+    std::shared_lock lock(mu_);
+    if (auto it = stack_ids_.find(folded); it != stack_ids_.end()) return it->second;
+  }
+  std::unique_lock lock(mu_);
+  if (auto it = stack_ids_.find(folded); it != stack_ids_.end()) return it->second;
+  stacks_.emplace_back(folded);
+  const auto id = static_cast<uint32_t>(stacks_.size());
+  stack_ids_.emplace(stacks_.back(), id);
+  *added = true;
+  return id;
+}
+
+std::string Catalog::Stack(uint32_t id) const {
+  std::shared_lock lock(mu_);
+  return id >= 1 && id <= stacks_.size() ? stacks_[id - 1] : std::string();
+}
+
+size_t Catalog::stack_count() const {
+  std::shared_lock lock(mu_);
+  return stacks_.size();
+}
+
 // The FindOrAdd* methods look under the shared lock first: entries are found far more often than
 // added, and the unique lock would stall every query thread on each lookup.
 uint32_t Catalog::FindOrAddMetric(const MetricRecord& record, bool* added) {
@@ -107,11 +143,15 @@ void Catalog::SetHostLabels(uint32_t host, std::string labels) {
 
 Catalog::Mark Catalog::mark() const {
   std::shared_lock lock(mu_);
-  return Mark{metrics_.size(), hosts_.size(), series_.size()};
+  return Mark{metrics_.size(), hosts_.size(), series_.size(), stacks_.size()};
 }
 
 void Catalog::Rollback(const Mark& mark) {
   std::unique_lock lock(mu_);
+  while (stacks_.size() > mark.stacks) {
+    stack_ids_.erase(stacks_.back());
+    stacks_.pop_back();
+  }
   while (series_.size() > mark.series) {
     series_ids_.erase(SeriesMapKey(series_.back().metric, series_.back().fields));
     series_.pop_back();

@@ -1,5 +1,6 @@
 // Catalog: the aggregator's id maps — metrics (with kind and unit), hosts (with labels) and
-// series (a metric plus a canonical field set) — held in memory and mirrored in the `meta`
+// series (a metric plus a canonical field set), and stacks (folded text, global across agents)
+// — held in memory and mirrored in the `meta`
 // column family (grammar in aggregator/keys.h). Ids start at 1 and are dense; 0 means "none".
 //
 // Thread safety: every method may be called from any thread (a shared_mutex inside). Entries are
@@ -10,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <shared_mutex>
 #include <string>
@@ -33,6 +35,7 @@ class Catalog {
   Status RestoreMetric(uint32_t id, MetricRecord record);
   Status RestoreHost(uint32_t id, HostRecord record);
   Status RestoreSeries(uint32_t id, SeriesRecord record);
+  Status RestoreStack(uint32_t id, std::string folded);
 
   // The writer's side. FindOrAdd* returns the id, and sets *added when the entry is new (the
   // caller then writes its meta entries). A metric keeps the kind and unit it was first seen with.
@@ -40,10 +43,11 @@ class Catalog {
   uint32_t FindOrAddHost(std::string_view name, std::string_view labels, bool* added);
   uint32_t FindOrAddSeries(uint32_t metric, std::string_view fields, bool* added);
   void SetHostLabels(uint32_t host, std::string labels);
+  uint32_t FindOrAddStack(std::string_view folded, bool* added);
 
   // How many entries of each kind; Rollback(mark) removes what was added after mark().
   struct Mark {
-    size_t metrics = 0, hosts = 0, series = 0;
+    size_t metrics = 0, hosts = 0, series = 0, stacks = 0;
   };
   Mark mark() const;
   void Rollback(const Mark& mark);
@@ -54,6 +58,9 @@ class Catalog {
   // Copies of one entry; empty when the id is unknown.
   HostRecord Host(uint32_t id) const;
   SeriesRecord Series(uint32_t id) const;
+  // The folded text of a stack id; "" when unknown.
+  std::string Stack(uint32_t id) const;
+  size_t stack_count() const;
   size_t host_count() const;
   size_t series_count() const;
   // Every metric, by name.
@@ -69,6 +76,8 @@ class Catalog {
   std::unordered_map<std::string, uint32_t> metric_ids_;
   std::unordered_map<std::string, uint32_t> host_ids_;
   std::unordered_map<std::string, uint32_t> series_ids_;  // SeriesMapKey -> id
+  std::deque<std::string> stacks_;                        // [id - 1]; a deque keeps them in place
+  std::unordered_map<std::string_view, uint32_t> stack_ids_;  // views into stacks_
 };
 
 }  // namespace trailmap::aggregator

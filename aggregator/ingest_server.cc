@@ -44,9 +44,9 @@ Status IngestServer::Start() {
 void IngestServer::Stop() { router_.Stop(); }
 
 IngestCounters IngestServer::counters() const {
-  return IngestCounters{applied_.load(),          duplicate_.load(), out_of_order_.load(),
-                        rejected_.load(),         failed_.load(),    bytes_.load(),
-                        histogram_seconds_.load()};
+  return IngestCounters{applied_.load(),           duplicate_.load(), out_of_order_.load(),
+                        rejected_.load(),          failed_.load(),    bytes_.load(),
+                        histogram_seconds_.load(), need_dictionary_.load(), stack_values_.load()};
 }
 
 std::vector<std::optional<std::string>> IngestServer::HandleGroup(
@@ -100,11 +100,17 @@ void IngestServer::Commit(std::vector<Batch>* pending,
       case Ack::Status::kApplied:
         ++applied_;
         histogram_seconds_ += outcome->histograms;
+        stack_values_ += outcome->stack_values;
         replies->push_back(AckBytes(batch.sequence, Ack::Status::kApplied));
         break;
       case Ack::Status::kDuplicate:
         ++duplicate_;
         replies->push_back(AckBytes(batch.sequence, Ack::Status::kDuplicate));
+        break;
+      case Ack::Status::kNeedDictionary:
+        ++need_dictionary_;
+        replies->push_back(AckBytes(batch.sequence, Ack::Status::kNeedDictionary,
+                                    outcome->reason, outcome->expected));
         break;
       case Ack::Status::kOutOfOrder:
       default:

@@ -5,7 +5,8 @@
 // `rejected` with the reason; if its envelope (agent, sequence) could be read and it is the one
 // the agent's watermark expects next, the watermark moves past it so the stream continues. A good
 // batch goes to Store::ApplyBatch and is acked `applied`, `duplicate` or `outOfOrder` (with
-// `expected`). When the store cannot write, no ack is sent: the agent resends after its timeout.
+// `expected`), or `needDictionary` when it uses a stack the store has no definition of. When
+// the store cannot write, no ack is sent: the agent resends after its timeout.
 // Rejections are logged one line each (agent and reason), at most `max_reject_logs` lines per
 // summary interval; a summary line of the counters is logged every interval when they changed.
 //
@@ -47,6 +48,8 @@ struct IngestCounters {
   uint64_t failed = 0;             // store write errors (not acked)
   uint64_t bytes = 0;              // payload bytes received
   uint64_t histogram_seconds = 0;  // histogram deltas written
+  uint64_t need_dictionary = 0;    // batches answered needDictionary (stack definitions missing)
+  uint64_t stack_values = 0;       // (second, series) stack count lists written
   bool operator==(const IngestCounters&) const = default;
 };
 
@@ -75,7 +78,7 @@ class IngestServer {
   RouterServer router_;
 
   std::atomic<uint64_t> applied_{0}, duplicate_{0}, out_of_order_{0}, rejected_{0}, failed_{0};
-  std::atomic<uint64_t> bytes_{0}, histogram_seconds_{0};
+  std::atomic<uint64_t> bytes_{0}, histogram_seconds_{0}, need_dictionary_{0}, stack_values_{0};
   // Server thread only.
   IngestCounters last_summary_;
   std::chrono::steady_clock::time_point next_summary_;

@@ -189,3 +189,32 @@ TEST(IngestServerBindTest, BusyPortIsAnError) {
 
 }  // namespace
 }  // namespace trailmap::aggregator
+
+namespace trailmap::aggregator {
+namespace {
+
+TEST_F(IngestServerTest, AsksForStackDefinitionsItLacksAndAppliesTheResend) {
+  const SeriesDef stacks{"cpu.stacks", MetricKind::kStacks, "samples", ""};
+  Batch b = MakeBatch("web-1/1", 1, "web-1", {stacks});
+  b.seconds.push_back(SecondDelta{kT, {}, {}, {{0, 1, 4}}});  // stack 1, not defined
+  Ack ack = Send({EncodeBatch(b)});
+  EXPECT_EQ(ack.status, Ack::Status::kNeedDictionary);
+  EXPECT_EQ(ack.expected, 1u);
+  EXPECT_NE(ack.reason.find("stack 1 of web-1/1"), std::string::npos) << ack.reason;
+  b.frames = {{1, "main"}, {2, "work"}};
+  b.stacks = {{1, {1, 2}}};
+  ack = Send({EncodeBatch(b)});
+  EXPECT_EQ(ack.status, Ack::Status::kApplied);
+  EXPECT_EQ(server_->counters().need_dictionary, 1u);
+  EXPECT_EQ(server_->counters().stack_values, 1u);
+  StackQuery q;
+  q.from = kT;
+  q.to = kT + 1;
+  Result<StackAnswer> answer = store_->QueryStacks(q);
+  ASSERT_TRUE(answer.ok());
+  ASSERT_EQ(answer->stacks.size(), 1u);
+  EXPECT_EQ(answer->stacks[0], (FoldedStack{"main;work", 4}));
+}
+
+}  // namespace
+}  // namespace trailmap::aggregator

@@ -69,6 +69,8 @@ std::string SeriesNameKey(uint32_t metric, std::string_view fields) {
 }
 std::string SeriesIdKey(uint32_t id) { return TagAndId('S', id); }
 std::string WatermarkKey(std::string_view agent) { return TagAndText('w', agent); }
+std::string StackTextKey(std::string_view folded) { return TagAndText('k', folded); }
+std::string StackIdKey(uint32_t id) { return TagAndId('K', id); }
 
 std::string EncodeId(uint32_t id) {
   std::string out(4, '\0');

@@ -1,13 +1,16 @@
 // The byte layout of every key and value the aggregator keeps in RocksDB, and the functions that
 // write and read them. All integers are big-endian, so byte order is numeric order.
 //
-// Column families `hist` and `scalar` share one key:
+// Column families `hist`, `scalar` and `stacks` share one key (`stacks_60s` too, with the
+// second of the minute's start, a multiple of 60):
 //
 //   key       := metric_id:u32 second:u64 host_id:u32 series_id:u32        (20 bytes)
 //   second    := uint64(unix seconds as int64) XOR 2^63                     sign bit flipped, so
 //                                                                           byte order = time order
 //   hist      value := core/histogram.h encoding, merged by "trailmap.histogram"
 //   scalar    value := IEEE-754 double, its bits as a u64
+//   stacks    value := (global stack id, count) list, aggregator/stack_merge_operator.h, merged
+//                      by "trailmap.stacks"
 //
 // One metric's seconds are contiguous and in time order, and within a second every host and series
 // follows, so a single range scan [metric|from, metric|to) serves a heat map (group by nothing or a
@@ -23,6 +26,8 @@
 //   's' metric_id:u32 fields    -> series_id:u32                fields canonical, "" for none
 //   'S' series_id:u32           -> metric_id:u32 fields
 //   'w' agent                   -> watermark:u64                last sequence applied
+//   'k' folded stack            -> id:u32                       stack text to global id
+//   'K' id:u32                  -> folded stack                 frames root first, ';'-joined
 //
 // Ids start at 1 and are dense; series ids are global (not per metric). The catalog is loaded from
 // the id-keyed entries ('M', 'H', 'S'); the name-keyed ones exist so a tool can look a name up
@@ -102,6 +107,8 @@ std::string HostIdKey(uint32_t id);
 std::string SeriesNameKey(uint32_t metric, std::string_view fields);
 std::string SeriesIdKey(uint32_t id);
 std::string WatermarkKey(std::string_view agent);
+std::string StackTextKey(std::string_view folded);
+std::string StackIdKey(uint32_t id);
 std::string EncodeId(uint32_t id);
 std::string EncodeWatermark(uint64_t sequence);
 

@@ -54,6 +54,18 @@ Answer QueryServer::AnswerQuery(std::string_view bytes) const {
     ++answered_;
     return answer;
   }
+  if (query->kind == Query::Kind::kStacks) {
+    Result<StackAnswer> stacks = store_->QueryStacks(query->stacks);
+    if (!stacks.ok()) {
+      answer.error = stacks.status().ToString();
+      ++errors_;
+      Log("query: stacks of " + query->stacks.metric + ": " + answer.error);
+      return answer;
+    }
+    answer.stacks = std::move(stacks).value();
+    ++answered_;
+    return answer;
+  }
   const auto start = std::chrono::steady_clock::now();
   Result<HistogramAnswer> histograms = store_->QueryHistograms(query->histograms);
   if (!histograms.ok()) {

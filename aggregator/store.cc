@@ -11,6 +11,8 @@
 #include "aggregator/histogram_merge_operator.h"
 #include "aggregator/histogram_query.h"
 #include "aggregator/keys.h"
+#include "aggregator/stack_merge_operator.h"
+#include "aggregator/stack_query.h"
 
 namespace trailmap::aggregator {
 
@@ -20,6 +22,8 @@ struct Store::Handles {
   rocksdb::ColumnFamilyHandle* hist = nullptr;
   rocksdb::ColumnFamilyHandle* scalar = nullptr;
   rocksdb::ColumnFamilyHandle* meta = nullptr;
+  rocksdb::ColumnFamilyHandle* stacks = nullptr;
+  rocksdb::ColumnFamilyHandle* stacks_60s = nullptr;
 
   ~Handles() {
     if (!db) return;
@@ -62,7 +66,7 @@ rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o,
 }  // namespace
 
 Store::Store(const StoreOptions& options, std::unique_ptr<Handles> handles)
-    : options_(options), db_(std::move(handles)) {}
+    : options_(options), db_(std::move(handles)), dictionaries_(options.dictionaries) {}
 
 Store::~Store() = default;
 
@@ -81,12 +85,17 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   hist.merge_operator = std::make_shared<HistogramMergeOperator>();
   hist.max_successive_merges = options.max_successive_merges;
   const rocksdb::ColumnFamilyOptions small = FamilyOptions(options, cache, buffer / 4);
+  rocksdb::ColumnFamilyOptions stacks = FamilyOptions(options, cache, buffer / 4);
+  stacks.merge_operator = std::make_shared<StackMergeOperator>();
+  stacks.max_successive_merges = options.max_successive_merges;
 
   const std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, small},
       {"hist", hist},
       {"scalar", small},
       {"meta", small},
+      {"stacks", stacks},
+      {"stacks_60s", stacks},
   };
   auto handles = std::make_unique<Handles>();
   rocksdb::DB* db = nullptr;
@@ -96,6 +105,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   handles->hist = handles->all[1];
   handles->scalar = handles->all[2];
   handles->meta = handles->all[3];
+  handles->stacks = handles->all[4];
+  handles->stacks_60s = handles->all[5];
 
   std::unique_ptr<Store> store(new Store(options, std::move(handles)));
   if (Status l = store->Load(); !l.ok()) return l;
@@ -120,6 +131,8 @@ Status Store::Load() {
     } else if (tag == 'S' && id_key) {
       Result<SeriesRecord> r = DecodeSeriesRecord(value);
       s = r.ok() ? catalog_.RestoreSeries(id, std::move(r).value()) : r.status();
+    } else if (tag == 'K' && id_key) {
+      s = catalog_.RestoreStack(id, std::string(value));
     } else if (tag == 'w') {
       Result<uint64_t> r = DecodeWatermark(value);
       if (r.ok()) watermarks_[std::string(key.substr(1))] = *r;
@@ -163,6 +176,10 @@ Result<std::string> CheckBatch(const Batch& batch) {
       if (v.series >= batch.series.size())
         return Status::InvalidArgument("scalar series past the series list");
     }
+    for (const StackCount& c : second.stacks) {
+      if (c.series >= batch.series.size())
+        return Status::InvalidArgument("stack count series past the series list");
+    }
   }
   return labels;
 }
@@ -195,6 +212,7 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
     if (!results[i].ok()) continue;
     const Batch& batch = *batches[i];
     ApplyOutcome& out = *results[i];
+    dictionaries_.Learn(batch);  // from every batch that decodes: definitions are idempotent
     out.watermark = WatermarkLocked(batch.agent);
     out.expected = out.watermark + 1;
     if (batch.sequence <= out.watermark) {
@@ -203,6 +221,12 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
     }
     if (batch.sequence > out.watermark + 1) {
       out.status = Ack::Status::kOutOfOrder;
+      continue;
+    }
+    if (Status known = dictionaries_.CheckKnown(batch); !known.ok()) {
+      out.status = Ack::Status::kNeedDictionary;
+      out.expected = batch.sequence;
+      out.reason = known.message();
       continue;
     }
     AppendBatchLocked(batch, labels[i], &wb, &out, &label_changes);
@@ -218,6 +242,7 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
   write_options.sync = options_.sync;
   if (rocksdb::Status s = db_->db->Write(write_options, &wb); !s.ok()) {
     catalog_.Rollback(mark);
+    dictionaries_.ForgetGlobalIds();  // some may name the stacks just taken back
     for (auto it = old_watermarks.rbegin(); it != old_watermarks.rend(); ++it) {
       watermarks_[it->first] = it->second;
     }
@@ -278,8 +303,43 @@ void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, roc
       wb->Put(db_->scalar, rocksdb::Slice(key, kDataKeySize), EncodeScalar(v.value));
       ++out->scalars;
     }
+    AppendStacksLocked(batch, second, host, metric_of, series_of, wb, out);
   }
   wb->Put(db_->meta, WatermarkKey(batch.agent), EncodeWatermark(batch.sequence));
+}
+
+void Store::AppendStacksLocked(const Batch& batch, const SecondDelta& second, uint32_t host,
+                               const std::vector<uint32_t>& metric_of,
+                               const std::vector<uint32_t>& series_of, rocksdb::WriteBatch* wb,
+                               ApplyOutcome* out) {
+  if (second.stacks.empty()) return;
+  // One operand per series: its counts by global stack id.
+  std::unordered_map<uint32_t, StackCounts> by_series;
+  StackDictionaries::AgentView agent = dictionaries_.Find(batch.agent);
+  for (const StackCount& c : second.stacks) {
+    uint32_t* global = agent.GlobalId(c.stack);  // known: CheckKnown passed
+    if (*global == 0) {
+      const std::string folded = agent.Folded(c.stack);
+      bool added = false;
+      *global = catalog_.FindOrAddStack(folded, &added);
+      if (added) {
+        wb->Put(db_->meta, StackTextKey(folded), EncodeId(*global));
+        wb->Put(db_->meta, StackIdKey(*global), folded);
+        ++out->new_ids;
+      }
+    }
+    by_series[c.series].emplace_back(*global, c.count);
+  }
+  char key[kDataKeySize];
+  const int64_t minute = second.time - ((second.time % 60) + 60) % 60;
+  for (auto& [series, counts] : by_series) {
+    const std::string value = EncodeUnsortedStackCounts(std::move(counts));
+    EncodeDataKey(DataKey{metric_of[series], second.time, host, series_of[series]}, key);
+    wb->Merge(db_->stacks, rocksdb::Slice(key, kDataKeySize), value);
+    EncodeDataKey(DataKey{metric_of[series], minute, host, series_of[series]}, key);
+    wb->Merge(db_->stacks_60s, rocksdb::Slice(key, kDataKeySize), value);
+    ++out->stack_values;
+  }
 }
 
 Result<bool> Store::SkipRejected(std::string_view agent, uint64_t sequence) {
@@ -297,6 +357,10 @@ Result<bool> Store::SkipRejected(std::string_view agent, uint64_t sequence) {
 
 Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query) const {
   return RunHistogramQuery(db_->db.get(), db_->hist, catalog_, query, options_.query_threads);
+}
+
+Result<StackAnswer> Store::QueryStacks(const StackQuery& query) const {
+  return RunStackQuery(db_->db.get(), db_->stacks, db_->stacks_60s, catalog_, query);
 }
 
 std::vector<MetricInfo> Store::Metrics() const { return catalog_.Metrics(); }

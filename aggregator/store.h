@@ -5,8 +5,17 @@
 // Column families (key and value grammar in aggregator/keys.h):
 //   hist    metric_id | second | host_id | series_id -> histogram, merged by "trailmap.histogram"
 //   scalar  metric_id | second | host_id | series_id -> double (last write wins)
-//   meta    id maps both ways (metrics with kind and unit, hosts with labels, series) and
-//           agent -> watermark (the last sequence applied)
+//   meta    id maps both ways (metrics with kind and unit, hosts with labels, series, stacks)
+//           and agent -> watermark (the last sequence applied)
+//   stacks      metric_id | second | host_id | series_id -> (global stack id, count) list,
+//               merged by "trailmap.stacks" (aggregator/stack_merge_operator.h)
+//   stacks_60s  the same per minute (second = the minute's start), merged at ingest from the
+//               same operands; a stack query reads it for the whole minutes of its range
+//
+// Stacks arrive interned per agent (schemas/ingest.capnp); the store keeps each agent's
+// definitions in memory (aggregator/stack_dictionary.h) and gives every distinct folded stack a
+// global id in the catalog, written in the same WriteBatch as the counts that use it. A batch to
+// apply that uses a stack the store has no definition of is not applied: kNeedDictionary.
 //
 // Exactly-once: ApplyBatch applies a batch only when its sequence is the agent's watermark + 1,
 // and writes every histogram merge, scalar, new catalog entry and the new watermark in ONE
@@ -28,6 +37,7 @@
 #include <vector>
 
 #include "aggregator/catalog.h"
+#include "aggregator/stack_dictionary.h"
 #include "core/batch.h"
 #include "core/query_wire.h"
 #include "core/status.h"
@@ -56,16 +66,21 @@ struct StoreOptions {
   // Threads one histogram query scans with (time slices of a long range in parallel); 1 = the
   // caller's thread only.
   int query_threads = 2;
+  // Bounds on the agents' stack dictionaries held in memory.
+  StackDictionaryOptions dictionaries;
 };
 
 // What ApplyBatch did.
 struct ApplyOutcome {
-  Ack::Status status = Ack::Status::kApplied;  // kApplied, kDuplicate or kOutOfOrder
+  Ack::Status status = Ack::Status::kApplied;  // kApplied, kDuplicate, kOutOfOrder or
+                                               // kNeedDictionary
   uint64_t watermark = 0;                      // the agent's watermark after the call
   uint64_t expected = 0;                       // the sequence applied next: watermark + 1
   size_t histograms = 0;                       // histogram deltas written (when applied)
   size_t scalars = 0;                          // scalar values written (when applied)
   size_t new_ids = 0;                          // catalog entries created (when applied)
+  size_t stack_values = 0;                     // (second, series) stack lists written
+  std::string reason;                          // kNeedDictionary: which id is unknown
 };
 
 class Store {
@@ -101,6 +116,11 @@ class Store {
   // without it. `hosts` (if not empty) keeps only those hosts. An unknown metric is an empty
   // answer, not an error; Corruption if a stored histogram does not decode.
   Result<HistogramAnswer> QueryHistograms(const HistogramQuery& query) const;
+  // Stack samples of one metric merged over [query.from, query.to), query.hosts and
+  // query.where: every distinct stack with its count, sorted by stack text. Whole minutes of the
+  // range are read from `stacks_60s`. An unknown metric is an empty answer; InvalidArgument for a
+  // predicate that compares values; Corruption if a stored value does not decode.
+  Result<StackAnswer> QueryStacks(const StackQuery& query) const;
   // The metric catalog, by name.
   std::vector<MetricInfo> Metrics() const;
   // One stored scalar, for tools and tests; nullopt when absent.
@@ -120,12 +140,18 @@ class Store {
   void AppendBatchLocked(const Batch& batch, const std::string& labels, rocksdb::WriteBatch* wb,
                          ApplyOutcome* out,
                          std::vector<std::pair<uint32_t, std::string>>* label_changes);
+  // Adds one second's stack counts (global ids resolved, new ones in the catalog and `wb`).
+  void AppendStacksLocked(const Batch& batch, const SecondDelta& second, uint32_t host,
+                          const std::vector<uint32_t>& metric_of,
+                          const std::vector<uint32_t>& series_of, rocksdb::WriteBatch* wb,
+                          ApplyOutcome* out);
 
   const StoreOptions options_;
   std::unique_ptr<Handles> db_;  // the DB and its column families
   Catalog catalog_;
-  mutable std::mutex write_mu_;  // serializes writers; guards watermarks_
+  mutable std::mutex write_mu_;  // serializes writers; guards watermarks_ and dictionaries_
   std::unordered_map<std::string, uint64_t> watermarks_;
+  StackDictionaries dictionaries_;
 };
 
 }  // namespace trailmap::aggregator

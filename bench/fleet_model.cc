@@ -1,14 +1,106 @@
 #include "bench/fleet_model.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
+#include <set>
+#include <unordered_map>
 
 namespace trailmap {
 namespace {
 
 constexpr const char* kZones[] = {"a", "b", "c"};
+constexpr const char* kProcesses[] = {"nginx", "java", "postgres", "python3"};
+constexpr const char* kModules[] = {"ngx_http_", "jvm_", "pg_", "py_", "libc_", "ssl_", "tcp_"};
+constexpr const char* kVerbs[] = {"read", "parse", "hash", "alloc", "send", "lock", "copy",
+                                  "encode", "decode", "flush", "scan", "sort", "match", "free"};
+constexpr const char* kNouns[] = {"request", "buffer", "header", "page", "tuple", "frame",
+                                  "event", "block", "index", "socket", "string", "object"};
+constexpr int kHotStacks = 3;
 
 }  // namespace
+
+void FleetModel::BuildStackCatalog() {
+  std::mt19937_64 rng(options_.seed * 7919 + 17);
+  std::unordered_map<std::string, uint32_t> frame_ids;
+  const auto frame = [this, &frame_ids](const std::string& name) {
+    auto [it, added] = frame_ids.emplace(name, static_cast<uint32_t>(frames_.size() + 1));
+    if (added) frames_.push_back(FrameDef{it->second, name});
+    return it->second;
+  };
+  std::uniform_int_distribution<int> module(0, 6), verb(0, 13), noun(0, 11), extra(1, 6);
+  std::set<std::vector<uint32_t>> seen;
+  const size_t n = std::max<size_t>(1, options_.distinct_stacks);
+  while (stacks_.size() < n) {
+    const uint32_t process = static_cast<uint32_t>(stacks_.size() % 4);
+    std::vector<uint32_t> ids;
+    // Extend a prefix of an earlier stack of the same process, so the stacks form a tree.
+    const size_t earlier = stacks_.size() >= 4 ? rng() % (stacks_.size() / 4) * 4 + process : 0;
+    if (stacks_.size() >= 4 && process_of_[earlier] == process) {
+      const auto& base = stacks_[earlier].frames;
+      ids.assign(base.begin(), base.begin() + 2 + rng() % (base.size() - 1));
+    } else {
+      ids = {frame(kProcesses[process]), frame(std::string(kProcesses[process]) + "_main")};
+    }
+    for (int k = extra(rng); k > 0; --k) {
+      ids.push_back(frame(std::string(kModules[module(rng)]) + kVerbs[verb(rng)] + "_" +
+                          kNouns[noun(rng)]));
+    }
+    if (!seen.insert(ids).second) continue;
+    stacks_.push_back(StackDef{static_cast<uint32_t>(stacks_.size() + 1), std::move(ids)});
+    process_of_.push_back(process);
+  }
+  const char* hot_leaves[kHotStacks] = {kHotFrame, "ZSTD_compressBlock_doubleFast_extDict",
+                                        "HUF_compress4X_usingCTable"};
+  for (int k = 0; k < kHotStacks; ++k) {
+    std::vector<uint32_t> ids = {frame("nginx"), frame("nginx_main"), frame("ngx_http_gzip_body"),
+                                 frame("compress_block"), frame(hot_leaves[k])};
+    stacks_.push_back(StackDef{static_cast<uint32_t>(stacks_.size() + 1), std::move(ids)});
+    process_of_.push_back(0);
+  }
+  double sum = 0;
+  for (size_t r = 0; r < n; ++r) {
+    sum += 1.0 / std::pow(static_cast<double>(r + 1), 1.1);
+    zipf_cdf_.push_back(sum);
+  }
+  for (double& c : zipf_cdf_) c /= sum;
+}
+
+void FleetModel::AddStacks(size_t host, int64_t second, std::mt19937_64& rng, Batch* batch,
+                           SecondDelta* delta) const {
+  const size_t n = stacks_.size() - kHotStacks;
+  std::poisson_distribution<int> samples(options_.stack_rate);
+  std::uniform_real_distribution<double> pick(0, 1);
+  std::map<uint32_t, uint64_t> counts;  // stack index -> samples
+  const bool slow = hosts_[host].slow;
+  for (int k = samples(rng); k > 0; --k) {
+    const double p = pick(rng);
+    if (slow && p < 0.3) {
+      ++counts[static_cast<uint32_t>(n + static_cast<size_t>(p / 0.1) % kHotStacks)];
+      continue;
+    }
+    const double u = pick(rng);
+    const size_t rank = std::lower_bound(zipf_cdf_.begin(), zipf_cdf_.end(), u) - zipf_cdf_.begin();
+    ++counts[static_cast<uint32_t>((std::min(rank, n - 1) + host * 7) % n)];
+  }
+  if (counts.empty()) return;
+  uint32_t series_of_process[4] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+  std::set<uint32_t> frames;
+  for (const auto& [index, count] : counts) {
+    const uint32_t process = process_of_[index];
+    if (series_of_process[process] == UINT32_MAX) {
+      series_of_process[process] = static_cast<uint32_t>(batch->series.size());
+      batch->series.push_back({"cpu.stacks", MetricKind::kStacks, "samples",
+                               std::string("execname=") + kProcesses[process]});
+    }
+    delta->stacks.push_back({series_of_process[process], stacks_[index].id, count});
+    batch->stacks.push_back(stacks_[index]);
+    frames.insert(stacks_[index].frames.begin(), stacks_[index].frames.end());
+  }
+  for (uint32_t f : frames) batch->frames.push_back(frames_[f - 1]);
+  (void)second;
+}
 
 FleetModel::FleetModel(FleetOptions options) : options_(std::move(options)) {
   for (size_t i = 0; i < options_.hosts; ++i) {
@@ -20,6 +112,7 @@ FleetModel::FleetModel(FleetOptions options) : options_(std::move(options)) {
     h.slow = (i % 17) == 5;  // hosts 006, 023, 040, ...: a few clearly slower than the rest
     hosts_.push_back(std::move(h));
   }
+  if (options_.stack_rate > 0) BuildStackCatalog();
 }
 
 const std::vector<std::string>& FleetModel::Ops() {
@@ -40,7 +133,7 @@ Batch FleetModel::HostSecond(size_t host, int64_t second) const {
   SecondDelta sd;
   sd.time = second;
   const auto& ops = Ops();
-  for (uint32_t op = 0; op < ops.size(); ++op) {
+  for (uint32_t op = 0; op < (options_.histograms ? ops.size() : 0); ++op) {
     b.series.push_back({options_.metric, MetricKind::kLatency, "ns", "op=" + ops[op]});
     // Reads are 70% of the traffic and mostly cache hits; writes go to disk more often.
     const double share = op == 0 ? 0.7 : 0.3;
@@ -58,6 +151,7 @@ Batch FleetModel::HostSecond(size_t host, int64_t second) const {
     }
     if (!hist.empty()) sd.histograms.push_back({op, hist.Encode()});
   }
+  if (options_.stack_rate > 0) AddStacks(host, second, rng, &b, &sd);
   b.seconds.push_back(std::move(sd));
   return b;
 }

@@ -5,6 +5,9 @@
 //   --backfill 10m        first send that much history, as fast as the aggregators ack it;
 //   --bench               measure ingest: M hosts x S series, T seconds of data, as fast as acks
 //                         allow; prints acknowledged histogram-seconds per second.
+//   --wire-bytes          print the bytes one host-second of stacks costs on the wire, the first
+//                         batch of a connection (with every definition) and in steady state.
+// --stacks-rate N adds N CPU stack samples per host-second (bench/fleet_model.h).
 // With --statsd it also sends statsd timings to agents, as applications would.
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -19,6 +22,7 @@
 #include <fmt/format.h>
 #include <memory>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "agent/shipper.h"
@@ -177,6 +181,42 @@ int RunBench(ShardedShippers& shippers, size_t hosts, size_t series, int64_t sec
   return c.rejected == 0 ? 0 : 1;
 }
 
+// --wire-bytes: one host's seconds encoded as the shipper sends them on one connection (each
+// stack and frame definition only in the first batch that uses it).
+int RunWireBytes(double rate, size_t distinct, int64_t seconds) {
+  FleetModel model({.hosts = 1, .seed = 3, .stack_rate = rate, .distinct_stacks = distinct,
+                    .histograms = false});
+  std::set<uint32_t> sent_stacks, sent_frames;
+  size_t first = 0, steady = 0, samples = 0, first_defs = 0, later_defs = 0;
+  const int64_t t0 = NowSeconds() - seconds;
+  for (int64_t s = 0; s < seconds; ++s) {
+    Batch b = model.HostSecond(0, t0 + s);
+    b.agent = "wire/1";
+    b.sequence = static_cast<uint64_t>(s + 1);
+    for (const StackCount& c : b.seconds[0].stacks) samples += c.count;
+    std::vector<StackDef> stacks;
+    std::vector<FrameDef> frames;
+    for (StackDef& d : b.stacks) {
+      if (sent_stacks.insert(d.id).second) stacks.push_back(std::move(d));
+    }
+    for (FrameDef& f : b.frames) {
+      if (sent_frames.insert(f.id).second) frames.push_back(std::move(f));
+    }
+    (s == 0 ? first_defs : later_defs) += stacks.size();
+    b.stacks = std::move(stacks);
+    b.frames = std::move(frames);
+    const size_t bytes = EncodeBatch(b).size();
+    (s == 0 ? first : steady) += bytes;
+  }
+  fmt::print("wire: {:.0f} stack samples/s over {} distinct stacks, {} s: first batch {} bytes ({} "
+             "stack definitions), then {:.0f} bytes per host-second ({} more definitions in all, "
+             "{:.1f} samples a second)\n",
+             rate, distinct, seconds, first, first_defs,
+             static_cast<double>(steady) / static_cast<double>(seconds - 1), later_defs,
+             static_cast<double>(samples) / static_cast<double>(seconds));
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   SetLogProgram("trailmap-loadgen");
   CLI::App app{"Simulate a fleet of hosts that speak trailmap's ingest protocol.\n"
@@ -186,7 +226,9 @@ int Main(int argc, char** argv) {
   size_t hosts = 50, series = 20, max_queued = 200'000;
   int64_t duration = 0, bench_seconds = 20;
   double rate = 200;
-  bool bench = false, realtime = false, backfill_only = false;
+  bool bench = false, realtime = false, backfill_only = false, wire_bytes = false;
+  double stacks_rate = 0;
+  size_t distinct_stacks = 300;
   uint64_t seed = 1;
   app.add_option("--aggregators", aggregators, "Aggregator ingest endpoints, HOST:PORT[,HOST:PORT...]");
   app.add_option("--hosts", hosts, "Simulated hosts")->check(CLI::Range(1, 100000));
@@ -203,10 +245,22 @@ int Main(int argc, char** argv) {
   app.add_option("--seconds", bench_seconds, "--bench: seconds of data per host");
   app.add_option("--max-queued", max_queued, "Batches the shippers may hold");
   app.add_option("--seed", seed, "Random seed of the fleet model");
+  app.add_option("--stacks-rate", stacks_rate,
+                 "Also send this many CPU stack samples per host per second (cpu.stacks; 0 = none)")
+      ->check(CLI::Range(0.0, 1e5));
+  app.add_option("--distinct-stacks", distinct_stacks, "Stacks in the fleet's stack catalog")
+      ->check(CLI::Range(1, 100000));
+  app.add_flag("--wire-bytes", wire_bytes,
+               "Print the wire bytes of one host's stacks per second (first batch, steady state) "
+               "for --stacks-rate (default 200) and --distinct-stacks, --seconds long, and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (wire_bytes) {
+    return RunWireBytes(stacks_rate > 0 ? stacks_rate : 200, distinct_stacks,
+                        std::max<int64_t>(2, bench_seconds));
   }
   signal(SIGINT, [](int) { g_stop = true; });
   signal(SIGTERM, [](int) { g_stop = true; });
@@ -221,7 +275,8 @@ int Main(int argc, char** argv) {
   ShardedShippers shippers(*endpoints, std::string("loadgen@") + self, max_queued);
   if (bench) return RunBench(shippers, hosts, series, bench_seconds);
 
-  FleetModel model({.hosts = hosts, .prefix = prefix, .metric = metric, .events_per_second = rate, .seed = seed});
+  FleetModel model({.hosts = hosts, .prefix = prefix, .metric = metric, .events_per_second = rate, .seed = seed,
+                    .stack_rate = stacks_rate, .distinct_stacks = distinct_stacks});
   const int64_t now = NowSeconds();
   if (const int64_t back = ParseSeconds(backfill); back > 0) {
     Log(fmt::format("backfilling {} s of {} hosts", back, hosts));

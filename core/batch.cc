@@ -39,6 +39,8 @@ Status Where(const std::string& where, const Status& s) {
   return Status(s.ok() ? s : Status::InvalidArgument(where + ": " + s.message()));
 }
 
+Status ReadDefinitions(ingest::Batch::Reader r, const BatchLimits& limits, Batch* b);
+
 Result<Batch> Read(ingest::Batch::Reader r, const BatchLimits& limits) {
   Batch b;
   b.agent = std::string(View(r.getAgent()));
@@ -89,7 +91,8 @@ Result<Batch> Read(ingest::Batch::Reader r, const BatchLimits& limits) {
   if (seconds.size() > limits.max_seconds) {
     return Status::InvalidArgument(std::to_string(seconds.size()) + " seconds, at most " + std::to_string(limits.max_seconds));
   }
-  size_t histograms = 0;
+  if (Status s = ReadDefinitions(r, limits, &b); !s.ok()) return s;
+  size_t histograms = 0, stack_counts = 0;
   b.seconds.reserve(seconds.size());
   for (uint32_t i = 0; i < seconds.size(); ++i) {
     auto sr = seconds[i];
@@ -124,9 +127,64 @@ Result<Batch> Read(ingest::Batch::Reader r, const BatchLimits& limits) {
       if (sv.getSeries() >= b.series.size()) return Status::InvalidArgument(where + ": scalar series index past the series list");
       sd.scalars.push_back({sv.getSeries(), sv.getValue()});
     }
+    auto stacks = sr.getStacks();
+    stack_counts += stacks.size();
+    if (stack_counts > limits.max_stack_counts) {
+      return Status::InvalidArgument("more than " + std::to_string(limits.max_stack_counts) + " stack counts");
+    }
+    sd.stacks.reserve(stacks.size());
+    for (uint32_t j = 0; j < stacks.size(); ++j) {
+      const StackCount c{stacks[j].getSeries(), stacks[j].getStack(), stacks[j].getCount()};
+      const std::string at = where + ", stack count " + std::to_string(j);
+      if (c.series >= b.series.size()) return Status::InvalidArgument(at + ": series index " + std::to_string(c.series) + " past the series list");
+      if (b.series[c.series].kind != MetricKind::kStacks) {
+        return Status::InvalidArgument(at + ": series " + b.series[c.series].metric + " is not of kind stacks");
+      }
+      if (c.count == 0) return Status::InvalidArgument(at + ": count 0");
+      sd.stacks.push_back(c);
+    }
     b.seconds.push_back(std::move(sd));
   }
   return b;
+}
+
+// Frame and stack definitions: bounded, unique ids, names that fold back into text.
+Status ReadDefinitions(ingest::Batch::Reader r, const BatchLimits& limits, Batch* b) {
+  auto frames = r.getFrames();
+  if (frames.size() > limits.max_frame_defs) {
+    return Status::InvalidArgument(std::to_string(frames.size()) + " frame definitions, at most " + std::to_string(limits.max_frame_defs));
+  }
+  std::unordered_set<uint32_t> ids;
+  b->frames.reserve(frames.size());
+  for (uint32_t i = 0; i < frames.size(); ++i) {
+    FrameDef f{frames[i].getId(), std::string(View(frames[i].getName()))};
+    const std::string where = "frame " + std::to_string(i) + " (id " + std::to_string(f.id) + ")";
+    if (!ids.insert(f.id).second) return Status::InvalidArgument(where + ": id defined twice");
+    if (Status s = CheckText("name", f.name, limits.max_frame_bytes, false); !s.ok()) return Where(where, s);
+    if (f.name.find(';') != std::string::npos) return Status::InvalidArgument(where + ": name has a ';'");
+    b->frames.push_back(std::move(f));
+  }
+  auto stacks = r.getStacks();
+  if (stacks.size() > limits.max_stack_defs) {
+    return Status::InvalidArgument(std::to_string(stacks.size()) + " stack definitions, at most " + std::to_string(limits.max_stack_defs));
+  }
+  ids.clear();
+  b->stacks.reserve(stacks.size());
+  for (uint32_t i = 0; i < stacks.size(); ++i) {
+    StackDef d;
+    d.id = stacks[i].getId();
+    const std::string where = "stack " + std::to_string(i) + " (id " + std::to_string(d.id) + ")";
+    if (!ids.insert(d.id).second) return Status::InvalidArgument(where + ": id defined twice");
+    auto list = stacks[i].getFrames();
+    if (list.size() == 0) return Status::InvalidArgument(where + ": no frames");
+    if (list.size() > limits.max_stack_depth) {
+      return Status::InvalidArgument(where + ": " + std::to_string(list.size()) + " frames, at most " + std::to_string(limits.max_stack_depth));
+    }
+    d.frames.reserve(list.size());
+    for (uint32_t f : list) d.frames.push_back(f);
+    b->stacks.push_back(std::move(d));
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -147,6 +205,7 @@ const char* AckStatusName(Ack::Status status) {
     case Ack::Status::kDuplicate: return "duplicate";
     case Ack::Status::kRejected: return "rejected";
     case Ack::Status::kOutOfOrder: return "out of order";
+    case Ack::Status::kNeedDictionary: return "need dictionary";
   }
   return "unknown";
 }
@@ -185,6 +244,29 @@ std::string EncodeBatch(const Batch& batch) {
     for (size_t j = 0; j < sd.scalars.size(); ++j) {
       scalars[j].setSeries(sd.scalars[j].series);
       scalars[j].setValue(sd.scalars[j].value);
+    }
+    if (!sd.stacks.empty()) {
+      auto counts = seconds[i].initStacks(static_cast<unsigned>(sd.stacks.size()));
+      for (size_t j = 0; j < sd.stacks.size(); ++j) {
+        counts[j].setSeries(sd.stacks[j].series);
+        counts[j].setStack(sd.stacks[j].stack);
+        counts[j].setCount(sd.stacks[j].count);
+      }
+    }
+  }
+  if (!batch.frames.empty()) {
+    auto frames = b.initFrames(static_cast<unsigned>(batch.frames.size()));
+    for (size_t i = 0; i < batch.frames.size(); ++i) {
+      frames[i].setId(batch.frames[i].id);
+      frames[i].setName(AsText(batch.frames[i].name));
+    }
+  }
+  if (!batch.stacks.empty()) {
+    auto stacks = b.initStacks(static_cast<unsigned>(batch.stacks.size()));
+    for (size_t i = 0; i < batch.stacks.size(); ++i) {
+      stacks[i].setId(batch.stacks[i].id);
+      auto list = stacks[i].initFrames(static_cast<unsigned>(batch.stacks[i].frames.size()));
+      for (size_t j = 0; j < batch.stacks[i].frames.size(); ++j) list.set(static_cast<unsigned>(j), batch.stacks[i].frames[j]);
     }
   }
   return MessageToBytes(message);
@@ -232,7 +314,7 @@ Result<Ack> DecodeAck(std::string_view bytes) {
     Ack ack;
     ack.sequence = r.getSequence();
     const auto status = static_cast<uint16_t>(r.getStatus());
-    if (status > static_cast<uint16_t>(Ack::Status::kOutOfOrder)) {
+    if (status > static_cast<uint16_t>(Ack::Status::kNeedDictionary)) {
       return Status::InvalidArgument("ack has unknown status " + std::to_string(status));
     }
     ack.status = static_cast<Ack::Status>(status);

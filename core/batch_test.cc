@@ -89,3 +89,72 @@ TEST(Ack, RoundTrips) {
 
 }  // namespace
 }  // namespace trailmap
+
+namespace trailmap {
+namespace {
+
+Batch StackSampleBatch() {
+  Batch b;
+  b.agent = "web-1/abc";
+  b.sequence = 3;
+  b.host = "web-1";
+  b.series = {{"cpu.stacks", MetricKind::kStacks, "samples", "execname=nginx"}};
+  b.frames = {{1, "main"}, {2, "foo"}, {3, "do_syscall_64_[k]"}};
+  b.stacks = {{1, {1, 2}}, {2, {1, 2, 3}}};
+  b.seconds.push_back({1'700'000'000, {}, {}, {{0, 1, 5}, {0, 2, 1}}});
+  b.seconds.push_back({1'700'000'001, {}, {}, {{0, 7, 2}}});  // id 7 defined in an earlier batch
+  return b;
+}
+
+TEST(BatchStacks, RoundTrips) {
+  const Batch b = StackSampleBatch();
+  Result<Batch> back = DecodeBatch(EncodeBatch(b));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->frames, b.frames);
+  EXPECT_EQ(back->stacks, b.stacks);
+  ASSERT_EQ(back->seconds.size(), 2u);
+  EXPECT_EQ(back->seconds[0].stacks, b.seconds[0].stacks);
+  EXPECT_EQ(back->seconds[1].stacks, (std::vector<StackCount>{{0, 7, 2}}));
+}
+
+TEST(BatchStacks, RejectsWithAReasonThatSaysWhere) {
+  struct Case {
+    void (*spoil)(Batch*);
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {[](Batch* b) { b->frames[1].name = "a;b"; }, "frame 1 (id 2): name has a ';'"},
+      {[](Batch* b) { b->frames[2].name = ""; }, "frame 2 (id 3): name is empty"},
+      {[](Batch* b) { b->frames[0].name = std::string(513, 'x'); }, "frame 0 (id 1): name is 513 bytes, at most 512"},
+      {[](Batch* b) { b->frames[0].name = "a\nb"; }, "frame 0 (id 1): name has a control character"},
+      {[](Batch* b) { b->frames[1].id = 1; }, "frame 1 (id 1): id defined twice"},
+      {[](Batch* b) { b->stacks[1].id = 1; }, "stack 1 (id 1): id defined twice"},
+      {[](Batch* b) { b->stacks[0].frames.clear(); }, "stack 0 (id 1): no frames"},
+      {[](Batch* b) { b->stacks[0].frames.assign(1001, 1); }, "stack 0 (id 1): 1001 frames, at most 1000"},
+      {[](Batch* b) { b->seconds[1].stacks[0].count = 0; }, "second 1 (1700000001), stack count 0: count 0"},
+      {[](Batch* b) { b->seconds[0].stacks[1].series = 4; }, "second 0 (1700000000), stack count 1: series index 4"},
+      {[](Batch* b) { b->series[0].kind = MetricKind::kLatency; }, "is not of kind stacks"},
+  };
+  for (const Case& c : cases) {
+    Batch b = StackSampleBatch();
+    c.spoil(&b);
+    Result<Batch> r = DecodeBatch(EncodeBatch(b));
+    ASSERT_FALSE(r.ok()) << c.says;
+    EXPECT_NE(r.status().message().find(c.says), std::string::npos) << r.status().message();
+  }
+  BatchLimits tight;
+  tight.max_stack_counts = 2;
+  EXPECT_NE(DecodeBatch(EncodeBatch(StackSampleBatch()), tight).status().message().find("more than 2 stack counts"),
+            std::string::npos);
+}
+
+TEST(BatchStacks, NeedDictionaryAckRoundTrips) {
+  Result<Ack> back = DecodeAck(EncodeAck(Ack{9, Ack::Status::kNeedDictionary, "stack 4 unknown", 9}));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->status, Ack::Status::kNeedDictionary);
+  EXPECT_EQ(back->expected, 9u);
+  EXPECT_STREQ(AckStatusName(back->status), "need dictionary");
+}
+
+}  // namespace
+}  // namespace trailmap

@@ -32,12 +32,38 @@ Status Check(const HistogramQuery& q) {
 
 }  // namespace
 
+Status CheckStackQuery(const StackQuery& q) {
+  if (Status s = ValidateMetricName(q.metric); !s.ok()) return s;
+  Result<Predicate> p = Predicate::Parse(q.where);
+  if (!p.ok()) return Status::InvalidArgument("--where: " + p.status().message());
+  const auto [low, high] = p->ValueRange();
+  if (low != 0 || high != UINT64_MAX) {
+    return Status::InvalidArgument(
+        "--where: stacks have no value to compare; filter on host, labels and fields "
+        "(execname, pid)");
+  }
+  if (q.to <= q.from) {
+    return Status::InvalidArgument("empty time range: from " + std::to_string(q.from) +
+                                   " is not before to " + std::to_string(q.to));
+  }
+  return Status::Ok();
+}
+
 std::string EncodeQuery(const Query& query) {
   capnp::MallocMessageBuilder message;
   auto q = message.initRoot<queryproto::Query>();
   q.setId(query.id);
   if (query.kind == Query::Kind::kMetrics) {
     q.setMetrics();
+  } else if (query.kind == Query::Kind::kStacks) {
+    const StackQuery& sq = query.stacks;
+    auto w = q.initStacks();
+    w.setMetric(AsText(sq.metric));
+    w.setFrom(sq.from);
+    w.setTo(sq.to);
+    auto hosts = w.initHosts(static_cast<unsigned>(sq.hosts.size()));
+    for (size_t i = 0; i < sq.hosts.size(); ++i) hosts.set(static_cast<unsigned>(i), AsText(sq.hosts[i]));
+    w.setWhere(AsText(sq.where));
   } else {
     const HistogramQuery& h = query.histograms;
     auto hq = q.initHistograms();
@@ -64,6 +90,18 @@ Result<Query> DecodeQuery(std::string_view bytes) {
       case queryproto::Query::METRICS:
         query.kind = Query::Kind::kMetrics;
         return query;
+      case queryproto::Query::STACKS: {
+        auto w = q.getStacks();
+        query.kind = Query::Kind::kStacks;
+        StackQuery& sq = query.stacks;
+        sq.metric = Str(w.getMetric());
+        sq.from = w.getFrom();
+        sq.to = w.getTo();
+        for (auto host : w.getHosts()) sq.hosts.push_back(Str(host));
+        sq.where = Str(w.getWhere());
+        if (Status s = CheckStackQuery(sq); !s.ok()) return s;
+        return query;
+      }
       case queryproto::Query::HISTOGRAMS: {
         auto hq = q.getHistograms();
         HistogramQuery& h = query.histograms;
@@ -100,6 +138,12 @@ std::string EncodeAnswer(const Answer& answer) {
       auto fields = list[i].initFields(static_cast<unsigned>(keys.size()));
       for (size_t k = 0; k < keys.size(); ++k) fields.set(static_cast<unsigned>(k), AsText(keys[k]));
     }
+  } else if (answer.kind == Query::Kind::kStacks) {
+    auto list = a.initStacks().initStacks(static_cast<unsigned>(answer.stacks.stacks.size()));
+    for (size_t i = 0; i < answer.stacks.stacks.size(); ++i) {
+      list[i].setStack(AsText(answer.stacks.stacks[i].stack));
+      list[i].setCount(answer.stacks.stacks[i].count);
+    }
   } else {
     const HistogramAnswer& h = answer.histograms;
     auto ha = a.initHistograms();
@@ -135,6 +179,20 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
         MetricInfo info{Str(m.getName()), static_cast<MetricKind>(m.getKind()), Str(m.getUnit()), {}};
         for (auto key : m.getFields()) info.fields.push_back(Str(key));
         answer.metrics.push_back(std::move(info));
+      }
+      return answer;
+    }
+    if (a.which() == queryproto::Answer::STACKS) {
+      answer.kind = Query::Kind::kStacks;
+      auto list = a.getStacks().getStacks();
+      answer.stacks.stacks.reserve(list.size());
+      for (uint32_t i = 0; i < list.size(); ++i) {
+        FoldedStack s{Str(list[i].getStack()), list[i].getCount()};
+        if (s.stack.empty() || s.count == 0 || s.stack.find('\n') != std::string::npos) {
+          return Status::Corruption("answer stack " + std::to_string(i) +
+                                    ": empty, count 0 or a line break");
+        }
+        answer.stacks.stacks.push_back(std::move(s));
       }
       return answer;
     }

@@ -4,6 +4,8 @@
 // A histogram query asks one shard for partial aggregates: for every time column and group, the
 // merged histogram of what that shard holds. DecodeQuery checks the query is answerable (a
 // metric name, from < to, a step, a bounded number of columns) and says what to fix otherwise.
+// A stack query asks for the shard's merged stacks: every distinct folded stack with its count
+// over the range, hosts and predicate (never per-second rows).
 // Value types; no shared state.
 #pragma once
 
@@ -14,6 +16,7 @@
 
 #include "core/batch.h"
 #include "core/histogram.h"
+#include "core/stack_collapse.h"
 #include "core/status.h"
 
 namespace trailmap {
@@ -32,11 +35,27 @@ struct HistogramQuery {
   uint32_t columns() const { return static_cast<uint32_t>((to - from + step - 1) / step); }
 };
 
+// Stack samples of a `stacks` metric merged over a time range, hosts and a predicate on host,
+// labels and fields (no value comparisons: stacks have no value axis).
+struct StackQuery {
+  std::string metric = "cpu.stacks";
+  int64_t from = 0;                // unix seconds, inclusive
+  int64_t to = 0;                  // unix seconds, exclusive
+  std::vector<std::string> hosts;  // only these hosts; empty = all
+  std::string where;               // predicate (core/predicate.h); "" = everything
+};
+
 struct Query {
-  enum class Kind : uint8_t { kHistograms, kMetrics };
+  enum class Kind : uint8_t { kHistograms, kMetrics, kStacks };
   uint64_t id = 0;
   Kind kind = Kind::kHistograms;
   HistogramQuery histograms;  // when kind == kHistograms
+  StackQuery stacks;          // when kind == kStacks
+};
+
+// One shard's merge of a StackQuery: each distinct stack ("main;foo;bar") once with its count.
+struct StackAnswer {
+  FoldedStacks stacks;
 };
 
 struct QueryCell {
@@ -66,7 +85,11 @@ struct Answer {
   Query::Kind kind = Query::Kind::kHistograms;
   HistogramAnswer histograms;
   std::vector<MetricInfo> metrics;
+  StackAnswer stacks;  // when kind == kStacks
 };
+
+// The checks DecodeQuery makes of a stack query (also for callers that build one).
+Status CheckStackQuery(const StackQuery& query);
 
 std::string EncodeQuery(const Query& query);
 Result<Query> DecodeQuery(std::string_view bytes);

@@ -64,3 +64,54 @@ TEST(QueryWire, AnswerRoundTripsWithHistograms) {
 
 }  // namespace
 }  // namespace trailmap
+
+namespace trailmap {
+namespace {
+
+TEST(StackQueryWire, QueryAndAnswerRoundTrip) {
+  Query q;
+  q.id = 42;
+  q.kind = Query::Kind::kStacks;
+  q.stacks.metric = "cpu.stacks";
+  q.stacks.from = 100;
+  q.stacks.to = 160;
+  q.stacks.hosts = {"a", "b"};
+  q.stacks.where = "execname == \"nginx\"";
+  Result<Query> back = DecodeQuery(EncodeQuery(q));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->kind, Query::Kind::kStacks);
+  EXPECT_EQ(back->stacks.hosts, q.stacks.hosts);
+  EXPECT_EQ(back->stacks.where, q.stacks.where);
+  EXPECT_EQ(back->stacks.to, 160);
+
+  Answer a;
+  a.id = 42;
+  a.shard = "agg-1";
+  a.kind = Query::Kind::kStacks;
+  a.stacks.stacks = {{"main;foo", 5}, {"main;bar", 1}};
+  Result<Answer> answer = DecodeAnswer(EncodeAnswer(a));
+  ASSERT_TRUE(answer.ok()) << answer.status().ToString();
+  EXPECT_EQ(answer->kind, Query::Kind::kStacks);
+  EXPECT_EQ(answer->stacks.stacks, a.stacks.stacks);
+}
+
+TEST(StackQueryWire, RefusesValueComparisonsAndEmptyRanges) {
+  Query q;
+  q.kind = Query::Kind::kStacks;
+  q.stacks.from = 100;
+  q.stacks.to = 160;
+  q.stacks.where = "latency > 10ms";
+  EXPECT_NE(DecodeQuery(EncodeQuery(q)).status().message().find("stacks have no value"),
+            std::string::npos);
+  q.stacks.where = "host == \"a\"";
+  q.stacks.to = 100;
+  EXPECT_NE(DecodeQuery(EncodeQuery(q)).status().message().find("empty time range"),
+            std::string::npos);
+  q.stacks.to = 160;
+  q.stacks.where = "host ==";
+  EXPECT_NE(DecodeQuery(EncodeQuery(q)).status().message().find("--where: column"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace trailmap

@@ -1,7 +1,9 @@
 #include "query/fanout.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 
 namespace trailmap {
 namespace {
@@ -113,6 +115,20 @@ FanoutResult FanOut(zmq::context_t& context, const std::vector<std::string>& end
     }
   }
   return result;
+}
+
+FoldedStacks MergeStackAnswers(const std::vector<Answer>& answers) {
+  std::unordered_map<std::string, uint64_t> counts;
+  for (const Answer& answer : answers) {
+    if (answer.kind != Query::Kind::kStacks) continue;
+    for (const FoldedStack& s : answer.stacks.stacks) counts[s.stack] += s.count;
+  }
+  FoldedStacks out;
+  out.reserve(counts.size());
+  for (auto& [stack, count] : counts) out.push_back(FoldedStack{stack, count});
+  std::sort(out.begin(), out.end(),
+            [](const FoldedStack& a, const FoldedStack& b) { return a.stack < b.stack; });
+  return out;
 }
 
 }  // namespace trailmap

@@ -42,4 +42,8 @@ struct FanoutResult {
 FanoutResult FanOut(zmq::context_t& context, const std::vector<std::string>& endpoints,
                     const Query& query, const FanoutOptions& options = {});
 
+// The merge of every shard's stack answer: each distinct stack once, counts added, sorted by
+// stack text (what `trailmap collapse` prints). Answers of another kind are skipped.
+FoldedStacks MergeStackAnswers(const std::vector<Answer>& answers);
+
 }  // namespace trailmap

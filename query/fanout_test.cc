@@ -67,3 +67,32 @@ TEST(FanOut, AllAnswerWellBeforeTheDeadline) {
 
 }  // namespace
 }  // namespace trailmap
+
+namespace trailmap {
+namespace {
+
+Answer StackAnswerOf(std::string shard, FoldedStacks stacks) {
+  Answer a;
+  a.shard = std::move(shard);
+  a.kind = Query::Kind::kStacks;
+  a.stacks.stacks = std::move(stacks);
+  return a;
+}
+
+TEST(FanOutStacks, TwoShardsMergeIntoOneSortedFoldedList) {
+  zmq::context_t context;
+  testing::FakeAggregator a(context, StackAnswerOf("agg-1", {{"main;foo", 5}, {"main", 1}}));
+  testing::FakeAggregator b(context, StackAnswerOf("agg-2", {{"main;foo", 2}, {"main;bar", 4}}));
+  Query q;
+  q.id = 9;
+  q.kind = Query::Kind::kStacks;
+  q.stacks.from = 1000;
+  q.stacks.to = 1060;
+  FanoutResult r = FanOut(context, {a.endpoint(), b.endpoint()}, q);
+  ASSERT_EQ(r.answers.size(), 2u);
+  EXPECT_EQ(a.last_query().kind, Query::Kind::kStacks);
+  EXPECT_EQ(FormatFolded(MergeStackAnswers(r.answers)), "main 1\nmain;bar 4\nmain;foo 7\n");
+}
+
+}  // namespace
+}  // namespace trailmap

@@ -4,9 +4,12 @@
 #include <fstream>
 #include <istream>
 #include <iterator>
+#include <map>
 #include <ostream>
 #include <sstream>
 
+#include "core/query_wire.h"
+#include "query/fanout.h"
 #include "query/flame.h"
 #include "query/render_flame.h"
 
@@ -18,14 +21,124 @@ int Fail(const CliContext& context, const Status& status) {
   return ExitCodeFor(status);
 }
 
+// The fleet flags, in their own group of the help text.
+void AddFleetFlags(CLI::App* cmd, FlameFleetFlags* f) {
+  const char* group = "Fleet (without --folded)";
+  cmd->add_option("--metric,-m", f->metric, "Stacks metric to draw")
+      ->capture_default_str()
+      ->group(group);
+  cmd->add_option("--from", f->from,
+                  "Start: -10m, -1h, now, unix seconds or RFC 3339 (2026-11-22T16:00:00Z)")
+      ->capture_default_str()
+      ->group(group);
+  cmd->add_option("--to", f->to, "End (exclusive), same forms as --from")
+      ->capture_default_str()
+      ->group(group);
+  cmd->add_option("--hosts", f->hosts, "Only these hosts: web-1,web-2")->group(group);
+  cmd->add_option("--where,-w", f->where,
+                  "Only stacks whose host, labels or fields pass, evaluated in the aggregators: "
+                  "'host =~ \"web-1[0-9]\" and execname == \"nginx\"' (docs/predicates.md)")
+      ->group(group);
+  cmd->add_option("--baseline-from", f->baseline_from,
+                  "Differential: the baseline starts here (default: --from)")
+      ->group(group);
+  cmd->add_option("--baseline-to", f->baseline_to,
+                  "Differential: the baseline ends here (default: --to)")
+      ->group(group);
+  cmd->add_option("--baseline-where", f->baseline_where,
+                  "Differential: the baseline's predicate (default: --where), e.g. the hosts "
+                  "that are not slow")
+      ->group(group);
+  cmd->add_option("--aggregators,-a", f->aggregators,
+                  "Aggregator QUERY endpoints HOST:PORT,... (default port 7401); else "
+                  "$TRAILMAP_AGGREGATORS, else the config file, else 127.0.0.1:7401")
+      ->group(group);
+  cmd->add_option("--config", f->config, "TOML file with aggregators = [\"HOST:PORT\", ...]")
+      ->group(group);
+  cmd->add_option("--timeout", f->timeout, "How long to wait for every shard's answer")
+      ->capture_default_str()
+      ->group(group);
+}
+
+// One stack query over every aggregator: the merged stacks, and the shards that did not answer.
+Result<FoldedStacks> FetchStacks(const FlameFleetFlags& flags, const CliContext& context,
+                                 const std::string& from, const std::string& to,
+                                 const std::string& where, const char* what,
+                                 std::vector<std::string>* missing) {
+  QueryFlags query_flags;
+  query_flags.metric = flags.metric;
+  query_flags.from = from;
+  query_flags.to = to;
+  query_flags.aggregators = flags.aggregators;
+  query_flags.config = flags.config;
+  query_flags.timeout = flags.timeout;
+  // The baseline's mistakes name the baseline's flags: "--where: ..." -> "--baseline-where: ...".
+  const bool baseline = what[0] != '\0';
+  const auto rename = [baseline](const std::string& message) {
+    if (!baseline || message.rfind("--", 0) != 0) return message;
+    return "--baseline-" + message.substr(2);
+  };
+  Result<TimeRange> range = ParseTimeRange(query_flags, context.now);
+  if (!range.ok()) return Status::InvalidArgument(rename(range.status().message()));
+  Query query;
+  query.kind = Query::Kind::kStacks;
+  query.stacks.metric = flags.metric;
+  query.stacks.from = range->from;
+  query.stacks.to = range->to;
+  query.stacks.hosts = SplitList(flags.hosts);
+  query.stacks.where = where;
+  if (Status s = CheckStackQuery(query.stacks); !s.ok()) {
+    return Status::InvalidArgument(rename(s.message()));
+  }
+  Result<FanoutResult> result = FanOutAll(context, query_flags, std::move(query));
+  if (!result.ok()) return result.status();
+  for (const ShardFailure& f : result->failures) {
+    missing->push_back(std::string(what) + f.endpoint + ": " + f.reason);
+  }
+  return MergeStackAnswers(result->answers);
+}
+
+// difffolded.pl's format, "stack BASELINE TARGET" per stack in either set, sorted by stack.
+// TODO(merge): use the differential renderer's folded writer (query/render_flame.*) once the
+// local --baseline-folded path lands; this one exists so fleet differentials are usable now.
+std::string FormatTwoColumnFolded(const FoldedStacks& baseline, const FoldedStacks& target) {
+  std::map<std::string, std::pair<uint64_t, uint64_t>> both;
+  for (const FoldedStack& s : baseline) both[s.stack].first += s.count;
+  for (const FoldedStack& s : target) both[s.stack].second += s.count;
+  std::string out;
+  for (const auto& [stack, counts] : both) {
+    out += stack + " " + std::to_string(counts.first) + " " + std::to_string(counts.second) + "\n";
+  }
+  return out;
+}
+
 }  // namespace
+
+Result<FleetStacks> FetchFleetStacks(const FlameFleetFlags& flags, const CliContext& context) {
+  FleetStacks out;
+  Result<FoldedStacks> target =
+      FetchStacks(flags, context, flags.from, flags.to, flags.where, "", &out.missing);
+  if (!target.ok()) return target.status();
+  out.target = std::move(target).value();
+  if (flags.has_baseline()) {
+    Result<FoldedStacks> baseline = FetchStacks(
+        flags, context, flags.baseline_from.empty() ? flags.from : flags.baseline_from,
+        flags.baseline_to.empty() ? flags.to : flags.baseline_to,
+        flags.baseline_where.empty() ? flags.where : flags.baseline_where, "baseline: ",
+        &out.missing);
+    if (!baseline.ok()) return baseline.status();
+    out.baseline = std::move(baseline).value();
+  }
+  return out;
+}
 
 CLI::App* AddFlameCommand(CLI::App* app, FlameFlags* flags) {
   CLI::App* cmd = app->add_subcommand(
       "flame", "Flame graph of folded stacks: interactive SVG, d3-flame-graph JSON or folded");
   cmd->add_option("--folded", flags->folded,
-                  "Folded stacks (\"a;b;c 42\" lines) to draw: FILE, or - for standard input")
-      ->required();
+                  "Folded stacks (\"a;b;c 42\" lines) to draw: FILE, or - for standard input; "
+                  "without it the stacks come from the aggregators (see Fleet below)");
+  AddFleetFlags(cmd, &flags->fleet);
   cmd->add_option("--format,-f", flags->format, "svg, json (d3-flame-graph) or folded")
       ->capture_default_str()
       ->check(CLI::IsMember({"svg", "json", "folded"}));
@@ -49,7 +162,11 @@ CLI::App* AddFlameCommand(CLI::App* app, FlameFlags* flags) {
       "  perf script | trailmap collapse | trailmap flame --folded - -o cpu.svg\n"
       "  trailmap flame --folded out.folded --inverted --palette self -o icicle.svg\n"
       "  trailmap flame --folded out.folded --format json > d3.json\n"
-      "Exit codes: 0 ok, 1 error, 2 usage error.");
+      "  trailmap flame --from -5m --where 'host =~ \"web-1[0-9]\"' -o cpu.svg\n"
+      "  trailmap flame --from -10m --where 'execname == \"nginx\"' --format folded\n"
+      "  trailmap flame --from -5m --baseline-from -1h --baseline-to -55m --format folded\n"
+      "Exit codes: 0 ok, 1 error, 2 usage error, 3 some shard did not answer (the graph is "
+      "drawn from the others).");
   return cmd;
 }
 
@@ -57,7 +174,27 @@ int RunFlame(const FlameFlags& flags, const CliContext& context, std::istream& i
   Result<FlamePalette> palette = ParseFlamePalette(flags.palette);
   if (!palette.ok()) return Fail(context, palette.status());
   std::string text;
-  if (flags.folded == "-") {
+  std::vector<std::string> missing;
+  if (flags.folded.empty()) {
+    Result<FleetStacks> fleet = FetchFleetStacks(flags.fleet, context);
+    if (!fleet.ok()) return Fail(context, fleet.status());
+    missing = std::move(fleet->missing);
+    if (fleet->baseline) {
+      if (flags.format != "folded") {
+        return Fail(context, Status::InvalidArgument(
+                                 "a fleet baseline is drawn as folded text for now: add "
+                                 "--format folded (two columns: baseline, target)"));
+      }
+      const std::string bytes = FormatTwoColumnFolded(*fleet->baseline, fleet->target);
+      if (Status s = WriteOutput(context, flags.output, bytes); !s.ok()) return Fail(context, s);
+      return ReportMissing(context, missing);
+    }
+    if (fleet->target.empty()) {
+      *context.err << "trailmap flame: no " << flags.fleet.metric
+                   << " samples in that range and filter\n";
+    }
+    text = FormatFolded(fleet->target);
+  } else if (flags.folded == "-") {
     text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   } else {
     std::ifstream file(flags.folded, std::ios::binary);
@@ -88,7 +225,7 @@ int RunFlame(const FlameFlags& flags, const CliContext& context, std::istream& i
   }
   const Status written = WriteOutput(context, flags.output, bytes);
   if (!written.ok()) return Fail(context, written);
-  return kExitOk;
+  return ReportMissing(context, missing);
 }
 
 }  // namespace trailmap

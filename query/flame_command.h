@@ -1,17 +1,55 @@
-// `trailmap flame`: a flame graph of folded stacks. For now the stacks come from a local file
-// (--folded FILE, "-" for standard input), e.g. from `trailmap collapse`; fleet queries of the
-// agents' stack samples come with their storage. Output: an interactive SVG (default), the
-// d3-flame-graph JSON tree, or the merged folded stacks.
+// `trailmap flame`: a flame graph of folded stacks, from a local file (--folded FILE, "-" for
+// standard input, e.g. from `trailmap collapse`) or, without --folded, from the fleet: every
+// aggregator merges the stack samples of a `stacks` metric (default cpu.stacks) over --from/--to,
+// --hosts and --where and answers with its merged folded stacks, which are merged again here.
+// --baseline-from/--baseline-to/--baseline-where fetch a second, BASELINE set the same way (any
+// of them not given is the target's). Both come out as FoldedStacks, the very text a --folded
+// file holds, so the local and fleet paths feed one renderer. Output: an interactive SVG
+// (default), the d3-flame-graph JSON tree, or the merged folded stacks.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
+
+#include "core/stack_collapse.h"
 
 #include "query/cli_common.h"
 
 namespace trailmap {
 
+// Where fleet stacks come from (when --folded is not given).
+struct FlameFleetFlags {
+  std::string metric = "cpu.stacks";
+  std::string from = "-5m";
+  std::string to = "now";
+  std::string hosts;             // "a,b"
+  std::string where;             // predicate on host, labels and fields
+  std::string baseline_from;     // "" = the target's
+  std::string baseline_to;
+  std::string baseline_where;
+  std::string aggregators;       // query endpoints; see query/endpoints.h
+  std::string config;
+  std::string timeout = "5s";
+  bool has_baseline() const {
+    return !baseline_from.empty() || !baseline_to.empty() || !baseline_where.empty();
+  }
+};
+
+// The fleet's merged stacks for the target and, when asked for, the baseline.
+struct FleetStacks {
+  FoldedStacks target;
+  std::optional<FoldedStacks> baseline;
+  std::vector<std::string> missing;  // shards that did not answer: "endpoint: reason"
+};
+
+// Asks every aggregator for the target (and baseline) stacks and merges the answers.
+// InvalidArgument for bad flags, Unavailable when no shard answered.
+Result<FleetStacks> FetchFleetStacks(const FlameFleetFlags& flags, const CliContext& context);
+
 struct FlameFlags {
-  std::string folded;            // --folded FILE|-
+  std::string folded;            // --folded FILE|-; "" = query the fleet
+  FlameFleetFlags fleet;
   std::string format = "svg";    // svg | json | folded
   std::string palette = "hot";   // hot | mem | io | java | js | self
   std::string title;             // "" = "Flame Graph" / "Icicle Graph"

@@ -6,12 +6,18 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
+#include <cstdlib>
+#include <unordered_map>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "agent/bucketizer.h"
 #include "agent/shipper.h"
 #include "agent/trace_source.h"
+#include "core/stack_collapse.h"
+#include "query/stack_import.h"
 #include "core/series.h"
 #include "core/shard.h"
 #include "core/timespec.h"
@@ -41,6 +47,164 @@ Status ShiftLineNumber(const Status& status, uint64_t lines_before) {
   return Status::InvalidArgument("line " + std::to_string(line + lines_before) + m.substr(end));
 }
 
+// Ships every second the bucketizer holds to `endpoint`, then waits for every acknowledgement.
+int ShipAll(Bucketizer* bucketizer, const std::string& host, const std::string& endpoint,
+            uint64_t ack_timeout_ns, std::chrono::steady_clock::time_point began,
+            const std::string& summary, const CliContext& context) {
+  ShipperOptions shipper_options;
+  shipper_options.endpoint = endpoint;
+  shipper_options.agent_id = NewAgentId(host);
+  Shipper shipper(shipper_options);
+  uint64_t batches = 0;
+  const auto wait = std::chrono::milliseconds(std::max<uint64_t>(1, ack_timeout_ns / 1'000'000));
+  for (;;) {
+    CompletedSeconds done = bucketizer->TakeAll();
+    if (done.empty()) break;
+    if (!shipper.Send(MakeBatch(std::move(done), host, {}))) {
+      return Fail(context, Status::ResourceExhausted("the shipper's queue is full"));
+    }
+    // Keep the queue well below ShipperOptions::max_queued on long traces.
+    if (++batches % 1000 == 0) {
+      if (Status s = shipper.Flush(wait); !s.ok())
+        return Fail(context, Status::IOError(s.message()));
+    }
+  }
+  const Status flushed = shipper.Flush(wait);
+  const ShipperCounters c = shipper.counters();
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  *context.err << "trailmap import: " << summary << " → " << endpoint << ": "
+               << FormatCount(c.sent) << " batches sent, " << FormatCount(c.acked)
+               << " acknowledged, " << FormatCount(c.duplicates) << " duplicates, "
+               << FormatCount(c.rejected) << " rejected, in " << FormatSignificant(took) << "s\n";
+  if (!flushed.ok()) return Fail(context, Status::IOError(flushed.message()));
+  if (c.rejected > 0 || c.dropped > 0) {
+    *context.err << "trailmap import: " << c.rejected << " batches rejected and " << c.dropped
+                 << " dropped; see the aggregator's log for the reasons\n";
+    return kExitError;
+  }
+  return kExitOk;
+}
+
+Result<std::string> ReadWholeFile(const std::string& path) {
+  std::FILE* file = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return Status::IOError("cannot open " + path);
+  std::string text;
+  char buffer[1 << 16];
+  size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, n);
+  const bool failed = std::ferror(file) != 0;
+  if (file != stdin) std::fclose(file);
+  if (failed) return Status::IOError("error reading " + path);
+  return text;
+}
+
+int RunStackImport(const ImportFlags& flags, const CliContext& context) {
+  const std::string metric = flags.metric.empty() ? "cpu.stacks" : flags.metric;
+  if (Status s = ValidateMetricName(metric); !s.ok())
+    return Fail(context, Status::InvalidArgument("--metric: " + s.message()));
+  if (flags.host.empty()) return Fail(context, Status::InvalidArgument("--host is empty"));
+  FieldSet fields;
+  for (const std::string& f : flags.fields) {
+    const size_t eq = f.find('=');
+    if (eq == std::string::npos)
+      return Fail(context, Status::InvalidArgument("--field " + f + ": use key=value"));
+    fields.emplace_back(f.substr(0, eq), f.substr(eq + 1));
+  }
+  Result<std::string> canonical = CanonicalFields(fields);
+  if (!canonical.ok())
+    return Fail(context, Status::InvalidArgument("--field: " + canonical.status().message()));
+  std::optional<int64_t> at;
+  if (!flags.time.empty()) {
+    Result<int64_t> t = ParseTimeSpec(flags.time, context.now);
+    if (!t.ok()) return Fail(context, Status::InvalidArgument("--time: " + t.status().message()));
+    at = *t;
+  }
+  Result<uint64_t> ack_timeout = ParseDuration(flags.ack_timeout);
+  if (!ack_timeout.ok())
+    return Fail(context,
+                Status::InvalidArgument("--ack-timeout: " + ack_timeout.status().message()));
+  EndpointSources sources{flags.ingest, flags.config, context.env_ingest, context.env_config,
+                          context.home};
+  Result<std::vector<std::string>> endpoints = ResolveEndpoints(EndpointKind::kIngest, sources);
+  if (!endpoints.ok())
+    return Fail(context,
+                Status::InvalidArgument("ingest endpoints: " + endpoints.status().message()));
+  const std::string endpoint = (*endpoints)[ShardIndex(flags.host, endpoints->size())];
+
+  const auto began = std::chrono::steady_clock::now();
+  Result<std::string> text = ReadWholeFile(flags.file);
+  if (!text.ok()) return Fail(context, text.status());
+  bool perf = flags.stacks_format == "perf";
+  if (flags.stacks_format == "auto") {
+    // perf script's frame lines start with a blank; folded lines never do.
+    perf = text->find("\n\t") != std::string::npos || text->find("\n ") != std::string::npos;
+  }
+  std::vector<std::pair<int64_t, FoldedStacks>> seconds;
+  if (perf) {
+    TimedStacks timed = CollapsePerfScriptBySecond(*text);
+    if (timed.stats.malformed_lines > 0 || timed.stats.other_event_records > 0) {
+      *context.err << "trailmap import: " << timed.stats.malformed_lines
+                   << " perf script lines not understood and " << timed.stats.other_event_records
+                   << " records of events other than " << timed.stats.event << " skipped\n";
+    }
+    const int64_t span = timed.seconds.empty() ? 0 : timed.seconds.back().first;
+    const int64_t base = at ? *at : context.now - 1 - span;
+    for (auto& [offset, stacks] : timed.seconds) seconds.emplace_back(base + offset, std::move(stacks));
+  } else {
+    Result<FoldedStacks> folded = ParseFoldedStackLines(*text);
+    if (!folded.ok()) return Fail(context, folded.status());
+    if (!folded->empty()) seconds.emplace_back(at ? *at : context.now, std::move(folded).value());
+  }
+
+  // perf script stacks start with the process name, which becomes the execname field (as the
+  // agent's perf source sets it), unless --field gives one.
+  const bool own_execname =
+      !perf || std::any_of(fields.begin(), fields.end(),
+                           [](const Field& f) { return f.first == "execname"; });
+  std::unordered_map<std::string, std::string> fields_of_comm;
+  const auto fields_for = [&](const std::string& comm) -> const std::string& {
+    auto [it, added] = fields_of_comm.emplace(comm, *canonical);
+    if (added && ValidateField("execname", comm).ok()) {
+      FieldSet with = fields;
+      with.emplace_back("execname", comm);
+      if (Result<std::string> c = CanonicalFields(with); c.ok()) it->second = *c;
+    }
+    return it->second;
+  };
+  Bucketizer bucketizer;
+  uint64_t samples = 0;
+  StackSample sample;
+  sample.metric = metric;
+  sample.fields = *canonical;
+  for (auto& [second, stacks] : seconds) {
+    for (FoldedStack& s : stacks) {
+      sample.second = second;
+      sample.frames = SplitFoldedFrames(s.stack);
+      if (!own_execname) sample.fields = fields_for(sample.frames.front());
+      sample.count = s.count;
+      samples += s.count;
+      bucketizer.AddStack(sample);
+    }
+  }
+  if (samples == 0) {
+    *context.err << "trailmap import: " << flags.file << " holds no stacks; nothing sent\n";
+    return kExitOk;
+  }
+  const BucketizerCounters counters = bucketizer.counters();
+  if (counters.truncated_stacks + counters.truncated_frames > 0) {
+    *context.err << "trailmap import: cut " << counters.truncated_stacks
+                 << " stacks at the depth bound and " << counters.truncated_frames
+                 << " frame names at the length bound\n";
+  }
+  const std::string summary = FormatCount(samples) + " " + (perf ? "perf" : "folded") +
+                              " stack samples over " + FormatCount(seconds.size()) +
+                              " seconds (" + FormatRfc3339(seconds.front().first) + " to " +
+                              FormatRfc3339(seconds.back().first) + ") for " + flags.host + " " +
+                              metric;
+  return ShipAll(&bucketizer, flags.host, endpoint, *ack_timeout, began, summary, context);
+}
+
 }  // namespace
 
 CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags) {
@@ -48,7 +212,8 @@ CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags) {
       "import",
       "Send a trace file (time and latency per line) to the aggregators as a host's metric");
   cmd->add_option("--host", flags->host, "The host the events belong to")->required();
-  cmd->add_option("--metric,-m", flags->metric, "Metric name, e.g. disk.latency")->required();
+  cmd->add_option("--metric,-m", flags->metric,
+                  "Metric name, e.g. disk.latency (required; with --stacks default cpu.stacks)");
   cmd->add_option("--time-unit", flags->time_unit, "Unit of the time column: s, ms, us, ns")
       ->capture_default_str();
   cmd->add_option("--value-unit", flags->value_unit, "Unit of the latency column: s, ms, us, ns")
@@ -67,6 +232,17 @@ CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags) {
                   "How long to wait for every batch to be acknowledged")
       ->capture_default_str();
   cmd->add_flag("--quiet,-q", flags->quiet, "No progress lines");
+  cmd->add_flag("--stacks", flags->stacks,
+                "The file holds stacks: perf script output or folded \"a;b;c 42\" lines");
+  cmd->add_option("--stacks-format", flags->stacks_format,
+                  "With --stacks: perf, folded, or auto (perf when a line starts with a blank, "
+                  "as perf script's frame lines do)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "perf", "folded"}));
+  cmd->add_option("--time", flags->time,
+                  "With --stacks: folded stacks land at this second (default now); perf script "
+                  "samples are shifted so the first lands here (default: the last lands a "
+                  "second before now)");
   cmd->add_option("FILE", flags->file, "The trace file, - for standard input")->required();
   cmd->footer(
       "Examples:\n"
@@ -74,12 +250,16 @@ CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags) {
       "trace.txt\n"
       "  perf script ... | awk ... | trailmap import --host web-1 --metric io.latency "
       "--start -10m -\n"
+      "  perf script | trailmap import --stacks --host web-1 -\n"
+      "  trailmap import --stacks --host web-1 --time -2m --field execname=nginx out.folded\n"
       "Exit codes: 0 every batch acknowledged, 1 a batch rejected or unacknowledged, 2 usage or "
       "file format error.");
   return cmd;
 }
 
 int RunImport(const ImportFlags& flags, const CliContext& context) {
+  if (flags.stacks) return RunStackImport(flags, context);
+  if (flags.metric.empty()) return Fail(context, Status::InvalidArgument("--metric is required"));
   // Flags first: nothing is read or sent until they all make sense.
   Result<double> time_unit = TraceUnitNs(flags.time_unit);
   if (!time_unit.ok())
@@ -192,43 +372,11 @@ int RunImport(const ImportFlags& flags, const CliContext& context) {
                  << "; if the trace's times are not unix time, place them with --start\n";
   }
 
-  // Ship every second, then wait for every acknowledgement.
-  ShipperOptions shipper_options;
-  shipper_options.endpoint = endpoint;
-  shipper_options.agent_id = NewAgentId(flags.host);
-  Shipper shipper(shipper_options);
-  uint64_t batches = 0;
-  const auto wait = std::chrono::milliseconds(std::max<uint64_t>(1, *ack_timeout / 1'000'000));
-  for (;;) {
-    CompletedSeconds done = bucketizer.TakeAll();
-    if (done.empty()) break;
-    if (!shipper.Send(MakeBatch(std::move(done), flags.host, {}))) {
-      return Fail(context, Status::ResourceExhausted("the shipper's queue is full"));
-    }
-    // Keep the queue well below ShipperOptions::max_queued on long traces.
-    if (++batches % 1000 == 0) {
-      if (Status s = shipper.Flush(wait); !s.ok())
-        return Fail(context, Status::IOError(s.message()));
-    }
-  }
-  const Status flushed = shipper.Flush(wait);
-  const ShipperCounters c = shipper.counters();
-  const double took =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-  *context.err << "trailmap import: " << FormatCount(events) << " events over "
-               << FormatCount(last_second - first_second + 1) << " seconds ("
-               << FormatRfc3339(first_second) << " to " << FormatRfc3339(last_second) << ") for "
-               << flags.host << " " << flags.metric << " → " << endpoint << ": "
-               << FormatCount(c.sent) << " batches sent, " << FormatCount(c.acked)
-               << " acknowledged, " << FormatCount(c.duplicates) << " duplicates, "
-               << FormatCount(c.rejected) << " rejected, in " << FormatSignificant(took) << "s\n";
-  if (!flushed.ok()) return Fail(context, Status::IOError(flushed.message()));
-  if (c.rejected > 0 || c.dropped > 0) {
-    *context.err << "trailmap import: " << c.rejected << " batches rejected and " << c.dropped
-                 << " dropped; see the aggregator's log for the reasons\n";
-    return kExitError;
-  }
-  return kExitOk;
+  const std::string summary = FormatCount(events) + " events over " +
+                              FormatCount(last_second - first_second + 1) + " seconds (" +
+                              FormatRfc3339(first_second) + " to " + FormatRfc3339(last_second) +
+                              ") for " + flags.host + " " + flags.metric;
+  return ShipAll(&bucketizer, flags.host, endpoint, *ack_timeout, began, summary, context);
 }
 
 }  // namespace trailmap

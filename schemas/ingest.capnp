@@ -12,6 +12,22 @@ $Cxx.namespace("trailmap::ingest");
 # a lower one is a resend it has already applied (acked `duplicate`, nothing written), a higher
 # one means something in between was lost (acked `outOfOrder` with `expected`), and the agent
 # resends from there (go-back-N).
+#
+# Stacks are interned. An agent gives every distinct frame name and every distinct stack (a list
+# of frame ids, root first) an agent-local id, never reused under one agent id. A batch carries
+# in `frames` and `stacks` only the definitions the agent has not yet sent on this connection;
+# `Second.stacks` counts samples by stack id. The aggregator keeps each agent id's definitions
+# in memory (learned from every batch that decodes, applied or not; bounded, idle agents
+# evicted). When the batch it would apply next refers to a stack or frame id it does not know
+# (it restarted, or evicted that agent), it applies nothing and acks `needDictionary` with
+# `expected` = that batch; the agent then forgets what it has sent, re-encodes every
+# unacknowledged batch from `expected` on with full definitions and resends them in order. The
+# agent also forgets after every reconnect, and a restarted agent has a new agent id. The
+# watermark rule above is unchanged, so applying stays exactly-once.
+#
+# Bounds (core/batch.h BatchLimits): a stack has 1..1000 frames (an agent drops the deepest
+# frames of a deeper stack and ends it with the frame "[truncated]"), a frame name 1..512 bytes
+# without control characters or ';' (the folded-text separator).
 
 struct Label {
   key @0 :Text;
@@ -46,10 +62,27 @@ struct ScalarValue {
   value @1 :Float64;
 }
 
+struct FrameDef {
+  id @0 :UInt32;          # agent-local frame id
+  name @1 :Text;          # the folded frame text, e.g. "nginx", "do_syscall_64_[k]"
+}
+
+struct StackDef {
+  id @0 :UInt32;          # agent-local stack id
+  frames @1 :List(UInt32);  # frame ids, root first
+}
+
+struct StackCount {
+  series @0 :UInt32;      # index into Batch.series (a series of kind `stacks`)
+  stack @1 :UInt32;       # agent-local stack id (defined in this batch or earlier, see header)
+  count @2 :UInt64;       # samples (at least 1)
+}
+
 struct Second {
   time @0 :Int64;         # unix seconds of the events (event time, not send time)
   histograms @1 :List(HistogramDelta);
   scalars @2 :List(ScalarValue);
+  stacks @3 :List(StackCount);
 }
 
 struct Batch {
@@ -60,18 +93,22 @@ struct Batch {
   series @4 :List(SeriesDef);
   seconds @5 :List(Second);
   sentAtMs @6 :Int64;     # agent clock when first sent, unix ms (for lag figures)
+  frames @7 :List(FrameDef);  # frame definitions not yet sent on this connection
+  stacks @8 :List(StackDef);  # stack definitions not yet sent on this connection
 }
 
 struct Ack {
   sequence @0 :UInt64;    # the batch this answers (0 if the batch could not be read at all)
   status @1 :Status;
-  reason @2 :Text;        # why, for rejected and outOfOrder
-  expected @3 :UInt64;    # outOfOrder: the sequence the aggregator wants next
+  reason @2 :Text;        # why, for rejected, outOfOrder and needDictionary
+  expected @3 :UInt64;    # outOfOrder, needDictionary: the sequence the aggregator wants next
 
   enum Status {
     applied @0;           # written (WAL on) together with the watermark
     duplicate @1;         # already applied earlier; nothing written
     rejected @2;          # malformed or over a limit; the watermark moves past it, data dropped
     outOfOrder @3;        # resend from `expected`
+    needDictionary @4;    # refers to a stack/frame id not known here: resend from `expected`
+                          # with every definition (see the header)
   }
 }

@@ -14,7 +14,18 @@ struct Query {
   union {
     histograms @1 :HistogramQuery;
     metrics @2 :Void;     # the metric catalog
+    stacks @3 :StackQuery;
   }
+}
+
+# Stack samples of one metric (kind `stacks`) merged over [from, to), the hosts and the predicate.
+struct StackQuery {
+  metric @0 :Text;        # e.g. "cpu.stacks"
+  from @1 :Int64;         # unix seconds, inclusive
+  to @2 :Int64;           # unix seconds, exclusive
+  hosts @3 :List(Text);   # only these hosts; empty = every host
+  where @4 :Text;         # predicate on host, labels and fields (execname, pid); no value
+                          # comparisons. Evaluated in the aggregator.
 }
 
 struct HistogramQuery {
@@ -35,7 +46,18 @@ struct Answer {
   union {
     histograms @3 :HistogramAnswer;
     metrics @4 :List(MetricInfo);
+    stacks @5 :StackAnswer;
   }
+}
+
+# The shard's merge: every distinct stack with its summed count (never raw rows).
+struct StackAnswer {
+  stacks @0 :List(StackTotal);
+}
+
+struct StackTotal {
+  stack @0 :Text;         # folded: frames root first joined by ';'
+  count @1 :UInt64;
 }
 
 struct HistogramAnswer {

@@ -1,0 +1,161 @@
+#include "aggregator/stack_merge_operator.h"
+
+#include <rocksdb/env.h>
+
+#include <algorithm>
+#include <exception>
+
+#include "core/varint.h"
+
+namespace trailmap::aggregator {
+namespace {
+
+std::string_view View(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
+
+template <typename Operands>
+bool MergeOrFail(const rocksdb::Slice* existing, const Operands& operands, std::string* out,
+                 rocksdb::Logger* logger) {
+  try {
+    std::vector<std::string_view> views;
+    views.reserve(operands.size());
+    for (const rocksdb::Slice& s : operands) views.push_back(View(s));
+    const std::string_view existing_view = existing ? View(*existing) : std::string_view();
+    Status s = MergeStackCountEncodings(existing ? &existing_view : nullptr, views, out);
+    if (s.ok()) return true;
+    if (logger) {
+      rocksdb::Log(rocksdb::InfoLogLevel::ERROR_LEVEL, logger, "%s: merge failed: %s",
+                   StackMergeOperator::kName, s.ToString().c_str());
+    }
+  } catch (const std::exception& e) {
+    if (logger) {
+      rocksdb::Log(rocksdb::InfoLogLevel::ERROR_LEVEL, logger, "%s: merge threw: %s",
+                   StackMergeOperator::kName, e.what());
+    }
+  } catch (...) {
+    if (logger) {
+      rocksdb::Log(rocksdb::InfoLogLevel::ERROR_LEVEL, logger, "%s: merge threw",
+                   StackMergeOperator::kName);
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string EncodeStackCounts(const StackCounts& counts) {
+  std::string out;
+  out.reserve(counts.size() * 3);
+  uint32_t previous = 0;
+  for (const auto& [id, count] : counts) {
+    PutVarint(&out, id - previous);
+    PutVarint(&out, count);
+    previous = id;
+  }
+  return out;
+}
+
+std::string EncodeUnsortedStackCounts(StackCounts counts) {
+  std::sort(counts.begin(), counts.end());
+  StackCounts merged;
+  merged.reserve(counts.size());
+  for (const auto& [id, count] : counts) {
+    if (count == 0) continue;
+    if (!merged.empty() && merged.back().first == id) {
+      merged.back().second += count;
+    } else {
+      merged.emplace_back(id, count);
+    }
+  }
+  return EncodeStackCounts(merged);
+}
+
+Status ForEachStackCount(std::string_view value,
+                         const std::function<void(uint32_t, uint64_t)>& visit) {
+  if (value.empty()) return Status::Corruption("stack counts: empty value");
+  size_t pos = 0;
+  uint64_t id = 0;
+  for (size_t entry = 0; pos < value.size(); ++entry) {
+    uint64_t delta = 0, count = 0;
+    if (!GetVarint64(value, &pos, &delta) || !GetVarint64(value, &pos, &count)) {
+      return Status::Corruption("stack counts: entry " + std::to_string(entry) + " is cut short");
+    }
+    if (delta == 0) {
+      return Status::Corruption("stack counts: entry " + std::to_string(entry) +
+                                " repeats or goes back to an id");
+    }
+    id += delta;
+    if (id > UINT32_MAX) {
+      return Status::Corruption("stack counts: entry " + std::to_string(entry) + " id past 2^32");
+    }
+    if (count == 0)
+      return Status::Corruption("stack counts: entry " + std::to_string(entry) + " has count 0");
+    visit(static_cast<uint32_t>(id), count);
+  }
+  return Status::Ok();
+}
+
+Result<StackCounts> DecodeStackCounts(std::string_view value) {
+  StackCounts out;
+  Status s = ForEachStackCount(
+      value, [&out](uint32_t id, uint64_t count) { out.emplace_back(id, count); });
+  if (!s.ok()) return s;
+  return out;
+}
+
+Status MergeStackCountEncodings(const std::string_view* existing,
+                                const std::vector<std::string_view>& operands, std::string* out) {
+  StackCounts all;
+  bool overflow = false;
+  auto add = [&all](uint32_t id, uint64_t count) { all.emplace_back(id, count); };
+  if (existing) {
+    if (Status s = ForEachStackCount(*existing, add); !s.ok()) {
+      return Status::Corruption("existing value: " + s.message());
+    }
+  }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (Status s = ForEachStackCount(operands[i], add); !s.ok()) {
+      return Status::Corruption("operand " + std::to_string(i) + ": " + s.message());
+    }
+  }
+  if ((existing != nullptr) + operands.size() == 1) {  // one value: already in canonical form
+    out->assign(existing ? *existing : operands[0]);
+    return Status::Ok();
+  }
+  std::sort(all.begin(), all.end());
+  StackCounts merged;
+  merged.reserve(all.size());
+  for (const auto& [id, count] : all) {
+    if (!merged.empty() && merged.back().first == id) {
+      overflow |= __builtin_add_overflow(merged.back().second, count, &merged.back().second);
+    } else {
+      merged.emplace_back(id, count);
+    }
+  }
+  if (overflow) return Status::Corruption("stack counts: a sum passes 2^64");
+  *out = EncodeStackCounts(merged);
+  return Status::Ok();
+}
+
+bool StackMergeOperator::FullMergeV2(const MergeOperationInput& in,
+                                     MergeOperationOutput* out) const {
+  return MergeOrFail(in.existing_value, in.operand_list, &out->new_value, in.logger);
+}
+
+bool StackMergeOperator::PartialMerge(const rocksdb::Slice& key, const rocksdb::Slice& left,
+                                      const rocksdb::Slice& right, std::string* new_value,
+                                      rocksdb::Logger* logger) const {
+  try {
+    const std::deque<rocksdb::Slice> operands{left, right};
+    return MergeOrFail(nullptr, operands, new_value, logger);
+  } catch (...) {
+    return false;
+  }
+}
+
+bool StackMergeOperator::PartialMergeMulti(const rocksdb::Slice& key,
+                                           const std::deque<rocksdb::Slice>& operands,
+                                           std::string* new_value, rocksdb::Logger* logger) const {
+  return MergeOrFail(nullptr, operands, new_value, logger);
+}
+
+}  // namespace trailmap::aggregator

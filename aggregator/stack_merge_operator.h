@@ -1,0 +1,62 @@
+// StackMergeOperator: the RocksDB merge operator of the `stacks` and `stacks_60s` column
+// families, and the encoding of their values.
+//
+// A value is one (second or minute, host, series)'s stack samples: (global stack id, count)
+// pairs in increasing id order (ids from the catalog, aggregator/catalog.h):
+//
+//   value := entry { entry }            at least one entry
+//   entry := id_delta:varint count:varint
+//   id_delta = id - previous id (the first entry's previous id is 0), so every delta is >= 1;
+//   count >= 1.
+//   Example: {(3, 5), (10, 1)} encodes as 03 05 07 01.
+//
+// Merging adds the counts of equal ids, so any order and grouping of merges gives the same
+// value. An existing value or operand that does not decode (or a sum that overflows 64 bits)
+// makes the merge fail, and RocksDB reports Corruption for that key, rather than losing counts.
+// No exception crosses into RocksDB. Stateless and thread-safe.
+#pragma once
+
+#include <rocksdb/merge_operator.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+
+namespace trailmap::aggregator {
+
+using StackCounts = std::vector<std::pair<uint32_t, uint64_t>>;  // (stack id, count)
+
+// `counts` sorted by id, ids distinct, counts >= 1 (what DecodeStackCounts returns).
+std::string EncodeStackCounts(const StackCounts& counts);
+// Sorts `counts` by id and adds up equal ids, then encodes; zero counts are left out. "" when
+// nothing is left.
+std::string EncodeUnsortedStackCounts(StackCounts counts);
+// Calls `visit(id, count)` for every entry in order; Corruption naming the entry otherwise.
+Status ForEachStackCount(std::string_view value,
+                         const std::function<void(uint32_t, uint64_t)>& visit);
+Result<StackCounts> DecodeStackCounts(std::string_view value);
+
+// The merge as a pure function (see the header); on error *out is unspecified.
+Status MergeStackCountEncodings(const std::string_view* existing,
+                                const std::vector<std::string_view>& operands, std::string* out);
+
+class StackMergeOperator : public rocksdb::MergeOperator {
+ public:
+  static constexpr const char* kName = "trailmap.stacks";
+
+  const char* Name() const override { return kName; }
+  bool FullMergeV2(const MergeOperationInput& in, MergeOperationOutput* out) const override;
+  bool PartialMerge(const rocksdb::Slice& key, const rocksdb::Slice& left,
+                    const rocksdb::Slice& right, std::string* new_value,
+                    rocksdb::Logger* logger) const override;
+  bool PartialMergeMulti(const rocksdb::Slice& key, const std::deque<rocksdb::Slice>& operands,
+                         std::string* new_value, rocksdb::Logger* logger) const override;
+};
+
+}  // namespace trailmap::aggregator

@@ -1,0 +1,152 @@
+#include "aggregator/stack_merge_operator.h"
+
+#include <gtest/gtest.h>
+#include <rocksdb/db.h>
+
+#include <memory>
+
+#include "aggregator/testing.h"
+
+namespace trailmap::aggregator {
+namespace {
+
+using testing::TempDir;
+
+// "id:count id:count" of an encoding, or the error.
+std::string Show(std::string_view value) {
+  Result<StackCounts> counts = DecodeStackCounts(value);
+  if (!counts.ok()) return counts.status().ToString();
+  std::string out;
+  for (const auto& [id, count] : *counts) {
+    if (!out.empty()) out += " ";
+    out += std::to_string(id) + ":" + std::to_string(count);
+  }
+  return out;
+}
+
+// ---- the encoding ----
+
+TEST(StackCountsTest, EncodesTheWorkedExample) {
+  EXPECT_EQ(EncodeStackCounts({{3, 5}, {10, 1}}), std::string("\x03\x05\x07\x01", 4));
+  EXPECT_EQ(Show(EncodeUnsortedStackCounts({{10, 1}, {3, 2}, {3, 3}, {7, 0}})), "3:5 10:1");
+  EXPECT_EQ(Show(EncodeStackCounts({{1, 300}, {70000, 1}})), "1:300 70000:1");
+}
+
+TEST(StackCountsTest, RefusesWhatIsNotCanonical) {
+  EXPECT_NE(Show("").find("empty value"), std::string::npos);
+  EXPECT_NE(Show(std::string("\x03", 1)).find("entry 0 is cut short"), std::string::npos);
+  EXPECT_NE(Show(std::string("\x03\x05\x00\x01", 4)).find("entry 1 repeats"), std::string::npos);
+  EXPECT_NE(Show(std::string("\x03\x00", 2)).find("entry 0 has count 0"), std::string::npos);
+  EXPECT_NE(Show(std::string("\x03\x85", 2)).find("cut short"), std::string::npos);
+}
+
+// ---- the merge as a pure function ----
+
+TEST(StackMergeTest, AddsCountsOfEqualIds) {
+  const std::string existing = EncodeStackCounts({{1, 4}, {5, 1}});
+  const std::string_view existing_view = existing;
+  const std::string a = EncodeStackCounts({{5, 2}, {9, 1}});
+  const std::string b = EncodeStackCounts({{1, 1}});
+  std::string out;
+  ASSERT_TRUE(MergeStackCountEncodings(&existing_view, {a, b}, &out).ok());
+  EXPECT_EQ(Show(out), "1:5 5:3 9:1");
+  ASSERT_TRUE(MergeStackCountEncodings(nullptr, {a, b}, &out).ok());
+  EXPECT_EQ(Show(out), "1:1 5:2 9:1");
+  ASSERT_TRUE(MergeStackCountEncodings(nullptr, {a}, &out).ok());
+  EXPECT_EQ(out, a);
+}
+
+TEST(StackMergeTest, ACorruptOperandOrValueFailsTheMerge) {
+  const std::string good = EncodeStackCounts({{2, 2}});
+  std::string out;
+  Status s = MergeStackCountEncodings(nullptr, {good, std::string("\x02\x00", 2)}, &out);
+  EXPECT_EQ(s.code(), Status::Code::kCorruption);
+  EXPECT_NE(s.message().find("operand 1"), std::string::npos) << s.message();
+  const std::string_view bad = "\x01";
+  s = MergeStackCountEncodings(&bad, {good}, &out);
+  EXPECT_NE(s.message().find("existing value"), std::string::npos) << s.message();
+  EXPECT_FALSE(MergeStackCountEncodings(nullptr, {std::string()}, &out).ok());
+  const std::string huge = EncodeStackCounts({{2, UINT64_MAX}});
+  s = MergeStackCountEncodings(nullptr, {huge, good}, &out);
+  EXPECT_NE(s.message().find("passes 2^64"), std::string::npos) << s.message();
+}
+
+TEST(StackMergeTest, OperatorCallbacksFailInsteadOfCountingZero) {
+  StackMergeOperator op;
+  EXPECT_STREQ(op.Name(), "trailmap.stacks");
+  const std::string a = EncodeStackCounts({{1, 1}}), b = EncodeStackCounts({{1, 2}, {4, 1}});
+  std::string out;
+  ASSERT_TRUE(op.PartialMerge("k", a, b, &out, nullptr));
+  EXPECT_EQ(Show(out), "1:3 4:1");
+  ASSERT_TRUE(op.PartialMergeMulti("k", {a, b, a}, &out, nullptr));
+  EXPECT_EQ(Show(out), "1:4 4:1");
+  EXPECT_FALSE(op.PartialMerge("k", a, "\x80", &out, nullptr));  // a varint cut short
+  const rocksdb::Slice existing(b);
+  std::vector<rocksdb::Slice> operands{a};
+  std::string merged;
+  rocksdb::Slice existing_operand;
+  rocksdb::MergeOperator::MergeOperationOutput output(merged, existing_operand);
+  ASSERT_TRUE(op.FullMergeV2(
+      rocksdb::MergeOperator::MergeOperationInput("k", &existing, operands, nullptr), &output));
+  EXPECT_EQ(Show(merged), "1:3 4:1");
+  operands.push_back("\x05");  // an id without its count
+  EXPECT_FALSE(op.FullMergeV2(
+      rocksdb::MergeOperator::MergeOperationInput("k", &existing, operands, nullptr), &output));
+}
+
+// ---- through a real DB ----
+
+class StackMergeDbTest : public ::testing::Test {
+ protected:
+  void Open() {
+    rocksdb::Options options;
+    options.create_if_missing = true;
+    options.merge_operator = std::make_shared<StackMergeOperator>();
+    options.max_successive_merges = 4;
+    rocksdb::DB* db = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(options, dir_.path(), &db).ok());
+    db_.reset(db);
+  }
+  void Merge(const std::string& key, const StackCounts& counts) {
+    ASSERT_TRUE(db_->Merge(rocksdb::WriteOptions(), key, EncodeStackCounts(counts)).ok());
+  }
+  std::string Get(const std::string& key) {
+    std::string value;
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), key, &value);
+    return s.ok() ? Show(value) : s.ToString();
+  }
+
+  TempDir dir_;
+  std::unique_ptr<rocksdb::DB> db_;
+};
+
+TEST_F(StackMergeDbTest, CountsExactAcrossFlushCompactionAndReopen) {
+  Open();
+  for (uint32_t i = 1; i <= 10; ++i) Merge("a", {{1, 1}, {i + 1, i}});  // > max_successive_merges
+  Merge("b", {{7, 7}});
+  EXPECT_EQ(Get("a"), "1:10 2:1 3:2 4:3 5:4 6:5 7:6 8:7 9:8 10:9 11:10");
+  ASSERT_TRUE(db_->Flush(rocksdb::FlushOptions()).ok());
+  Merge("a", {{1, 5}});  // on top of a flushed value
+  EXPECT_EQ(Get("a"), "1:15 2:1 3:2 4:3 5:4 6:5 7:6 8:7 9:8 10:9 11:10");
+  ASSERT_TRUE(db_->Flush(rocksdb::FlushOptions()).ok());
+  ASSERT_TRUE(db_->CompactRange(rocksdb::CompactRangeOptions(), nullptr, nullptr).ok());
+  EXPECT_EQ(Get("a"), "1:15 2:1 3:2 4:3 5:4 6:5 7:6 8:7 9:8 10:9 11:10");
+  Merge("a", {{12, 1}});  // left in the WAL across the reopen
+  db_.reset();
+  Open();
+  EXPECT_EQ(Get("a"), "1:15 2:1 3:2 4:3 5:4 6:5 7:6 8:7 9:8 10:9 11:10 12:1");
+  EXPECT_EQ(Get("b"), "7:7");
+}
+
+TEST_F(StackMergeDbTest, UndecodableOperandFailsTheRead) {
+  Open();
+  Merge("a", {{1, 1}});
+  ASSERT_TRUE(db_->Merge(rocksdb::WriteOptions(), "a", "\x01\x00").ok());
+  std::string value;
+  EXPECT_TRUE(db_->Get(rocksdb::ReadOptions(), "a", &value).IsCorruption());
+  Merge("b", {{2, 2}});
+  EXPECT_EQ(Get("b"), "2:2");
+}
+
+}  // namespace
+}  // namespace trailmap::aggregator

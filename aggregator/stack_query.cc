@@ -1,0 +1,146 @@
+#include "aggregator/stack_query.h"
+
+#include <rocksdb/db.h>
+
+#include <algorithm>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "aggregator/keys.h"
+#include "aggregator/stack_merge_operator.h"
+#include "core/predicate.h"
+#include "core/series.h"
+
+namespace trailmap::aggregator {
+namespace {
+
+// What a predicate reads of one (host, series): the series' fields, "host", the host's labels
+// (a field wins over a label).
+class SeriesFields : public FieldLookup {
+ public:
+  SeriesFields(HostRecord host, SeriesRecord series)
+      : host_(std::move(host)), series_(std::move(series)) {}
+  const std::string* Find(std::string_view name) const override {
+    if (name == "host") return &host_.name;
+    std::string_view v = FieldValue(series_.fields, name);
+    if (v.empty()) v = FieldValue(host_.labels, name);
+    if (v.empty()) return nullptr;
+    scratch_.assign(v);
+    return &scratch_;
+  }
+
+ private:
+  HostRecord host_;
+  SeriesRecord series_;
+  mutable std::string scratch_;
+};
+
+struct Scan {
+  const Catalog& catalog;
+  const Predicate& where;
+  const std::vector<uint8_t>& allowed;  // by host id; empty = every host
+  std::unordered_map<uint64_t, bool> decided;
+  std::unordered_map<uint32_t, uint64_t> counts;  // global stack id -> samples
+
+  bool Passes(uint32_t host, uint32_t series) {
+    if (!allowed.empty() && (host >= allowed.size() || !allowed[host])) return false;
+    if (where.always_true()) return true;
+    const uint64_t key = (uint64_t{host} << 32) | series;
+    auto it = decided.find(key);
+    if (it != decided.end()) return it->second;
+    const bool pass = where.Matches(SeriesFields(catalog.Host(host), catalog.Series(series)));
+    decided.emplace(key, pass);
+    return pass;
+  }
+
+  Status Run(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const rocksdb::Snapshot* snapshot,
+             uint32_t metric, int64_t from, int64_t to) {
+    if (from >= to) return Status::Ok();
+    const std::string lower = DataKeyPrefix(metric, from);
+    const std::string upper = DataKeyPrefix(metric, to);
+    const rocksdb::Slice upper_slice(upper);
+    rocksdb::ReadOptions options;
+    options.iterate_upper_bound = &upper_slice;
+    options.snapshot = snapshot;
+    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options, cf));
+    DataKey key;
+    const auto add = [this](uint32_t id, uint64_t count) { counts[id] += count; };
+    for (it->Seek(lower); it->Valid(); it->Next()) {
+      const rocksdb::Slice k = it->key();
+      if (!DecodeDataKey({k.data(), k.size()}, &key)) {
+        return Status::Corruption(cf->GetName() + ": key of " + std::to_string(k.size()) +
+                                  " bytes");
+      }
+      if (!Passes(key.host, key.series)) continue;
+      const rocksdb::Slice v = it->value();
+      if (Status s = ForEachStackCount({v.data(), v.size()}, add); !s.ok()) {
+        return Status::Corruption(cf->GetName() + ": second " + std::to_string(key.second) +
+                                  ", host " + std::to_string(key.host) + ", series " +
+                                  std::to_string(key.series) + ": " + s.message());
+      }
+    }
+    if (!it->status().ok()) return Status::IOError(cf->GetName() + ": " + it->status().ToString());
+    return Status::Ok();
+  }
+};
+
+int64_t FloorMinute(int64_t t) { return t - ((t % 60) + 60) % 60; }
+
+}  // namespace
+
+Result<StackAnswer> RunStackQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* stacks,
+                                  rocksdb::ColumnFamilyHandle* stacks_60s, const Catalog& catalog,
+                                  const StackQuery& query) {
+  if (Status s = CheckStackQuery(query); !s.ok()) return s;
+  Result<Predicate> where = Predicate::Parse(query.where);
+  if (!where.ok()) return where.status();
+  StackAnswer answer;
+  MetricRecord record;
+  const std::optional<uint32_t> metric = catalog.FindMetric(query.metric, &record);
+  if (!metric) return answer;
+  if (record.kind != MetricKind::kStacks) {
+    return Status::InvalidArgument(query.metric + " is a " + MetricKindName(record.kind) +
+                                   " metric, not stacks");
+  }
+  std::vector<uint8_t> allowed;
+  if (!query.hosts.empty()) {
+    allowed.assign(catalog.host_count() + 1, 0);
+    bool any = false;
+    for (const std::string& name : query.hosts) {
+      if (std::optional<uint32_t> id = catalog.FindHost(name); id && *id < allowed.size()) {
+        allowed[*id] = 1;
+        any = true;
+      }
+    }
+    if (!any) return answer;
+  }
+
+  Scan scan{catalog, *where, allowed, {}, {}};
+  const rocksdb::Snapshot* snapshot = db->GetSnapshot();
+  const int64_t first_minute = FloorMinute(query.from + 59);  // first whole minute's start
+  const int64_t end_minutes = FloorMinute(query.to);          // end of the last whole minute
+  Status s;
+  if (first_minute < end_minutes) {
+    s = scan.Run(db, stacks, snapshot, *metric, query.from, first_minute);
+    if (s.ok()) s = scan.Run(db, stacks_60s, snapshot, *metric, first_minute, end_minutes);
+    if (s.ok()) s = scan.Run(db, stacks, snapshot, *metric, end_minutes, query.to);
+  } else {
+    s = scan.Run(db, stacks, snapshot, *metric, query.from, query.to);
+  }
+  db->ReleaseSnapshot(snapshot);
+  if (!s.ok()) return s;
+
+  answer.stacks.reserve(scan.counts.size());
+  for (const auto& [id, count] : scan.counts) {
+    std::string text = catalog.Stack(id);
+    if (text.empty())
+      return Status::Corruption("stacks: id " + std::to_string(id) + " has no text in the catalog");
+    answer.stacks.push_back(FoldedStack{std::move(text), count});
+  }
+  std::sort(answer.stacks.begin(), answer.stacks.end(),
+            [](const FoldedStack& a, const FoldedStack& b) { return a.stack < b.stack; });
+  return answer;
+}
+
+}  // namespace trailmap::aggregator

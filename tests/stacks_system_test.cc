@@ -1,0 +1,177 @@
+// Stacks through the cluster: `trailmap import --stacks` of a folded file (host a) and of perf
+// script text (host b) into two real aggregators (the hosts land on their shards), then
+// `trailmap flame --format folded` must give the exact merged counts, filtered by --where, and
+// the two-column differential against a baseline range or predicate. The aggregators are then
+// killed and restarted: the counts (and the global stack ids they refer to) are still there, and
+// a new import for the same stacks adds to them.
+//
+// The helpers (StackCluster, ImportStacks, FleetFolded) are what a real-perf test needs too: run
+// an agent with a perf source instead of ImportStacks, and look for the busy function in
+// FleetFolded's answer.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "tests/cluster.h"
+
+namespace trailmap::test {
+namespace {
+
+// Seed 004's tree times 10: main 90 (self 20), foo1 40 (self 15), foo2 30 (self 5), bar 25 + 25.
+constexpr const char* kSeedFolded =
+    "main;foo1;bar 25\n"
+    "main;foo2;bar 25\n"
+    "main;foo1 15\n"
+    "main;foo2 5\n"
+    "main 20\n";
+
+// Three cpu-clock samples over two seconds of perf time, as `perf script` prints them.
+constexpr const char* kPerfScript =
+    "app 100 [000] 4000.100000: 1 cpu-clock:\n"
+    "\tffffffff81000001 work+0x10 (/usr/bin/app)\n"
+    "\tffffffff81000002 main+0x20 (/usr/bin/app)\n"
+    "\n"
+    "app 100 [000] 4000.600000: 1 cpu-clock:\n"
+    "\tffffffff81000001 work+0x14 (/usr/bin/app)\n"
+    "\tffffffff81000002 main+0x20 (/usr/bin/app)\n"
+    "\n"
+    "app 100 [001] 4001.200000: 1 cpu-clock:\n"
+    "\tffffffff81000003 idle (/usr/bin/app)\n"
+    "\tffffffff81000002 main+0x20 (/usr/bin/app)\n"
+    "\n";
+
+class StackCluster {
+ public:
+  explicit StackCluster(int aggregators) {
+    for (int i = 0; i < aggregators; ++i) {
+      aggs_.push_back(std::make_unique<Aggregator>(dir_, "agg-" + std::to_string(i + 1)));
+      aggs_.back()->Start();
+    }
+  }
+  const TempDir& dir() const { return dir_; }
+  std::vector<std::unique_ptr<Aggregator>>& aggregators() { return aggs_; }
+  std::string Logs() const {
+    std::string out;
+    for (const auto& a : aggs_) out += a->Log();
+    return out;
+  }
+
+  // `trailmap import --stacks` of `text` for `host`, landing at `time`.
+  CommandResult ImportStacks(const std::string& host, const std::string& text, int64_t time) {
+    const std::string file = dir_ / (host + "-" + std::to_string(imports_++) + ".stacks");
+    WriteFile(file, text);
+    return RunProgram({Binary("trailmap"), "import", "--stacks", "--host", host, "--time",
+                       std::to_string(time), "--ingest", IngestList(aggs_), file});
+  }
+
+  // `trailmap flame --format folded` over the fleet, with `extra` flags.
+  CommandResult FleetFolded(int64_t from, int64_t to, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {
+        "flame", "--format", "folded", "--from", std::to_string(from), "--to", std::to_string(to)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Cli(args, QueryList(aggs_));
+  }
+
+ private:
+  TempDir dir_;
+  std::vector<std::unique_ptr<Aggregator>> aggs_;
+  int imports_ = 0;
+};
+
+int64_t Now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+TEST(StacksSystem, ImportedStacksMergeAcrossHostsAndShardsExactly) {
+  StackCluster cluster(2);
+  const int64_t t0 = (Now() - 3600) / 60 * 60 + 5;  // an hour ago, 5 s into a minute
+  CommandResult a = cluster.ImportStacks("a", kSeedFolded, t0);
+  ASSERT_EQ(a.exit_code, 0) << a.err << cluster.Logs();
+  EXPECT_NE(a.err.find("90 folded stack samples over 1 seconds"), std::string::npos) << a.err;
+  CommandResult b = cluster.ImportStacks("b", kPerfScript, t0 + 1);
+  ASSERT_EQ(b.exit_code, 0) << b.err << cluster.Logs();
+  EXPECT_NE(b.err.find("3 perf stack samples over 2 seconds"), std::string::npos) << b.err;
+
+  // Both hosts over a range whose middle minute comes from the stacks_60s rollup.
+  const std::string both =
+      "app;main;idle 1\n"
+      "app;main;work 2\n"
+      "main 20\n"
+      "main;foo1 15\n"
+      "main;foo1;bar 25\n"
+      "main;foo2 5\n"
+      "main;foo2;bar 25\n";
+  CommandResult all = cluster.FleetFolded(t0 - 65, t0 + 65);
+  ASSERT_EQ(all.exit_code, 0) << all.err << cluster.Logs();
+  EXPECT_EQ(all.out, both);
+  EXPECT_EQ(cluster.FleetFolded(t0, t0 + 3).out, both);
+
+  // Filtered in the aggregators by host, and by time (b's second perf second only).
+  const std::string seed_only =
+      "main 20\nmain;foo1 15\nmain;foo1;bar 25\nmain;foo2 5\nmain;foo2;bar 25\n";
+  EXPECT_EQ(cluster.FleetFolded(t0 - 65, t0 + 65, {"--where", "host == \"a\""}).out, seed_only);
+  EXPECT_EQ(cluster.FleetFolded(t0 - 65, t0 + 65, {"--hosts", "b"}).out,
+            "app;main;idle 1\napp;main;work 2\n");
+  EXPECT_EQ(cluster.FleetFolded(t0 + 2, t0 + 3).out, "app;main;idle 1\n");
+  // perf script stacks carry their process name as the execname field.
+  EXPECT_EQ(cluster.FleetFolded(t0 - 65, t0 + 65, {"--where", "execname == \"app\""}).out,
+            "app;main;idle 1\napp;main;work 2\n");
+
+  // Differential against a baseline range: baseline [t0, t0 + 1) is host a, target is host b.
+  CommandResult diff = cluster.FleetFolded(
+      t0 + 1, t0 + 3,
+      {"--baseline-from", std::to_string(t0), "--baseline-to", std::to_string(t0 + 1)});
+  ASSERT_EQ(diff.exit_code, 0) << diff.err;
+  EXPECT_EQ(diff.out,
+            "app;main;idle 0 1\n"
+            "app;main;work 0 2\n"
+            "main 20 0\n"
+            "main;foo1 15 0\n"
+            "main;foo1;bar 25 0\n"
+            "main;foo2 5 0\n"
+            "main;foo2;bar 25 0\n");
+  // ... and against a baseline predicate over the same range.
+  CommandResult by_host = cluster.FleetFolded(
+      t0 - 65, t0 + 65, {"--where", "host == \"b\"", "--baseline-where", "host == \"a\""});
+  EXPECT_EQ(by_host.out, diff.out);
+
+  // A value comparison is a usage error that names the flag.
+  CommandResult bad = cluster.FleetFolded(t0, t0 + 3, {"--baseline-where", "latency > 1ms"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--baseline-where: stacks have no value"), std::string::npos) << bad.err;
+
+  // The aggregators restart: the stacks are still there, and a second import adds to them.
+  for (auto& agg : cluster.aggregators()) {
+    agg->KillHard();
+    agg->Start();
+  }
+  EXPECT_EQ(cluster.FleetFolded(t0 - 65, t0 + 65).out, both);
+  ASSERT_EQ(cluster.ImportStacks("a", "main;foo1;bar 5\nmain;baz 1\n", t0).exit_code, 0);
+  EXPECT_EQ(cluster.FleetFolded(t0 - 65, t0 + 65, {"--where", "host == \"a\""}).out,
+            "main 20\nmain;baz 1\nmain;foo1 15\nmain;foo1;bar 30\nmain;foo2 5\nmain;foo2;bar 25\n");
+}
+
+TEST(StacksSystem, ABadFoldedLineStopsTheImportNamingTheLine) {
+  StackCluster cluster(1);
+  CommandResult r = cluster.ImportStacks("a", "main;foo 3\nmain;bar three\n", Now() - 60);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("line 2: expected \"frame;frame;... COUNT\""), std::string::npos) << r.err;
+  EXPECT_EQ(cluster.FleetFolded(Now() - 120, Now()).out, "");  // nothing half-imported
+}
+
+TEST(StacksSystem, SvgOfFleetStacksHasTheSeedWidths) {
+  StackCluster cluster(1);
+  const int64_t t0 = Now() - 600;
+  ASSERT_EQ(cluster.ImportStacks("a", kSeedFolded, t0).exit_code, 0);
+  CommandResult svg = Cli({"flame", "--from", std::to_string(t0), "--to", std::to_string(t0 + 1)},
+                          QueryList(cluster.aggregators()));
+  ASSERT_EQ(svg.exit_code, 0) << svg.err;
+  EXPECT_NE(svg.out.find("<svg"), std::string::npos);
+  EXPECT_NE(svg.out.find("foo1"), std::string::npos);
+  EXPECT_NE(svg.out.find("90 samples"), std::string::npos) << svg.out.substr(0, 2000);
+}
+
+}  // namespace
+}  // namespace trailmap::test
