@@ -1,6 +1,7 @@
 #include "query/flame_command.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <fstream>
 #include <istream>
 #include <iterator>
@@ -44,29 +45,67 @@ CLI::App* AddFlameCommand(CLI::App* app, FlameFlags* flags) {
   cmd->add_option("--countname", flags->count_name, "What a count is, in tooltips")
       ->capture_default_str();
   cmd->add_option("-o,--output", flags->output, "Write to FILE instead of standard output");
+  cmd->add_option("--baseline-folded", flags->baseline_folded,
+                  "Differential graph: widths from --folded, each frame red where it grew and "
+                  "blue where it shrank against these folded stacks (FILE or -)");
+  cmd->add_flag("--no-normalize", flags->no_normalize,
+                "With --baseline-folded: compare raw counts instead of scaling the baseline to "
+                "the target's total");
   cmd->footer(
       "Examples:\n"
       "  perf script | trailmap collapse | trailmap flame --folded - -o cpu.svg\n"
       "  trailmap flame --folded out.folded --inverted --palette self -o icicle.svg\n"
       "  trailmap flame --folded out.folded --format json > d3.json\n"
+      "  trailmap flame --folded after.folded --baseline-folded before.folded -o diff.svg\n"
       "Exit codes: 0 ok, 1 error, 2 usage error.");
   return cmd;
+}
+
+static Result<std::string> ReadFolded(const std::string& path, std::istream& in) {
+  if (path == "-") {
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Status::IOError("cannot open " + path);
+  std::ostringstream buf;
+  buf << file.rdbuf();
+  return std::move(buf).str();
 }
 
 int RunFlame(const FlameFlags& flags, const CliContext& context, std::istream& in) {
   Result<FlamePalette> palette = ParseFlamePalette(flags.palette);
   if (!palette.ok()) return Fail(context, palette.status());
-  std::string text;
-  if (flags.folded == "-") {
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  } else {
-    std::ifstream file(flags.folded, std::ios::binary);
-    if (!file) return Fail(context, Status::IOError("cannot open " + flags.folded));
-    std::ostringstream buf;
-    buf << file.rdbuf();
-    text = std::move(buf).str();
+  if (!flags.baseline_folded.empty() && flags.baseline_folded == "-" && flags.folded == "-") {
+    return Fail(context, Status::InvalidArgument(
+                             "--folded and --baseline-folded cannot both be standard input"));
   }
-  const FlameTree tree = BuildFlameTree(text);
+  Result<std::string> text = ReadFolded(flags.folded, in);
+  if (!text.ok()) return Fail(context, text.status());
+  FlameTree tree;
+  std::string diff_folded;
+  std::string subtitle;
+  if (flags.baseline_folded.empty()) {
+    tree = BuildFlameTree(*text);
+  } else {
+    Result<std::string> base_text = ReadFolded(flags.baseline_folded, in);
+    if (!base_text.ok()) return Fail(context, base_text.status());
+    uint64_t bad_target = 0, bad_base = 0;
+    const FoldedMap target = ParseFoldedMap(*text, &bad_target);
+    const FoldedMap baseline = ParseFoldedMap(*base_text, &bad_base);
+    if (bad_base > 0) {
+      *context.err << "trailmap flame: ignored " << bad_base
+                   << " baseline lines with invalid format\n";
+    }
+    tree = BuildDiffFlameTree(baseline, target, !flags.no_normalize);
+    tree.invalid_lines = bad_target;
+    if (flags.format == "folded") diff_folded = FormatDiffFolded(baseline, target, !flags.no_normalize);
+    char scale[64];
+    snprintf(scale, sizeof scale, "%.4g", tree.baseline_scale);
+    subtitle = "red: more than in " + flags.baseline_folded + ", blue: less" +
+               (flags.no_normalize ? std::string(" (raw counts)")
+                                   : " (baseline scaled by " + std::string(scale) +
+                                         " to the same total)");
+  }
   if (tree.invalid_lines > 0) {
     *context.err << "trailmap flame: ignored " << tree.invalid_lines
                  << " lines with invalid format\n";
@@ -75,7 +114,7 @@ int RunFlame(const FlameFlags& flags, const CliContext& context, std::istream& i
   if (flags.format == "json") {
     bytes = RenderFlameJson(tree);
   } else if (flags.format == "folded") {
-    bytes = RenderFlameFolded(tree);
+    bytes = tree.differential ? diff_folded : RenderFlameFolded(tree);
   } else {
     FlameSvgOptions options;
     options.title = flags.title;
@@ -84,6 +123,7 @@ int RunFlame(const FlameFlags& flags, const CliContext& context, std::istream& i
     options.width = flags.width;
     options.palette = *palette;
     options.count_name = flags.count_name;
+    options.subtitle = subtitle;
     bytes = RenderFlameSvg(tree, options);
   }
   const Status written = WriteOutput(context, flags.output, bytes);

@@ -1,7 +1,9 @@
 // `trailmap flame`: a flame graph of folded stacks. For now the stacks come from a local file
 // (--folded FILE, "-" for standard input), e.g. from `trailmap collapse`; fleet queries of the
 // agents' stack samples come with their storage. Output: an interactive SVG (default), the
-// d3-flame-graph JSON tree, or the merged folded stacks.
+// d3-flame-graph JSON tree, or the merged folded stacks. With --baseline-folded the graph is
+// differential (query/flame.h BuildDiffFlameTree): widths from --folded, red/blue by the change
+// against the baseline; `--format folded` then writes difffolded.pl's "stack baseline target".
 #pragma once
 
 #include <string>
@@ -20,6 +22,8 @@ struct FlameFlags {
   int width = 1200;              // pixels
   std::string count_name = "samples";
   std::string output;            // -o; "" = standard output
+  std::string baseline_folded;   // --baseline-folded FILE: a differential graph against it
+  bool no_normalize = false;     // --no-normalize: compare raw counts, not shares
 };
 
 CLI::App* AddFlameCommand(CLI::App* app, FlameFlags* flags);
