@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/folded_source.h"
+#include "agent/perf_source.h"
 #include "core/series.h"
 #include "core/status.h"
 
@@ -28,6 +30,13 @@ struct AgentConfig {
   int64_t max_queued = 10000;     // batches held unacknowledged before Send drops
   int64_t window = 64;            // batches in flight without an ack
   int64_t ack_timeout_ms = 2000;  // then reconnect and resend
+  // Stack sources (issue 4). [perf]: CPU stacks of the whole host from Linux perf; keys
+  // enabled, frequency, window_ms, callgraph, pid, perf_path, metric (agent/perf_source.h).
+  bool perf_enabled = false;
+  PerfSourceOptions perf;
+  // [folded]: folded-stack lines from `path` and/or a unix `socket`; keys path, follow, socket,
+  // metric, fields (agent/folded_source.h). Off while both path and socket are "".
+  FoldedSourceOptions folded;
 };
 
 struct HostPort {
