@@ -303,7 +303,7 @@ std::string PerfSource::ReadWindow(const std::string& file, int64_t fallback_sec
                                       "-F", "comm,pid,tid,time,event,ip,sym,dso"};
   if (Status s = Spawn(argv, err_script, true, &script); !s.ok()) return s.message();
   std::map<std::tuple<int64_t, std::string, std::string>, uint64_t> counts;
-  uint64_t samples = 0, untimed = 0, cut_stacks = 0, cut_frames = 0;
+  uint64_t samples = 0, untimed = 0, cut_stacks = 0, cut_frames = 0, recovered = 0;
   CollapseOptions copt;
   copt.annotate_kernel = true;
   copt.annotate_jit = true;
@@ -318,7 +318,21 @@ std::string PerfSource::ReadWindow(const std::string& file, int64_t fallback_sec
       second = fallback_second;
       ++untimed;
     }
-    fields = "execname=" + CommValue(r.comm);
+    // perf writes ":TID" for a thread whose COMM event it lost (at a window's seam, when the
+    // thread started while perf switched files): use the name seen for that pid before.
+    std::string_view comm = r.comm;
+    if (comm.size() > 1 && comm[0] == ':' &&
+        comm.find_first_not_of("0123456789", 1) == std::string_view::npos) {
+      if (auto it = known_comms_.find(std::string(r.pid)); it != known_comms_.end()) {
+        comm = it->second;
+        ++recovered;
+      }
+    } else if (r.pid != "?") {
+      if (known_comms_.size() > 100'000) known_comms_.clear();
+      auto [it, added] = known_comms_.try_emplace(std::string(r.pid), comm);
+      if (!added && it->second != comm) it->second = std::string(comm);
+    }
+    fields = "execname=" + CommValue(comm);
     if (options_.pid_field) {
       fields += ",pid=";
       fields += r.pid;
@@ -389,6 +403,7 @@ std::string PerfSource::ReadWindow(const std::string& file, int64_t fallback_sec
   stats_.truncated_stacks += cut_stacks;
   stats_.truncated_frames += cut_frames;
   stats_.malformed_lines += collapser.stats().malformed_lines;
+  stats_.recovered_comms += recovered;
   return "";
 }
 
@@ -421,8 +436,12 @@ void PerfSource::Run() {
   };
 
   Child record;
+  bool switched = false;  // window_started is the last switch of the running perf
+  Clock::time_point window_started;
+  int64_t window_second = 0;
   while (!stopping_) {
     if (!record.running()) {
+      switched = false;
       remove_windows();
       if (Status s = Spawn(argv, err_record, false, &record); !s.ok()) {
         Fail(s.message() + " (install linux-perf: apt-get install linux-perf, or set the perf "
@@ -431,9 +450,12 @@ void PerfSource::Run() {
         continue;
       }
     }
-    // Let the window run its length, watching for perf dying (not permitted, etc.).
-    const Clock::time_point window_started = Clock::now();
-    const int64_t window_second = NowUnixSeconds();
+    // Let the window run its length from the last switch (reading the previous window took
+    // part of it), watching for perf dying (not permitted, etc.).
+    if (!switched) {
+      window_started = Clock::now();
+      window_second = NowUnixSeconds();
+    }
     bool died = false;
     while (!stopping_ && MsSince(window_started) < options_.window_ms) {
       int status = 0;
@@ -455,13 +477,17 @@ void PerfSource::Run() {
     const size_t before = FinishedWindows(dir_).size();
     kill(record.pid, SIGUSR2);
     const Clock::time_point asked = Clock::now();
+    const int64_t fallback_second = window_second;
+    window_started = asked;
+    window_second = NowUnixSeconds();
+    switched = true;
     while (!stopping_ && FinishedWindows(dir_).size() == before && MsSince(asked) < 10'000) {
       SleepFor(10);
     }
     bool stopped = false;
     std::string error;
     for (const std::string& file : FinishedWindows(dir_)) {
-      if (error.empty() && !stopped) error = ReadWindow(file, window_second, &stopped);
+      if (error.empty() && !stopped) error = ReadWindow(file, fallback_second, &stopped);
       unlink(file.c_str());
     }
     if (stopped) break;

@@ -22,6 +22,10 @@
 //
 // Fields: "execname=COMM,pid=PID" (pid left out with pid_field = false, to bound cardinality).
 // COMM has spaces, ',' and '=' replaced by '_' so it is a valid field value (core/series.h).
+// Seams: perf re-reads /proc for every new window file, but a thread that starts while it
+// switches can lose its COMM and MMAP events for the next window: perf names it ":TID" (the
+// source then uses the name last seen for that pid, counted in recovered_comms) and its frames
+// may be "[unknown]" for that window.
 //
 // Degrading: when perf is missing, forbidden (kernel.perf_event_paranoid, no CAP_PERFMON) or
 // fails, the source logs one line naming the cause and what to do (install linux-perf, `sysctl
@@ -44,6 +48,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 
 #include "agent/stack_sample.h"
 #include "core/status.h"
@@ -76,6 +81,7 @@ struct PerfSourceStats {
   uint64_t truncated_frames = 0; // frame names cut to max_frame_bytes
   uint64_t untimed_samples = 0;  // samples without a usable time, counted at the window's start
   uint64_t malformed_lines = 0;  // perf script lines that did not parse
+  uint64_t recovered_comms = 0;  // samples perf named ":TID", named from an earlier window
   std::string last_error;        // "" when the last attempt worked
 };
 
@@ -109,6 +115,7 @@ class PerfSource {
   PerfSourceStats stats_;
   std::string last_logged_;
   int64_t backoff_ms_ = 0;
+  std::unordered_map<std::string, std::string> known_comms_;  // pid → comm, the Run thread's
 };
 
 }  // namespace trailmap
