@@ -67,8 +67,10 @@ Status Spawn(const std::vector<std::string>& argv, const std::string& err_path, 
   } else {
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
   }
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
+  // O_APPEND: the parent may truncate the file while the child writes (perf record's two lines
+  // per window would otherwise grow it for as long as the agent runs).
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0600);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   // The agent may block or ignore signals; perf must see SIGINT with the default action.
@@ -474,6 +476,10 @@ void PerfSource::Run() {
     }
     // Ask perf for the window (it renames w.data to w.data.<timestamp> and goes on in a new
     // w.data), then read every finished window while the next one records.
+    // perf installs its SIGUSR2 handler before it creates w.data; until then the signal would
+    // kill it (a slow start on a loaded box), so that window just runs longer.
+    struct stat out_stat {};
+    if (stat(out.c_str(), &out_stat) != 0) continue;
     const size_t before = FinishedWindows(dir_).size();
     kill(record.pid, SIGUSR2);
     const Clock::time_point asked = Clock::now();
@@ -510,6 +516,7 @@ void PerfSource::Run() {
           " failures");
     }
     backoff_ms_ = options_.backoff_min_ms;
+    truncate(err_record.c_str(), 0);
   }
   StopChild(&record, SIGINT, 2000);
   remove_windows();

@@ -58,7 +58,10 @@ namespace trailmap {
 struct PerfSourceOptions {
   std::string perf_path = "perf";       // a name is looked up in PATH
   int frequency = 99;                   // samples per second per CPU (-F)
-  int64_t window_ms = 2000;             // length of one recording
+  // Length of one window. Each window costs a fixed ~0.25 CPU s (perf re-reads /proc for the
+  // new file, perf script loads symbols again): on a 2-core box, 2 s windows cost 14% of a
+  // core, 10 s windows 3% (docs/BENCHMARKS.md). Samples reach the sink 1-2 windows late.
+  int64_t window_ms = 10'000;
   std::string callgraph = "fp";         // fp (-g), dwarf or lbr (--call-graph MODE)
   bool pid_field = true;                // add pid=PID to the fields
   std::string metric = "cpu.stacks";

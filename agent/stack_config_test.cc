@@ -96,7 +96,7 @@ TEST(StackConfig, FlagsOverrideTheFile) {
   EXPECT_TRUE(c.perf_enabled);
   EXPECT_EQ(c.perf.frequency, 199);
   EXPECT_FALSE(c.perf.pid_field);
-  EXPECT_EQ(c.perf.window_ms, 2000) << "not given: the default stays";
+  EXPECT_EQ(c.perf.window_ms, 10000) << "not given: the default stays";
   EXPECT_EQ(c.folded.socket, "/tmp/s.sock");
   EXPECT_EQ(c.folded.metric, "x.y") << "not given: the file's value stays";
   EXPECT_EQ(c.folded.fields, (FieldSet{{"team", "core"}, {"service", "a"}}));

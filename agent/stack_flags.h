@@ -4,7 +4,7 @@
 //
 //   --perf                      sample CPU stacks with perf (perf.enabled)
 //   --perf-frequency HZ         samples per second per CPU (perf.frequency, default 99)
-//   --perf-window-ms MS         one recording's length (perf.window_ms, default 2000)
+//   --perf-window-ms MS         one window's length (perf.window_ms, default 10000)
 //   --perf-callgraph MODE       fp, dwarf or lbr (perf.callgraph, default fp)
 //   --perf-no-pid               leave the pid field out (perf.pid = false)
 //   --perf-path PATH            the perf program (perf.perf_path, default perf from PATH)
