@@ -487,9 +487,25 @@ void PerfSource::Run() {
     window_started = asked;
     window_second = NowUnixSeconds();
     switched = true;
-    while (!stopping_ && FinishedWindows(dir_).size() == before && MsSince(asked) < 10'000) {
+    // perf drops a SIGUSR2 that arrives before it is ready to switch (still describing every
+    // process at start-up): ask again every 500 ms until a file comes. (A second switch that
+    // does happen only makes a short extra window, read like the others.)
+    Clock::time_point last_ask = asked;
+    bool perf_ended = false;
+    while (!stopping_ && FinishedWindows(dir_).size() == before && MsSince(asked) < 30'000) {
+      siginfo_t info{};
+      if (waitid(P_PID, static_cast<id_t>(record.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+          info.si_pid != 0) {
+        perf_ended = true;  // the window wait above reaps it and says why
+        break;
+      }
+      if (MsSince(last_ask) >= 500) {
+        kill(record.pid, SIGUSR2);
+        last_ask = Clock::now();
+      }
       SleepFor(10);
     }
+    if (perf_ended) continue;
     bool stopped = false;
     std::string error;
     for (const std::string& file : FinishedWindows(dir_)) {

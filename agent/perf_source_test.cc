@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +25,10 @@ namespace {
 struct Collected {
   std::mutex mu;
   std::vector<StackSample> samples;
+  size_t size() {
+    std::lock_guard<std::mutex> lock(mu);
+    return samples.size();
+  }
   StackSink Sink() {
     return [this](StackSample&& s) {
       std::lock_guard<std::mutex> lock(mu);
@@ -175,6 +180,29 @@ TEST(PerfSource, RealPerfSeesTheBusyFunction) {
 
   EXPECT_TRUE(st.last_error.empty());
   EXPECT_EQ(CountEntries(o.temp_dir), 0) << "window files or the private directory were left";
+}
+
+// Stop() in the middle of sampling: perf stopped, every child reaped, every file removed.
+TEST(PerfSource, StopReapsEveryChildAndRemovesItsFiles) {
+  if (const std::string why = PerfUnusable(); !why.empty()) GTEST_SKIP() << why;
+  Collected got;
+  PerfSourceOptions o;
+  o.window_ms = 500;
+  o.temp_dir = FreshDir();
+  PerfSource source(o, got.Sink());
+  ASSERT_TRUE(source.Start().ok());
+  ASSERT_TRUE(WaitFor([&] { return source.stats().windows >= 2; }, 15'000))
+      << source.stats().last_error;
+  EXPECT_EQ(CountEntries(o.temp_dir), 1) << "the private directory";
+  source.Stop();
+  int status = 0;
+  errno = 0;
+  EXPECT_EQ(waitpid(-1, &status, WNOHANG), -1) << "a child is left";
+  EXPECT_EQ(errno, ECHILD);
+  EXPECT_EQ(CountEntries(o.temp_dir), 0);
+  const size_t delivered = got.size();
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  EXPECT_EQ(got.size(), delivered) << "nothing arrives after Stop";
 }
 
 TEST(PerfSource, MissingPerfDegradesAndRetries) {
