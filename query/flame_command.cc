@@ -47,7 +47,8 @@ CLI::App* AddFlameCommand(CLI::App* app, FlameFlags* flags) {
   cmd->add_option("-o,--output", flags->output, "Write to FILE instead of standard output");
   cmd->add_option("--baseline-folded", flags->baseline_folded,
                   "Differential graph: widths from --folded, each frame red where it grew and "
-                  "blue where it shrank against these folded stacks (FILE or -)");
+                  "blue where it shrank against these folded stacks (FILE or -; --palette is then "
+                  "not used)");
   cmd->add_flag("--no-normalize", flags->no_normalize,
                 "With --baseline-folded: compare raw counts instead of scaling the baseline to "
                 "the target's total");

@@ -330,6 +330,12 @@ TEST(DiffFlame, BaselineIsNormalizedToTheTargetsTotal) {
   EXPECT_EQ(f[3].name, "b");
   EXPECT_DOUBLE_EQ(f[3].delta, 1.5);
   EXPECT_EQ(f[3].fill, "rgb(255,0,0)");
+  // A scale that is not exact (10/3) leaves no rounding-error color on unchanged frames.
+  const FlameTree thirds = BuildDiffFlameTree(ParseFoldedMap("main;a 3\nmain;b 3\nmain;c 3\n"),
+                                              ParseFoldedMap("main;a 10\nmain;b 10\nmain;c 10\n"));
+  for (const DiffFrame& d : ParseDiffFrames(RenderFlameSvg(thirds))) {
+    EXPECT_EQ(d.fill, "rgb(255,255,255)") << d.name;
+  }
   // Raw counts: everything grew.
   const FlameTree raw = BuildDiffFlameTree(baseline, target, /*normalize=*/false);
   const std::vector<DiffFrame> r = ParseDiffFrames(RenderFlameSvg(raw));

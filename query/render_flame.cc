@@ -191,9 +191,12 @@ std::string FrameColor(FlamePalette palette, const FlameNode& node) {
 
 // Differential trees: red where the frame grew, blue where it shrank, white when unchanged; the
 // more it changed (relative to the largest change of any frame), the deeper the color.
+// A change below 1e-9 of the larger count is the rounding of the baseline's scaling: none.
 std::string DiffColor(const FlameNode& node, double max_delta) {
   const double delta = node.total - node.baseline;
-  if (max_delta <= 0 || delta == 0) return RgbText(255, 255, 255);
+  if (max_delta <= 0 || std::fabs(delta) <= 1e-9 * std::max(node.total, node.baseline)) {
+    return RgbText(255, 255, 255);
+  }
   const double strength = std::min(1.0, std::fabs(delta) / max_delta);
   const int pale = static_cast<int>(210 * (1 - strength));
   return delta > 0 ? RgbText(255, pale, pale) : RgbText(pale, pale, 255);
