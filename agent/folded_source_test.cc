@@ -302,5 +302,48 @@ TEST(FoldedSource, FileReadOnceAndFollowed) {
   EXPECT_EQ(nothing.Start().message(), "folded source: neither a path nor a socket is set");
 }
 
+TEST(FoldedSource, StandardInputToItsEnd) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const int saved = dup(0);
+  ASSERT_EQ(dup2(fds[0], 0), 0);
+  close(fds[0]);
+  Collected got;
+  FoldedSourceOptions o;
+  o.path = "-";
+  FoldedSource source(o, got.Sink());
+  const Status started = source.Start();
+  dup2(saved, 0);  // the source reads its own duplicate
+  close(saved);
+  ASSERT_TRUE(started.ok()) << started.message();
+  WriteAll(fds[1], "#fields app=x\na;b 2\nnope\na;b 3");
+  close(fds[1]);
+  ASSERT_TRUE(WaitFor([&] { return source.stats().path_done; }));
+  EXPECT_EQ(got.ByKey(), (std::map<std::string, uint64_t>{{"app=x|a;b", 5}}));
+  EXPECT_EQ(source.stats().recent_errors,
+            std::vector<std::string>{"standard input line 3: no count after the stack (want "
+                                     "\"frame;frame COUNT\"): 'nope'"});
+}
+
+TEST(FoldedSource, ClientsOverTheLimitAreClosed) {
+  const std::string dir = FreshDir();
+  Collected got;
+  FoldedSourceOptions o;
+  o.socket = dir + "/s.sock";
+  o.max_clients = 2;
+  FoldedSource source(o, got.Sink());
+  ASSERT_TRUE(source.Start().ok());
+  const int a = ConnectUnix(o.socket), b = ConnectUnix(o.socket);
+  ASSERT_TRUE(WaitFor([&] { return source.stats().clients == 2; }));
+  const int c = ConnectUnix(o.socket);
+  ASSERT_TRUE(WaitFor([&] { return source.stats().clients_refused == 1; }));
+  char byte;
+  EXPECT_EQ(read(c, &byte, 1), 0) << "the third connection is closed";
+  WriteAll(a, "x 1\n");
+  WriteAll(b, "y 1\n");
+  ASSERT_TRUE(WaitFor([&] { return got.size() == 2; }));
+  for (int fd : {a, b, c}) close(fd);
+}
+
 }  // namespace
 }  // namespace trailmap
