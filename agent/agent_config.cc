@@ -135,6 +135,97 @@ Status ParseExecTable(const toml::table& t, const std::string& where, ExecSpec* 
   return Status::Ok();
 }
 
+// [perf] and [folded]: each key's value into the options; errors name "perf.key (--flag)".
+Status ParseStackTable(std::string_view where, std::string_view section, const toml::table& t,
+                       AgentConfig* config) {
+  for (auto&& [key, node] : t) {
+    const std::string k(key.str());
+    const std::string name = std::string(section) + "." + k;
+    auto want = [&](const char* type) {
+      return Status::InvalidArgument(std::string(where) + name + " must be " + type);
+    };
+    auto get_string = [&](std::string* out) -> Status {
+      const std::optional<std::string> v = node.value<std::string>();
+      if (!v) return want("a string");
+      *out = *v;
+      return Status::Ok();
+    };
+    auto get_bool = [&](bool* out) -> Status {
+      const toml::value<bool>* v = node.as_boolean();  // value<bool>() would take 1 too
+      if (v == nullptr) return want("true or false");
+      *out = v->get();
+      return Status::Ok();
+    };
+    auto get_int = [&](int64_t* out) -> Status {
+      const std::optional<int64_t> v = node.value_exact<int64_t>();
+      if (!v) return want("an integer");
+      *out = *v;
+      return Status::Ok();
+    };
+    Status s = Status::Ok();
+    if (section == "perf") {
+      PerfSourceOptions& p = config->perf;
+      int64_t n = 0;
+      if (k == "enabled") {
+        s = get_bool(&config->perf_enabled);
+      } else if (k == "frequency") {
+        s = get_int(&n);
+        if (s.ok()) {
+          if (n < 1 || n > 10'000) {
+            return Status::InvalidArgument(std::string(where) +
+                                           "perf.frequency (--perf-frequency) must be from 1 to "
+                                           "10000 Hz, got " + std::to_string(n));
+          }
+          p.frequency = static_cast<int>(n);
+        }
+      } else if (k == "window_ms") {
+        s = get_int(&p.window_ms);
+      } else if (k == "callgraph") {
+        s = get_string(&p.callgraph);
+      } else if (k == "pid") {
+        s = get_bool(&p.pid_field);
+      } else if (k == "perf_path") {
+        s = get_string(&p.perf_path);
+      } else if (k == "metric") {
+        s = get_string(&p.metric);
+      } else {
+        return Status::InvalidArgument(std::string(where) + "unknown key " + Quote(name) +
+                                       " (known: enabled, frequency, window_ms, callgraph, pid, "
+                                       "perf_path, metric)");
+      }
+    } else {
+      FoldedSourceOptions& f = config->folded;
+      if (k == "path") {
+        s = get_string(&f.path);
+      } else if (k == "follow") {
+        s = get_bool(&f.follow);
+      } else if (k == "socket") {
+        s = get_string(&f.socket);
+      } else if (k == "metric") {
+        s = get_string(&f.metric);
+      } else if (k == "fields") {
+        const toml::table* ft = node.as_table();
+        if (ft == nullptr) return want("a table of key = \"value\"");
+        for (auto&& [fk, fv] : *ft) {
+          const std::optional<std::string> v = fv.value<std::string>();
+          if (!v) {
+            return Status::InvalidArgument(std::string(where) + name + "." +
+                                           std::string(fk.str()) + " must be a string");
+          }
+          if (Status a = AddLabel(std::string(fk.str()) + "=" + *v, &f.fields); !a.ok()) {
+            return Status::InvalidArgument(std::string(where) + name + ": " + a.message());
+          }
+        }
+      } else {
+        return Status::InvalidArgument(std::string(where) + "unknown key " + Quote(name) +
+                                       " (known: path, follow, socket, metric, fields)");
+      }
+    }
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<HostPort> ParseHostPort(std::string_view text) {
@@ -255,11 +346,15 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
         if (Status s = ParseExecTable(*t, here, &spec); !s.ok()) return s;
         config->exec.push_back(std::move(spec));
       }
+    } else if (k == "perf" || k == "folded") {
+      const toml::table* t = node.as_table();
+      if (t == nullptr) return want("a table ([perf] / [folded])");
+      if (Status s = ParseStackTable(where, k, *t, config); !s.ok()) return s;
     } else {
       return Status::InvalidArgument(where + "unknown key " + Quote(k) +
                                      " (known: host, labels, aggregators, statsd, flush_ms, "
                                      "max_series, max_queued, window, ack_timeout_ms, [proc], "
-                                     "[[exec]])");
+                                     "[[exec]], [perf], [folded])");
     }
   }
   return Status::Ok();
@@ -364,6 +459,16 @@ Status ValidateAgentConfig(const AgentConfig& c) {
       return Status::InvalidArgument(where + ": a scalar metric needs a unit (e.g. unit = \"%\")");
     }
     if (Status s = ValidateExecSpec(c.exec[i], where); !s.ok()) return s;
+  }
+  if (c.perf_enabled) {
+    if (Status s = ValidatePerfSourceOptions(c.perf); !s.ok()) {
+      return Status::InvalidArgument("[perf] (--perf-*): " + s.message());
+    }
+  }
+  if (!c.folded.path.empty() || !c.folded.socket.empty()) {
+    if (Status s = ValidateFoldedSourceOptions(c.folded); !s.ok()) {
+      return Status::InvalidArgument("[folded] (--folded-*): " + s.message());
+    }
   }
   return Status::Ok();
 }

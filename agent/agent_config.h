@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "agent/exec_source.h"
+#include "agent/folded_source.h"
+#include "agent/perf_source.h"
 #include "core/series.h"
 #include "core/status.h"
 
@@ -41,6 +43,13 @@ struct AgentConfig {
   int64_t ack_timeout_ms = 2000;  // then reconnect and resend
   ProcConfig proc;
   std::vector<ExecSpec> exec;     // [[exec]] sections and --exec flags, each one command
+  // Stack sources (issue 4). [perf]: CPU stacks of the whole host from Linux perf; keys
+  // enabled, frequency, window_ms, callgraph, pid, perf_path, metric (agent/perf_source.h).
+  bool perf_enabled = false;
+  PerfSourceOptions perf;
+  // [folded]: folded-stack lines from `path` and/or a unix `socket`; keys path, follow, socket,
+  // metric, fields (agent/folded_source.h). Off while both path and socket are "".
+  FoldedSourceOptions folded;
 };
 
 struct HostPort {

@@ -149,6 +149,32 @@ uint64_t ParseCount(std::string_view digits) {
   return v;
 }
 
+// The first token after `from` shaped "DIGITS.DIGITS:" (perf script's TIME), in nanoseconds.
+bool FindTime(std::string_view line, size_t from, int64_t* time_ns) {
+  size_t i = from;
+  while (i < line.size()) {
+    i = SkipSpace(line, i);
+    size_t end = i;
+    while (end < line.size() && !IsSpace(line[end])) ++end;
+    const std::string_view token = line.substr(i, end - i);
+    i = end;
+    if (token.size() < 4 || token.back() != ':') continue;
+    const size_t dot = token.find('.');
+    if (dot == std::string_view::npos || dot == 0 || dot + 2 > token.size() - 1) continue;
+    const std::string_view whole = token.substr(0, dot);
+    const std::string_view frac = token.substr(dot + 1, token.size() - 2 - dot);
+    if (SkipDigits(whole, 0) != whole.size() || SkipDigits(frac, 0) != frac.size()) continue;
+    if (whole.size() > 10) return false;
+    int64_t ns = 0;
+    for (char c : whole) ns = ns * 10 + (c - '0');
+    int64_t f = 0;
+    for (size_t k = 0; k < 9; ++k) f = f * 10 + (k < frac.size() ? frac[k] - '0' : 0);
+    *time_ns = ns * 1'000'000'000 + f;
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string FormatFolded(const FoldedStacks& stacks) {
@@ -258,6 +284,15 @@ bool StackCollapser::ParseEventLine(std::string_view line) {
     pname_ += pid;
   }
   std::replace(pname_.begin(), pname_.end(), ' ', '_');
+  if (record_sink_) {
+    comm_.assign(f.comm);
+    pid_.assign(pid);
+    tid_.assign(tid);
+    const std::string_view rest_from = f.tid.empty() ? f.pid : f.tid;
+    const size_t from = static_cast<size_t>(rest_from.data() + rest_from.size() - line.data());
+    has_time_ = FindTime(line, from, &time_ns_);
+    if (!has_time_) time_ns_ = 0;
+  }
   in_record_ = true;
   return true;
 }
@@ -312,6 +347,26 @@ void StackCollapser::AddFunction(std::string_view func, std::string_view module,
 
 void StackCollapser::EndRecord() {
   if (!in_record_) return;
+  if (record_sink_) {
+    root_first_.clear();
+    for (size_t i = frames_.size(); i-- > 0;) {
+      root_first_.emplace_back(frame_text_.data() + frames_[i].first, frames_[i].second);
+    }
+    CollapsedRecord record;
+    record.comm = comm_;
+    record.pid = pid_;
+    record.tid = tid_;
+    record.has_time = has_time_;
+    record.time_ns = time_ns_;
+    record.period = period_;
+    record.frames = &root_first_;
+    ++stats_.records;
+    record_sink_(record);
+    frames_.clear();
+    frame_text_.clear();
+    in_record_ = false;
+    return;
+  }
   key_.assign(pname_);
   for (size_t i = frames_.size(); i-- > 0;) {
     key_ += ';';

@@ -43,10 +43,16 @@
 // Not supported: the Perl's --inline (runs addr2line on binaries), --context, --srcline and
 // --event-filter options.
 //
+// Per-sample use (agent/perf_source): with SetRecordSink the collapser hands every record to a
+// callback as it ends (the same rules as above, the same frames) instead of counting it, and
+// also reads the sample's TIME column ("1700000000.123456:", the first token after PID/TID
+// made of digits, '.', digits and a ':'); Finish() then returns no stacks but the stats.
+//
 // Thread safety: a StackCollapser is used by one thread at a time.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -90,9 +96,24 @@ struct CollapseStats {
   static constexpr size_t kMaxExamples = 5;
 };
 
+// One record as folded, for SetRecordSink. The views are valid during the call only.
+struct CollapsedRecord {
+  std::string_view comm;  // COMM as perf printed it (spaces kept, no pid)
+  std::string_view pid;   // "?" when the line had only a TID
+  std::string_view tid;
+  bool has_time = false;  // the line had a TIME column
+  int64_t time_ns = 0;    // TIME in nanoseconds (unix time with perf -k CLOCK_REALTIME)
+  uint64_t period = 1;    // what the record counts (1 unless the line had a PERIOD)
+  const std::vector<std::string_view>* frames = nullptr;  // folded names, root first, no COMM
+};
+using CollapsedRecordFn = std::function<void(const CollapsedRecord&)>;
+
 class StackCollapser {
  public:
   explicit StackCollapser(CollapseOptions options = {});
+
+  // From now on each record goes to `fn` when it ends instead of into the counts.
+  void SetRecordSink(CollapsedRecordFn fn) { record_sink_ = std::move(fn); }
 
   // Feeds text in pieces of any size; a line may span pieces.
   void Add(std::string_view text);
@@ -125,6 +146,13 @@ class StackCollapser {
   std::string key_;
   std::string scratch_;
   bool event_chosen_ = false;
+
+  // Per-record mode (SetRecordSink).
+  CollapsedRecordFn record_sink_;
+  std::string comm_, pid_, tid_;
+  bool has_time_ = false;
+  int64_t time_ns_ = 0;
+  std::vector<std::string_view> root_first_;
 
   std::unordered_map<std::string, uint64_t, TransparentHash, std::equal_to<>> counts_;
 };

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace trailmap {
 namespace {
@@ -219,6 +222,101 @@ TEST(StackCollapse, OddCommsMatchThePerlRegex) {
   EXPECT_EQ(
       FormatFolded(CollapsePerfScript("kworker/0:1 123 [000] 1.0: 3 cycles:\n\t1 f (/a)\n\n", {})),
       "kworker/0:1;f 3\n");
+}
+
+// What the agent's perf source reads: `perf script -F comm,pid,tid,time,event,ip,sym,dso`
+// (pid/tid, unix time, no period) as perf 6.1 prints it, with kernel frames, [unknown] frames
+// and modules, an inlined chain, a JIT frame and a comm with a space.
+constexpr const char* kPerSample =
+    "trailmap-busy 4242/4242 1795374870.861943: cpu-clock: \n"
+    "\t          bea23f trailmap_test_busy_loop (/usr/bin/trailmap-busy)\n"
+    "\t          bea400 main (/usr/bin/trailmap-busy)\n"
+    "\t               0 [unknown] ([unknown])\n"
+    "\n"
+    "trailmap-busy 4242/4243 1795374870.871999: cpu-clock: \n"
+    "\tffffffff822016f7 _raw_spin_lock ([kernel.kallsyms])\n"
+    "\tffffffff815e9f80 do_anonymous_page ([kernel.kallsyms])\n"
+    "\t          3a91f5 [unknown] (/usr/lib/x86_64-linux-gnu/libc.so.6)\n"
+    "\t          bea400 main (/usr/bin/trailmap-busy)\n"
+    "\n"
+    "Web Content 77/78 1795374871.000000001: cpu-clock: \n"
+    "\t            1234 inner->outer (/usr/lib/libxul.so)\n"
+    "\t    7f00deadbeef LazyCompile:*run /app/x.js:1 (/tmp/perf-77.map)\n"
+    "\n"
+    "swapper     0/0     1795374871.5: cpu-clock: \n"
+    "\tffffffff81e4a5c0 default_idle ([kernel.kallsyms])\n"
+    "\n";
+
+TEST(StackCollapse, RecordSinkGivesEachSampleWithItsTime) {
+  struct Got {
+    std::string comm, pid, tid, stack;
+    bool has_time;
+    int64_t time_ns;
+    uint64_t period;
+  };
+  std::vector<Got> got;
+  StackCollapser collapser({.annotate_kernel = true, .annotate_jit = true});
+  collapser.SetRecordSink([&](const CollapsedRecord& r) {
+    std::string stack;
+    for (std::string_view f : *r.frames) {
+      if (!stack.empty()) stack += ';';
+      stack += f;
+    }
+    got.push_back({std::string(r.comm), std::string(r.pid), std::string(r.tid), stack,
+                   r.has_time, r.time_ns, r.period});
+  });
+  collapser.Add(kPerSample);
+  EXPECT_TRUE(collapser.Finish().empty()) << "records went to the sink, not the counts";
+  EXPECT_EQ(collapser.stats().records, 4u);
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[0].comm, "trailmap-busy");
+  EXPECT_EQ(got[0].pid, "4242");
+  EXPECT_EQ(got[0].tid, "4242");
+  EXPECT_EQ(got[0].stack, "[unknown];main;trailmap_test_busy_loop");
+  EXPECT_TRUE(got[0].has_time);
+  EXPECT_EQ(got[0].time_ns, 1795374870861943000);
+  EXPECT_EQ(got[0].period, 1u);
+  EXPECT_EQ(got[1].tid, "4243");
+  EXPECT_EQ(got[1].stack, "main;[libc.so.6];do_anonymous_page_[k];_raw_spin_lock_[k]");
+  EXPECT_EQ(got[1].time_ns, 1795374870871999000);
+  EXPECT_EQ(got[2].comm, "Web Content");
+  EXPECT_EQ(got[2].pid, "77");
+  EXPECT_EQ(got[2].stack, "LazyCompile:*run /app/x.js:1_[j];inner;outer_[i]");
+  EXPECT_EQ(got[2].time_ns, 1795374871000000001);  // nanoseconds kept, more digits ignored
+  EXPECT_EQ(got[3].comm, "swapper");
+  EXPECT_EQ(got[3].pid, "?") << "a TID of 0 counts as absent, as in the Perl";
+  EXPECT_EQ(got[3].stack, "default_idle_[k]");
+  EXPECT_EQ(got[3].time_ns, 1795374871500000000);
+}
+
+TEST(StackCollapse, RecordSinkAgreesWithTheFoldedCounts) {
+  // Per-sample records, prefixed with the comm and counted, are exactly the stream's output.
+  const std::string text = std::string(kPerSample) + kPerSample + kCases[0].perf_script;
+  std::map<std::string, uint64_t> counted;
+  StackCollapser collapser;
+  collapser.SetRecordSink([&](const CollapsedRecord& r) {
+    std::string stack(r.comm);
+    std::replace(stack.begin(), stack.end(), ' ', '_');
+    for (std::string_view f : *r.frames) {
+      stack += ';';
+      stack += f;
+    }
+    counted[stack] += r.period;
+  });
+  collapser.Add(text);
+  collapser.Finish();
+  FoldedStacks from_sink;
+  for (const auto& [stack, count] : counted) from_sink.push_back({stack, count});
+  EXPECT_EQ(from_sink, CollapsePerfScript(text, {}));
+}
+
+TEST(StackCollapse, RecordSinkWithoutTimeColumn) {
+  std::vector<bool> has_time;
+  StackCollapser collapser;
+  collapser.SetRecordSink([&](const CollapsedRecord& r) { has_time.push_back(r.has_time); });
+  collapser.Add("java 12 cycles:\n\t1 f (/a)\n\njava 12 [001] 99: 3 cycles:\n\t1 f (/a)\n\n");
+  collapser.Finish();
+  EXPECT_EQ(has_time, (std::vector<bool>{false, false}));  // "99:" has no fraction: not a time
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <unordered_map>
 
@@ -42,6 +43,25 @@ class TreeBuilder {
     if (path_.size() > depth + 1) path_.resize(depth + 1);
     tree_.nodes[node].self += count;
     tree_.max_depth = std::max(tree_.max_depth, depth);
+  }
+
+  // Adds a baseline stack: the same path, counting into FlameNode::baseline only.
+  void AddBaseline(std::string_view stack, double count) {
+    tree_.nodes[0].baseline += count;
+    uint32_t node = 0;
+    uint32_t depth = 0;
+    size_t start = 0;
+    while (true) {
+      const size_t semi = stack.find(';', start);
+      const std::string_view frame =
+          stack.substr(start, semi == std::string_view::npos ? semi : semi - start);
+      ++depth;
+      node = FindOrAddChild(node, frame, depth);
+      tree_.nodes[node].baseline += count;
+      if (semi == std::string_view::npos) break;
+      start = semi + 1;
+    }
+    path_.assign(1, 0);  // the remembered path may now be stale
   }
 
   FlameTree Finish() && {
@@ -95,10 +115,10 @@ bool ParseCountField(std::string_view s, double* out) {
   return false;
 }
 
-}  // namespace
 
-FlameTree BuildFlameTree(std::string_view folded) {
-  TreeBuilder builder;
+// Calls add(stack, count) for each valid line; returns the number of invalid ones.
+template <typename Fn>
+uint64_t ForEachFoldedLine(std::string_view folded, Fn&& add) {
   uint64_t invalid = 0;
   while (!folded.empty()) {
     const void* nl = memchr(folded.data(), '\n', folded.size());
@@ -121,10 +141,84 @@ FlameTree BuildFlameTree(std::string_view folded) {
       ++invalid;
       continue;
     }
-    builder.Add(stack, count);
+    add(stack, count);
   }
+  return invalid;
+}
+
+}  // namespace
+
+FlameTree BuildFlameTree(std::string_view folded) {
+  TreeBuilder builder;
+  const uint64_t invalid =
+      ForEachFoldedLine(folded, [&](std::string_view stack, double count) { builder.Add(stack, count); });
   builder.tree().invalid_lines = invalid;
   return std::move(builder).Finish();
+}
+
+FoldedMap ParseFoldedMap(std::string_view folded, uint64_t* invalid) {
+  FoldedMap out;
+  const uint64_t bad = ForEachFoldedLine(folded, [&](std::string_view stack, double count) {
+    if (auto it = out.find(stack); it != out.end()) {
+      it->second += count;
+    } else {
+      out.emplace(std::string(stack), count);
+    }
+  });
+  if (invalid != nullptr) *invalid = bad;
+  return out;
+}
+
+namespace {
+double Total(const FoldedMap& m) {
+  double t = 0;
+  for (const auto& [stack, count] : m) t += count;
+  return t;
+}
+double Scale(const FoldedMap& baseline, const FoldedMap& target, bool normalize) {
+  const double b = Total(baseline);
+  return normalize && b > 0 ? Total(target) / b : 1.0;
+}
+}  // namespace
+
+FlameTree BuildDiffFlameTree(const FoldedMap& baseline, const FoldedMap& target, bool normalize) {
+  TreeBuilder builder;
+  for (const auto& [stack, count] : target) builder.Add(stack, count);
+  const double scale = Scale(baseline, target, normalize);
+  for (const auto& [stack, count] : baseline) builder.AddBaseline(stack, count * scale);
+  FlameTree& tree = builder.tree();
+  tree.differential = true;
+  tree.baseline_total = Total(baseline);
+  tree.baseline_scale = scale;
+  return std::move(builder).Finish();
+}
+
+std::string FormatDiffFolded(const FoldedMap& baseline, const FoldedMap& target, bool normalize) {
+  const double scale = Scale(baseline, target, normalize);
+  auto number = [](double v) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.3f", v);
+    std::string s = buf;
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+    return s;
+  };
+  std::string out;
+  auto b = baseline.begin();
+  auto t = target.begin();
+  while (b != baseline.end() || t != target.end()) {
+    const bool take_b = t == target.end() || (b != baseline.end() && b->first <= t->first);
+    const bool take_t = b == baseline.end() || (t != target.end() && t->first <= b->first);
+    out += take_b ? b->first : t->first;
+    out += ' ';
+    out += number(take_b ? b->second * scale : 0);
+    out += ' ';
+    out += number(take_t ? t->second : 0);
+    out += '\n';
+    if (take_b) ++b;
+    if (take_t) ++t;
+  }
+  return out;
 }
 
 FlameTree BuildFlameTree(const FoldedStacks& stacks) {

@@ -1,6 +1,7 @@
 #include "query/flame_command.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <fstream>
 #include <istream>
 #include <iterator>
@@ -98,20 +99,6 @@ Result<FoldedStacks> FetchStacks(const FlameFleetFlags& flags, const CliContext&
   return MergeStackAnswers(result->answers);
 }
 
-// difffolded.pl's format, "stack BASELINE TARGET" per stack in either set, sorted by stack.
-// TODO(merge): use the differential renderer's folded writer (query/render_flame.*) once the
-// local --baseline-folded path lands; this one exists so fleet differentials are usable now.
-std::string FormatTwoColumnFolded(const FoldedStacks& baseline, const FoldedStacks& target) {
-  std::map<std::string, std::pair<uint64_t, uint64_t>> both;
-  for (const FoldedStack& s : baseline) both[s.stack].first += s.count;
-  for (const FoldedStack& s : target) both[s.stack].second += s.count;
-  std::string out;
-  for (const auto& [stack, counts] : both) {
-    out += stack + " " + std::to_string(counts.first) + " " + std::to_string(counts.second) + "\n";
-  }
-  return out;
-}
-
 }  // namespace
 
 Result<FleetStacks> FetchFleetStacks(const FlameFleetFlags& flags, const CliContext& context) {
@@ -157,6 +144,13 @@ CLI::App* AddFlameCommand(CLI::App* app, FlameFlags* flags) {
   cmd->add_option("--countname", flags->count_name, "What a count is, in tooltips")
       ->capture_default_str();
   cmd->add_option("-o,--output", flags->output, "Write to FILE instead of standard output");
+  cmd->add_option("--baseline-folded", flags->baseline_folded,
+                  "Differential graph: widths from --folded, each frame red where it grew and "
+                  "blue where it shrank against these folded stacks (FILE or -; --palette is then "
+                  "not used)");
+  cmd->add_flag("--no-normalize", flags->no_normalize,
+                "With --baseline-folded: compare raw counts instead of scaling the baseline to "
+                "the target's total");
   cmd->footer(
       "Examples:\n"
       "  perf script | trailmap collapse | trailmap flame --folded - -o cpu.svg\n"
@@ -164,46 +158,90 @@ CLI::App* AddFlameCommand(CLI::App* app, FlameFlags* flags) {
       "  trailmap flame --folded out.folded --format json > d3.json\n"
       "  trailmap flame --from -5m --where 'host =~ \"web-1[0-9]\"' -o cpu.svg\n"
       "  trailmap flame --from -10m --where 'execname == \"nginx\"' --format folded\n"
-      "  trailmap flame --from -5m --baseline-from -1h --baseline-to -55m --format folded\n"
+      "  trailmap flame --from -5m --baseline-from -1h --baseline-to -55m -o diff.svg\n"
+      "  trailmap flame --from -10m --where 'host =~ \"db-(3|7)\"' \\\n"
+      "      --baseline-where 'not (host =~ \"db-(3|7)\")' -o slow-vs-rest.svg\n"
+      "  trailmap flame --folded after.folded --baseline-folded before.folded -o diff.svg\n"
       "Exit codes: 0 ok, 1 error, 2 usage error, 3 some shard did not answer (the graph is "
       "drawn from the others).");
   return cmd;
 }
 
+static Result<std::string> ReadFolded(const std::string& path, std::istream& in) {
+  if (path == "-") {
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Status::IOError("cannot open " + path);
+  std::ostringstream buf;
+  buf << file.rdbuf();
+  return std::move(buf).str();
+}
+
 int RunFlame(const FlameFlags& flags, const CliContext& context, std::istream& in) {
   Result<FlamePalette> palette = ParseFlamePalette(flags.palette);
   if (!palette.ok()) return Fail(context, palette.status());
+  if (!flags.baseline_folded.empty() && !flags.folded.empty() && flags.fleet.has_baseline()) {
+    return Fail(context, Status::InvalidArgument(
+                             "give a local baseline (--baseline-folded) or a fleet one "
+                             "(--baseline-from/--baseline-to/--baseline-where), not both"));
+  }
+  if (!flags.baseline_folded.empty() && flags.baseline_folded == "-" && flags.folded == "-") {
+    return Fail(context, Status::InvalidArgument(
+                             "--folded and --baseline-folded cannot both be standard input"));
+  }
+  // The target and (for a differential graph) the baseline, as folded text.
   std::string text;
+  std::optional<std::string> base_text;
+  std::string baseline_name;
   std::vector<std::string> missing;
   if (flags.folded.empty()) {
     Result<FleetStacks> fleet = FetchFleetStacks(flags.fleet, context);
     if (!fleet.ok()) return Fail(context, fleet.status());
     missing = std::move(fleet->missing);
-    if (fleet->baseline) {
-      if (flags.format != "folded") {
-        return Fail(context, Status::InvalidArgument(
-                                 "a fleet baseline is drawn as folded text for now: add "
-                                 "--format folded (two columns: baseline, target)"));
-      }
-      const std::string bytes = FormatTwoColumnFolded(*fleet->baseline, fleet->target);
-      if (Status s = WriteOutput(context, flags.output, bytes); !s.ok()) return Fail(context, s);
-      return ReportMissing(context, missing);
-    }
     if (fleet->target.empty()) {
       *context.err << "trailmap flame: no " << flags.fleet.metric
                    << " samples in that range and filter\n";
     }
     text = FormatFolded(fleet->target);
-  } else if (flags.folded == "-") {
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (fleet->baseline) {
+      base_text = FormatFolded(*fleet->baseline);
+      baseline_name = "the baseline";
+    }
   } else {
-    std::ifstream file(flags.folded, std::ios::binary);
-    if (!file) return Fail(context, Status::IOError("cannot open " + flags.folded));
-    std::ostringstream buf;
-    buf << file.rdbuf();
-    text = std::move(buf).str();
+    Result<std::string> read = ReadFolded(flags.folded, in);
+    if (!read.ok()) return Fail(context, read.status());
+    text = std::move(*read);
+    if (!flags.baseline_folded.empty()) {
+      Result<std::string> base = ReadFolded(flags.baseline_folded, in);
+      if (!base.ok()) return Fail(context, base.status());
+      base_text = std::move(*base);
+      baseline_name = flags.baseline_folded;
+    }
   }
-  const FlameTree tree = BuildFlameTree(text);
+  FlameTree tree;
+  std::string diff_folded;
+  std::string subtitle;
+  if (!base_text) {
+    tree = BuildFlameTree(text);
+  } else {
+    uint64_t bad_target = 0, bad_base = 0;
+    const FoldedMap target = ParseFoldedMap(text, &bad_target);
+    const FoldedMap baseline = ParseFoldedMap(*base_text, &bad_base);
+    if (bad_base > 0) {
+      *context.err << "trailmap flame: ignored " << bad_base
+                   << " baseline lines with invalid format\n";
+    }
+    tree = BuildDiffFlameTree(baseline, target, !flags.no_normalize);
+    tree.invalid_lines = bad_target;
+    if (flags.format == "folded") diff_folded = FormatDiffFolded(baseline, target, !flags.no_normalize);
+    char scale[64];
+    snprintf(scale, sizeof scale, "%.4g", tree.baseline_scale);
+    subtitle = "red: more than in " + baseline_name + ", blue: less" +
+               (flags.no_normalize ? std::string(" (raw counts)")
+                                   : " (baseline scaled by " + std::string(scale) +
+                                         " to the same total)");
+  }
   if (tree.invalid_lines > 0) {
     *context.err << "trailmap flame: ignored " << tree.invalid_lines
                  << " lines with invalid format\n";
@@ -212,7 +250,7 @@ int RunFlame(const FlameFlags& flags, const CliContext& context, std::istream& i
   if (flags.format == "json") {
     bytes = RenderFlameJson(tree);
   } else if (flags.format == "folded") {
-    bytes = RenderFlameFolded(tree);
+    bytes = tree.differential ? diff_folded : RenderFlameFolded(tree);
   } else {
     FlameSvgOptions options;
     options.title = flags.title;
@@ -221,6 +259,7 @@ int RunFlame(const FlameFlags& flags, const CliContext& context, std::istream& i
     options.width = flags.width;
     options.palette = *palette;
     options.count_name = flags.count_name;
+    options.subtitle = subtitle;
     bytes = RenderFlameSvg(tree, options);
   }
   const Status written = WriteOutput(context, flags.output, bytes);

@@ -2,10 +2,13 @@
 // standard input, e.g. from `trailmap collapse`) or, without --folded, from the fleet: every
 // aggregator merges the stack samples of a `stacks` metric (default cpu.stacks) over --from/--to,
 // --hosts and --where and answers with its merged folded stacks, which are merged again here.
-// --baseline-from/--baseline-to/--baseline-where fetch a second, BASELINE set the same way (any
-// of them not given is the target's). Both come out as FoldedStacks, the very text a --folded
-// file holds, so the local and fleet paths feed one renderer. Output: an interactive SVG
-// (default), the d3-flame-graph JSON tree, or the merged folded stacks.
+// Output: an interactive SVG (default), the d3-flame-graph JSON tree, or the merged folded stacks.
+//
+// Differential (query/flame.h BuildDiffFlameTree): widths from the target, red/blue by the change
+// against a BASELINE — a local file (--baseline-folded) or, from the fleet,
+// --baseline-from/--baseline-to/--baseline-where (any of them not given is the target's), fetched
+// the same way. Both paths come out as the folded text a --folded file holds and feed one
+// renderer; `--format folded` then writes difffolded.pl's "stack baseline target".
 #pragma once
 
 #include <optional>
@@ -58,6 +61,8 @@ struct FlameFlags {
   int width = 1200;              // pixels
   std::string count_name = "samples";
   std::string output;            // -o; "" = standard output
+  std::string baseline_folded;   // --baseline-folded FILE: a differential graph against it
+  bool no_normalize = false;     // --no-normalize: compare raw counts, not shares
 };
 
 CLI::App* AddFlameCommand(CLI::App* app, FlameFlags* flags);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -251,6 +252,165 @@ TEST(FlameCommand, RendersAFoldedFile) {
   flags.folded = "/nonexistent/x.folded";
   std::istringstream empty;
   EXPECT_EQ(RunFlame(flags, context, empty), kExitError);
+}
+
+// Differential frames: name, target samples, baseline, signed delta, width and fill, parsed
+// from the SVG.
+struct DiffFrame {
+  std::string name;
+  double samples, baseline, delta, width;
+  std::string fill;
+};
+
+std::vector<DiffFrame> ParseDiffFrames(const std::string& svg) {
+  static const std::regex kFrame(
+      R"re(<g><title>(.*?) \(([0-9.,]+) samples, [0-9.]+%; baseline ([0-9.,]+), ([+-][0-9.,]+), )re"
+      R"re([+-][0-9.]+%\)</title><rect x="[0-9.]+" y="[0-9.]+" width="([0-9.]+)" )re"
+      R"re(height="[0-9]+" fill="([^"]+)")re");
+  std::vector<DiffFrame> frames;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), kFrame); it != std::sregex_iterator();
+       ++it) {
+    const std::smatch& m = *it;
+    frames.push_back({m[1], std::stod(m[2]), std::stod(m[3]), std::stod(m[4]), std::stod(m[5]),
+                      m[6]});
+  }
+  return frames;
+}
+
+TEST(DiffFlame, WidthsFromTheTargetColorsByTheChange) {
+  // Same totals (8): a grew by 4, b shrank by 1, c by 3; the largest change is 4.
+  const FoldedMap baseline = ParseFoldedMap("main;a 2\nmain;b 2\nmain;c 4\n");
+  const FoldedMap target = ParseFoldedMap("main;a 6\nmain;b 1\nmain;c 1\n");
+  const FlameTree tree = BuildDiffFlameTree(baseline, target);
+  EXPECT_TRUE(tree.differential);
+  EXPECT_DOUBLE_EQ(tree.baseline_scale, 1);
+  const std::string svg = RenderFlameSvg(tree);
+  const std::vector<DiffFrame> f = ParseDiffFrames(svg);
+  ASSERT_EQ(f.size(), 5u) << svg;
+  const double per_sample = (1200 - 20) / 8.0;
+  struct Want {
+    const char* name;
+    double samples, baseline, delta;
+    const char* fill;
+  };
+  const Want want[] = {
+      {"all", 8, 8, 0, "rgb(255,255,255)"},
+      {"main", 8, 8, 0, "rgb(255,255,255)"},
+      {"a", 6, 2, 4, "rgb(255,0,0)"},        // the largest growth: full red
+      {"b", 1, 2, -1, "rgb(157,157,255)"},   // a quarter of it: 210 * 3/4 = 157
+      {"c", 1, 4, -3, "rgb(52,52,255)"},     // three quarters: 210 * 1/4 = 52
+  };
+  for (size_t i = 0; i < f.size(); ++i) {
+    SCOPED_TRACE(want[i].name);
+    EXPECT_EQ(f[i].name, want[i].name);
+    EXPECT_DOUBLE_EQ(f[i].samples, want[i].samples);
+    EXPECT_DOUBLE_EQ(f[i].baseline, want[i].baseline);
+    EXPECT_DOUBLE_EQ(f[i].delta, want[i].delta);
+    EXPECT_NEAR(f[i].width, want[i].samples * per_sample, 0.006);
+    EXPECT_EQ(f[i].fill, want[i].fill);
+  }
+  EXPECT_NE(svg.find("<title>a (6 samples, 75.00%; baseline 2, +4, +50.00%)</title>"),
+            std::string::npos);
+  EXPECT_NE(svg.find(">Differential Flame Graph</text>"), std::string::npos);
+}
+
+TEST(DiffFlame, BaselineIsNormalizedToTheTargetsTotal) {
+  // The baseline sampled half as long: scaled by 2, "a" did not change, "b" doubled its share.
+  const FoldedMap baseline = ParseFoldedMap("main;a 3\nmain;b 1\n");
+  const FoldedMap target = ParseFoldedMap("main;a 6\nmain;b 4\nmain;b 0.0\n");
+  const FlameTree tree = BuildDiffFlameTree(baseline, target);
+  EXPECT_DOUBLE_EQ(tree.baseline_scale, 10.0 / 4);
+  EXPECT_DOUBLE_EQ(tree.baseline_total, 4);
+  const std::vector<DiffFrame> f = ParseDiffFrames(RenderFlameSvg(tree));
+  ASSERT_EQ(f.size(), 4u);
+  EXPECT_EQ(f[2].name, "a");
+  EXPECT_DOUBLE_EQ(f[2].baseline, 7.5);
+  EXPECT_DOUBLE_EQ(f[2].delta, -1.5);
+  EXPECT_EQ(f[2].fill, "rgb(0,0,255)");
+  EXPECT_EQ(f[3].name, "b");
+  EXPECT_DOUBLE_EQ(f[3].delta, 1.5);
+  EXPECT_EQ(f[3].fill, "rgb(255,0,0)");
+  // A scale that is not exact (10/3) leaves no rounding-error color on unchanged frames.
+  const FlameTree thirds = BuildDiffFlameTree(ParseFoldedMap("main;a 3\nmain;b 3\nmain;c 3\n"),
+                                              ParseFoldedMap("main;a 10\nmain;b 10\nmain;c 10\n"));
+  for (const DiffFrame& d : ParseDiffFrames(RenderFlameSvg(thirds))) {
+    EXPECT_EQ(d.fill, "rgb(255,255,255)") << d.name;
+  }
+  // Raw counts: everything grew.
+  const FlameTree raw = BuildDiffFlameTree(baseline, target, /*normalize=*/false);
+  const std::vector<DiffFrame> r = ParseDiffFrames(RenderFlameSvg(raw));
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_DOUBLE_EQ(r[2].delta, 3);
+  EXPECT_DOUBLE_EQ(r[1].delta, 6);  // main: the largest change
+  EXPECT_EQ(r[2].fill, "rgb(255,105,105)");  // half of it
+  EXPECT_EQ(r[3].fill, "rgb(255,105,105)");  // +3 as well
+}
+
+TEST(DiffFlame, SeedTreeAgainstItselfIsWhiteWithSeedWidths) {
+  const FoldedMap seed = ParseFoldedMap(kSeedFolded);
+  const std::vector<DiffFrame> f = ParseDiffFrames(RenderFlameSvg(BuildDiffFlameTree(seed, seed)));
+  ASSERT_EQ(f.size(), 6u);
+  const double per_sample = (1200 - 20) / 9.0;
+  const double want[] = {9, 9, 4, 2.5, 3, 2.5};
+  for (size_t i = 0; i < f.size(); ++i) {
+    EXPECT_NEAR(f[i].width, want[i] * per_sample, 0.006);
+    EXPECT_EQ(f[i].fill, "rgb(255,255,255)");
+    EXPECT_DOUBLE_EQ(f[i].delta, 0);
+  }
+}
+
+TEST(DiffFlame, FoldedAndJsonCarryBothCounts) {
+  const FoldedMap baseline = ParseFoldedMap("main;a 2\nmain;gone 2\n");
+  const FoldedMap target = ParseFoldedMap("main;a 3\nmain;new 5\n");
+  EXPECT_EQ(FormatDiffFolded(baseline, target), "main;a 4 3\nmain;gone 4 0\nmain;new 0 5\n");
+  EXPECT_EQ(FormatDiffFolded(baseline, target, false),
+            "main;a 2 3\nmain;gone 2 0\nmain;new 0 5\n");
+  const FlameTree tree = BuildDiffFlameTree(baseline, target);
+  const nlohmann::json j = nlohmann::json::parse(RenderFlameJson(tree));
+  EXPECT_EQ(j["value"], 8);
+  EXPECT_EQ(j["baseline"], 8);
+  EXPECT_EQ(j["delta"], 0);
+  const nlohmann::json& main = j["children"][0];
+  ASSERT_EQ(main["children"].size(), 3u);  // a, gone (value 0), new
+  EXPECT_EQ(main["children"][0]["name"], "a");
+  EXPECT_EQ(main["children"][0]["delta"], -1);
+  EXPECT_EQ(main["children"][1]["name"], "gone");
+  EXPECT_EQ(main["children"][1]["value"], 0);
+  EXPECT_EQ(main["children"][1]["delta"], -4);
+  EXPECT_EQ(main["children"][2]["delta"], 5);
+  // A frame only in the baseline has no width: not drawn.
+  EXPECT_EQ(RenderFlameSvg(tree).find("<title>gone"), std::string::npos);
+}
+
+TEST(FlameCommand, DifferentialFromTwoFiles) {
+  const std::string dir = ::testing::TempDir();
+  const std::string base = dir + "/flame_base.folded";
+  {
+    std::ofstream(base) << "main;a 2\nmain;b 2\nbad line\n";
+  }
+  std::ostringstream out, err;
+  CliContext context;
+  context.out = &out;
+  context.err = &err;
+  FlameFlags flags;
+  flags.folded = "-";
+  flags.baseline_folded = base;
+  flags.format = "folded";
+  std::istringstream in("main;a 6\nmain;b 2\n");
+  EXPECT_EQ(RunFlame(flags, context, in), kExitOk);
+  EXPECT_EQ(out.str(), "main;a 4 6\nmain;b 4 2\n");
+  EXPECT_EQ(err.str(), "trailmap flame: ignored 1 baseline lines with invalid format\n");
+  out.str("");
+  flags.format = "svg";
+  std::istringstream in2("main;a 6\nmain;b 2\n");
+  EXPECT_EQ(RunFlame(flags, context, in2), kExitOk);
+  EXPECT_NE(out.str().find("(baseline scaled by 2 to the same total)"), std::string::npos);
+  EXPECT_NE(out.str().find("fill=\"rgb(255,0,0)\""), std::string::npos);
+  flags.baseline_folded = "/nonexistent/base.folded";
+  std::istringstream in3("main 1\n");
+  EXPECT_EQ(RunFlame(flags, context, in3), kExitError);
+  flags.baseline_folded = "-";
+  EXPECT_EQ(RunFlame(flags, context, in3), kExitUsage);
 }
 
 }  // namespace

@@ -189,6 +189,19 @@ std::string FrameColor(FlamePalette palette, const FlameNode& node) {
   return RgbText(200, 200, 200);
 }
 
+// Differential trees: red where the frame grew, blue where it shrank, white when unchanged; the
+// more it changed (relative to the largest change of any frame), the deeper the color.
+// A change below 1e-9 of the larger count is the rounding of the baseline's scaling: none.
+std::string DiffColor(const FlameNode& node, double max_delta) {
+  const double delta = node.total - node.baseline;
+  if (max_delta <= 0 || std::fabs(delta) <= 1e-9 * std::max(node.total, node.baseline)) {
+    return RgbText(255, 255, 255);
+  }
+  const double strength = std::min(1.0, std::fabs(delta) / max_delta);
+  const int pale = static_cast<int>(210 * (1 - strength));
+  return delta > 0 ? RgbText(255, pale, pale) : RgbText(pale, pale, 255);
+}
+
 void AppendEscaped(std::string* out, std::string_view s) {
   for (char c : s) {
     switch (c) {
@@ -322,7 +335,14 @@ std::string RenderFlameSvg(const FlameTree& tree, const FlameSvgOptions& options
   const int levels = static_cast<int>(drawn_depth) + 1;
   const int height = levels * fh + ypad1 + ypad2;
   const std::string title =
-      options.title.empty() ? (options.inverted ? "Icicle Graph" : "Flame Graph") : options.title;
+      !options.title.empty()  ? options.title
+      : options.inverted      ? "Icicle Graph"
+      : tree.differential     ? "Differential Flame Graph"
+                              : "Flame Graph";
+  double max_delta = 0;
+  if (tree.differential) {
+    for (const FlameNode& n : tree.nodes) max_delta = std::max(max_delta, std::fabs(n.total - n.baseline));
+  }
 
   std::string out;
   out.reserve(4096 + tree.nodes.size() * 160);
@@ -406,14 +426,29 @@ std::string RenderFlameSvg(const FlameTree& tree, const FlameSvgOptions& options
       out += FormatCount(node.total);
       out += count_suffix;
       AppendFixed(&out, 100.0 * node.total / total);
-      out += "%)</title><rect x=\"";
+      out += '%';
+      if (tree.differential) {
+        // "; baseline 6, +3 (+33.33%)" would nest parentheses, which the script's name
+        // extraction does not allow: "; baseline 6, +3, +33.33%".
+        const double delta = node.total - node.baseline;
+        out += "; baseline ";
+        out += FormatCount(std::round(node.baseline * 1000) / 1000);
+        out += delta >= 0 ? ", +" : ", -";
+        out += FormatCount(std::round(std::fabs(delta) * 1000) / 1000);
+        out += delta >= 0 ? ", +" : ", -";
+        AppendFixed(&out, 100.0 * std::fabs(delta) / total);
+        out += '%';
+      }
+      out += ")</title><rect x=\"";
       AppendFixed(&out, x);
       out += "\" y=\"";
       AppendFixed(&out, y);
       out += "\" width=\"";
       AppendFixed(&out, w);
       snprintf(buf, sizeof buf, "\" height=\"%d\" fill=\"%s\" rx=\"2\" ry=\"2\"/><text x=\"",
-               fh - 1, FrameColor(options.palette, node).c_str());
+               fh - 1,
+               (tree.differential ? DiffColor(node, max_delta) : FrameColor(options.palette, node))
+                   .c_str());
       out += buf;
       AppendFixed(&out, x + 3);
       out += "\" y=\"";
@@ -444,6 +479,14 @@ std::string RenderFlameJson(const FlameTree& tree) {
     AppendJsonString(&out, n.name);
     out += ",\"value\":";
     AppendCountText(&out, n.total);
+    if (tree.differential) {  // d3-flame-graph's differential mode colors by "delta"
+      out += ",\"baseline\":";
+      AppendCountText(&out, n.baseline);
+      out += ",\"delta\":";
+      const double delta = n.total - n.baseline;
+      if (delta < 0) out += '-';
+      AppendCountText(&out, std::fabs(delta));
+    }
     out += ",\"children\":[";
   };
   open(0);

@@ -11,7 +11,16 @@
 // The document depends only on the tree and the options (colors come from a hash of the name,
 // not a random number), so it is golden-testable.
 //
-// JSON: the d3-flame-graph tree {"name","value","children"} with value = total samples.
+// Differential trees (query/flame.h BuildDiffFlameTree) ignore the palette: a frame is red when
+// it grew against the baseline and blue when it shrank, from white (no change) to deep red or
+// blue for the largest change of any frame (flamegraph.pl's scale: the other two channels are
+// 210 × (1 - |delta| / max |delta|)); the tooltip reads "name (9 samples, 50.00%; baseline 6,
+// +3, +16.67%)" (the delta's share is of the target's total). The default title is
+// "Differential Flame Graph".
+//
+// JSON: the d3-flame-graph tree {"name","value","children"} with value = total samples
+// (differential trees add "baseline" and "delta" = value - baseline, d3-flame-graph's
+// differential mode).
 // Folded: the tree back as "stack count" lines (self counts), sorted bytewise.
 #pragma once
 

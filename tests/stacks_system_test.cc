@@ -120,9 +120,12 @@ TEST(StacksSystem, ImportedStacksMergeAcrossHostsAndShardsExactly) {
             "app;main;idle 1\napp;main;work 2\n");
 
   // Differential against a baseline range: baseline [t0, t0 + 1) is host a, target is host b.
+  // Raw counts (--no-normalize) first; by default the baseline is scaled to the target's total
+  // (3 / 90 here), as difffolded.pl -n does.
   CommandResult diff = cluster.FleetFolded(
       t0 + 1, t0 + 3,
-      {"--baseline-from", std::to_string(t0), "--baseline-to", std::to_string(t0 + 1)});
+      {"--baseline-from", std::to_string(t0), "--baseline-to", std::to_string(t0 + 1),
+       "--no-normalize"});
   ASSERT_EQ(diff.exit_code, 0) << diff.err;
   EXPECT_EQ(diff.out,
             "app;main;idle 0 1\n"
@@ -132,9 +135,21 @@ TEST(StacksSystem, ImportedStacksMergeAcrossHostsAndShardsExactly) {
             "main;foo1;bar 25 0\n"
             "main;foo2 5 0\n"
             "main;foo2;bar 25 0\n");
+  CommandResult scaled = cluster.FleetFolded(
+      t0 + 1, t0 + 3,
+      {"--baseline-from", std::to_string(t0), "--baseline-to", std::to_string(t0 + 1)});
+  EXPECT_EQ(scaled.out,
+            "app;main;idle 0 1\n"
+            "app;main;work 0 2\n"
+            "main 0.667 0\n"
+            "main;foo1 0.5 0\n"
+            "main;foo1;bar 0.833 0\n"
+            "main;foo2 0.167 0\n"
+            "main;foo2;bar 0.833 0\n");
   // ... and against a baseline predicate over the same range.
   CommandResult by_host = cluster.FleetFolded(
-      t0 - 65, t0 + 65, {"--where", "host == \"b\"", "--baseline-where", "host == \"a\""});
+      t0 - 65, t0 + 65,
+      {"--where", "host == \"b\"", "--baseline-where", "host == \"a\"", "--no-normalize"});
   EXPECT_EQ(by_host.out, diff.out);
 
   // A value comparison is a usage error that names the flag.
