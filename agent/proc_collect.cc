@@ -315,12 +315,14 @@ void ProcSource::EmitNames(int64_t second) {
     fields_.assign("execname=").append(*name);
     Emit("mem.rss", fields_, static_cast<double>(n->rss), second);
     Emit("mem.virtual", fields_, static_cast<double>(n->vsize), second);
-    if (n->has_cpu) Emit("cpu.process.usage", fields_, n->cpu_pct, second);
+    // Per-name rates of 0 are not sent: most names are idle most seconds, and each series
+    // costs its table entry in every batch. An absent value of these metrics means 0.
+    if (n->has_cpu && n->cpu_pct > 0) Emit("cpu.process.usage", fields_, n->cpu_pct, second);
     if (n->has_io) {
-      Emit("fs.process.reads", fields_, n->reads, second);
-      Emit("fs.process.writes", fields_, n->writes, second);
-      Emit("fs.process.read_bytes", fields_, n->read_bytes, second);
-      Emit("fs.process.write_bytes", fields_, n->write_bytes, second);
+      if (n->reads > 0) Emit("fs.process.reads", fields_, n->reads, second);
+      if (n->writes > 0) Emit("fs.process.writes", fields_, n->writes, second);
+      if (n->read_bytes > 0) Emit("fs.process.read_bytes", fields_, n->read_bytes, second);
+      if (n->write_bytes > 0) Emit("fs.process.write_bytes", fields_, n->write_bytes, second);
     }
     for (const auto& [wait, slices] : n->runq) {
       EmitLatency("cpu.runq.latency", fields_, wait, slices, second);

@@ -40,6 +40,10 @@
 //   disk.service_time       scalar   ns         device     time busy / ops completed, in a
 //                                                          second with at least one op
 //
+// The per-name rates (cpu.process.usage, fs.process.*) are sent only when not 0 (most names
+// are idle most seconds, and every series costs an entry in each batch's table): for these an
+// absent value means 0. Everything else is sent every pass, zeros included.
+//
 // Counters become per-second rates from deltas over the time between two passes (steady
 // clock), so the first pass yields gauges only. A counter that goes backwards (a reset, a wrap,
 // an interface re-created) yields nothing for that pass and counts in `resets`. A pid whose

@@ -168,6 +168,7 @@ TEST(ProcSource, FixtureTreeGivesExactRates) {
   EXPECT_DOUBLE_EQ(second.scalars["fs.process.read_bytes{execname=web_(x)_y}"], 2000.0);
   EXPECT_DOUBLE_EQ(second.scalars["fs.process.write_bytes{execname=web_(x)_y}"], 1000.0);
   EXPECT_DOUBLE_EQ(second.scalars["fs.process.reads{execname=db}"], 2.0);
+  EXPECT_FALSE(second.has("fs.process.writes{execname=db}"));  // 0: per-name rates of 0 not sent
   EXPECT_DOUBLE_EQ(second.scalars["mem.pgmajfault{}"], 10.0);
   EXPECT_DOUBLE_EQ(second.scalars["mem.pgscan{}"], 0.0);
   EXPECT_FALSE(second.has("mem.pgsteal{}"));  // went backwards: a reset, no value
