@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <string>
 #include <thread>
+
+#include "agent/agent_config.h"
 
 namespace trailmap {
 namespace {
@@ -233,6 +236,30 @@ TEST(ExecSource, OverlongLinesAreRefusedAndTheNextLineIsRead) {
   EXPECT_EQ(c.rejected_by_reason[static_cast<size_t>(ExecReject::kTooLong)], 1u);
   EXPECT_EQ(c.lines_accepted, 1u);
   EXPECT_EQ(HistogramCounts(&b).at("syscall.latency{source=bpf}"), 1u);
+}
+
+TEST(ExampleConfig, ParsesWithTheExecExampleUncommented) {
+  const std::string path = std::string(TRAILMAP_SOURCE_DIR) + "/configs/agent.toml";
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << path;
+  std::string text, line;
+  bool in_example = false;
+  while (std::getline(in, line)) {
+    if (line == "# [[exec]]") in_example = true;
+    if (in_example && line.rfind("# ", 0) == 0) line = line.substr(2);  // uncomment the example
+    text += line + "\n";
+  }
+  AgentConfig config;
+  config.host = "h";
+  const Status parsed = ParseAgentConfig(text, "configs/agent.toml", &config);
+  ASSERT_TRUE(parsed.ok()) << parsed.ToString();
+  ASSERT_TRUE(ValidateAgentConfig(config).ok()) << ValidateAgentConfig(config).ToString();
+  EXPECT_TRUE(config.proc.enabled);
+  ASSERT_EQ(config.exec.size(), 1u);
+  EXPECT_EQ(config.exec[0].argv.at(0), "bpftrace");
+  ExecReject reason;
+  // What the bpftrace program prints is a line the source takes.
+  EXPECT_TRUE(ParseExecLine("123456 op=read", config.exec[0], kNow, &reason).ok());
 }
 
 }  // namespace
