@@ -343,6 +343,10 @@ std::string ExecSource::RunOnce() {
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+  // Not even a descriptor someone opened without O_CLOEXEC (the statsd socket) leaks into it.
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+#endif
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   // Its own process group (so Stop reaches a shell's children), and the signals the agent

@@ -1,6 +1,8 @@
 #include "agent/exec_source.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -260,6 +262,25 @@ TEST(ExampleConfig, ParsesWithTheExecExampleUncommented) {
   ExecReject reason;
   // What the bpftrace program prints is a line the source takes.
   EXPECT_TRUE(ParseExecLine("123456 op=read", config.exec[0], kNow, &reason).ok());
+}
+
+TEST(ExecSource, TheCommandInheritsOnlyStdinStdoutAndStderr) {
+  const int leak = open("/dev/null", O_RDONLY);  // deliberately without O_CLOEXEC
+  ASSERT_GE(leak, 3);
+  Bucketizer b;
+  ExecSpec spec;
+  spec.metric = "fds";
+  spec.kind = MetricKind::kScalar;
+  spec.unit = "fd";
+  spec.argv = {"ls", "-1", "/proc/self/fd"};  // 0 1 2, and 3: the directory ls reads
+  spec.restart_min = std::chrono::milliseconds(5000);
+  ExecSource source(spec, {}, &b);
+  source.Start();
+  ASSERT_TRUE(
+      WaitUntil([&source] { return source.counters().exits == 1; }, std::chrono::seconds(10)));
+  source.Stop();
+  close(leak);
+  EXPECT_EQ(source.counters().lines_accepted, 4u);
 }
 
 }  // namespace
