@@ -278,6 +278,13 @@ uint64_t ParsePidRss(pid_t pid) {
   return s.ok() ? s->rss_pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) : 0;
 }
 
+procfs::CpuTimes HostCpuTimes() {
+  std::ifstream in("/proc/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Result<procfs::CpuTimes> t = procfs::ParseProcStat(text);
+  return t.ok() ? *t : procfs::CpuTimes{};
+}
+
 uint64_t MemTotalBytes() {
   std::ifstream in("/proc/meminfo");
   std::string key;
@@ -298,6 +305,7 @@ TEST(ProcSourceRealProc, PlausibleAndConsistentWithProcAndPs) {
   const pid_t burn_child = StartChild("tm-burn", 0, true);
   Bucketizer b;
   ProcSource source(ProcSourceOptions{}, &b);
+  const procfs::CpuTimes stat_before = HostCpuTimes();
   const uint64_t burn_before = ProcStatTicks(burn_child);
   const Clock::time_point t0 = Clock::now();
   source.Collect(1000, t0);
@@ -305,6 +313,7 @@ TEST(ProcSourceRealProc, PlausibleAndConsistentWithProcAndPs) {
   const Clock::time_point t1 = Clock::now();
   source.Collect(1001, t1);
   const uint64_t burn_after = ProcStatTicks(burn_child);
+  const procfs::CpuTimes stat_after = HostCpuTimes();
   const double wall = std::chrono::duration<double>(t1 - t0).count();
   Taken got = TakeSecond(&b, 1001);
 
@@ -320,6 +329,13 @@ TEST(ProcSourceRealProc, PlausibleAndConsistentWithProcAndPs) {
   }
   EXPECT_EQ(modes, 8);
   EXPECT_NEAR(sum, 100.0, 0.01);
+  // ... and agree with /proc/stat read directly around the two passes (the windows differ by
+  // the few ms the reads take).
+  const double total = static_cast<double>(stat_after.total() - stat_before.total());
+  EXPECT_NEAR(got.scalars["cpu.usage{mode=idle}"],
+              100.0 * static_cast<double>(stat_after.idle - stat_before.idle) / total, 5.0);
+  EXPECT_NEAR(got.scalars["cpu.usage{mode=user}"],
+              100.0 * static_cast<double>(stat_after.user - stat_before.user) / total, 5.0);
 
   // The spinning child: what the source says agrees with its /proc/PID/stat read directly.
   const double direct = 100.0 * static_cast<double>(burn_after - burn_before) /
