@@ -456,7 +456,7 @@ Status ValidateAgentConfig(const AgentConfig& c) {
   for (size_t i = 0; i < c.exec.size(); ++i) {
     const std::string where = "exec[" + std::to_string(i) + "] (" + c.exec[i].metric + ")";
     if (c.exec[i].unit.empty()) {
-      return Status::InvalidArgument(where + ": a scalar metric needs a unit (e.g. unit = \"%\")");
+      return Status::InvalidArgument(where + ": a scalar metric needs a unit (unit = \"%\" in [[exec]], unit=% in --exec)");
     }
     if (Status s = ValidateExecSpec(c.exec[i], where); !s.ok()) return s;
   }

@@ -164,7 +164,7 @@ TEST(AgentConfig, ProcAndExecErrors) {
   ASSERT_TRUE(ParseAgentConfig("[[exec]]\nmetric = \"q\"\nkind = \"scalar\"\ncommand = \"x\"",
                                "a.toml", &c).ok());
   EXPECT_EQ(ValidateAgentConfig(c).message(),
-            "exec[0] (q): a scalar metric needs a unit (e.g. unit = \"%\")");
+            "exec[0] (q): a scalar metric needs a unit (unit = \"%\" in [[exec]], unit=% in --exec)");
 }
 
 TEST(AgentConfig, ExecFlag) {

@@ -188,7 +188,10 @@ Result<ExecEvent> ParseExecLine(std::string_view line, const ExecSpec& spec, int
 ExecSource::ExecSource(ExecSpec spec, ExecSourceOptions options, Bucketizer* bucketizer)
     : spec_(std::move(spec)), options_(std::move(options)), bucketizer_(bucketizer) {
   series_ = SeriesDef{spec_.metric, spec_.kind, spec_.unit, "", spec_.description};
-  name_ = "exec " + spec_.metric;
+  // "exec syscall.latency [bpftrace]": the metric and the command, in every log line.
+  std::string command = spec_.argv.empty() ? spec_.shell : spec_.argv[0];
+  command = command.substr(0, command.find_first_of(" \t"));
+  name_ = "exec " + spec_.metric + " [" + command.substr(command.rfind('/') + 1) + "]";
   if (pipe2(wake_, O_CLOEXEC) != 0) wake_[0] = wake_[1] = -1;
 }
 
@@ -343,6 +346,10 @@ std::string ExecSource::RunOnce() {
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+  // Not even a descriptor someone opened without O_CLOEXEC (the statsd socket) leaks into it.
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+#endif
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   // Its own process group (so Stop reaches a shell's children), and the signals the agent

@@ -21,8 +21,8 @@
 // runs in its own process group. When it exits (or cannot start), it is started again after
 // `restart_min`, doubling up to `restart_max` for each exit in a row; a run that lasted longer
 // than `restart_max` resets the delay. Its stderr lines go to the agent's log as
-// "exec METRIC: stderr: ..." (rate-limited like rejections). Stop() sends SIGTERM to the group,
-// then SIGKILL after a second.
+// "exec METRIC [COMMAND]: stderr: ..." (rate-limited like rejections). Stop() sends SIGTERM to the
+// group, then SIGKILL after a second.
 //
 // Threading: Start() runs the command on a thread of its own; counters() may be called from any
 // thread; Stop() or the destructor joins it. The bucketizer must outlive the source.
@@ -124,7 +124,7 @@ class ExecSource {
   const ExecSourceOptions options_;
   Bucketizer* const bucketizer_;
   SeriesDef series_;        // the spec's metric; fields set per event
-  std::string name_;        // for the log: "exec METRIC"
+  std::string name_;        // for the log: "exec METRIC [COMMAND]"
   int wake_[2] = {-1, -1};  // a pipe: Stop() writes, the runner's poll wakes
 
   mutable std::mutex mu_;

@@ -1,11 +1,16 @@
 #include "agent/exec_source.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <string>
 #include <thread>
+
+#include "agent/agent_config.h"
 
 namespace trailmap {
 namespace {
@@ -233,6 +238,49 @@ TEST(ExecSource, OverlongLinesAreRefusedAndTheNextLineIsRead) {
   EXPECT_EQ(c.rejected_by_reason[static_cast<size_t>(ExecReject::kTooLong)], 1u);
   EXPECT_EQ(c.lines_accepted, 1u);
   EXPECT_EQ(HistogramCounts(&b).at("syscall.latency{source=bpf}"), 1u);
+}
+
+TEST(ExampleConfig, ParsesWithTheExecExampleUncommented) {
+  const std::string path = std::string(TRAILMAP_SOURCE_DIR) + "/configs/agent.toml";
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << path;
+  std::string text, line;
+  bool in_example = false;
+  while (std::getline(in, line)) {
+    if (line == "# [[exec]]") in_example = true;
+    if (in_example && line.rfind("# ", 0) == 0) line = line.substr(2);  // uncomment the example
+    text += line + "\n";
+  }
+  AgentConfig config;
+  config.host = "h";
+  const Status parsed = ParseAgentConfig(text, "configs/agent.toml", &config);
+  ASSERT_TRUE(parsed.ok()) << parsed.ToString();
+  ASSERT_TRUE(ValidateAgentConfig(config).ok()) << ValidateAgentConfig(config).ToString();
+  EXPECT_TRUE(config.proc.enabled);
+  ASSERT_EQ(config.exec.size(), 1u);
+  EXPECT_EQ(config.exec[0].argv.at(0), "bpftrace");
+  ExecReject reason;
+  // What the bpftrace program prints is a line the source takes.
+  EXPECT_TRUE(ParseExecLine("123456 op=read", config.exec[0], kNow, &reason).ok());
+}
+
+TEST(ExecSource, TheCommandInheritsOnlyStdinStdoutAndStderr) {
+  const int leak = open("/dev/null", O_RDONLY);  // deliberately without O_CLOEXEC
+  ASSERT_GE(leak, 3);
+  Bucketizer b;
+  ExecSpec spec;
+  spec.metric = "fds";
+  spec.kind = MetricKind::kScalar;
+  spec.unit = "fd";
+  spec.argv = {"ls", "-1", "/proc/self/fd"};  // 0 1 2, and 3: the directory ls reads
+  spec.restart_min = std::chrono::milliseconds(5000);
+  ExecSource source(spec, {}, &b);
+  source.Start();
+  ASSERT_TRUE(
+      WaitUntil([&source] { return source.counters().exits == 1; }, std::chrono::seconds(10)));
+  source.Stop();
+  close(leak);
+  EXPECT_EQ(source.counters().lines_accepted, 4u);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "agent/proc_source.h"
 #include "agent/proc_source_state.h"
@@ -183,7 +184,45 @@ void ProcSource::CollectProcesses(int64_t second, double dt) {
   uint64_t processes = 0, rss_total = 0;
   while (const dirent* entry = readdir(dir)) {
     if (!IsPid(entry->d_name)) continue;
-    Prev::Proc& proc = p.procs[std::atoi(entry->d_name)];
+    const uint64_t pid = std::strtoull(entry->d_name, nullptr, 10);
+    Prev::Proc& proc = p.procs[static_cast<int>(pid)];
+    const bool full = (pid + p.pass) % kRefreshPasses == 0;  // this pass reads it in full
+
+    // 1. schedstat: cheap, and it says whether the (leader) thread ran since the last pass.
+    std::optional<procfs::SchedStat> sched;
+    bool sched_reopened = true;
+    int sched_error = 0;
+    if (!p.no_pid_schedstat) {
+      std::snprintf(path, sizeof path, "%s/schedstat", entry->d_name);
+      if (!ReadKept(&proc.fds[1], dfd, path, /*count_missing=*/false)) {
+        sched_error = last_error_;
+      } else {
+        sched_reopened = opened_;
+        Result<procfs::SchedStat> s = procfs::ParsePidSchedstat(buf_);
+        if (s.ok()) {
+          sched = *s;
+        } else {
+          ParseError(Status::InvalidArgument("pid " + std::string(entry->d_name) + ": " +
+                                             s.status().message()));
+        }
+      }
+    }
+    if (proc.pass != 0 && proc.threads == 1 && !full && sched && !sched_reopened &&
+        proc.have_sched && sched->run_ns == proc.sched.run_ns) {
+      // A single-threaded process that did not run: its last full read stands, CPU 0.
+      proc.pass = p.pass;
+      ++processes;
+      PerName& n = p.names[proc.name];
+      if (n.pass != p.pass) n.Reset(p.pass);
+      n.rss += proc.rss;
+      n.vsize += proc.vsize;
+      rss_total += proc.rss;
+      n.has_cpu = true;
+      n.has_io |= proc.have_io;
+      continue;
+    }
+
+    // 2. stat: name, CPU time of all threads, memory.
     std::snprintf(path, sizeof path, "%s/stat", entry->d_name);
     if (!ReadKept(&proc.fds[0], dfd, path)) continue;  // gone: the entry is forgotten below
     Result<procfs::PidStat> st = procfs::ParsePidStat(buf_);
@@ -191,6 +230,10 @@ void ProcSource::CollectProcesses(int64_t second, double dt) {
       ParseError(Status::InvalidArgument("pid " + std::string(entry->d_name) + ": " +
                                          st.status().message()));
       continue;
+    }
+    if (sched_error == ENOENT && !p.no_pid_schedstat) {
+      p.no_pid_schedstat = true;  // stat is there, schedstat is not: CONFIG_SCHED_INFO off
+      Unavailable(options_.root + "/PID/schedstat: absent; cpu.runq.latency is off");
     }
     ++processes;
     const bool known = proc.pass != 0 && proc.starttime == st->starttime;
@@ -200,76 +243,68 @@ void ProcSource::CollectProcesses(int64_t second, double dt) {
       std::copy(fds, fds + 3, proc.fds);
     }
     proc.pass = p.pass;
-    name_.assign(procfs::FieldSafeName(st->comm));
-    PerName& n = p.names[name_];
+    proc.name.assign(procfs::FieldSafeName(st->comm));
+    PerName& n = p.names[proc.name];
     if (n.pass != p.pass) n.Reset(p.pass);
-    const uint64_t rss = st->rss_pages * static_cast<uint64_t>(page_size_);
-    n.rss += rss;
-    n.vsize += st->vsize;
-    rss_total += rss;
+    proc.threads = st->num_threads;
+    proc.rss = st->rss_pages * static_cast<uint64_t>(page_size_);
+    proc.vsize = st->vsize;
+    n.rss += proc.rss;
+    n.vsize += proc.vsize;
+    rss_total += proc.rss;
     const uint64_t ticks = st->utime + st->stime;
     double r = 0;
     if (known && dt > 0 && Rate(ticks, proc.cpu_ticks, dt, &p.resets, &r)) {
       n.cpu_pct += 100.0 * r / tps;
       n.has_cpu = true;
     }
-    // A process whose CPU time did not move (a sleeper) can have gained little run-queue wait
-    // or I/O, and both counters are cumulative: reading them later loses nothing, it only moves
-    // that little into a later second. So they are read when it ran, and at least every
-    // kRefreshPasses passes (staggered by pid); this halves the cost on a host of sleepers.
     const bool ran = !known || ticks != proc.cpu_ticks;
     proc.cpu_ticks = ticks;
-    if (!ran && proc.have_sched && (proc.have_io || proc.io_denied) &&
-        (static_cast<uint64_t>(std::atoi(entry->d_name)) + p.pass) % kRefreshPasses != 0) {
-      n.has_io |= proc.have_io;  // it did not run: 0 this second (anything pending shows later)
+
+    // 3. Run-queue wait since the last read of schedstat.
+    if (sched) {
+      if (known && proc.have_sched && sched->timeslices > proc.sched.timeslices &&
+          sched->wait_ns >= proc.sched.wait_ns) {
+        const uint64_t slices = sched->timeslices - proc.sched.timeslices;
+        n.runq.emplace_back((sched->wait_ns - proc.sched.wait_ns) / slices, slices);
+      }
+      proc.sched = *sched;
+      proc.have_sched = true;
+    }
+
+    // 4. io, when the process ran (its counters are cumulative; see the header).
+    if (proc.io_denied) continue;
+    if (!ran && proc.have_io && !full) {
+      n.has_io = true;  // it did not run: 0 this second (anything pending shows later)
       continue;
     }
-
-    std::snprintf(path, sizeof path, "%s/schedstat", entry->d_name);
-    if (ReadKept(&proc.fds[1], dfd, path)) {
-      Result<procfs::SchedStat> s = procfs::ParsePidSchedstat(buf_);
-      if (!s.ok()) {
-        ParseError(Status::InvalidArgument("pid " + std::string(entry->d_name) + ": " +
-                                           s.status().message()));
-      } else {
-        if (known && proc.have_sched && s->timeslices > proc.sched.timeslices &&
-            s->wait_ns >= proc.sched.wait_ns) {
-          const uint64_t slices = s->timeslices - proc.sched.timeslices;
-          n.runq.emplace_back((s->wait_ns - proc.sched.wait_ns) / slices, slices);
-        }
-        proc.sched = *s;
-        proc.have_sched = true;
-      }
-    }
-
     std::snprintf(path, sizeof path, "%s/io", entry->d_name);
-    if (proc.io_denied) continue;
     if (!ReadKept(&proc.fds[2], dfd, path)) {
       proc.io_denied = last_error_ == EACCES || last_error_ == EPERM;
-    } else {
-      Result<procfs::PidIo> io = procfs::ParsePidIo(buf_);
-      if (!io.ok()) {
-        ParseError(Status::InvalidArgument("pid " + std::string(entry->d_name) + ": " +
-                                           io.status().message()));
-      } else {
-        if (known && proc.have_io && dt > 0) {
-          const procfs::PidIo& o = proc.io;
-          double rr = 0, wr = 0, rb = 0, wb = 0;
-          if (Rate(io->syscr, o.syscr, dt, &p.resets, &rr) &&
-              Rate(io->syscw, o.syscw, dt, &p.resets, &wr) &&
-              Rate(io->rchar, o.rchar, dt, &p.resets, &rb) &&
-              Rate(io->wchar, o.wchar, dt, &p.resets, &wb)) {
-            n.reads += rr;
-            n.writes += wr;
-            n.read_bytes += rb;
-            n.write_bytes += wb;
-            n.has_io = true;
-          }
-        }
-        proc.io = *io;
-        proc.have_io = true;
+      continue;
+    }
+    Result<procfs::PidIo> io = procfs::ParsePidIo(buf_);
+    if (!io.ok()) {
+      ParseError(Status::InvalidArgument("pid " + std::string(entry->d_name) + ": " +
+                                         io.status().message()));
+      continue;
+    }
+    if (known && proc.have_io && dt > 0) {
+      const procfs::PidIo& o = proc.io;
+      double rr = 0, wr = 0, rb = 0, wb = 0;
+      if (Rate(io->syscr, o.syscr, dt, &p.resets, &rr) &&
+          Rate(io->syscw, o.syscw, dt, &p.resets, &wr) &&
+          Rate(io->rchar, o.rchar, dt, &p.resets, &rb) &&
+          Rate(io->wchar, o.wchar, dt, &p.resets, &wb)) {
+        n.reads += rr;
+        n.writes += wr;
+        n.read_bytes += rb;
+        n.write_bytes += wb;
+        n.has_io = true;
       }
     }
+    proc.io = *io;
+    proc.have_io = true;
   }
   closedir(dir);
   for (auto it = p.procs.begin(); it != p.procs.end();) {  // forget the pids that are gone
@@ -315,12 +350,14 @@ void ProcSource::EmitNames(int64_t second) {
     fields_.assign("execname=").append(*name);
     Emit("mem.rss", fields_, static_cast<double>(n->rss), second);
     Emit("mem.virtual", fields_, static_cast<double>(n->vsize), second);
-    if (n->has_cpu) Emit("cpu.process.usage", fields_, n->cpu_pct, second);
+    // Per-name rates of 0 are not sent: most names are idle most seconds, and each series
+    // costs its table entry in every batch. An absent value of these metrics means 0.
+    if (n->has_cpu && n->cpu_pct > 0) Emit("cpu.process.usage", fields_, n->cpu_pct, second);
     if (n->has_io) {
-      Emit("fs.process.reads", fields_, n->reads, second);
-      Emit("fs.process.writes", fields_, n->writes, second);
-      Emit("fs.process.read_bytes", fields_, n->read_bytes, second);
-      Emit("fs.process.write_bytes", fields_, n->write_bytes, second);
+      if (n->reads > 0) Emit("fs.process.reads", fields_, n->reads, second);
+      if (n->writes > 0) Emit("fs.process.writes", fields_, n->writes, second);
+      if (n->read_bytes > 0) Emit("fs.process.read_bytes", fields_, n->read_bytes, second);
+      if (n->write_bytes > 0) Emit("fs.process.write_bytes", fields_, n->write_bytes, second);
     }
     for (const auto& [wait, slices] : n->runq) {
       EmitLatency("cpu.runq.latency", fields_, wait, slices, second);

@@ -170,7 +170,7 @@ int ProcSource::ReadFd(int fd) {
   }
 }
 
-bool ProcSource::ReadKept(int* fd, int dirfd, const char* path) {
+bool ProcSource::ReadKept(int* fd, int dirfd, const char* path, bool count_missing) {
   int& error = last_error_;
   error = 0;
   for (bool fresh = false; !fresh;) {
@@ -183,6 +183,7 @@ bool ProcSource::ReadKept(int* fd, int dirfd, const char* path) {
       }
     }
     error = ReadFd(*fd);
+    opened_ = fresh;
     if (error == 0) return true;
     close(*fd);
     *fd = -1;
@@ -191,7 +192,7 @@ bool ProcSource::ReadKept(int* fd, int dirfd, const char* path) {
     if (error != ESRCH) break;
   }
   if (error == ENOENT || error == ESRCH) {
-    ++prev_->vanished;
+    if (count_missing) ++prev_->vanished;
   } else {
     ++prev_->unreadable;
     if (prev_->unreadable <= options_.log_first_errors) {

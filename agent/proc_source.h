@@ -40,6 +40,10 @@
 //   disk.service_time       scalar   ns         device     time busy / ops completed, in a
 //                                                          second with at least one op
 //
+// The per-name rates (cpu.process.usage, fs.process.*) are sent only when not 0 (most names
+// are idle most seconds, and every series costs an entry in each batch's table): for these an
+// absent value means 0. Everything else is sent every pass, zeros included.
+//
 // Counters become per-second rates from deltas over the time between two passes (steady
 // clock), so the first pass yields gauges only. A counter that goes backwards (a reset, a wrap,
 // an interface re-created) yields nothing for that pass and counts in `resets`. A pid whose
@@ -56,9 +60,14 @@
 // between passes and are re-read with pread from offset 0: opening a /proc file costs more than
 // generating its text (measured 5-6 us against 0.7-4 us), so the source holds 3 descriptors per
 // process (main() raises RLIMIT_NOFILE; out of descriptors, processes are skipped, counted and
-// logged once). A process whose CPU time did not move since the last pass has its schedstat
-// and io read only every 8th pass (staggered by pid): both are cumulative, so nothing is lost;
-// what a sleeper gained shows up in a later second. Buffers and per-pid state are reused.
+// logged once). Each pass reads a process's schedstat first (0.7 us): when a single-threaded
+// process's run time did not move, it did not run, and its stat (4 us: the kernel sums every
+// thread's CPU time) and io are not read; its last RSS, virtual size and name stand, and CPU 0.
+// Every process is read in full at least every 8th pass (staggered by pid), so a sleeper's RSS
+// (which reclaim can shrink) is at most 8 s old, and the cumulative io and run-queue counters
+// lose nothing: what a sleeper gained shows up in a later second. A multi-threaded process is
+// read in full every pass (its leader's schedstat does not see the other threads run).
+// Buffers and per-pid state are reused.
 //
 // Threading: Start() runs passes on its own thread, each at `sample_offset` before an interval
 // boundary and attributed to the second it ends in; Stop() (or the destructor) joins it.
@@ -130,7 +139,9 @@ class ProcSource {
   bool ReadRoot(const std::string& path, bool* missing = nullptr);
   // Reads dirfd-relative `path` through *fd, kept open between passes (opened when -1, closed
   // and set to -1 when the process is gone); false (counted) if it cannot.
-  bool ReadKept(int* fd, int dirfd, const char* path);
+  // `count_missing`: count ENOENT/ESRCH as a vanished process (false when another file of the
+  // same process decides that).
+  bool ReadKept(int* fd, int dirfd, const char* path, bool count_missing = true);
   int ReadFd(int fd);
   void ParseError(const Status& status);
   void Unavailable(const std::string& what);
@@ -143,10 +154,11 @@ class ProcSource {
   const ProcSourceOptions options_;
   Bucketizer* const bucketizer_;
   std::unique_ptr<Prev> prev_;
-  std::string buf_;     // the file being parsed
-  std::string fields_;  // scratch: a canonical field set
-  std::string name_;    // scratch: a process name
-  int last_error_ = 0;  // errno of the last ReadKept that failed
+  std::string buf_;      // the file being parsed
+  std::string fields_;   // scratch: a canonical field set
+  std::string name_;     // scratch: a process name
+  int last_error_ = 0;   // errno of the last ReadKept that failed
+  bool opened_ = false;  // the last ReadKept opened its file (rather than re-reading it)
   // metric (the static names in proc_source.cc) -> its SeriesDef, whose fields are reused.
   std::unordered_map<std::string_view, SeriesDef> defs_;
   long page_size_, ticks_per_second_;

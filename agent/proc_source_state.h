@@ -64,10 +64,14 @@ struct ProcSource::Prev {
     procfs::SchedStat sched;
     procfs::PidIo io;
     int fds[3] = {-1, -1, -1};  // PID/stat, PID/schedstat, PID/io, kept open; closed by Forget
+    // From the last full read, for the passes that skip it (a single-threaded sleeper).
+    uint64_t threads = 0, rss = 0, vsize = 0;
+    std::string name;
   };
   std::unordered_map<int, Proc> procs;
   std::unordered_map<std::string, PerName> names;
   bool no_host_schedstat = false;   // /proc/schedstat is absent: not tried again
+  bool no_pid_schedstat = false;    // /proc/PID/schedstat is absent: not tried again
   std::vector<std::string> logged;  // unavailable things already logged once
   // Scratch of EmitNames, kept for its capacity.
   std::vector<std::pair<const std::string*, PerName*>> active;

@@ -72,10 +72,11 @@ class FixtureTree {
 
 // A /proc/PID/stat line with the given name, ticks, start time, vsize and RSS pages.
 std::string PidStatLine(int pid, const std::string& comm, uint64_t utime, uint64_t stime,
-                        uint64_t start, uint64_t vsize, uint64_t rss) {
+                        uint64_t start, uint64_t vsize, uint64_t rss, int threads = 1) {
   return std::to_string(pid) + " (" + comm + ") S 1 1 1 0 -1 0 0 0 0 0 " + std::to_string(utime) +
-         " " + std::to_string(stime) + " 0 0 20 0 1 0 " + std::to_string(start) + " " +
-         std::to_string(vsize) + " " + std::to_string(rss) + " 18446744073709551615 0 0\n";
+         " " + std::to_string(stime) + " 0 0 20 0 " + std::to_string(threads) + " 0 " +
+         std::to_string(start) + " " + std::to_string(vsize) + " " + std::to_string(rss) +
+         " 18446744073709551615 0 0\n";
 }
 
 std::string IoText(uint64_t rchar, uint64_t wchar, uint64_t syscr, uint64_t syscw) {
@@ -114,6 +115,12 @@ TEST(ProcSource, FixtureTreeGivesExactRates) {
   t.Write("proc/12/schedstat", "0 0 0\n");
   t.Write("proc/12/io", IoText(1000, 0, 10, 0));
   fs::create_directories(t.proc() + "/13");  // listed, then gone: vanished, not an error
+  t.Write("proc/16/stat", PidStatLine(16, "idle", 5, 5, 800, 4096, 7));
+  t.Write("proc/16/schedstat", "100 0 1\n");
+  t.Write("proc/17/stat", PidStatLine(17, "mt", 0, 0, 900, 4096, 3, 4));
+  t.Write("proc/17/schedstat", "100 0 1\n");
+  t.Write("proc/16/io", IoText(0, 0, 0, 0));
+  t.Write("proc/17/io", IoText(0, 0, 0, 0));
 
   Bucketizer b;
   ProcSourceOptions options;
@@ -128,12 +135,12 @@ TEST(ProcSource, FixtureTreeGivesExactRates) {
   EXPECT_FALSE(first.has("cpu.process.usage{execname=web_(x)_y}"));
   EXPECT_EQ(first.scalars["mem.rss{execname=web_(x)_y}"], 150.0 * page);
   EXPECT_EQ(first.scalars["mem.virtual{execname=web_(x)_y}"], 2.0 * (1 << 20));
-  EXPECT_EQ(first.scalars["mem.rss.total{}"], 160.0 * page);
+  EXPECT_EQ(first.scalars["mem.rss.total{}"], 170.0 * page);
   EXPECT_EQ(first.scalars["mem.limit{}"], 536870912.0);
   EXPECT_TRUE(first.has("fs.size{mount=/}"));
   EXPECT_FALSE(first.has("fs.size{mount=/proc}"));
   EXPECT_EQ(source.counters().vanished, 1u);
-  EXPECT_EQ(source.counters().processes, 3u);
+  EXPECT_EQ(source.counters().processes, 5u);
 
   // Pass 2, two seconds later: every counter moved; pid 11 was replaced by a new process
   // with the same pid (another start time), so it yields gauges but no rate.
@@ -148,7 +155,14 @@ TEST(ProcSource, FixtureTreeGivesExactRates) {
   t.Write("proc/10/schedstat", "3000 6000 14\n");  // 4000 ns over 4 timeslices
   t.Write("proc/10/io", IoText(4000, 2000, 8, 4));
   t.Write("proc/11/stat", PidStatLine(11, "web (x) y", 5 * tps, 0, 601, 1 << 20, 50));
+  t.Write("proc/11/schedstat", "50000 0 3\n");  // the new process ran
   t.Write("proc/12/stat", PidStatLine(12, "db", tps / 2, tps / 2, 700, 4096, 10));
+  t.Write("proc/12/schedstat", "1000000000 0 5\n");
+  // pid 16 is single-threaded and did not run (schedstat unchanged): its stat is not read, so
+  // its RSS stays what it was (7 pages), CPU 0. pid 17 has 4 threads: its leader's schedstat
+  // does not show the others running, so it is read in full and its CPU counts.
+  t.Write("proc/16/stat", PidStatLine(16, "idle", 5, 5, 800, 4096, 99));
+  t.Write("proc/17/stat", PidStatLine(17, "mt", tps, tps, 900, 4096, 3, 4));
   t.Write("proc/12/io", IoText(3000, 0, 14, 0));
   source.Collect(102, t0 + std::chrono::seconds(2));
   Taken second = TakeSecond(&b, 102);
@@ -161,6 +175,9 @@ TEST(ProcSource, FixtureTreeGivesExactRates) {
   // pid 10 used 2 s of CPU over 2 s: 100% of one CPU; the new pid 11 adds nothing yet.
   EXPECT_DOUBLE_EQ(second.scalars["cpu.process.usage{execname=web_(x)_y}"], 100.0);
   EXPECT_DOUBLE_EQ(second.scalars["cpu.process.usage{execname=db}"], 50.0);
+  EXPECT_EQ(second.scalars["mem.rss{execname=idle}"], 7.0 * page);
+  EXPECT_FALSE(second.has("cpu.process.usage{execname=idle}"));  // 0: not sent
+  EXPECT_DOUBLE_EQ(second.scalars["cpu.process.usage{execname=mt}"], 100.0);
   EXPECT_EQ(second.histograms["cpu.runq.latency{execname=web_(x)_y}"], "4/4000");
   EXPECT_EQ(second.histograms["cpu.host.runq.latency{}"], "20/4000");  // 200 ns x 20 slices
   EXPECT_DOUBLE_EQ(second.scalars["fs.process.reads{execname=web_(x)_y}"], 4.0);
@@ -168,6 +185,7 @@ TEST(ProcSource, FixtureTreeGivesExactRates) {
   EXPECT_DOUBLE_EQ(second.scalars["fs.process.read_bytes{execname=web_(x)_y}"], 2000.0);
   EXPECT_DOUBLE_EQ(second.scalars["fs.process.write_bytes{execname=web_(x)_y}"], 1000.0);
   EXPECT_DOUBLE_EQ(second.scalars["fs.process.reads{execname=db}"], 2.0);
+  EXPECT_FALSE(second.has("fs.process.writes{execname=db}"));  // 0: per-name rates of 0 not sent
   EXPECT_DOUBLE_EQ(second.scalars["mem.pgmajfault{}"], 10.0);
   EXPECT_DOUBLE_EQ(second.scalars["mem.pgscan{}"], 0.0);
   EXPECT_FALSE(second.has("mem.pgsteal{}"));  // went backwards: a reset, no value
@@ -260,6 +278,13 @@ uint64_t ParsePidRss(pid_t pid) {
   return s.ok() ? s->rss_pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) : 0;
 }
 
+procfs::CpuTimes HostCpuTimes() {
+  std::ifstream in("/proc/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Result<procfs::CpuTimes> t = procfs::ParseProcStat(text);
+  return t.ok() ? *t : procfs::CpuTimes{};
+}
+
 uint64_t MemTotalBytes() {
   std::ifstream in("/proc/meminfo");
   std::string key;
@@ -280,6 +305,7 @@ TEST(ProcSourceRealProc, PlausibleAndConsistentWithProcAndPs) {
   const pid_t burn_child = StartChild("tm-burn", 0, true);
   Bucketizer b;
   ProcSource source(ProcSourceOptions{}, &b);
+  const procfs::CpuTimes stat_before = HostCpuTimes();
   const uint64_t burn_before = ProcStatTicks(burn_child);
   const Clock::time_point t0 = Clock::now();
   source.Collect(1000, t0);
@@ -287,6 +313,7 @@ TEST(ProcSourceRealProc, PlausibleAndConsistentWithProcAndPs) {
   const Clock::time_point t1 = Clock::now();
   source.Collect(1001, t1);
   const uint64_t burn_after = ProcStatTicks(burn_child);
+  const procfs::CpuTimes stat_after = HostCpuTimes();
   const double wall = std::chrono::duration<double>(t1 - t0).count();
   Taken got = TakeSecond(&b, 1001);
 
@@ -302,6 +329,13 @@ TEST(ProcSourceRealProc, PlausibleAndConsistentWithProcAndPs) {
   }
   EXPECT_EQ(modes, 8);
   EXPECT_NEAR(sum, 100.0, 0.01);
+  // ... and agree with /proc/stat read directly around the two passes (the windows differ by
+  // the few ms the reads take).
+  const double total = static_cast<double>(stat_after.total() - stat_before.total());
+  EXPECT_NEAR(got.scalars["cpu.usage{mode=idle}"],
+              100.0 * static_cast<double>(stat_after.idle - stat_before.idle) / total, 5.0);
+  EXPECT_NEAR(got.scalars["cpu.usage{mode=user}"],
+              100.0 * static_cast<double>(stat_after.user - stat_before.user) / total, 5.0);
 
   // The spinning child: what the source says agrees with its /proc/PID/stat read directly.
   const double direct = 100.0 * static_cast<double>(burn_after - burn_before) /

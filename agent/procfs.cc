@@ -90,12 +90,13 @@ Result<PidStat> ParsePidStat(std::string_view text) {
   for (int field = 4; field <= 24; ++field) {
     uint64_t* target = field == 14   ? &out.utime
                        : field == 15 ? &out.stime
+                       : field == 20 ? &out.num_threads
                        : field == 22 ? &out.starttime
                        : field == 23 ? &out.vsize
                        : field == 24 ? &out.rss_pages
                                      : &ignored;
     const std::string_view token = NextToken(&rest);
-    // Fields 4..13 and 16..21 include signed ones (priority, nice, tty_nr); only their presence
+    // Fields 4..13, 16..19 and 21 include signed ones (priority, nice, tty_nr); only their presence
     // matters here.
     if (target == &ignored) {
       if (token.empty())

@@ -33,6 +33,7 @@ Result<CpuTimes> ParseProcStat(std::string_view text);
 struct PidStat {
   std::string comm;
   uint64_t utime = 0, stime = 0;  // clock ticks (field 14, 15)
+  uint64_t num_threads = 0;       // field 20
   uint64_t starttime = 0;         // clock ticks after boot (field 22): tells a reused pid apart
   uint64_t vsize = 0;             // bytes (field 23)
   uint64_t rss_pages = 0;         // pages (field 24)

@@ -52,6 +52,7 @@ TEST(PidStat, ReadsTheFieldsThatMatter) {
   EXPECT_EQ(s->utime, 7u);
   EXPECT_EQ(s->stime, 3u);
   EXPECT_EQ(s->starttime, 1170854u);
+  EXPECT_EQ(s->num_threads, 1u);
   EXPECT_EQ(s->vsize, 3133440u);
   EXPECT_EQ(s->rss_pages, 408u);
 }

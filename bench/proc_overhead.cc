@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -49,7 +50,7 @@ int main(int argc, char** argv) {
   bool verbose = false;
   app.add_option("--processes", processes, "sleep processes to start (default 1000)");
   app.add_option("--seconds", seconds, "passes, one a second (default 60)");
-  app.add_flag("--verbose", verbose, "one line per pass");
+  app.add_flag("--verbose", verbose, "one line per pass, and the scalars per metric");
   CLI11_PARSE(app, argc, argv);
 
   if (rlimit files{}; getrlimit(RLIMIT_NOFILE, &files) == 0) {  // as trailmap-agent does
@@ -79,7 +80,14 @@ int main(int argc, char** argv) {
     source.Collect(NowSecond(), std::chrono::steady_clock::now());
     const double c1 = ThreadCpuSeconds();
     trailmap::CompletedSeconds done = bucketizer.TakeAll();
-    for (const auto& s : done.seconds) scalars += s.scalars.size();
+    std::map<std::string, int> per_metric;
+    for (const auto& s : done.seconds) {
+      scalars += s.scalars.size();
+      for (const auto& v : s.scalars) ++per_metric[done.series[v.series].metric];
+    }
+    if (verbose && i == seconds) {
+      for (const auto& [metric, count] : per_metric) std::printf("  %s: %d\n", metric.c_str(), count);
+    }
     trailmap::Batch batch = trailmap::MakeBatch(std::move(done), "bench-host", {});
     batch.agent = "bench-host/1";
     batch.sequence = static_cast<uint64_t>(i) + 1;
