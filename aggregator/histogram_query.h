@@ -15,6 +15,7 @@
 #pragma once
 
 #include "aggregator/catalog.h"
+#include "aggregator/series_filter.h"
 #include "core/query_wire.h"
 #include "core/status.h"
 
@@ -25,8 +26,6 @@ class ColumnFamilyHandle;
 
 namespace trailmap::aggregator {
 
-// The group name of data that lacks the field a query groups by.
-inline constexpr const char* kNoGroupValue = "(none)";
 // A range shorter than twice this is scanned by the calling thread alone.
 inline constexpr uint64_t kMinSecondsPerThread = 300;
 

@@ -23,6 +23,8 @@
 //   's' metric_id:u32 fields    -> series_id:u32                fields canonical, "" for none
 //   'S' series_id:u32           -> metric_id:u32 fields
 //   'w' agent                   -> watermark:u64                last sequence applied
+//   'D' metric_id:u32           -> description                  one line, the latest non-empty
+//                                                               one an agent sent; absent = none
 //
 // Ids start at 1 and are dense; series ids are global (not per metric). The catalog is loaded from
 // the id-keyed entries ('M', 'H', 'S'); the name-keyed ones exist so a tool can look a name up
@@ -102,6 +104,7 @@ std::string HostIdKey(uint32_t id);
 std::string SeriesNameKey(uint32_t metric, std::string_view fields);
 std::string SeriesIdKey(uint32_t id);
 std::string WatermarkKey(std::string_view agent);
+std::string MetricDescriptionKey(uint32_t id);
 std::string EncodeId(uint32_t id);
 std::string EncodeWatermark(uint64_t sequence);
 

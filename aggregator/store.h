@@ -94,6 +94,8 @@ class Store {
   // The last sequence applied for `agent`; 0 for an agent never seen.
   uint64_t Watermark(std::string_view agent) const;
 
+  // A scalar metric is answered by RunScalarHistogramQuery (aggregator/scalar_query.h): each
+  // stored host-second value one sample, in fixed point.
   // Partial aggregates of one metric over [query.from, query.to): one merged histogram per
   // (column, group) that holds data, cells sorted by column then group, groups sorted by name.
   // group_by "" gives the one group ""; "host" a group per host; any other key a group per value
@@ -120,12 +122,18 @@ class Store {
   void AppendBatchLocked(const Batch& batch, const std::string& labels, rocksdb::WriteBatch* wb,
                          ApplyOutcome* out,
                          std::vector<std::pair<uint32_t, std::string>>* label_changes);
+  // Adds a metric's description to `wb` when it differs from the one held (write_mu_ held); the
+  // catalog takes it once the write has succeeded.
+  void AppendDescriptionLocked(uint32_t metric, const std::string& description,
+                               rocksdb::WriteBatch* wb);
 
   const StoreOptions options_;
   std::unique_ptr<Handles> db_;  // the DB and its column families
   Catalog catalog_;
   mutable std::mutex write_mu_;  // serializes writers; guards watermarks_
   std::unordered_map<std::string, uint64_t> watermarks_;
+  // Descriptions written by the WriteBatch being built, for the catalog after it succeeds.
+  std::vector<std::pair<uint32_t, std::string>> pending_descriptions_;
 };
 
 }  // namespace trailmap::aggregator

@@ -96,6 +96,7 @@ std::string EncodeAnswer(const Answer& answer) {
       list[i].setName(AsText(answer.metrics[i].name));
       list[i].setKind(static_cast<ingest::MetricKind>(answer.metrics[i].kind));
       list[i].setUnit(AsText(answer.metrics[i].unit));
+      list[i].setDescription(AsText(answer.metrics[i].description));
       const auto& keys = answer.metrics[i].fields;
       auto fields = list[i].initFields(static_cast<unsigned>(keys.size()));
       for (size_t k = 0; k < keys.size(); ++k) fields.set(static_cast<unsigned>(k), AsText(keys[k]));
@@ -134,6 +135,7 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
       for (auto m : a.getMetrics()) {
         MetricInfo info{Str(m.getName()), static_cast<MetricKind>(m.getKind()), Str(m.getUnit()), {}};
         for (auto key : m.getFields()) info.fields.push_back(Str(key));
+        info.description = Str(m.getDescription());
         answer.metrics.push_back(std::move(info));
       }
       return answer;

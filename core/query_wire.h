@@ -57,6 +57,7 @@ struct MetricInfo {
   MetricKind kind = MetricKind::kLatency;
   std::string unit;
   std::vector<std::string> fields;  // field keys its series carry, sorted
+  std::string description;          // one line, "" = none
 };
 
 struct Answer {

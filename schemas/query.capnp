@@ -56,4 +56,5 @@ struct MetricInfo {
   kind @1 :Ingest.MetricKind;
   unit @2 :Text;
   fields @3 :List(Text);  # the field keys its series carry, sorted
+  description @4 :Text;   # one line from the agents ("" = none); the latest non-empty one wins
 }
