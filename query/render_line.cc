@@ -16,7 +16,7 @@ constexpr int kLeft = 80, kTop = 64, kBottom = 48, kLegend = 220;
 constexpr Rgb kGrey{150, 150, 150}, kAxis{90, 90, 90}, kGrid{230, 230, 230}, kInk{30, 30, 30};
 
 std::string Title(const LineView& view) {
-  std::string t = view.metric + " — " + LineStatName(view.stat);
+  std::string t = view.metric + " · " + LineStatName(view.stat);
   if (!view.by.empty()) t += " by " + view.by;
   if (view.stacked) t += ", stacked";
   return t;
@@ -35,12 +35,16 @@ std::string Subtitle(const LineView& view) {
 std::vector<std::vector<double>> Drawn(const LineView& view) {
   std::vector<std::vector<double>> out;
   std::vector<double> base(view.columns, 0);
+  std::vector<bool> any(view.columns, false);  // stacked: some line so far has data in c
   for (const LineSeries& s : view.series) {
     std::vector<double> v = s.values;
     if (view.stacked) {
+      // A missing value stacks as 0 on the lines below it; a column no line so far has data in
+      // stays a gap.
       for (uint32_t c = 0; c < view.columns; ++c) {
+        any[c] = any[c] || !std::isnan(v[c]);
         base[c] += std::isnan(v[c]) ? 0 : v[c];
-        v[c] = base[c];
+        v[c] = any[c] ? base[c] : std::nan("");
       }
     }
     out.push_back(std::move(v));
@@ -95,8 +99,9 @@ LineLayout LayoutLine(const LineView& view, const LineStyle& style) {
   l.height = kTop + style.plot_height + kBottom;
   // The top of the axis: the data's top rounded up to a whole tick (91% -> 100%).
   const double top = view.Top() > 0 ? view.Top() : 1;
-  const double step = NiceStep(top / 5);
-  l.top_value = std::ceil(top / step - 1e-9) * step;
+  // Within 0.1% above a tick counts as the tick: stacked percentages that sum to 100.01%.
+  const double step = NiceStep(top / 6);
+  l.top_value = std::ceil(top / step - 1e-3) * step;
   return l;
 }
 

@@ -92,7 +92,7 @@ TEST(RenderLine, JsonAndAnsi) {
 
   const std::string ansi = RenderLineAnsi(SmallView(), 12);
   EXPECT_EQ(ansi,
-            "cpu.usage — avg by host\n"
+            "cpu.usage · avg by host\n"
             "2026-11-22T16:00:00Z to 2026-11-22T16:00:12Z, 1 s a point, 3 lines\n"
             "                     last      mean      max\n"
             "web-1  ████████████  91%       85.5%     91%       \n"
