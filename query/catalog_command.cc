@@ -72,6 +72,37 @@ std::string Join(const std::vector<std::string>& items, const char* sep) {
 
 }  // namespace
 
+void NoteOverflow(const CliContext& context, const QueryFlags& flags, int64_t from, int64_t to) {
+  Result<Catalog> catalog = FetchCatalog(context, flags);
+  if (!catalog.ok()) return;
+  auto it = catalog->metrics.find(flags.metric);
+  if (it == catalog->metrics.end() ||
+      std::find(it->second.fields.begin(), it->second.fields.end(), kOverflowField) == it->second.fields.end()) {
+    return;
+  }
+  QueryFlags counting = flags;
+  const std::string overflow = std::string(kOverflowField) + " == \"true\"";
+  const size_t first = flags.where.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) {
+    counting.where = overflow;
+  } else if (flags.where[first] == '{') {
+    counting.where = R"({"and": [)" + flags.where + R"(, {"field": ")" + kOverflowField +
+                     R"(", "op": "==", "value": "true"}]})";
+  } else {
+    counting.where = "(" + flags.where + ") and " + overflow;
+  }
+  HistogramQuery query;
+  query.metric = flags.metric;
+  query.from = from;
+  query.to = to;
+  query.step = static_cast<uint32_t>(std::min<int64_t>(to - from, UINT32_MAX));
+  query.hosts = SplitList(flags.hosts);
+  Result<Fetched> fetched = FetchGrid(context, counting, query);
+  if (!fetched.ok()) return;
+  const uint64_t events = fetched->grid.Total().count();
+  if (events > 0) *context.err << OverflowNote(events) << "\n";
+}
+
 CLI::App* AddMetricsCommand(CLI::App* app, MetricsFlags* flags) {
   CLI::App* cmd = app->add_subcommand("metrics", "List every metric: name, kind, unit, the fields it carries and what it measures");
   AddShardFlags(cmd, &flags->query);

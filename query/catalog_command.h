@@ -33,6 +33,11 @@ inline constexpr const char* kOverflowField = "overflow";
 // "note: N events over the cardinality bound went to the overflow series ...".
 std::string OverflowNote(uint64_t events);
 
+// Prints OverflowNote to stderr when events of flags.query.metric in [from, to) that pass
+// flags.where went to the overflow series. Costs one catalog query, and a second (counting) query
+// only when the metric has an overflow series at all; failures are silent (it is a note).
+void NoteOverflow(const CliContext& context, const QueryFlags& flags, int64_t from, int64_t to);
+
 CLI::App* AddMetricsCommand(CLI::App* app, MetricsFlags* flags);
 int RunMetrics(const MetricsFlags& flags, const CliContext& context);
 CLI::App* AddFieldsCommand(CLI::App* app, FieldsFlags* flags);

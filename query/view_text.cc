@@ -20,6 +20,13 @@ std::string FormatCount(uint64_t n) {
   return out;
 }
 
+std::string CountNoun(MetricKind kind, uint64_t n) {
+  if (kind == MetricKind::kScalar) return n == 1 ? "host-second" : "host-seconds";
+  return n == 1 ? "event" : "events";
+}
+
+const char* RateHeading(MetricKind kind) { return kind == MetricKind::kScalar ? "hosts" : "events/s"; }
+
 std::string FormatRate(double per_second) {
   if (per_second <= 0) return "0";
   if (per_second >= 999.5) return FormatCount(static_cast<uint64_t>(per_second + 0.5));
@@ -101,7 +108,7 @@ std::string HeatmapSubtitle(const HeatmapView& view) {
                   (view.per_column ? "per-column " : "") + ColoringName(view.coloring) +
                   " coloring" + (view.palette == Palette::kFalse ? ", false colors" : "") +
                   (view.scale == ValueScale::kLog ? " · log scale" : "") + " · " +
-                  FormatCount(view.total) + " events";
+                  FormatCount(view.total) + " " + CountNoun(view.kind, view.total);
   return s;
 }
 
