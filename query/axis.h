@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trailmap {
@@ -12,6 +13,11 @@ namespace trailmap {
 double NiceStep(double raw);
 // Ticks 0, step, 2*step, ... up to and including `top`, about `target` of them.
 std::vector<double> ValueTicks(double top, int target);
+// The same in a metric's unit: for bytes and byte rates ("B", "bytes", "B/s") a step is a power
+// of two times 1, 1024, 1024^2, ... so ticks read 1GiB, 2GiB, 4GiB (not 954MiB, 1.86GiB); any
+// other unit takes the decimal steps above.
+double NiceStep(double raw, std::string_view unit);
+std::vector<double> ValueTicks(double top, int target, std::string_view unit);
 
 // A round number of seconds between time labels (1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30 min,
 // 1, 2, 3, 6, 12 h, 1 d, ...) so that labels are at least `min_gap` seconds apart.

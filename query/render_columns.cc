@@ -130,7 +130,7 @@ std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& o
   // Value axis: round ticks in the metric's unit.
   out += "<g fill=\"#222222\" text-anchor=\"end\">\n";
   const double span = static_cast<double>(grid.ymax - grid.ymin);
-  for (double v : ValueTicks(span, std::max(2, std::min(8, plot_h / 50)))) {
+  for (double v : ValueTicks(span, std::max(2, std::min(8, plot_h / 50)), view.unit)) {
     const double y = bottom - v / span * plot_h;
     out += "<line x1=\"" + std::to_string(kLeft - 5) + "\" x2=\"" + std::to_string(kLeft) +
            "\" y1=\"" + SvgNumber(y) + "\" y2=\"" + SvgNumber(y) + "\" stroke=\"#555555\"/>";

@@ -100,7 +100,7 @@ LineLayout LayoutLine(const LineView& view, const LineStyle& style) {
   // The top of the axis: the data's top rounded up to a whole tick (91% -> 100%).
   const double top = view.Top() > 0 ? view.Top() : 1;
   // Within 0.1% above a tick counts as the tick: stacked percentages that sum to 100.01%.
-  const double step = NiceStep(top / 6);
+  const double step = NiceStep(top / 6, view.unit);
   l.top_value = std::ceil(top / step - 1e-3) * step;
   return l;
 }
@@ -114,7 +114,7 @@ std::string RenderLineSvg(const LineView& view, const LineStyle& style) {
   std::string out = SvgOpen(l.width, l.height);
   out += SvgHeading(l.left, Title(view), Subtitle(view), "");
   // Value axis and grid.
-  for (double v : ValueTicks(l.top_value, 5)) {
+  for (double v : ValueTicks(l.top_value, 5, view.unit)) {
     const std::string y = SvgNumber(l.Y(v));
     out += "<line x1=\"" + SvgNumber(l.left) + "\" y1=\"" + y + "\" x2=\"" + SvgNumber(l.left + l.plot_w) +
            "\" y2=\"" + y + "\" stroke=\"" + HexColor(kGrid) + "\"/>\n";
@@ -193,7 +193,7 @@ Canvas DrawLine(const LineView& view, const LineStyle& style) {
   Canvas canvas(l.width, l.height);
   canvas.Text(l.left, 20, Title(view), kInk, TextAlign::kLeft, 2);
   canvas.Text(l.left, 40, Subtitle(view), Rgb{102, 102, 102});
-  for (double v : ValueTicks(l.top_value, 5)) {
+  for (double v : ValueTicks(l.top_value, 5, view.unit)) {
     const int y = static_cast<int>(std::lround(l.Y(v)));
     canvas.Line(l.left, y, l.left + l.plot_w - 1, y, kGrid);
     canvas.Text(l.left - 6, y + 3, FormatQuantity(v, view.unit), kInk, TextAlign::kRight);

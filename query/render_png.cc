@@ -127,7 +127,7 @@ Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options) {
       canvas.Text(panel - 12, y_mid + 3, FormatRate(rates[r]), kText, TextAlign::kRight);
     }
     canvas.Text(4, bottom + 18, "range avg:", kMuted);
-    canvas.Text(4, bottom + 30, FormatRate(RangeEventsPerSecond(view)) + "/s", kText);
+    canvas.Text(4, bottom + 30, FormatRate(RangeEventsPerSecond(view)) + RateSuffix(view.kind), kText);
   }
 
   // Legend.

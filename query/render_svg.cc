@@ -141,7 +141,7 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
     out += "<text x=\"4\" y=\"" + std::to_string(bottom + 18) +
            "\" fill=\"#444444\" font-size=\"11\">range avg:</text>\n";
     out += "<text x=\"4\" y=\"" + std::to_string(bottom + 32) + "\" font-size=\"11\">" +
-           FormatRate(RangeEventsPerSecond(view)) + "/s</text>\n";
+           FormatRate(RangeEventsPerSecond(view)) + RateSuffix(view.kind) + "</text>\n";
   }
 
   // Time axis: clock-aligned UTC labels at least ~90 px apart.

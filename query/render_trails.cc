@@ -234,7 +234,7 @@ std::string RenderTrailsSvg(const TrailsView& view, const TrailsStyle& style) {
   out += "<line x1=\"" + std::to_string(l.left) + "\" x2=\"" + std::to_string(l.left + l.plot_w) +
          "\" y1=\"" + std::to_string(axis_y) + "\" y2=\"" + std::to_string(axis_y) + "\" stroke=\"" +
          HexColor(c.faint) + "\"/>\n";
-  for (double v : ValueTicks(span, std::max(2, l.plot_w / 110))) {
+  for (double v : ValueTicks(span, std::max(2, l.plot_w / 110), view.unit)) {
     const double x = l.left + v / span * l.plot_w;
     out += "<line x1=\"" + SvgNumber(x) + "\" x2=\"" + SvgNumber(x) + "\" y1=\"" + std::to_string(axis_y) +
            "\" y2=\"" + std::to_string(axis_y + 5) + "\" stroke=\"" + HexColor(c.faint) + "\"/>";
@@ -299,7 +299,7 @@ Result<std::string> RenderTrailsPng(const TrailsView& view, const TrailsStyle& s
   const int axis_y = kTop + l.plot_h + 6;
   const double span = static_cast<double>(view.hi - view.lo);
   canvas.Line(l.left, axis_y, l.left + l.plot_w, axis_y, c.faint);
-  for (double v : ValueTicks(span, std::max(2, l.plot_w / 110))) {
+  for (double v : ValueTicks(span, std::max(2, l.plot_w / 110), view.unit)) {
     const int x = static_cast<int>(std::lround(l.left + v / span * l.plot_w));
     canvas.Line(x, axis_y, x, axis_y + 5, c.faint);
     canvas.Text(x, axis_y + 18, FormatQuantity(static_cast<double>(view.lo) + v, view.unit), c.text,

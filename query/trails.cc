@@ -220,7 +220,8 @@ TrailsView AssembleTrails(const MergedGrid& grid, const TrailOptions& options) {
   if (view.hi == 0) {
     view.range_auto = true;
     view.lo = 0;
-    view.hi = static_cast<uint64_t>(NiceStep(static_cast<double>(std::max<uint64_t>(all.Percentile(99), 1))));
+    view.hi = static_cast<uint64_t>(
+        NiceStep(static_cast<double>(std::max<uint64_t>(all.Percentile(99), 1)), grid.unit));
   }
   if (view.hi <= view.lo) view.hi = view.lo + 1;
 

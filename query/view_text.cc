@@ -26,6 +26,7 @@ std::string CountNoun(MetricKind kind, uint64_t n) {
 }
 
 const char* RateHeading(MetricKind kind) { return kind == MetricKind::kScalar ? "hosts" : "events/s"; }
+const char* RateSuffix(MetricKind kind) { return kind == MetricKind::kScalar ? " hosts" : "/s"; }
 
 std::string FormatRate(double per_second) {
   if (per_second <= 0) return "0";
@@ -69,7 +70,7 @@ std::vector<ValueTick> ValueAxisTicks(const HeatmapView& view, int target) {
     }
     return ticks;
   }
-  const double step = NiceStep((hi - lo) / std::max(target, 1));
+  const double step = NiceStep((hi - lo) / std::max(target, 1), view.unit);
   for (double v = std::ceil(lo / step - 1e-9) * step; v <= hi * (1 + 1e-9); v += step) {
     ticks.push_back({ValueFraction(view, v), FormatQuantity(v, view.unit)});
   }

@@ -21,6 +21,8 @@ std::string FormatSpan(int64_t seconds);
 std::string CountNoun(MetricKind kind, uint64_t n);
 // The side panel's heading: "events/s", or "hosts" for a scalar (host-seconds per second).
 const char* RateHeading(MetricKind kind);
+// After a rate: "/s", or " hosts" for a scalar.
+const char* RateSuffix(MetricKind kind);
 
 // An average rate for the side panel: "0.03", "4.5", "2,006" (events per second).
 std::string FormatRate(double per_second);
