@@ -45,6 +45,12 @@ double NiceStep(double raw, std::string_view unit) {
   return 1024 * prefix;
 }
 
+double NiceTop(double value, std::string_view unit) {
+  if (!BinaryUnit(unit) || !(value > 1)) return NiceStep(value);
+  const double step = NiceStep(value / 5, unit);
+  return std::ceil(value / step - 1e-9) * step;
+}
+
 std::vector<double> ValueTicks(double top, int target, std::string_view unit) {
   std::vector<double> ticks;
   if (!(top > 0) || target < 1) return ticks;

@@ -17,6 +17,9 @@ std::vector<double> ValueTicks(double top, int target);
 // of two times 1, 1024, 1024^2, ... so ticks read 1GiB, 2GiB, 4GiB (not 954MiB, 1.86GiB); any
 // other unit takes the decimal steps above.
 double NiceStep(double raw, std::string_view unit);
+// The top of an automatic axis above `value`: NiceStep(value) (1, 2 or 5 × 10^k) in decimal
+// units; in byte units a whole number of binary steps (8.1GiB -> 10GiB, not 16GiB).
+double NiceTop(double value, std::string_view unit);
 std::vector<double> ValueTicks(double top, int target, std::string_view unit);
 
 // A round number of seconds between time labels (1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30 min,

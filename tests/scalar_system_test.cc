@@ -116,6 +116,15 @@ TEST(ScalarSystem, ScalarsDescriptionsAndOverflowThroughTheCli) {
     EXPECT_EQ(nlohmann::json::parse(hm.out)["total"], 20) << where;
   }
 
+  // Scalar views count host-seconds, and their axes read percent.
+  CommandResult svg = Cli(with_range({"heatmap", "--metric", "cpu.usage", "--format", "svg"}), q);
+  ASSERT_EQ(svg.exit_code, 0) << svg.err;
+  EXPECT_NE(svg.out.find("30 host-seconds"), std::string::npos);
+  EXPECT_NE(svg.out.find(">hosts</text>"), std::string::npos);
+  EXPECT_NE(svg.out.find("40%</text>"), std::string::npos);
+  CommandResult trails = Cli(with_range({"trails", "--metric", "cpu.usage", "--format", "svg"}), q);
+  EXPECT_NE(trails.out.find("30 host-seconds"), std::string::npos);
+
   // The overflow series: counted by fields, and noted under stats.
   CommandResult fields = Cli(with_range({"fields", "--metric", "disk.latency", "--format", "json"}), q);
   ASSERT_EQ(fields.exit_code, 0) << fields.err;
