@@ -436,7 +436,19 @@ void Range(const Predicate::Node& n, uint64_t* low, uint64_t* high) {
   using Op = Predicate::Op;
   for (const auto& c : n.children) Range(*c, low, high);
   if (!n.children.empty() || !IsValueName(n.name)) return;
-  const uint64_t v = n.literals[0].number;
+  const Literal& lit = n.literals[0];
+  const uint64_t v = lit.number;
+  // A fraction ("latency > 12.5", in ns) bounds the integers on its side of it.
+  if (lit.real != std::floor(lit.real) && lit.real < 9.0e18) {
+    const uint64_t below = static_cast<uint64_t>(std::floor(lit.real));  // the integer under it
+    switch (n.op) {
+      case Op::kGt: case Op::kGe: *low = std::max(*low, below + 1); break;
+      case Op::kLt: case Op::kLe: *high = std::min(*high, below); break;
+      case Op::kEq: *low = 1; *high = 0; break;  // no integer equals it
+      default: break;
+    }
+    return;
+  }
   switch (n.op) {
     case Op::kGt: *low = std::max(*low, v == UINT64_MAX ? v : v + 1); if (v == UINT64_MAX) *high = 0; break;
     case Op::kGe: *low = std::max(*low, v); break;
