@@ -15,7 +15,8 @@
 
 namespace trailmap::aggregator {
 
-Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* scalar,
+Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db,
+                                                rocksdb::ColumnFamilyHandle* scalar,
                                                 const Catalog& catalog, uint32_t metric_id,
                                                 const MetricRecord& metric,
                                                 const HistogramQuery& query) {
@@ -66,8 +67,8 @@ Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db, rocksdb::Column
     Result<double> value = DecodeScalar({v.data(), v.size()});
     if (!value.ok()) {
       return Status::Corruption("scalar: second " + std::to_string(key.second) + ", host " +
-                                std::to_string(key.host) + ", series " + std::to_string(key.series) +
-                                ": " + value.status().message());
+                                std::to_string(key.host) + ", series " +
+                                std::to_string(key.series) + ": " + value.status().message());
     }
     if (!std::isfinite(*value) || *value < 0 || !where->ValueMatches(*value)) continue;
     const double fixed = std::round(*value / step);
@@ -92,7 +93,8 @@ Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db, rocksdb::Column
   std::vector<std::string>& names = grouping.names();
   std::vector<uint32_t> order(names.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&names](uint32_t a, uint32_t b) { return names[a] < names[b]; });
+  std::sort(order.begin(), order.end(),
+            [&names](uint32_t a, uint32_t b) { return names[a] < names[b]; });
   std::vector<uint32_t> rank(names.size());
   for (uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
   for (QueryCell& cell : cells) cell.group = rank[cell.group];

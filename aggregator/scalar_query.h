@@ -34,7 +34,8 @@ namespace trailmap::aggregator {
 
 // `metric` is the catalog's record of query.metric (kind kScalar). The answer has kind kScalar,
 // unit FixedPointUnit(metric.unit), groups sorted by name, cells sorted by (column, group).
-Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* scalar,
+Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db,
+                                                rocksdb::ColumnFamilyHandle* scalar,
                                                 const Catalog& catalog, uint32_t metric_id,
                                                 const MetricRecord& metric,
                                                 const HistogramQuery& query);

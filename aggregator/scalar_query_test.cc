@@ -39,8 +39,15 @@ class ScalarQueryTest : public ::testing::Test {
     store_ = std::move(s).value();
     // web-1: user 12.34% and system 1.5% in seconds 0..3; web-2 (role=web): user 80% in 0..1 and
     // 90.5% in 2; db-1 (role=db): user 50% in second 0 and a negative (unstorable) value in 1.
-    Add("web-1", "web", {{0, 0, 12.34}, {1, 0, 12.34}, {2, 0, 12.34}, {3, 0, 12.34},
-                         {0, 1, 1.5}, {1, 1, 1.5}, {2, 1, 1.5}, {3, 1, 1.5}});
+    Add("web-1", "web",
+        {{0, 0, 12.34},
+         {1, 0, 12.34},
+         {2, 0, 12.34},
+         {3, 0, 12.34},
+         {0, 1, 1.5},
+         {1, 1, 1.5},
+         {2, 1, 1.5},
+         {3, 1, 1.5}});
     Add("web-2", "web", {{0, 0, 80}, {1, 0, 80}, {2, 0, 90.5}});
     Add("db-1", "db", {{0, 0, 50}, {1, 0, -1}, {9, 0, 70}});  // kT+9 is past the queried range
   }
@@ -53,7 +60,8 @@ class ScalarQueryTest : public ::testing::Test {
   void Add(const std::string& host, const std::string& role, std::vector<Value> values) {
     Batch b = MakeBatch(host + "/1", 1, host, {Usage("user", "CPU time by mode"), Usage("system")});
     b.labels = {{"role", role}};
-    for (const Value& v : values) b.seconds.push_back(SecondDelta{kT + v.offset, {}, {{v.series, v.value}}});
+    for (const Value& v : values)
+      b.seconds.push_back(SecondDelta{kT + v.offset, {}, {{v.series, v.value}}});
     Result<ApplyOutcome> r = store_->ApplyBatch(b);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     ASSERT_EQ(r->status, Ack::Status::kApplied);
@@ -94,16 +102,21 @@ TEST_F(ScalarQueryTest, ColumnsGroupsAndPredicates) {
   EXPECT_EQ(Cells(Query({.step = 4, .group_by = "mode"})),
             "0/system=4[150..150] 0/user=8[1234..9050]");
   // By a host label.
-  EXPECT_EQ(Cells(Query({.step = 4, .group_by = "role"})), "0/db=1[5000..5000] 0/web=11[150..9050]");
+  EXPECT_EQ(Cells(Query({.step = 4, .group_by = "role"})),
+            "0/db=1[5000..5000] 0/web=11[150..9050]");
   // A comparison on the value keeps individual host-seconds, compared with their fraction.
   EXPECT_EQ(Cells(Query({.step = 4, .where = "value > 12.34"})), "0/=4[5000..9050]");
-  EXPECT_EQ(Cells(Query({.step = 4, .where = "value >= 12.34 and value < 80%"})), "0/=5[1234..5000]");
+  EXPECT_EQ(Cells(Query({.step = 4, .where = "value >= 12.34 and value < 80%"})),
+            "0/=5[1234..5000]");
   // Fields, host and labels select series.
-  EXPECT_EQ(Cells(Query({.step = 4, .where = R"(mode == "user" and role == "web")"})), "0/=7[1234..9050]");
+  EXPECT_EQ(Cells(Query({.step = 4, .where = R"(mode == "user" and role == "web")"})),
+            "0/=7[1234..9050]");
   EXPECT_EQ(Cells(Query({.step = 4, .hosts = {"web-2"}})), "0/=3[8000..9050]");
   // The JSON form of the same predicate.
-  EXPECT_EQ(Cells(Query({.step = 4, .where = R"({"and": [{"field": "mode", "op": "==", "value": "user"},
-      {"field": "value", "op": ">", "value": "50%"}]})"})), "0/=3[8000..9050]");
+  EXPECT_EQ(
+      Cells(Query({.step = 4, .where = R"({"and": [{"field": "mode", "op": "==", "value": "user"},
+      {"field": "value", "op": ">", "value": "50%"}]})"})),
+      "0/=3[8000..9050]");
   // Nothing from past the range, and a bad predicate is an error.
   EXPECT_EQ(Query({.from = kT + 4, .to = kT + 9}).cells.size(), 0u);
   HistogramQuery bad{.metric = "cpu.usage", .from = kT, .to = kT + 4, .where = "value > 50ms%"};

@@ -10,7 +10,8 @@ namespace {
 // A uniform number in [0, 1) from (host, second, which): splitmix64 of the three.
 double Noise(size_t host, int64_t second, uint64_t which) {
   uint64_t z = (static_cast<uint64_t>(host) * 0x9E3779B97F4A7C15ull) ^
-               (static_cast<uint64_t>(second) * 0xBF58476D1CE4E5B9ull) ^ (which * 0x94D049BB133111EBull);
+               (static_cast<uint64_t>(second) * 0xBF58476D1CE4E5B9ull) ^
+               (which * 0x94D049BB133111EBull);
   z += 0x9E3779B97F4A7C15ull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -26,9 +27,11 @@ Batch WithFleetScalars(Batch batch, size_t host, int64_t second) {
   const uint32_t first = static_cast<uint32_t>(batch.series.size());
   const char* usage = "CPU time of the whole host by mode, % of all CPUs";
   for (const char* mode : {"user", "system", "iowait", "steal"}) {
-    batch.series.push_back({"cpu.usage", MetricKind::kScalar, "%", std::string("mode=") + mode, usage});
+    batch.series.push_back(
+        {"cpu.usage", MetricKind::kScalar, "%", std::string("mode=") + mode, usage});
   }
-  batch.series.push_back({"mem.rss", MetricKind::kScalar, "B", "", "Resident set size of all processes"});
+  batch.series.push_back(
+      {"mem.rss", MetricKind::kScalar, "B", "", "Resident set size of all processes"});
   batch.series.push_back(
       {"net.rx.bytes", MetricKind::kScalar, "B/s", "interface=eth0", "Bytes received per second"});
 

@@ -1,9 +1,8 @@
 // The JSON form of predicates (docs/predicates.md): read by turning the JSON into the text form,
 // one comparison at a time, so both forms share one parser, one set of limits and one AST; every
 // mistake is reported with the JSON path where it is ("at $.and[1].value: ...").
-#include <nlohmann/json.hpp>
-
 #include <cctype>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/predicate.h"
@@ -69,7 +68,8 @@ Result<std::string> LiteralText(const json& v, bool value_name, const std::strin
 // is allowed here.
 Result<std::string> ToText(const json& j, const std::string& path, size_t depth, bool conjunctive) {
   if (depth > kMaxPredicateJsonDepth) {
-    return ErrorAt(path, "nested deeper than " + std::to_string(kMaxPredicateJsonDepth) + " levels");
+    return ErrorAt(path,
+                   "nested deeper than " + std::to_string(kMaxPredicateJsonDepth) + " levels");
   }
   if (!j.is_object()) return ErrorAt(path, "expected an object, got " + std::string(j.type_name()));
   for (const char* joiner : {"and", "or"}) {
@@ -117,13 +117,16 @@ Result<std::string> ToText(const json& j, const std::string& path, size_t depth,
   std::string text = field + " " + op + " ";
   const json& value = j["value"];
   if (op == "in") {
-    if (!value.is_array() || value.empty()) return ErrorAt(path + ".value", "\"in\" takes a non-empty list");
+    if (!value.is_array() || value.empty())
+      return ErrorAt(path + ".value", "\"in\" takes a non-empty list");
     if (value.size() > kMaxInList) {
-      return ErrorAt(path + ".value", "more than " + std::to_string(kMaxInList) + " values in the list");
+      return ErrorAt(path + ".value",
+                     "more than " + std::to_string(kMaxInList) + " values in the list");
     }
     text += "(";
     for (size_t i = 0; i < value.size(); ++i) {
-      Result<std::string> lit = LiteralText(value[i], value_name, path + ".value[" + std::to_string(i) + "]");
+      Result<std::string> lit =
+          LiteralText(value[i], value_name, path + ".value[" + std::to_string(i) + "]");
       if (!lit.ok()) return lit;
       text += (i > 0 ? ", " : "") + *lit;
     }
@@ -143,8 +146,8 @@ Result<std::string> ToText(const json& j, const std::string& path, size_t depth,
 
 Result<std::string> PredicateJsonToText(std::string_view json_text) {
   if (json_text.size() > kMaxPredicateJson) {
-    return Status::InvalidArgument("JSON predicate longer than " + std::to_string(kMaxPredicateJson) +
-                                   " bytes");
+    return Status::InvalidArgument("JSON predicate longer than " +
+                                   std::to_string(kMaxPredicateJson) + " bytes");
   }
   json j = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
@@ -152,8 +155,8 @@ Result<std::string> PredicateJsonToText(std::string_view json_text) {
     try {
       (void)json::parse(json_text);
     } catch (const json::parse_error& e) {
-      return Status::InvalidArgument("JSON predicate does not parse at byte " + std::to_string(e.byte) +
-                                     ": " + e.what());
+      return Status::InvalidArgument("JSON predicate does not parse at byte " +
+                                     std::to_string(e.byte) + ": " + e.what());
     }
     return Status::InvalidArgument("JSON predicate does not parse");
   }

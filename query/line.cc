@@ -14,15 +14,20 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 double StatOf(const Histogram& h, LineStat stat, double scale) {
   if (h.empty()) return kNaN;
   switch (stat) {
-    case LineStat::kAvg: return static_cast<double>(h.sum()) / static_cast<double>(h.count()) * scale;
-    case LineStat::kMax: return static_cast<double>(h.max()) * scale;
-    case LineStat::kMin: return static_cast<double>(h.min()) * scale;
-    case LineStat::kSum: return static_cast<double>(h.sum()) * scale;
+    case LineStat::kAvg:
+      return static_cast<double>(h.sum()) / static_cast<double>(h.count()) * scale;
+    case LineStat::kMax:
+      return static_cast<double>(h.max()) * scale;
+    case LineStat::kMin:
+      return static_cast<double>(h.min()) * scale;
+    case LineStat::kSum:
+      return static_cast<double>(h.sum()) * scale;
   }
   return kNaN;
 }
 
-LineSeries SeriesOf(std::string name, const std::vector<Histogram>& cells, LineStat stat, double scale) {
+LineSeries SeriesOf(std::string name, const std::vector<Histogram>& cells, LineStat stat,
+                    double scale) {
   LineSeries s;
   s.name = std::move(name);
   s.values.reserve(cells.size());
@@ -43,10 +48,14 @@ LineSeries SeriesOf(std::string name, const std::vector<Histogram>& cells, LineS
 
 const char* LineStatName(LineStat stat) {
   switch (stat) {
-    case LineStat::kAvg: return "avg";
-    case LineStat::kMax: return "max";
-    case LineStat::kMin: return "min";
-    case LineStat::kSum: return "sum";
+    case LineStat::kAvg:
+      return "avg";
+    case LineStat::kMax:
+      return "max";
+    case LineStat::kMin:
+      return "min";
+    case LineStat::kSum:
+      return "sum";
   }
   return "?";
 }
@@ -55,7 +64,8 @@ Result<LineStat> ParseLineStat(std::string_view text) {
   for (LineStat s : {LineStat::kAvg, LineStat::kMax, LineStat::kMin, LineStat::kSum}) {
     if (text == LineStatName(s)) return s;
   }
-  return Status::InvalidArgument("unknown statistic \"" + std::string(text) + "\"; use avg, max, min or sum");
+  return Status::InvalidArgument("unknown statistic \"" + std::string(text) +
+                                 "\"; use avg, max, min or sum");
 }
 
 double LineView::Top() const {
@@ -110,7 +120,8 @@ LineView AssembleLineView(const MergedGrid& grid, const LineOptions& options) {
     std::vector<Histogram> rest(grid.columns);
     for (size_t i = keep; i < order.size(); ++i) {
       const size_t g = static_cast<size_t>(
-          std::find(grid.groups.begin(), grid.groups.end(), all[order[i]].name) - grid.groups.begin());
+          std::find(grid.groups.begin(), grid.groups.end(), all[order[i]].name) -
+          grid.groups.begin());
       if (g >= grid.groups.size()) continue;
       for (uint32_t c = 0; c < grid.columns; ++c) (void)rest[c].Merge(grid.cells[g][c]);
     }

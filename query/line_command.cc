@@ -10,7 +10,8 @@ namespace trailmap {
 namespace {
 
 bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 int Fail(const CliContext& context, const Status& status) {
@@ -23,8 +24,9 @@ constexpr int64_t kMaxPoints = 300;
 }  // namespace
 
 CLI::App* AddLineCommand(CLI::App* app, LineFlags* flags) {
-  CLI::App* cmd = app->add_subcommand(
-      "line", "Line or area chart over time, one line per host or field value (scalars: cpu.usage, mem.rss, ...)");
+  CLI::App* cmd = app->add_subcommand("line",
+                                      "Line or area chart over time, one line per host or field "
+                                      "value (scalars: cpu.usage, mem.rss, ...)");
   AddQueryFlags(cmd, &flags->query);
   cmd->add_option("--stat", flags->stat,
                   "What each point shows of its group's samples in its time step: avg, max, min or "
@@ -36,8 +38,10 @@ CLI::App* AddLineCommand(CLI::App* app, LineFlags* flags) {
                   "grey line \"other\"; 0 = every group")
       ->capture_default_str();
   cmd->add_flag("--area", flags->area, "Fill under each line");
-  cmd->add_flag("--stacked", flags->stacked, "Stack the lines as areas (parts of a total, e.g. --by mode)");
-  cmd->add_option("--step", flags->step, "Seconds a point (default: the range over at most 300 points)");
+  cmd->add_flag("--stacked", flags->stacked,
+                "Stack the lines as areas (parts of a total, e.g. --by mode)");
+  cmd->add_option("--step", flags->step,
+                  "Seconds a point (default: the range over at most 300 points)");
   cmd->add_option("--format,-f", flags->format,
                   "svg, png, json or ansi; default from -o's extension, else ansi sparklines")
       ->check(CLI::IsMember({"svg", "png", "json", "ansi"}));
@@ -45,12 +49,14 @@ CLI::App* AddLineCommand(CLI::App* app, LineFlags* flags) {
   cmd->footer(
       "Examples:\n"
       "  trailmap line --metric cpu.usage --by host --where 'mode == \"user\"' --from -10m\n"
-      "  trailmap line --metric cpu.usage --by mode --stacked --where 'host == \"web-1\"' -o cpu.png\n"
+      "  trailmap line --metric cpu.usage --by mode --stacked --where 'host == \"web-1\"' -o "
+      "cpu.png\n"
       "  trailmap line --metric mem.rss --by host --stat max --top 5 -o rss.svg\n"
       "  trailmap line --metric net.rx.bytes --stat sum --format json\n"
       "Values keep the metric's unit (%, B, B/s). A scalar's host-seconds are its samples: "
       "--by host --stat avg at a 1 s step is each host's own value.\n"
-      "Exit codes: 0 ok, 1 error, 2 usage error, 3 some shard did not answer (drawn from the others).");
+      "Exit codes: 0 ok, 1 error, 2 usage error, 3 some shard did not answer (drawn from the "
+      "others).");
   return cmd;
 }
 
@@ -59,7 +65,8 @@ int RunLine(const LineFlags& flags, const CliContext& context) {
   if (!range.ok()) return Fail(context, range.status());
   LineOptions options;
   Result<LineStat> stat = ParseLineStat(flags.stat);
-  if (!stat.ok()) return Fail(context, Status::InvalidArgument("--stat: " + stat.status().message()));
+  if (!stat.ok())
+    return Fail(context, Status::InvalidArgument("--stat: " + stat.status().message()));
   options.stat = *stat;
   options.top = flags.top;
   options.area = flags.area;
@@ -79,8 +86,10 @@ int RunLine(const LineFlags& flags, const CliContext& context) {
   query.from = range->from;
   query.to = range->to;
   const int64_t span = range->to - range->from;
-  query.step = flags.step > 0 ? flags.step
-                              : static_cast<uint32_t>(std::max<int64_t>(1, (span + kMaxPoints - 1) / kMaxPoints));
+  query.step =
+      flags.step > 0
+          ? flags.step
+          : static_cast<uint32_t>(std::max<int64_t>(1, (span + kMaxPoints - 1) / kMaxPoints));
   query.group_by = flags.query.by;
   query.hosts = SplitList(flags.query.hosts);
 
@@ -99,7 +108,8 @@ int RunLine(const LineFlags& flags, const CliContext& context) {
   } else if (format == "svg") {
     bytes = RenderLineSvg(view);
   } else {
-    const int width = context.terminal_columns > 0 ? std::max(10, context.terminal_columns - 60) : 60;
+    const int width =
+        context.terminal_columns > 0 ? std::max(10, context.terminal_columns - 60) : 60;
     bytes = RenderLineAnsi(view, width);
   }
   if (Status s = WriteOutput(context, flags.output, bytes); !s.ok()) return Fail(context, s);

@@ -16,9 +16,9 @@ struct LineFlags {
   size_t top = 10;           // lines of their own, the rest "other"; 0 = all
   bool area = false;
   bool stacked = false;
-  uint32_t step = 0;         // seconds a point; 0 = the range over at most 300 points
-  std::string format;        // "" = from -o's extension (.svg .png .json), else ansi
-  std::string output;        // -o; "" = standard output
+  uint32_t step = 0;   // seconds a point; 0 = the range over at most 300 points
+  std::string format;  // "" = from -o's extension (.svg .png .json), else ansi
+  std::string output;  // -o; "" = standard output
 };
 
 CLI::App* AddLineCommand(CLI::App* app, LineFlags* flags);

@@ -69,7 +69,9 @@ std::vector<std::pair<uint32_t, uint32_t>> Runs(const std::vector<double>& v) {
 }
 
 Rgb Tint(Rgb c, double keep) {
-  auto mix = [keep](uint8_t v) { return static_cast<uint8_t>(std::lround(255 - (255 - v) * keep)); };
+  auto mix = [keep](uint8_t v) {
+    return static_cast<uint8_t>(std::lround(255 - (255 - v) * keep));
+  };
   return Rgb{mix(c.r), mix(c.g), mix(c.b)};
 }
 
@@ -116,25 +118,30 @@ std::string RenderLineSvg(const LineView& view, const LineStyle& style) {
   // Value axis and grid.
   for (double v : ValueTicks(l.top_value, 5, view.unit)) {
     const std::string y = SvgNumber(l.Y(v));
-    out += "<line x1=\"" + SvgNumber(l.left) + "\" y1=\"" + y + "\" x2=\"" + SvgNumber(l.left + l.plot_w) +
-           "\" y2=\"" + y + "\" stroke=\"" + HexColor(kGrid) + "\"/>\n";
+    out += "<line x1=\"" + SvgNumber(l.left) + "\" y1=\"" + y + "\" x2=\"" +
+           SvgNumber(l.left + l.plot_w) + "\" y2=\"" + y + "\" stroke=\"" + HexColor(kGrid) +
+           "\"/>\n";
     out += "<text x=\"" + SvgNumber(l.left - 6) + "\" y=\"" + SvgNumber(l.Y(v) + 4) +
            "\" text-anchor=\"end\">" + XmlEscape(FormatQuantity(v, view.unit)) + "</text>\n";
   }
   // Time axis.
   const int64_t to = view.from + static_cast<int64_t>(view.columns) * view.step;
-  const int64_t interval = TimeTickInterval(static_cast<double>(to - view.from) * 90.0 / std::max(1, l.plot_w));
+  const int64_t interval =
+      TimeTickInterval(static_cast<double>(to - view.from) * 90.0 / std::max(1, l.plot_w));
   for (int64_t t : TimeTicks(view.from, to, interval)) {
     const double x = l.X(view, static_cast<double>(t - view.from) / view.step - 0.5);
-    out += "<line x1=\"" + SvgNumber(x) + "\" y1=\"" + SvgNumber(l.top + l.plot_h) + "\" x2=\"" + SvgNumber(x) +
-           "\" y2=\"" + SvgNumber(l.top + l.plot_h + 4) + "\" stroke=\"" + HexColor(kAxis) + "\"/>\n";
+    out += "<line x1=\"" + SvgNumber(x) + "\" y1=\"" + SvgNumber(l.top + l.plot_h) + "\" x2=\"" +
+           SvgNumber(x) + "\" y2=\"" + SvgNumber(l.top + l.plot_h + 4) + "\" stroke=\"" +
+           HexColor(kAxis) + "\"/>\n";
     out += "<text x=\"" + SvgNumber(x) + "\" y=\"" + SvgNumber(l.top + l.plot_h + 18) +
            "\" text-anchor=\"middle\">" + TimeTickLabel(t, interval) + "</text>\n";
   }
-  out += "<text x=\"" + SvgNumber(l.left + l.plot_w / 2.0) + "\" y=\"" + SvgNumber(l.top + l.plot_h + 38) +
+  out += "<text x=\"" + SvgNumber(l.left + l.plot_w / 2.0) + "\" y=\"" +
+         SvgNumber(l.top + l.plot_h + 38) +
          "\" text-anchor=\"middle\" fill=\"#666\">time (UTC)</text>\n";
-  out += "<rect x=\"" + SvgNumber(l.left) + "\" y=\"" + SvgNumber(l.top) + "\" width=\"" + SvgNumber(l.plot_w) +
-         "\" height=\"" + SvgNumber(l.plot_h) + "\" fill=\"none\" stroke=\"" + HexColor(kAxis) + "\"/>\n";
+  out += "<rect x=\"" + SvgNumber(l.left) + "\" y=\"" + SvgNumber(l.top) + "\" width=\"" +
+         SvgNumber(l.plot_w) + "\" height=\"" + SvgNumber(l.plot_h) + "\" fill=\"none\" stroke=\"" +
+         HexColor(kAxis) + "\"/>\n";
 
   const std::vector<std::vector<double>> drawn = Drawn(view);
   // Areas first (stacked: from the line below), then the lines over them.
@@ -142,7 +149,8 @@ std::string RenderLineSvg(const LineView& view, const LineStyle& style) {
     const std::string color = HexColor(LineColor(view, i));
     for (auto [b, e] : Runs(drawn[i])) {
       std::string points;
-      for (uint32_t c = b; c < e; ++c) points += SvgNumber(l.X(view, c)) + "," + SvgNumber(l.Y(drawn[i][c])) + " ";
+      for (uint32_t c = b; c < e; ++c)
+        points += SvgNumber(l.X(view, c)) + "," + SvgNumber(l.Y(drawn[i][c])) + " ";
       for (uint32_t c = e; c-- > b;) {
         const double below = view.stacked && i > 0 ? drawn[i - 1][c] : 0;
         points += SvgNumber(l.X(view, c)) + "," + SvgNumber(l.Y(below)) + " ";
@@ -158,11 +166,12 @@ std::string RenderLineSvg(const LineView& view, const LineStyle& style) {
            XmlEscape(view.series[i].name) + "</title>\n";
     for (auto [b, e] : Runs(drawn[i])) {
       std::string points;
-      for (uint32_t c = b; c < e; ++c) points += SvgNumber(l.X(view, c)) + "," + SvgNumber(l.Y(drawn[i][c])) + " ";
+      for (uint32_t c = b; c < e; ++c)
+        points += SvgNumber(l.X(view, c)) + "," + SvgNumber(l.Y(drawn[i][c])) + " ";
       points.pop_back();
       if (e - b == 1) {
-        out += "<circle cx=\"" + SvgNumber(l.X(view, b)) + "\" cy=\"" + SvgNumber(l.Y(drawn[i][b])) +
-               "\" r=\"1.5\" fill=\"" + color + "\"/>\n";
+        out += "<circle cx=\"" + SvgNumber(l.X(view, b)) + "\" cy=\"" +
+               SvgNumber(l.Y(drawn[i][b])) + "\" r=\"1.5\" fill=\"" + color + "\"/>\n";
       } else {
         out += "<polyline points=\"" + points + "\"/>\n";
       }
@@ -175,13 +184,14 @@ std::string RenderLineSvg(const LineView& view, const LineStyle& style) {
          "\" fill=\"#666\">mean over the range</text>\n";
   for (size_t i = 0; i < view.series.size(); ++i) {
     const int y = l.top + 20 + static_cast<int>(i) * 18;
-    out += "<rect x=\"" + std::to_string(lx) + "\" y=\"" + std::to_string(y - 9) + "\" width=\"12\" height=\"10\" fill=\"" +
-           HexColor(LineColor(view, i)) + "\"/>\n";
-    out += "<text x=\"" + std::to_string(lx + 18) + "\" y=\"" + std::to_string(y) + "\">" + XmlEscape(Legend(view, i)) +
-           "</text>\n";
+    out += "<rect x=\"" + std::to_string(lx) + "\" y=\"" + std::to_string(y - 9) +
+           "\" width=\"12\" height=\"10\" fill=\"" + HexColor(LineColor(view, i)) + "\"/>\n";
+    out += "<text x=\"" + std::to_string(lx + 18) + "\" y=\"" + std::to_string(y) + "\">" +
+           XmlEscape(Legend(view, i)) + "</text>\n";
   }
   if (view.series.empty()) {
-    out += "<text x=\"" + SvgNumber(l.left + l.plot_w / 2.0) + "\" y=\"" + SvgNumber(l.top + l.plot_h / 2.0) +
+    out += "<text x=\"" + SvgNumber(l.left + l.plot_w / 2.0) + "\" y=\"" +
+           SvgNumber(l.top + l.plot_h / 2.0) +
            "\" text-anchor=\"middle\" fill=\"#666\">no data in the range</text>\n";
   }
   out += "</svg>\n";
@@ -199,13 +209,16 @@ Canvas DrawLine(const LineView& view, const LineStyle& style) {
     canvas.Text(l.left - 6, y + 3, FormatQuantity(v, view.unit), kInk, TextAlign::kRight);
   }
   const int64_t to = view.from + static_cast<int64_t>(view.columns) * view.step;
-  const int64_t interval = TimeTickInterval(static_cast<double>(to - view.from) * 90.0 / std::max(1, l.plot_w));
+  const int64_t interval =
+      TimeTickInterval(static_cast<double>(to - view.from) * 90.0 / std::max(1, l.plot_w));
   for (int64_t t : TimeTicks(view.from, to, interval)) {
-    const int x = static_cast<int>(std::lround(l.X(view, static_cast<double>(t - view.from) / view.step - 0.5)));
+    const int x = static_cast<int>(
+        std::lround(l.X(view, static_cast<double>(t - view.from) / view.step - 0.5)));
     canvas.Line(x, l.top + l.plot_h, x, l.top + l.plot_h + 3, kAxis);
     canvas.Text(x, l.top + l.plot_h + 16, TimeTickLabel(t, interval), kInk, TextAlign::kCenter);
   }
-  canvas.Text(l.left + l.plot_w / 2, l.top + l.plot_h + 34, "time (UTC)", Rgb{102, 102, 102}, TextAlign::kCenter);
+  canvas.Text(l.left + l.plot_w / 2, l.top + l.plot_h + 34, "time (UTC)", Rgb{102, 102, 102},
+              TextAlign::kCenter);
 
   const std::vector<std::vector<double>> drawn = Drawn(view);
   if (view.area) {
@@ -216,13 +229,16 @@ Canvas DrawLine(const LineView& view, const LineStyle& style) {
         const int x0 = static_cast<int>(std::lround(l.X(view, b)));
         const int x1 = static_cast<int>(std::lround(l.X(view, e - 1)));
         for (int x = x0; x <= x1; ++x) {
-          const double pos = e - b == 1 ? b : b + static_cast<double>(x - x0) / std::max(1, x1 - x0) * (e - 1 - b);
+          const double pos =
+              e - b == 1 ? b : b + static_cast<double>(x - x0) / std::max(1, x1 - x0) * (e - 1 - b);
           const uint32_t c = std::min<uint32_t>(static_cast<uint32_t>(pos), e - 1);
           const uint32_t d = std::min<uint32_t>(c + 1, e - 1);
           const double f = pos - c;
           const double top = drawn[i][c] * (1 - f) + drawn[i][d] * f;
-          const double below = view.stacked && i > 0 ? drawn[i - 1][c] * (1 - f) + drawn[i - 1][d] * f : 0;
-          const int y0 = static_cast<int>(std::lround(l.Y(top))), y1 = static_cast<int>(std::lround(l.Y(below)));
+          const double below =
+              view.stacked && i > 0 ? drawn[i - 1][c] * (1 - f) + drawn[i - 1][d] * f : 0;
+          const int y0 = static_cast<int>(std::lround(l.Y(top))),
+                    y1 = static_cast<int>(std::lround(l.Y(below)));
           canvas.FillRect(x, y0, 1, std::max(0, y1 - y0), fill);
         }
       }
@@ -252,8 +268,8 @@ Canvas DrawLine(const LineView& view, const LineStyle& style) {
     canvas.Text(lx + 18, y, Legend(view, i), kInk);
   }
   if (view.series.empty()) {
-    canvas.Text(l.left + l.plot_w / 2, l.top + l.plot_h / 2, "no data in the range", Rgb{102, 102, 102},
-                TextAlign::kCenter);
+    canvas.Text(l.left + l.plot_w / 2, l.top + l.plot_h / 2, "no data in the range",
+                Rgb{102, 102, 102}, TextAlign::kCenter);
   }
   return canvas;
 }
@@ -283,7 +299,8 @@ std::string RenderLineJson(const LineView& view) {
         values.push_back(v);
       }
     }
-    list.push_back({{"name", s.name}, {"other", s.other}, {"mean", s.mean}, {"values", std::move(values)}});
+    list.push_back(
+        {{"name", s.name}, {"other", s.other}, {"mean", s.mean}, {"values", std::move(values)}});
   }
   j["series"] = std::move(list);
   j["merged_into_other"] = view.merged;
@@ -293,14 +310,16 @@ std::string RenderLineJson(const LineView& view) {
 
 std::string RenderLineAnsi(const LineView& view, int width) {
   static constexpr const char* kBlocks[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
-  const int cells = std::max(1, std::min<int>(width, static_cast<int>(std::max<uint32_t>(1, view.columns))));
+  const int cells =
+      std::max(1, std::min<int>(width, static_cast<int>(std::max<uint32_t>(1, view.columns))));
   double top = 0;
   std::vector<std::vector<double>> rows;
   for (const LineSeries& s : view.series) {
     std::vector<double> row(cells, std::nan(""));
     for (int k = 0; k < cells; ++k) {
       const uint32_t b = static_cast<uint32_t>(static_cast<uint64_t>(k) * view.columns / cells);
-      const uint32_t e = std::max(b + 1, static_cast<uint32_t>(static_cast<uint64_t>(k + 1) * view.columns / cells));
+      const uint32_t e = std::max(
+          b + 1, static_cast<uint32_t>(static_cast<uint64_t>(k + 1) * view.columns / cells));
       double total = 0;
       int n = 0;
       for (uint32_t c = b; c < e && c < s.values.size(); ++c) {
@@ -317,7 +336,8 @@ std::string RenderLineAnsi(const LineView& view, int width) {
     rows.push_back(std::move(row));
   }
   size_t name_width = 4;
-  for (const LineSeries& s : view.series) name_width = std::max(name_width, std::min<size_t>(s.name.size(), 24));
+  for (const LineSeries& s : view.series)
+    name_width = std::max(name_width, std::min<size_t>(s.name.size(), 24));
   std::string out = Title(view) + "\n" + Subtitle(view) + "\n";
   out += std::string(name_width + 2 + cells + 2, ' ') + "last      mean      max\n";
   for (size_t i = 0; i < view.series.size(); ++i) {
@@ -328,7 +348,8 @@ std::string RenderLineAnsi(const LineView& view, int width) {
       if (std::isnan(v)) {
         out += " ";
       } else {
-        const int level = top > 0 ? std::clamp(static_cast<int>(std::floor(v / top * 7.999)), 0, 7) : 0;
+        const int level =
+            top > 0 ? std::clamp(static_cast<int>(std::floor(v / top * 7.999)), 0, 7) : 0;
         out += kBlocks[level];
       }
     }

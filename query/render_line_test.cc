@@ -49,7 +49,8 @@ TEST(RenderLine, SvgGolden) {
   EXPECT_NE(svg.find(">100%</text>"), std::string::npos);
   EXPECT_NE(svg.find(">web-1  85.5%</text>"), std::string::npos);
   size_t lines = 0;
-  for (size_t p = svg.find("<polyline"); p != std::string::npos; p = svg.find("<polyline", p + 1)) ++lines;
+  for (size_t p = svg.find("<polyline"); p != std::string::npos; p = svg.find("<polyline", p + 1))
+    ++lines;
   EXPECT_EQ(lines, 4u);
 }
 
@@ -71,7 +72,8 @@ TEST(RenderLine, PngPixels) {
   const Canvas sc = DrawLine(stacked);
   const LineLayout sl = LayoutLine(stacked);
   EXPECT_EQ(stacked.series[1].name, "web-2");
-  const Rgb fill = sc.At(static_cast<int>(std::lround(sl.X(stacked, 8))), static_cast<int>(std::lround(sl.Y(15))));
+  const Rgb fill = sc.At(static_cast<int>(std::lround(sl.X(stacked, 8))),
+                         static_cast<int>(std::lround(sl.Y(15))));
   EXPECT_NE(fill, Rgb{});
   EXPECT_NE(fill, LineColor(stacked, 1));
   Result<std::string> png = RenderLinePng(view);

@@ -20,7 +20,9 @@ namespace {
 using namespace std::chrono_literals;
 
 int64_t Now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 // Host h (0, 1, 2) reports cpu.usage{mode=user} = 10 * (h + 1) + 0.25 % for each of 10 seconds,
@@ -30,9 +32,10 @@ Batch HostBatch(int h, int64_t start) {
   b.agent = "sim-" + std::to_string(h) + "/1";
   b.sequence = 1;
   b.host = "sim-" + std::to_string(h);
-  b.series = {{"cpu.usage", MetricKind::kScalar, "%", "mode=user", "CPU time by mode, % of all CPUs"},
-              {"disk.latency", MetricKind::kLatency, "ns", "op=read", ""},
-              {"disk.latency", MetricKind::kLatency, "ns", "overflow=true", ""}};
+  b.series = {
+      {"cpu.usage", MetricKind::kScalar, "%", "mode=user", "CPU time by mode, % of all CPUs"},
+      {"disk.latency", MetricKind::kLatency, "ns", "op=read", ""},
+      {"disk.latency", MetricKind::kLatency, "ns", "overflow=true", ""}};
   for (int s = 0; s < 10; ++s) {
     SecondDelta sd;
     sd.time = start + s;
@@ -70,7 +73,8 @@ TEST(ScalarSystem, ScalarsDescriptionsAndOverflowThroughTheCli) {
     ASSERT_TRUE(ack.ok());
     ASSERT_EQ(ack->status, Ack::Status::kApplied) << ack->reason;
   }
-  const std::vector<std::string> range = {"--from", std::to_string(start), "--to", std::to_string(start + 10)};
+  const std::vector<std::string> range = {"--from", std::to_string(start), "--to",
+                                          std::to_string(start + 10)};
   auto with_range = [&range](std::vector<std::string> args) {
     args.insert(args.end(), range.begin(), range.end());
     return args;
@@ -87,7 +91,8 @@ TEST(ScalarSystem, ScalarsDescriptionsAndOverflowThroughTheCli) {
   EXPECT_NE(Cli({"metrics"}, q).out.find("CPU time by mode, % of all CPUs"), std::string::npos);
 
   // stats: each host-second is one sample; means are exact to 0.01%.
-  CommandResult stats = Cli(with_range({"stats", "--metric", "cpu.usage", "--by", "host", "--format", "json"}), q);
+  CommandResult stats =
+      Cli(with_range({"stats", "--metric", "cpu.usage", "--by", "host", "--format", "json"}), q);
   ASSERT_EQ(stats.exit_code, 0) << stats.err;
   const auto groups = ParseStats(stats.out);
   ASSERT_EQ(groups.size(), 3u);
@@ -95,23 +100,31 @@ TEST(ScalarSystem, ScalarsDescriptionsAndOverflowThroughTheCli) {
   EXPECT_DOUBLE_EQ(groups.at("sim-1").mean, 2025);  // 20.25% in 0.01%
   EXPECT_EQ(groups.at("sim-2").max, 3025u);
   // The table reads percent (20.25% to three digits, the exact tie printed to even).
-  EXPECT_NE(Cli(with_range({"stats", "--metric", "cpu.usage", "--by", "host"}), q).out.find("20.2%"),
-            std::string::npos);
+  EXPECT_NE(
+      Cli(with_range({"stats", "--metric", "cpu.usage", "--by", "host"}), q).out.find("20.2%"),
+      std::string::npos);
 
   // line: one value per host and second, in %.
-  CommandResult line = Cli(with_range({"line", "--metric", "cpu.usage", "--by", "host", "--step", "1", "--format", "json"}), q);
+  CommandResult line = Cli(with_range({"line", "--metric", "cpu.usage", "--by", "host", "--step",
+                                       "1", "--format", "json"}),
+                           q);
   ASSERT_EQ(line.exit_code, 0) << line.err;
   const nlohmann::json lj = nlohmann::json::parse(line.out);
   EXPECT_EQ(lj["unit"], "%");
   ASSERT_EQ(lj["series"].size(), 3u);
   EXPECT_EQ(lj["series"][0]["name"], "sim-2");
   EXPECT_DOUBLE_EQ(lj["series"][0]["values"][9].get<double>(), 30.25);
-  CommandResult sum = Cli(with_range({"line", "--metric", "cpu.usage", "--stat", "sum", "--step", "10", "--format", "json"}), q);
-  EXPECT_DOUBLE_EQ(nlohmann::json::parse(sum.out)["series"][0]["values"][0].get<double>(), 10 * (10.25 + 20.25 + 30.25));
+  CommandResult sum = Cli(with_range({"line", "--metric", "cpu.usage", "--stat", "sum", "--step",
+                                      "10", "--format", "json"}),
+                          q);
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(sum.out)["series"][0]["values"][0].get<double>(),
+                   10 * (10.25 + 20.25 + 30.25));
 
   // A value predicate keeps host-seconds, in the text and the JSON form alike.
-  for (const std::string where : {"value > 15%", R"({"field": "value", "op": ">", "value": "15%"})"}) {
-    CommandResult hm = Cli(with_range({"heatmap", "--metric", "cpu.usage", "--where", where, "--format", "json"}), q);
+  for (const std::string where :
+       {"value > 15%", R"({"field": "value", "op": ">", "value": "15%"})"}) {
+    CommandResult hm = Cli(
+        with_range({"heatmap", "--metric", "cpu.usage", "--where", where, "--format", "json"}), q);
     ASSERT_EQ(hm.exit_code, 0) << hm.err;
     EXPECT_EQ(nlohmann::json::parse(hm.out)["total"], 20) << where;
   }
@@ -126,16 +139,21 @@ TEST(ScalarSystem, ScalarsDescriptionsAndOverflowThroughTheCli) {
   EXPECT_NE(trails.out.find("30 host-seconds"), std::string::npos);
 
   // The overflow series: counted by fields, and noted under stats.
-  CommandResult fields = Cli(with_range({"fields", "--metric", "disk.latency", "--format", "json"}), q);
+  CommandResult fields =
+      Cli(with_range({"fields", "--metric", "disk.latency", "--format", "json"}), q);
   ASSERT_EQ(fields.exit_code, 0) << fields.err;
   EXPECT_EQ(nlohmann::json::parse(fields.out)["overflow_events"], 21);
-  EXPECT_NE(Cli(with_range({"fields", "--metric", "disk.latency"}), q).out.find("note: 21 events over the cardinality bound"),
+  EXPECT_NE(Cli(with_range({"fields", "--metric", "disk.latency"}), q)
+                .out.find("note: 21 events over the cardinality bound"),
             std::string::npos);
   CommandResult noted = Cli(with_range({"stats", "--metric", "disk.latency"}), q);
   ASSERT_EQ(noted.exit_code, 0);
-  EXPECT_NE(noted.err.find("note: 21 events over the cardinality bound went to the overflow series"), std::string::npos)
+  EXPECT_NE(
+      noted.err.find("note: 21 events over the cardinality bound went to the overflow series"),
+      std::string::npos)
       << noted.err;
-  CommandResult quiet = Cli(with_range({"stats", "--metric", "disk.latency", "--where", "op == \"read\""}), q);
+  CommandResult quiet =
+      Cli(with_range({"stats", "--metric", "disk.latency", "--where", "op == \"read\""}), q);
   EXPECT_EQ(quiet.err.find("overflow"), std::string::npos) << quiet.err;
 }
 
