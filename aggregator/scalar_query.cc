@@ -29,6 +29,13 @@ Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db,
 
   Result<Predicate> where = Predicate::Parse(query.where);
   if (!where.ok()) return Status::InvalidArgument("--where: " + where.status().message());
+  // "value > 10ms" on a metric in % would silently keep nothing: say what the value is in.
+  for (const std::string& literal : where->ValueLiterals()) {
+    if (Result<uint64_t> v = ParseQuantity(literal, answer.unit); !v.ok()) {
+      return Status::InvalidArgument("--where: " + query.metric + " is in " + metric.unit + ": " +
+                                     v.status().message());
+    }
+  }
 
   std::vector<uint8_t> allowed;  // host id -> kept; empty = every host
   if (!query.hosts.empty()) {

@@ -121,6 +121,10 @@ TEST_F(ScalarQueryTest, ColumnsGroupsAndPredicates) {
   EXPECT_EQ(Query({.from = kT + 4, .to = kT + 9}).cells.size(), 0u);
   HistogramQuery bad{.metric = "cpu.usage", .from = kT, .to = kT + 4, .where = "value > 50ms%"};
   EXPECT_FALSE(store_->QueryHistograms(bad).ok());
+  // A value in another unit is refused, not silently empty.
+  bad.where = "value > 10ms";
+  EXPECT_EQ(store_->QueryHistograms(bad).status().message(),
+            "--where: cpu.usage is in %: \"10ms\" is not a number in %, e.g. 12.5%");
 }
 
 TEST_F(ScalarQueryTest, DescriptionsAreKeptAndSurviveReopen) {

@@ -527,6 +527,21 @@ std::pair<uint64_t, uint64_t> Predicate::ValueRange() const {
   return {low, high};
 }
 
+namespace {
+
+void CollectValueLiterals(const Predicate::Node& n, std::vector<std::string>* out) {
+  for (const auto& c : n.children) CollectValueLiterals(*c, out);
+  if (n.children.empty() && IsValueName(n.name)) out->push_back(n.literals[0].text);
+}
+
+}  // namespace
+
+std::vector<std::string> Predicate::ValueLiterals() const {
+  std::vector<std::string> out;
+  if (root_) CollectValueLiterals(*root_, &out);
+  return out;
+}
+
 std::vector<std::string> Predicate::Names() const {
   std::vector<std::string> names;
   if (root_) CollectNames(*root_, &names);

@@ -73,6 +73,9 @@ class Predicate {
   // every comparison on the value name; the scalar counterpart of ValueRange. Value comparisons
   // can only be joined by "and" (Parse refuses others), so this is exact.
   bool ValueMatches(double value) const;
+  // The literals of the comparisons on the value name, as written ("50%", "10ms"), so a caller
+  // that knows the metric's unit can refuse a literal in another ("value > 10ms" on a metric in %).
+  std::vector<std::string> ValueLiterals() const;
   // The names the predicate reads, value name excluded, each once, in order of appearance.
   std::vector<std::string> Names() const;
   // Canonical text: parses back to the same predicate.

@@ -160,6 +160,8 @@ TEST(Predicate, ScalarValues) {
   EXPECT_TRUE(Must("value >= 4MiB/s").ValueMatches(4194304));
   EXPECT_FALSE(Must("value >= 4MiB/s").ValueMatches(4194303));
   EXPECT_EQ(Must("value > 12.5").ToString(), "value > 12.5");
+  EXPECT_EQ(Must("value > 12.5 and host == \"a\" and value <= 50%").ValueLiterals(),
+            (std::vector<std::string>{"12.5", "50%"}));
   // On a histogram's integer values a fraction bounds the integers on its side.
   EXPECT_EQ(Must("latency > 12.5").ValueRange(), (std::pair<uint64_t, uint64_t>{13, UINT64_MAX}));
   EXPECT_EQ(Must("latency <= 12.5").ValueRange(), (std::pair<uint64_t, uint64_t>{0, 12}));
