@@ -15,7 +15,6 @@
 #pragma once
 
 #include "aggregator/catalog.h"
-#include "aggregator/series_filter.h"
 #include "core/query_wire.h"
 #include "core/status.h"
 
@@ -26,6 +25,8 @@ class ColumnFamilyHandle;
 
 namespace trailmap::aggregator {
 
+// The group name of data that lacks the field a query groups by.
+inline constexpr const char* kNoGroupValue = "(none)";
 // A range shorter than twice this is scanned by the calling thread alone.
 inline constexpr uint64_t kMinSecondsPerThread = 300;
 

@@ -13,13 +13,11 @@
 #include <vector>
 
 #include "aggregator/catalog.h"
+#include "aggregator/histogram_query.h"  // kNoGroupValue
 #include "core/predicate.h"
 #include "core/series.h"
 
 namespace trailmap::aggregator {
-
-// The group name of data that lacks the field a query groups by.
-inline constexpr const char* kNoGroupValue = "(none)";
 
 // Maps (host id, series id) to a group index, asking the catalog once per id.
 class Grouping {
