@@ -60,6 +60,7 @@ Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db,
   Grouping grouping(catalog, query.group_by);
   SeriesFilter filter(catalog, *where);
   std::vector<QueryCell> cells;
+  std::vector<CellSummary> sums;       // instead of cells, when the query asks for summaries
   std::vector<int32_t> cell_of_group;  // for the current column: group -> index in cells, or -1
   uint64_t current_column = UINT64_MAX;
   DataKey key;
@@ -88,6 +89,15 @@ Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db,
       std::fill(cell_of_group.begin(), cell_of_group.end(), -1);
     }
     if (group >= cell_of_group.size()) cell_of_group.resize(group + 1, -1);
+    if (query.summaries) {
+      // Exact, in the metric's own unit: no fixed point.
+      if (cell_of_group[group] < 0) {
+        cell_of_group[group] = static_cast<int32_t>(sums.size());
+        sums.push_back(CellSummary{static_cast<uint32_t>(column), group, 0, 0, 0, 0});
+      }
+      sums[cell_of_group[group]].Add(CellSummary{0, 0, 1, *value, *value, *value});
+      continue;
+    }
     if (cell_of_group[group] < 0) {
       cell_of_group[group] = static_cast<int32_t>(cells.size());
       cells.push_back(QueryCell{static_cast<uint32_t>(column), group, Histogram()});
@@ -108,6 +118,12 @@ Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db,
   std::stable_sort(cells.begin(), cells.end(), [](const QueryCell& a, const QueryCell& b) {
     return a.column != b.column ? a.column < b.column : a.group < b.group;
   });
+  for (CellSummary& s : sums) s.group = rank[s.group];
+  std::stable_sort(sums.begin(), sums.end(), [](const CellSummary& a, const CellSummary& b) {
+    return a.column != b.column ? a.column < b.column : a.group < b.group;
+  });
+  if (query.summaries) answer.unit = metric.unit;
+  answer.summaries = std::move(sums);
   answer.groups.reserve(names.size());
   for (uint32_t i : order) answer.groups.push_back(std::move(names[i]));
   answer.cells = std::move(cells);

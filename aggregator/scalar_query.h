@@ -16,6 +16,9 @@
 // values, compared with their fraction (Predicate::ValueMatches); every other comparison selects
 // series by host, labels and fields, as for histograms.
 //
+// With query.summaries the answer holds a CellSummary per cell instead (count, sum, min, max of
+// the raw values, exact, in the metric's own unit; the answer's unit is then metric.unit).
+//
 // One range scan of the `scalar` column family over [metric|from, metric|to), on the calling
 // thread (an 8-byte value decodes in nanoseconds; 1,000 hosts × 10 minutes is 600,000 keys).
 // Thread safety: reads only; may run on any thread alongside the store's writer.

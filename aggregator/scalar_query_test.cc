@@ -127,6 +127,23 @@ TEST_F(ScalarQueryTest, ColumnsGroupsAndPredicates) {
             "--where: cpu.usage is in %: \"10ms\" is not a number in %, e.g. 12.5%");
 }
 
+// A summaries query: count, sum, min and max of the raw values, exact and in %.
+TEST_F(ScalarQueryTest, SummariesAreExactInTheMetricsUnit) {
+  const HistogramAnswer a = Query({.step = 4, .group_by = "host", .summaries = true});
+  EXPECT_EQ(a.unit, "%");
+  EXPECT_TRUE(a.cells.empty());
+  ASSERT_EQ(a.summaries.size(), 3u);
+  EXPECT_EQ(a.groups, (std::vector<std::string>{"db-1", "web-1", "web-2"}));
+  const CellSummary& web1 = a.summaries[1];
+  EXPECT_EQ(web1.group, 1u);
+  EXPECT_EQ(web1.count, 8u);
+  EXPECT_DOUBLE_EQ(web1.sum, 4 * 12.34 + 4 * 1.5);
+  EXPECT_DOUBLE_EQ(web1.min, 1.5);
+  EXPECT_DOUBLE_EQ(web1.max, 12.34);
+  EXPECT_DOUBLE_EQ(a.summaries[2].sum, 80 + 80 + 90.5);
+  EXPECT_EQ(a.summaries[0].count, 1u);  // db-1's -1 is not a value
+}
+
 TEST_F(ScalarQueryTest, DescriptionsAreKeptAndSurviveReopen) {
   std::vector<MetricInfo> metrics = store_->Metrics();
   ASSERT_EQ(metrics.size(), 1u);

@@ -1,12 +1,13 @@
 // LineView: one line per group over time — the line and area charts of scalars (cpu.usage by
 // host or by mode, mem.rss, net.rx.bytes), and of any histogram metric's per-column statistic.
 //
-// Built from a merged grid (query/partials.h): each (group, column) cell gives one point, the
-// cell's exact count, sum, min and max turned into the chosen statistic — avg = sum / count,
+// Built from a SummaryGrid: each (group, column) cell's count, sum, min and max — what the
+// aggregators answer to a summaries query, merged across shards — turned into the statistic — avg = sum / count,
 // max, min, or sum. For a scalar metric each host-second is one sample (aggregator/
 // scalar_query.h), so `--by host --stat avg` at a 1 s step is each host's own value, and
 // `--stat sum` over hosts is the fleet's total. Values are in the metric's display unit: a
-// fixed-point histogram unit ("0.01%") is scaled back ("%").
+// fixed-point histogram unit ("0.01%") is scaled back ("%"). A merged histogram grid
+// (query/partials.h) can be summarized into one as well (SummarizeGrid).
 //
 // More groups than `top`: the `top` groups with the largest mean keep their own lines and the
 // rest are merged, cell by cell, into one line "other" (a merge of histograms, so avg, min, max
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "core/query_wire.h"
 #include "query/partials.h"
 
 namespace trailmap {
@@ -61,6 +63,26 @@ struct LineView {
   double Top() const;
 };
 
+// Per group and column a summary (count 0: no data), values in `unit` (the display unit).
+struct SummaryGrid {
+  std::string metric;
+  std::string unit;
+  std::string group_by;
+  int64_t from = 0;
+  uint32_t step = 1;
+  uint32_t columns = 0;
+  std::vector<std::string> groups;              // sorted
+  std::vector<std::vector<CellSummary>> cells;  // cells[group][column]
+};
+
+// The answers of every shard to `query` (asked with summaries = true), merged: group names
+// unified and sorted, equal cells added. Corruption for a cell outside the query's columns and
+// for shards that disagree on the unit, naming the shard.
+Result<SummaryGrid> MergeSummaries(const HistogramQuery& query, const std::vector<Answer>& answers);
+// A histogram grid's cells summarized, a fixed-point unit scaled back to the display unit.
+SummaryGrid SummarizeGrid(const MergedGrid& grid);
+
+LineView AssembleLineView(const SummaryGrid& grid, const LineOptions& options);
 LineView AssembleLineView(const MergedGrid& grid, const LineOptions& options);
 
 }  // namespace trailmap

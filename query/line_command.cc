@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
 
+#include "core/predicate.h"
 #include "query/line.h"
 #include "query/render_line.h"
 
@@ -92,11 +93,24 @@ int RunLine(const LineFlags& flags, const CliContext& context) {
           : static_cast<uint32_t>(std::max<int64_t>(1, (span + kMaxPoints - 1) / kMaxPoints));
   query.group_by = flags.query.by;
   query.hosts = SplitList(flags.query.hosts);
-
-  Result<Fetched> fetched = FetchGrid(context, flags.query, query);
-  if (!fetched.ok()) return Fail(context, fetched.status());
-  LineView view = AssembleLineView(fetched->grid, options);
-  view.missing_shards = fetched->missing;
+  query.where = flags.query.where;
+  // Summaries, not histograms: a line needs count, sum, min and max of each cell, four numbers
+  // (and a scalar's are exact, without fixed point).
+  query.summaries = true;
+  if (Result<Predicate> where = Predicate::Parse(query.where); !where.ok()) {
+    return Fail(context, Status::InvalidArgument("--where: " + where.status().message()));
+  }
+  Query q;
+  q.kind = Query::Kind::kHistograms;
+  q.histograms = query;
+  Result<FanoutResult> fanout = FanOutAll(context, flags.query, std::move(q));
+  if (!fanout.ok()) return Fail(context, fanout.status());
+  std::vector<std::string> missing;
+  for (const ShardFailure& f : fanout->failures) missing.push_back(f.endpoint + ": " + f.reason);
+  Result<SummaryGrid> grid = MergeSummaries(query, fanout->answers);
+  if (!grid.ok()) return Fail(context, grid.status());
+  LineView view = AssembleLineView(*grid, options);
+  view.missing_shards = missing;
 
   std::string bytes;
   if (format == "json") {
@@ -113,7 +127,7 @@ int RunLine(const LineFlags& flags, const CliContext& context) {
     bytes = RenderLineAnsi(view, width);
   }
   if (Status s = WriteOutput(context, flags.output, bytes); !s.ok()) return Fail(context, s);
-  return ReportMissing(context, fetched->missing);
+  return ReportMissing(context, missing);
 }
 
 }  // namespace trailmap

@@ -84,5 +84,52 @@ TEST(LineView, LatencyKeepsNanosecondsAndOneGroupIsNamedForTheMetric) {
   EXPECT_FALSE(ParseLineStat("median").ok());
 }
 
+// Two shards' summary answers merge into one grid: groups unified, equal cells added.
+TEST(LineView, MergeSummariesAcrossShards) {
+  HistogramQuery q{.metric = "cpu.usage", .from = 100, .to = 104, .step = 2, .group_by = "host"};
+  Answer a, b;
+  a.shard = "agg-1";
+  a.histograms.unit = "%";
+  a.histograms.groups = {"h2", "h9"};
+  a.histograms.summaries = {{0, 0, 2, 30, 10, 20}, {1, 1, 1, 5, 5, 5}};
+  b.shard = "agg-2";
+  b.histograms.unit = "%";
+  b.histograms.groups = {"h2"};
+  b.histograms.summaries = {{0, 0, 1, 40, 40, 40}};
+  Result<SummaryGrid> grid = MergeSummaries(q, {a, b});
+  ASSERT_TRUE(grid.ok()) << grid.status().ToString();
+  EXPECT_EQ(grid->columns, 2u);
+  EXPECT_EQ(grid->groups, (std::vector<std::string>{"h2", "h9"}));
+  EXPECT_EQ(grid->cells[0][0].count, 3u);
+  EXPECT_DOUBLE_EQ(grid->cells[0][0].sum, 70);
+  EXPECT_DOUBLE_EQ(grid->cells[0][0].max, 40);
+  LineView v = AssembleLineView(*grid, {.stat = LineStat::kAvg});
+  ASSERT_EQ(v.series.size(), 2u);
+  EXPECT_EQ(v.series[0].name, "h2");
+  EXPECT_DOUBLE_EQ(v.series[0].values[0], 70.0 / 3);
+  EXPECT_TRUE(std::isnan(v.series[0].values[1]));
+  // A shard that predates summaries answers with fixed-point histograms: summarized, scaled.
+  Answer old;
+  old.shard = "agg-old";
+  old.histograms.unit = "0.01%";
+  old.histograms.groups = {"h9"};
+  Histogram h;
+  h.Record(1250, 2);
+  old.histograms.cells.push_back(QueryCell{1, 0, h});
+  Result<SummaryGrid> mixed = MergeSummaries(q, {a, old});
+  ASSERT_TRUE(mixed.ok()) << mixed.status().ToString();
+  EXPECT_EQ(mixed->unit, "%");
+  EXPECT_EQ(mixed->cells[1][1].count, 3u);
+  EXPECT_DOUBLE_EQ(mixed->cells[1][1].sum, 5 + 25);
+  EXPECT_DOUBLE_EQ(mixed->cells[1][1].max, 12.5);
+  // A shard in another unit, or a cell past the columns, is refused, naming the shard.
+  b.histograms.unit = "B";
+  EXPECT_NE(MergeSummaries(q, {a, b}).status().message().find("agg-2 says B"), std::string::npos);
+  b.histograms.unit = "%";
+  b.histograms.summaries[0].column = 2;
+  EXPECT_NE(MergeSummaries(q, {a, b}).status().message().find("agg-2: summary of column 2"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace trailmap
