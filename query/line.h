@@ -2,15 +2,15 @@
 // host or by mode, mem.rss, net.rx.bytes), and of any histogram metric's per-column statistic.
 //
 // Built from a SummaryGrid: each (group, column) cell's count, sum, min and max — what the
-// aggregators answer to a summaries query, merged across shards — turned into the statistic — avg = sum / count,
-// max, min, or sum. For a scalar metric each host-second is one sample (aggregator/
-// scalar_query.h), so `--by host --stat avg` at a 1 s step is each host's own value, and
-// `--stat sum` over hosts is the fleet's total. Values are in the metric's display unit: a
-// fixed-point histogram unit ("0.01%") is scaled back ("%"). A merged histogram grid
+// aggregators answer to a summaries query, merged across shards — turned into the chosen
+// statistic: avg = sum / count, max, min, or sum. For a scalar metric each host-second is one
+// sample (aggregator/scalar_query.h), so `--by host --stat avg` at a 1 s step is each host's own
+// value, and `--stat sum` over hosts is the fleet's total. Values are in the metric's display
+// unit: a fixed-point histogram unit ("0.01%") is scaled back ("%"). A merged histogram grid
 // (query/partials.h) can be summarized into one as well (SummarizeGrid).
 //
 // More groups than `top`: the `top` groups with the largest mean keep their own lines and the
-// rest are merged, cell by cell, into one line "other" (a merge of histograms, so avg, min, max
+// rest are merged, cell by cell, into one line "other" (summaries add exactly, so avg, min, max
 // and sum of "other" are exact over what it holds). Columns without data are gaps (NaN).
 //
 // Value types; pure functions.
