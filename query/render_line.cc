@@ -108,7 +108,8 @@ LineLayout LayoutLine(const LineView& view, const LineStyle& style) {
 }
 
 Rgb LineColor(const LineView& view, size_t i) {
-  return view.series[i].other ? kGrey : GroupColor(i);
+  // GroupColor(7) is a grey like "other"'s: lines skip it.
+  return view.series[i].other ? kGrey : GroupColor(i < 7 ? i : i + 1);
 }
 
 std::string RenderLineSvg(const LineView& view, const LineStyle& style) {

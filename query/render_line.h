@@ -35,7 +35,8 @@ struct LineLayout {
 };
 
 LineLayout LayoutLine(const LineView& view, const LineStyle& style = {});
-// The color of series i of the view ("other" is grey).
+// The color of series i of the view: the group hues (query/palette.h) without their grey, which
+// is "other"'s.
 Rgb LineColor(const LineView& view, size_t i);
 
 std::string RenderLineSvg(const LineView& view, const LineStyle& style = {});
