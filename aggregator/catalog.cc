@@ -141,6 +141,17 @@ void Catalog::SetHostLabels(uint32_t host, std::string labels) {
   if (host >= 1 && host <= hosts_.size()) hosts_[host - 1].labels = std::move(labels);
 }
 
+void Catalog::SetDescription(uint32_t metric, std::string description) {
+  std::unique_lock lock(mu_);
+  descriptions_[metric] = std::move(description);
+}
+
+std::string Catalog::Description(uint32_t metric) const {
+  std::shared_lock lock(mu_);
+  auto it = descriptions_.find(metric);
+  return it == descriptions_.end() ? std::string() : it->second;
+}
+
 Catalog::Mark Catalog::mark() const {
   std::shared_lock lock(mu_);
   return Mark{metrics_.size(), hosts_.size(), series_.size(), stacks_.size()};
@@ -162,6 +173,7 @@ void Catalog::Rollback(const Mark& mark) {
   }
   while (metrics_.size() > mark.metrics) {
     metric_ids_.erase(metrics_.back().name);
+    descriptions_.erase(static_cast<uint32_t>(metrics_.size()));
     metrics_.pop_back();
   }
 }
@@ -207,6 +219,9 @@ std::vector<MetricInfo> Catalog::Metrics() const {
     std::shared_lock lock(mu_);
     out.reserve(metrics_.size());
     for (const MetricRecord& m : metrics_) out.push_back(MetricInfo{m.name, m.kind, m.unit, {}});
+    for (const auto& [id, text] : descriptions_) {
+      if (id >= 1 && id <= out.size()) out[id - 1].description = text;
+    }
     // The field keys each metric's series carry.
     std::vector<std::set<std::string>> keys(metrics_.size());
     for (const SeriesRecord& series : series_) {

@@ -44,6 +44,10 @@ class Catalog {
   uint32_t FindOrAddSeries(uint32_t metric, std::string_view fields, bool* added);
   void SetHostLabels(uint32_t host, std::string labels);
   uint32_t FindOrAddStack(std::string_view folded, bool* added);
+  // A metric's one-line description: the latest non-empty one its agents sent (also used at
+  // load, from the 'D' meta entries). The store sets it only after the write that persists it.
+  void SetDescription(uint32_t metric, std::string description);
+  std::string Description(uint32_t metric) const;
 
   // How many entries of each kind; Rollback(mark) removes what was added after mark().
   struct Mark {
@@ -73,6 +77,7 @@ class Catalog {
   std::vector<MetricRecord> metrics_;  // [id - 1]
   std::vector<HostRecord> hosts_;
   std::vector<SeriesRecord> series_;
+  std::unordered_map<uint32_t, std::string> descriptions_;  // metric id -> description
   std::unordered_map<std::string, uint32_t> metric_ids_;
   std::unordered_map<std::string, uint32_t> host_ids_;
   std::unordered_map<std::string, uint32_t> series_ids_;  // SeriesMapKey -> id

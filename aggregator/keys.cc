@@ -60,6 +60,7 @@ Result<double> DecodeScalar(std::string_view in) {
 
 std::string MetricNameKey(std::string_view name) { return TagAndText('m', name); }
 std::string MetricIdKey(uint32_t id) { return TagAndId('M', id); }
+std::string MetricDescriptionKey(uint32_t id) { return TagAndId('D', id); }
 std::string HostNameKey(std::string_view name) { return TagAndText('h', name); }
 std::string HostIdKey(uint32_t id) { return TagAndId('H', id); }
 std::string SeriesNameKey(uint32_t metric, std::string_view fields) {

@@ -28,6 +28,8 @@
 //   'w' agent                   -> watermark:u64                last sequence applied
 //   'k' folded stack            -> id:u32                       stack text to global id
 //   'K' id:u32                  -> folded stack                 frames root first, ';'-joined
+//   'D' metric_id:u32           -> description                  one line, the latest non-empty
+//                                                               one an agent sent; absent = none
 //
 // Ids start at 1 and are dense; series ids are global (not per metric). The catalog is loaded from
 // the id-keyed entries ('M', 'H', 'S'); the name-keyed ones exist so a tool can look a name up
@@ -109,6 +111,7 @@ std::string SeriesIdKey(uint32_t id);
 std::string WatermarkKey(std::string_view agent);
 std::string StackTextKey(std::string_view folded);
 std::string StackIdKey(uint32_t id);
+std::string MetricDescriptionKey(uint32_t id);
 std::string EncodeId(uint32_t id);
 std::string EncodeWatermark(uint64_t sequence);
 

@@ -75,6 +75,10 @@ Answer QueryServer::AnswerQuery(std::string_view bytes) const {
     return answer;
   }
   answer.histograms = std::move(histograms).value();
+  // A summaries query on a histogram metric: the scalar scan answers in summaries itself.
+  if (query->histograms.summaries && !answer.histograms.cells.empty()) {
+    SummarizeCells(&answer.histograms);
+  }
   ++answered_;
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                       std::chrono::steady_clock::now() - start)

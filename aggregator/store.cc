@@ -13,6 +13,7 @@
 #include "aggregator/keys.h"
 #include "aggregator/stack_merge_operator.h"
 #include "aggregator/stack_query.h"
+#include "aggregator/scalar_query.h"
 
 namespace trailmap::aggregator {
 
@@ -133,6 +134,8 @@ Status Store::Load() {
       s = r.ok() ? catalog_.RestoreSeries(id, std::move(r).value()) : r.status();
     } else if (tag == 'K' && id_key) {
       s = catalog_.RestoreStack(id, std::string(value));
+    } else if (tag == 'D' && id_key) {
+      catalog_.SetDescription(id, std::string(value));
     } else if (tag == 'w') {
       Result<uint64_t> r = DecodeWatermark(value);
       if (r.ok()) watermarks_[std::string(key.substr(1))] = *r;
@@ -236,11 +239,15 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
     out.expected = batch.sequence + 1;
     applied.push_back(i);
   }
-  if (applied.empty()) return results;
+  if (applied.empty()) {
+    pending_descriptions_.clear();
+    return results;
+  }
 
   rocksdb::WriteOptions write_options;
   write_options.sync = options_.sync;
   if (rocksdb::Status s = db_->db->Write(write_options, &wb); !s.ok()) {
+    pending_descriptions_.clear();
     catalog_.Rollback(mark);
     dictionaries_.ForgetGlobalIds();  // some may name the stacks just taken back
     for (auto it = old_watermarks.rbegin(); it != old_watermarks.rend(); ++it) {
@@ -251,6 +258,8 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
     return results;
   }
   for (auto& [host, host_labels] : label_changes) catalog_.SetHostLabels(host, std::move(host_labels));
+  for (auto& [metric, text] : pending_descriptions_) catalog_.SetDescription(metric, std::move(text));
+  pending_descriptions_.clear();
   return results;
 }
 
@@ -282,6 +291,7 @@ void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, roc
       wb->Put(db_->meta, MetricIdKey(metric_of[i]), EncodeMetricRecord(record));
       ++out->new_ids;
     }
+    AppendDescriptionLocked(metric_of[i], def.description, wb);
     series_of[i] = catalog_.FindOrAddSeries(metric_of[i], def.fields, &added);
     if (added) {
       wb->Put(db_->meta, SeriesNameKey(metric_of[i], def.fields), EncodeId(series_of[i]));
@@ -342,6 +352,22 @@ void Store::AppendStacksLocked(const Batch& batch, const SecondDelta& second, ui
   }
 }
 
+void Store::AppendDescriptionLocked(uint32_t metric, const std::string& description,
+                                    rocksdb::WriteBatch* wb) {
+  if (description.empty()) return;
+  auto pending = std::find_if(pending_descriptions_.begin(), pending_descriptions_.end(),
+                              [metric](const auto& p) { return p.first == metric; });
+  const std::string current =
+      pending != pending_descriptions_.end() ? pending->second : catalog_.Description(metric);
+  if (current == description) return;
+  wb->Put(db_->meta, MetricDescriptionKey(metric), description);
+  if (pending != pending_descriptions_.end()) {
+    pending->second = description;
+  } else {
+    pending_descriptions_.emplace_back(metric, description);
+  }
+}
+
 Result<bool> Store::SkipRejected(std::string_view agent, uint64_t sequence) {
   if (agent.empty()) return false;
   std::lock_guard lock(write_mu_);
@@ -356,6 +382,12 @@ Result<bool> Store::SkipRejected(std::string_view agent, uint64_t sequence) {
 }
 
 Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query) const {
+  // A scalar metric answers with one histogram sample per host-second (aggregator/scalar_query.h).
+  MetricRecord record;
+  if (std::optional<uint32_t> id = catalog_.FindMetric(query.metric, &record);
+      id && record.kind == MetricKind::kScalar) {
+    return RunScalarHistogramQuery(db_->db.get(), db_->scalar, catalog_, *id, record, query);
+  }
   return RunHistogramQuery(db_->db.get(), db_->hist, catalog_, query, options_.query_threads);
 }
 

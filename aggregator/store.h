@@ -109,6 +109,8 @@ class Store {
   // The last sequence applied for `agent`; 0 for an agent never seen.
   uint64_t Watermark(std::string_view agent) const;
 
+  // A scalar metric is answered by RunScalarHistogramQuery (aggregator/scalar_query.h): each
+  // stored host-second value one sample, in fixed point.
   // Partial aggregates of one metric over [query.from, query.to): one merged histogram per
   // (column, group) that holds data, cells sorted by column then group, groups sorted by name.
   // group_by "" gives the one group ""; "host" a group per host; any other key a group per value
@@ -145,6 +147,10 @@ class Store {
                           const std::vector<uint32_t>& metric_of,
                           const std::vector<uint32_t>& series_of, rocksdb::WriteBatch* wb,
                           ApplyOutcome* out);
+  // Adds a metric's description to `wb` when it differs from the one held (write_mu_ held); the
+  // catalog takes it once the write has succeeded.
+  void AppendDescriptionLocked(uint32_t metric, const std::string& description,
+                               rocksdb::WriteBatch* wb);
 
   const StoreOptions options_;
   std::unique_ptr<Handles> db_;  // the DB and its column families
@@ -152,6 +158,8 @@ class Store {
   mutable std::mutex write_mu_;  // serializes writers; guards watermarks_ and dictionaries_
   std::unordered_map<std::string, uint64_t> watermarks_;
   StackDictionaries dictionaries_;
+  // Descriptions written by the WriteBatch being built, for the catalog after it succeeds.
+  std::vector<std::pair<uint32_t, std::string>> pending_descriptions_;
 };
 
 }  // namespace trailmap::aggregator

@@ -27,6 +27,7 @@
 
 #include "agent/shipper.h"
 #include "bench/fleet_model.h"
+#include "bench/fleet_scalars.h"
 #include "core/endpoint.h"
 #include "core/histogram.h"
 #include "core/log.h"
@@ -281,7 +282,7 @@ int Main(int argc, char** argv) {
   if (const int64_t back = ParseSeconds(backfill); back > 0) {
     Log(fmt::format("backfilling {} s of {} hosts", back, hosts));
     for (int64_t s = now - back; s < now && !g_stop; ++s) {
-      for (size_t h = 0; h < hosts; ++h) shippers.Send(model.HostSecond(h, s));
+      for (size_t h = 0; h < hosts; ++h) shippers.Send(WithFleetScalars(model.HostSecond(h, s), h, s));
       if ((s - now + back) % 60 == 59) {
         if (Status st = shippers.Flush(std::chrono::seconds(30)); !st.ok()) Log("backfill: " + st.ToString());
       }
@@ -303,7 +304,7 @@ int Main(int argc, char** argv) {
     }
     // Seconds [next, current) have passed: send them (usually exactly one).
     for (; next < current; ++next) {
-      for (size_t h = 0; h < hosts; ++h) shippers.Send(model.HostSecond(h, next));
+      for (size_t h = 0; h < hosts; ++h) shippers.Send(WithFleetScalars(model.HostSecond(h, next), h, next));
       statsd_sender.SendSecond(rng);
     }
   }

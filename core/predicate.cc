@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <limits>
+
+#include <nlohmann/json.hpp>
 
 #include "core/units.h"
 
@@ -13,6 +16,7 @@ struct Literal {
   bool is_string = false;
   bool numeric = false;  // a number, or a string that reads as one
   uint64_t number = 0;   // in base units (ns, bytes) when numeric
+  double real = 0;       // the same as a double; "12.5" and "50%" keep their fraction (scalars)
 };
 
 struct Predicate::Node {
@@ -77,7 +81,10 @@ Result<std::vector<Token>> Lex(std::string_view in) {
     } else if (c >= '0' && c <= '9') {
       t.kind = Tok::kNumber;
       size_t j = i;
-      while (j < in.size() && (NameChar(in[j]) || static_cast<unsigned char>(in[j]) >= 0x80)) ++j;
+      while (j < in.size() && (NameChar(in[j]) || in[j] == '%' || in[j] == '/' ||
+                               static_cast<unsigned char>(in[j]) >= 0x80)) {
+        ++j;
+      }
       t.text = std::string(in.substr(i, j - i));  // digits, a point, a unit ("1.5ms", "4KiB", "µs")
       if (t.text.size() > kMaxLiteral) return ErrorAt(t.column, "number too long");
       i = j;
@@ -142,21 +149,35 @@ const char* OpText(Predicate::Op op) {
   return "?";
 }
 
-// A number as typed: a bare number, a duration or a size, in base units.
-bool ReadNumber(std::string_view text, uint64_t* out) {
+// A number as typed: a bare number, a duration or a size, in base units; a decimal ("12.5"), a
+// percentage ("50%") or a byte rate ("4MiB/s") for scalars. `real` (if given) gets the value
+// with its fraction; `out` the value rounded to an integer.
+bool ReadNumber(std::string_view text, uint64_t* out, double* real = nullptr) {
+  auto give = [out, real](double v) {
+    if (!(v >= 0) || v >= 18446744073709551616.0) return false;
+    *out = static_cast<uint64_t>(std::llround(std::min(v, 9.2e18)));
+    if (real) *real = v;
+    return true;
+  };
   uint64_t n = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
   if (ec == std::errc() && ptr == text.data() + text.size()) {
     *out = n;
+    if (real) *real = static_cast<double>(n);
     return true;
   }
-  if (Result<uint64_t> d = ParseDuration(text); d.ok()) {
-    *out = *d;
-    return true;
+  if (Result<uint64_t> d = ParseDuration(text); d.ok()) return give(static_cast<double>(*d));
+  if (Result<uint64_t> s = ParseSize(text); s.ok()) return give(static_cast<double>(*s));
+  std::string_view t = text;
+  if (t.ends_with("/s")) {
+    if (Result<uint64_t> s = ParseSize(t.substr(0, t.size() - 2)); s.ok()) return give(static_cast<double>(*s));
   }
-  if (Result<uint64_t> s = ParseSize(text); s.ok()) {
-    *out = *s;
-    return true;
+  if (t.ends_with("%")) t.remove_suffix(1);
+  double d = 0;
+  const auto [p2, e2] = std::from_chars(t.data(), t.data() + t.size(), d, std::chars_format::fixed);
+  if (e2 == std::errc() && p2 == t.data() + t.size() && !t.empty() && t[0] >= '0' && t[0] <= '9') {
+    if (d >= 9.2e18) return false;
+    return give(d);
   }
   return false;
 }
@@ -251,12 +272,12 @@ class PredicateParser {
     lit.text = t.text;
     if (t.kind == Tok::kString) {
       lit.is_string = true;
-      lit.numeric = ReadNumber(lit.text, &lit.number);
+      lit.numeric = ReadNumber(lit.text, &lit.number, &lit.real);
       return lit;
     }
     if (t.kind == Tok::kNumber) {
-      if (!ReadNumber(lit.text, &lit.number)) {
-        return ErrorAt(t.column, "'" + t.text + "' is not a number with a unit (10ms, 1.5s, 4KiB)");
+      if (!ReadNumber(lit.text, &lit.number, &lit.real)) {
+        return ErrorAt(t.column, "'" + t.text + "' is not a number with a unit (10ms, 1.5s, 4KiB, 50%)");
       }
       lit.numeric = true;
       return lit;
@@ -346,9 +367,19 @@ class PredicateParser {
 };
 
 Result<Predicate> Predicate::Parse(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && text[first] == '{') {
+    Result<std::string> converted = PredicateJsonToText(text);
+    if (!converted.ok()) return converted.status();
+    return ParseText(*converted);
+  }
   if (text.size() > kMaxPredicateText) {
     return Status::InvalidArgument("predicate longer than " + std::to_string(kMaxPredicateText) + " bytes");
   }
+  return ParseText(text);
+}
+
+Result<Predicate> Predicate::ParseText(std::string_view text) {
   Result<std::vector<Token>> tokens = Lex(text);
   if (!tokens.ok()) return tokens.status();
   Predicate p;
@@ -405,7 +436,19 @@ void Range(const Predicate::Node& n, uint64_t* low, uint64_t* high) {
   using Op = Predicate::Op;
   for (const auto& c : n.children) Range(*c, low, high);
   if (!n.children.empty() || !IsValueName(n.name)) return;
-  const uint64_t v = n.literals[0].number;
+  const Literal& lit = n.literals[0];
+  const uint64_t v = lit.number;
+  // A fraction ("latency > 12.5", in ns) bounds the integers on its side of it.
+  if (lit.real != std::floor(lit.real) && lit.real < 9.0e18) {
+    const uint64_t below = static_cast<uint64_t>(std::floor(lit.real));  // the integer under it
+    switch (n.op) {
+      case Op::kGt: case Op::kGe: *low = std::max(*low, below + 1); break;
+      case Op::kLt: case Op::kLe: *high = std::min(*high, below); break;
+      case Op::kEq: *low = 1; *high = 0; break;  // no integer equals it
+      default: break;
+    }
+    return;
+  }
   switch (n.op) {
     case Op::kGt: *low = std::max(*low, v == UINT64_MAX ? v : v + 1); if (v == UINT64_MAX) *high = 0; break;
     case Op::kGe: *low = std::max(*low, v); break;
@@ -455,16 +498,98 @@ void CollectNames(const Predicate::Node& n, std::vector<std::string>* out) {
 
 bool Predicate::Matches(const FieldLookup& fields) const { return !root_ || Eval(*root_, fields); }
 
+namespace {
+
+bool ValueHolds(const Predicate::Node& n, double v) {
+  using Op = Predicate::Op;
+  for (const auto& c : n.children) {
+    if (!ValueHolds(*c, v)) return false;
+  }
+  if (!n.children.empty() || !IsValueName(n.name)) return true;
+  const double x = n.literals[0].real;
+  switch (n.op) {
+    case Op::kGt: return v > x;
+    case Op::kGe: return v >= x;
+    case Op::kLt: return v < x;
+    case Op::kLe: return v <= x;
+    case Op::kEq: return v == x;
+    default: return true;
+  }
+}
+
+}  // namespace
+
+bool Predicate::ValueMatches(double value) const { return !root_ || ValueHolds(*root_, value); }
+
 std::pair<uint64_t, uint64_t> Predicate::ValueRange() const {
   uint64_t low = 0, high = std::numeric_limits<uint64_t>::max();
   if (root_) Range(*root_, &low, &high);
   return {low, high};
 }
 
+namespace {
+
+void CollectValueLiterals(const Predicate::Node& n, std::vector<std::string>* out) {
+  for (const auto& c : n.children) CollectValueLiterals(*c, out);
+  if (n.children.empty() && IsValueName(n.name)) out->push_back(n.literals[0].text);
+}
+
+}  // namespace
+
+std::vector<std::string> Predicate::ValueLiterals() const {
+  std::vector<std::string> out;
+  if (root_) CollectValueLiterals(*root_, &out);
+  return out;
+}
+
 std::vector<std::string> Predicate::Names() const {
   std::vector<std::string> names;
   if (root_) CollectNames(*root_, &names);
   return names;
+}
+
+namespace {
+
+bool AllDigits(const std::string& s) {
+  return !s.empty() && s.size() < 20 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+nlohmann::json LiteralJson(const Literal& l, bool value_name) {
+  if (l.is_string) return l.text;
+  if (value_name) return l.text;  // "10ms": on the value name a string is a number with a unit
+  if (AllDigits(l.text)) return l.number;
+  return nlohmann::json{{"number", l.text}};
+}
+
+nlohmann::json NodeJson(const Predicate::Node& n) {
+  using Op = Predicate::Op;
+  if (n.op == Op::kAnd || n.op == Op::kOr) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& c : n.children) list.push_back(NodeJson(*c));
+    return nlohmann::json{{n.op == Op::kAnd ? "and" : "or", std::move(list)}};
+  }
+  if (n.op == Op::kNot) return nlohmann::json{{"not", NodeJson(*n.children[0])}};
+  const bool value_name = IsValueName(n.name);
+  nlohmann::json value;
+  if (n.op == Op::kIn) {
+    value = nlohmann::json::array();
+    for (const Literal& l : n.literals) value.push_back(LiteralJson(l, value_name));
+  } else {
+    value = LiteralJson(n.literals[0], value_name);
+  }
+  nlohmann::json out = nlohmann::json::object();
+  out["field"] = n.name;
+  out["op"] = OpText(n.op);
+  out["value"] = std::move(value);
+  return out;
+}
+
+}  // namespace
+
+std::string Predicate::ToJson() const {
+  if (!root_) return "";
+  return NodeJson(*root_).dump();
 }
 
 std::string Predicate::ToString() const {

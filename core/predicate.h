@@ -14,7 +14,8 @@
 //   NAME       := [A-Za-z_][A-Za-z0-9_.-]*        a field, "host", a host label, or the metric's
 //                                                  value name ("value", or "latency" / "size")
 //   STRING     := '"' { any byte but '"' and '\', or '\' followed by '"' or '\' } '"'
-//   NUMBER     := digits [ "." digits ]            units as in core/units.h: 10ms, 1.5s, 4KiB
+//   NUMBER     := digits [ "." digits ] [unit]     units as in core/units.h: 10ms, 1.5s, 4KiB;
+//                                                  for scalars also 50%, 12.5, 4MiB/s
 //
 // `=~` and `!~` take an ECMAScript regular expression matched against the whole value. A
 // comparison on the metric's value (`latency > 10ms`) selects histogram buckets; every other
@@ -41,6 +42,8 @@ inline constexpr size_t kMaxPredicateDepth = 32;   // nested parentheses and "no
 inline constexpr size_t kMaxLiteral = 256;         // bytes of one string literal
 inline constexpr size_t kMaxRegex = 256;           // bytes of one regular expression
 inline constexpr size_t kMaxInList = 256;          // values in one "in" list
+inline constexpr size_t kMaxPredicateJson = 16384;  // bytes of a JSON predicate
+inline constexpr size_t kMaxPredicateJsonDepth = 16;  // nested objects of a JSON predicate
 
 // What a predicate is evaluated against: one series of one host.
 class FieldLookup {
@@ -54,7 +57,9 @@ class Predicate {
  public:
   enum class Op : uint8_t { kEq, kNe, kLt, kLe, kGt, kGe, kMatch, kNotMatch, kIn, kAnd, kOr, kNot, kTrue };
 
-  // The empty text parses to a predicate that is always true.
+  // The empty text parses to a predicate that is always true. Text that starts with '{' (after
+  // blanks) is the JSON form (docs/predicates.md); its errors name the JSON path of the mistake
+  // ("at $.and[1].op: ..."), the text form's name the column.
   static Result<Predicate> Parse(std::string_view text);
 
   // True when a series with these fields passes. Comparisons on the value name (see
@@ -64,18 +69,32 @@ class Predicate {
   // name allows along every path: [0, UINT64_MAX] when there is none. A value comparison under
   // "or" or "not" is refused by Parse, so this is exact.
   std::pair<uint64_t, uint64_t> ValueRange() const;
+  // True when `value` (a scalar in its metric's own unit: 12.5 for 12.5%, bytes for B/s) passes
+  // every comparison on the value name; the scalar counterpart of ValueRange. Value comparisons
+  // can only be joined by "and" (Parse refuses others), so this is exact.
+  bool ValueMatches(double value) const;
+  // The literals of the comparisons on the value name, as written ("50%", "10ms"), so a caller
+  // that knows the metric's unit can refuse a literal in another ("value > 10ms" on a metric in %).
+  std::vector<std::string> ValueLiterals() const;
   // The names the predicate reads, value name excluded, each once, in order of appearance.
   std::vector<std::string> Names() const;
   // Canonical text: parses back to the same predicate.
   std::string ToString() const;
+  // The JSON form, compact: parses back to the same predicate ("" when always true).
+  std::string ToJson() const;
   bool always_true() const { return root_ == nullptr; }
 
   struct Node;  // the parsed tree, opaque outside predicate.cc
 
  private:
   friend class PredicateParser;
+  static Result<Predicate> ParseText(std::string_view text);
   std::shared_ptr<const Node> root_;  // shared, immutable: a Predicate copies cheaply
 };
+
+// The JSON form turned into the text form (core/predicate_json.cc), checked comparison by
+// comparison; errors name the JSON path. Predicate::Parse calls it.
+Result<std::string> PredicateJsonToText(std::string_view json_text);
 
 // The names that mean "the metric's value" in a comparison: "value", "latency" and "size".
 bool IsValueName(std::string_view name);

@@ -125,5 +125,153 @@ TEST(Predicate, HostileInputIsRefusedCheaply) {
   EXPECT_FALSE(Predicate::Parse("a == \"b\" \\").ok());
 }
 
+TEST(Predicate, HostileListsFieldsAndRegexes) {
+  // A huge "in" list: 256 values pass, 257 are refused with the column of "in".
+  std::string list = "disk in (";
+  for (int i = 0; i < 257; ++i) list += (i ? ", \"" : "\"") + std::to_string(i) + "\"";
+  Result<Predicate> p = Predicate::Parse(list + ")");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().message(), "column 6: more than 256 values in the list");
+  std::string fits = "disk in (";
+  for (int i = 0; i < 256; ++i) fits += (i ? ", \"" : "\"") + std::to_string(i) + "\"";
+  EXPECT_TRUE(Must(fits + ")").Matches(Fields{{"disk", "255"}}));
+  // An unknown field is no error: it matches nothing under == and everything under !=.
+  EXPECT_FALSE(Must(R"(no.such-field == "x")").Matches(Fields{{"host", "a"}}));
+  EXPECT_TRUE(Must(R"(no.such-field != "x")").Matches(Fields{{"host", "a"}}));
+  // Bad regular expressions name the column of the pattern.
+  for (const char* bad : {R"(host =~ "(")", R"(host =~ "a{2,1}")", R"(host =~ "[z-a]")", R"(host !~ "*")"}) {
+    Result<Predicate> r = Predicate::Parse(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().message().rfind("column 9: bad regular expression", 0), 0u) << r.status().message();
+  }
+  // A name at the literal limit passes, one byte more is refused.
+  EXPECT_TRUE(Predicate::Parse(std::string(256, 'a') + " == \"b\"").ok());
+  EXPECT_EQ(Predicate::Parse(std::string(257, 'a') + " == \"b\"").status().message(), "column 1: name too long");
+}
+
+// Scalars compare their value with its fraction, in the metric's own unit.
+TEST(Predicate, ScalarValues) {
+  const Predicate p = Must("value > 12.5 and value <= 50% and host == \"a\"");
+  EXPECT_FALSE(p.ValueMatches(12.5));
+  EXPECT_TRUE(p.ValueMatches(12.51));
+  EXPECT_TRUE(p.ValueMatches(50));
+  EXPECT_FALSE(p.ValueMatches(50.01));
+  EXPECT_TRUE(Must("host == \"a\"").ValueMatches(-3));
+  EXPECT_TRUE(Must("value >= 4MiB/s").ValueMatches(4194304));
+  EXPECT_FALSE(Must("value >= 4MiB/s").ValueMatches(4194303));
+  EXPECT_EQ(Must("value > 12.5").ToString(), "value > 12.5");
+  EXPECT_EQ(Must("value > 12.5 and host == \"a\" and value <= 50%").ValueLiterals(),
+            (std::vector<std::string>{"12.5", "50%"}));
+  // On a histogram's integer values a fraction bounds the integers on its side.
+  EXPECT_EQ(Must("latency > 12.5").ValueRange(), (std::pair<uint64_t, uint64_t>{13, UINT64_MAX}));
+  EXPECT_EQ(Must("latency <= 12.5").ValueRange(), (std::pair<uint64_t, uint64_t>{0, 12}));
+  EXPECT_EQ(Must("latency >= 1.5us").ValueRange(), (std::pair<uint64_t, uint64_t>{1500, UINT64_MAX}));
+  EXPECT_EQ(Must("latency == 0.5").ValueRange().first, 1u);
+  EXPECT_EQ(Must("latency == 0.5").ValueRange().second, 0u);
+}
+
+TEST(Predicate, JsonFormParsesToTheSameTree) {
+  const Predicate p = Must(R"({"and": [{"field": "host", "op": "=~", "value": "web.*"},
+      {"field": "op", "op": "==", "value": "read"},
+      {"not": {"field": "disk", "op": "in", "value": ["sdb", "sdc"]}},
+      {"field": "latency", "op": ">", "value": "10ms"}]})");
+  EXPECT_EQ(p.ToString(), R"(host =~ "web.*" and op == "read" and not (disk in ("sdb", "sdc")) and latency > 10ms)");
+  EXPECT_TRUE(p.Matches(Fields{{"host", "web-1"}, {"op", "read"}, {"disk", "sda"}}));
+  EXPECT_FALSE(p.Matches(Fields{{"host", "web-1"}, {"op", "read"}, {"disk", "sdb"}}));
+  EXPECT_EQ(p.ValueRange(), (std::pair<uint64_t, uint64_t>{10'000'001, UINT64_MAX}));
+  EXPECT_EQ(Must(R"(  {"field": "pid", "op": ">", "value": 100})").ToString(), "pid > 100");
+  EXPECT_EQ(Must(R"({"field": "x", "op": ">=", "value": {"number": "1.5s"}})").ToString(), "x >= 1.5s");
+  EXPECT_EQ(Must(R"({"field": "value", "op": "<", "value": 12.5})").ToString(), "value < 12.5");
+}
+
+// text -> tree -> JSON -> tree: the same tree (compared by its canonical text) and JSON.
+TEST(Predicate, JsonRoundTrip) {
+  const std::vector<std::string> texts = {
+      R"(host =~ "web.*" and op == "read" and not (disk in ("sdb", "sdc")) and latency > 10ms)",
+      R"(a == "1" or (b == "2" and c == "3"))",
+      R"(not (not (zone != "b")))",
+      R"(pid > 100 and x <= 1.5s and y < 4KiB and s == "q\"uote\\d")",
+      R"(size >= 4KiB and size < 1MiB)",
+      R"(value > 12.5 and value <= 50%)",
+      R"(host !~ "db-[0-9]+" or role in ("web", "cache"))",
+  };
+  for (const std::string& text : texts) {
+    const Predicate p = Must(text);
+    const std::string json = p.ToJson();
+    const Predicate q = Must(json);
+    EXPECT_EQ(q.ToString(), p.ToString()) << text << "\n  json: " << json;
+    EXPECT_EQ(q.ToJson(), json);
+    EXPECT_EQ(q.ValueRange(), p.ValueRange()) << text;
+  }
+  EXPECT_EQ(Must("op == \"read\" and latency > 10ms").ToJson(),
+            R"({"and":[{"field":"op","op":"==","value":"read"},{"field":"latency","op":">","value":"10ms"}]})");
+  EXPECT_EQ(Must("").ToJson(), "");
+}
+
+TEST(Predicate, JsonErrorsNameThePath) {
+  struct Case {
+    std::string json;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {R"({"and": [{"field": "a", "op": "==", "value": "1"}, {"field": "b", "op": "=", "value": "2"}]})",
+       "at $.and[1]: '=' is not an operator; use '=='"},
+      {R"({"or": [{"field": "a", "op": "==", "value": "1"}, {"field": "latency", "op": ">", "value": "10ms"}]})",
+       "at $.or[1]: a comparison on 'latency' selects buckets"},
+      {R"({"not": {"field": "host", "op": "=~", "value": "web["}})", "at $.not: bad regular expression"},
+      {R"({"and": []})", "at $.and: expected a non-empty list"},
+      {R"({"and": [{"field": "a", "op": "==", "value": "1"}], "x": 1})", "at $: \"and\" takes no other keys"},
+      {R"({"field": "a", "op": "=="})", "at $: missing \"value\""},
+      {R"({"field": "a", "op": "==", "value": "1", "extra": true})", "at $: unknown key \"extra\""},
+      {R"({"field": 3, "op": "==", "value": "1"})", "at $.field: expected a string"},
+      {R"({"field": "a", "op": "==", "value": -1})", "at $.value: numbers are not negative"},
+      {R"({"field": "a", "op": "==", "value": [1]})", "at $.value: expected a string, a number"},
+      {R"({"field": "a", "op": "in", "value": "x"})", "at $.value: \"in\" takes a non-empty list"},
+      {R"({"field": "latency", "op": ">", "value": "slow"})", "at $.value: \"slow\" is not a number"},
+      {R"({"field": "a", "op": "==", "value": "1e3"})", ""},  // a string: fine, checked below
+      {R"({"field": "a b", "op": "==", "value": "1"})", "at $: expected an operator"},
+      {R"({"field": "a", "op": "==", "value": "1"},)", "JSON predicate does not parse at byte"},
+      {R"({"not": [{"field": "a"}]})", "at $.not: expected an object, got array"},
+  };
+  for (const Case& c : cases) {
+    Result<Predicate> p = Predicate::Parse(c.json);
+    if (c.says.empty()) {
+      EXPECT_TRUE(p.ok()) << c.json;
+      continue;
+    }
+    ASSERT_FALSE(p.ok()) << c.json;
+    EXPECT_NE(p.status().message().find(c.says), std::string::npos)
+        << c.json << "\n  said: " << p.status().message() << "\n  want: " << c.says;
+  }
+}
+
+TEST(Predicate, HostileJson) {
+  // Deep nesting: the limit is 16 objects; deeper is refused with the path where it happened.
+  std::string deep;
+  for (int i = 0; i < 15; ++i) deep += R"({"not": )";
+  deep += R"({"field": "a", "op": "==", "value": "b"})" + std::string(15, '}');
+  EXPECT_TRUE(Predicate::Parse(deep).ok());
+  const std::string deeper = R"({"not": )" + deep + "}";
+  Result<Predicate> p = Predicate::Parse(deeper);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("nested deeper than 16 levels"), std::string::npos);
+  EXPECT_EQ(p.status().message().rfind("at $.not.not.not", 0), 0u);
+  // JSON nesting far past any limit (arrays the walk never reaches) costs nothing to refuse.
+  std::string arrays = R"({"and": )" + std::string(8000, '[') + std::string(8000, ']') + "}";
+  EXPECT_FALSE(Predicate::Parse(arrays).ok());
+  EXPECT_NE(Predicate::Parse(std::string(20000, ' ') + "{}").status().message().find("longer than 16384"),
+            std::string::npos);
+  // A huge string literal and a huge in list.
+  EXPECT_NE(Predicate::Parse(R"({"field": "a", "op": "==", "value": ")" + std::string(300, 'x') + "\"}")
+                .status().message().find("at $.value: string longer than 256 bytes"),
+            std::string::npos);
+  std::string list = R"({"field": "a", "op": "in", "value": [)";
+  for (int i = 0; i < 300; ++i) list += (i ? ",\"v" : "\"v") + std::to_string(i) + "\"";
+  EXPECT_NE(Predicate::Parse(list + "]}").status().message().find("at $.value: more than 256 values"),
+            std::string::npos);
+  // An empty object is not "true": it says what a predicate is.
+  EXPECT_NE(Predicate::Parse("{}").status().message().find("at $: missing \"field\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trailmap

@@ -1,5 +1,8 @@
 #include "core/query_wire.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <kj/exception.h>
 
 #include "core/capnp_bytes.h"
@@ -75,6 +78,7 @@ std::string EncodeQuery(const Query& query) {
     auto hosts = hq.initHosts(static_cast<unsigned>(h.hosts.size()));
     for (size_t i = 0; i < h.hosts.size(); ++i) hosts.set(static_cast<unsigned>(i), AsText(h.hosts[i]));
     hq.setWhere(AsText(h.where));
+    hq.setSummaries(h.summaries);
   }
   return MessageToBytes(message);
 }
@@ -112,6 +116,7 @@ Result<Query> DecodeQuery(std::string_view bytes) {
         h.group_by = Str(hq.getGroupBy());
         for (auto host : hq.getHosts()) h.hosts.push_back(Str(host));
         h.where = Str(hq.getWhere());
+        h.summaries = hq.getSummaries();
         if (Status s = Check(h); !s.ok()) return s;
         return query;
       }
@@ -120,6 +125,30 @@ Result<Query> DecodeQuery(std::string_view bytes) {
   } catch (const kj::Exception& e) {
     return Status::InvalidArgument(std::string("query is not a valid Cap'n Proto message: ") + e.getDescription().cStr());
   }
+}
+
+void CellSummary::Add(const CellSummary& other) {
+  if (other.count == 0) return;
+  if (count == 0) {
+    min = other.min;
+    max = other.max;
+  } else {
+    min = std::min(min, other.min);
+    max = std::max(max, other.max);
+  }
+  count += other.count;
+  sum += other.sum;
+}
+
+void SummarizeCells(HistogramAnswer* answer) {
+  for (const QueryCell& c : answer->cells) {
+    if (c.histogram.empty()) continue;
+    answer->summaries.push_back(CellSummary{c.column, c.group, c.histogram.count(),
+                                            static_cast<double>(c.histogram.sum()),
+                                            static_cast<double>(c.histogram.min()),
+                                            static_cast<double>(c.histogram.max())});
+  }
+  answer->cells.clear();
 }
 
 std::string EncodeAnswer(const Answer& answer) {
@@ -134,6 +163,7 @@ std::string EncodeAnswer(const Answer& answer) {
       list[i].setName(AsText(answer.metrics[i].name));
       list[i].setKind(static_cast<ingest::MetricKind>(answer.metrics[i].kind));
       list[i].setUnit(AsText(answer.metrics[i].unit));
+      list[i].setDescription(AsText(answer.metrics[i].description));
       const auto& keys = answer.metrics[i].fields;
       auto fields = list[i].initFields(static_cast<unsigned>(keys.size()));
       for (size_t k = 0; k < keys.size(); ++k) fields.set(static_cast<unsigned>(k), AsText(keys[k]));
@@ -160,6 +190,18 @@ std::string EncodeAnswer(const Answer& answer) {
       h.cells[i].histogram.EncodeTo(&buf);
       cells[i].setEncoded(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(buf.data()), buf.size()));
     }
+    if (!h.summaries.empty()) {
+      auto list = ha.initSummaries(static_cast<unsigned>(h.summaries.size()));
+      for (size_t i = 0; i < h.summaries.size(); ++i) {
+        const CellSummary& s = h.summaries[i];
+        list[i].setColumn(s.column);
+        list[i].setGroup(s.group);
+        list[i].setCount(s.count);
+        list[i].setSum(s.sum);
+        list[i].setMin(s.min);
+        list[i].setMax(s.max);
+      }
+    }
   }
   return MessageToBytes(message);
 }
@@ -178,6 +220,7 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
       for (auto m : a.getMetrics()) {
         MetricInfo info{Str(m.getName()), static_cast<MetricKind>(m.getKind()), Str(m.getUnit()), {}};
         for (auto key : m.getFields()) info.fields.push_back(Str(key));
+        info.description = Str(m.getDescription());
         answer.metrics.push_back(std::move(info));
       }
       return answer;
@@ -212,6 +255,18 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
         return Status::Corruption("answer cell " + std::to_string(cell.column) + ": " + s.message());
       }
       h.cells.push_back(std::move(cell));
+    }
+    for (auto s : ha.getSummaries()) {
+      CellSummary summary{s.getColumn(), s.getGroup(), s.getCount(), s.getSum(), s.getMin(), s.getMax()};
+      if (summary.group >= h.groups.size()) {
+        return Status::Corruption("answer summary refers to group " + std::to_string(summary.group) +
+                                  " of " + std::to_string(h.groups.size()));
+      }
+      if (summary.count == 0 || !std::isfinite(summary.sum) || !(summary.min <= summary.max)) {
+        return Status::Corruption("answer summary of cell " + std::to_string(summary.column) +
+                                  " is not a summary (count 0, or min above max)");
+      }
+      h.summaries.push_back(summary);
     }
     return answer;
   } catch (const kj::Exception& e) {

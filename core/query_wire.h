@@ -31,6 +31,7 @@ struct HistogramQuery {
   std::string group_by;            // "" = one group, "host", or a field key
   std::vector<std::string> hosts;  // only these hosts; empty = all
   std::string where = "";          // predicate (core/predicate.h); "" = everything
+  bool summaries = false;  // answer with CellSummary per cell instead of histograms
 
   uint32_t columns() const { return static_cast<uint32_t>((to - from + step - 1) / step); }
 };
@@ -64,11 +65,24 @@ struct QueryCell {
   Histogram histogram;
 };
 
+// A cell's count, sum, min and max: a line chart's partial aggregate, merged across shards by
+// Add. For a scalar metric in the metric's own unit, exact; for histograms in the base unit.
+struct CellSummary {
+  uint32_t column = 0;
+  uint32_t group = 0;
+  uint64_t count = 0;
+  double sum = 0;
+  double min = 0;
+  double max = 0;
+  void Add(const CellSummary& other);
+};
+
 struct HistogramAnswer {
   MetricKind kind = MetricKind::kLatency;
   std::string unit;
   std::vector<std::string> groups;  // "" when not grouped
   std::vector<QueryCell> cells;     // non-empty cells only
+  std::vector<CellSummary> summaries;  // instead of cells, when the query asked for summaries
 };
 
 struct MetricInfo {
@@ -76,6 +90,7 @@ struct MetricInfo {
   MetricKind kind = MetricKind::kLatency;
   std::string unit;
   std::vector<std::string> fields;  // field keys its series carry, sorted
+  std::string description;          // one line, "" = none
 };
 
 struct Answer {
@@ -90,6 +105,9 @@ struct Answer {
 
 // The checks DecodeQuery makes of a stack query (also for callers that build one).
 Status CheckStackQuery(const StackQuery& query);
+// Replaces the answer's histogram cells by their summaries (count, exact sum, min and max, in the
+// histogram's unit): how a shard answers a summaries query on a histogram metric.
+void SummarizeCells(HistogramAnswer* answer);
 
 std::string EncodeQuery(const Query& query);
 Result<Query> DecodeQuery(std::string_view bytes);

@@ -62,6 +62,40 @@ TEST(QueryWire, AnswerRoundTripsWithHistograms) {
   EXPECT_EQ(mb->metrics[0].fields, (std::vector<std::string>{"disk", "op"}));
 }
 
+TEST(QueryWire, SummariesRoundTripAndMerge) {
+  Query q;
+  q.histograms = {"cpu.usage", 1000, 1600, 10, "host", {}};
+  q.histograms.summaries = true;
+  Result<Query> back = DecodeQuery(EncodeQuery(q));
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(back->histograms.summaries);
+
+  Answer a;
+  a.histograms.kind = MetricKind::kScalar;
+  a.histograms.unit = "%";
+  a.histograms.groups = {"web-1", "web-2"};
+  a.histograms.summaries = {{0, 0, 2, 25.5, 12.25, 13.25}, {3, 1, 1, 99.99, 99.99, 99.99}};
+  Result<Answer> got = DecodeAnswer(EncodeAnswer(a));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->histograms.summaries.size(), 2u);
+  EXPECT_EQ(got->histograms.summaries[1].group, 1u);
+  EXPECT_DOUBLE_EQ(got->histograms.summaries[0].sum, 25.5);
+  EXPECT_DOUBLE_EQ(got->histograms.summaries[1].max, 99.99);
+  EXPECT_TRUE(got->histograms.cells.empty());
+
+  CellSummary s = got->histograms.summaries[0];
+  s.Add({0, 0, 3, 30, 9.5, 11});
+  EXPECT_EQ(s.count, 5u);
+  EXPECT_DOUBLE_EQ(s.sum, 55.5);
+  EXPECT_DOUBLE_EQ(s.min, 9.5);
+  EXPECT_DOUBLE_EQ(s.max, 13.25);
+
+  a.histograms.summaries[1].group = 2;  // past the groups
+  EXPECT_EQ(DecodeAnswer(EncodeAnswer(a)).status().code(), Status::Code::kCorruption);
+  a.histograms.summaries[1] = {3, 1, 1, 5, 6, 4};  // min above max
+  EXPECT_EQ(DecodeAnswer(EncodeAnswer(a)).status().code(), Status::Code::kCorruption);
+}
+
 }  // namespace
 }  // namespace trailmap
 

@@ -92,6 +92,9 @@ Result<uint64_t> ParseWith(std::string_view text, const UnitScale (&units)[N],
 }
 
 bool IsBytes(std::string_view unit) { return unit == "B" || unit == "bytes" || unit == "byte"; }
+bool IsBytesRate(std::string_view unit) {
+  return unit.size() > 2 && unit.substr(unit.size() - 2) == "/s" && IsBytes(unit.substr(0, unit.size() - 2));
+}
 
 }  // namespace
 
@@ -104,6 +107,27 @@ Result<uint64_t> ParseSize(std::string_view text) {
 }
 
 Result<uint64_t> ParseQuantity(std::string_view text, std::string_view unit) {
+  const auto [step, base] = SplitFixedPointUnit(unit);
+  if (step != 1) {
+    // "50%" or "50" for a metric held in 0.01%: read in the base unit, then count steps.
+    std::string_view t = Trim(text);
+    if (!base.empty() && t.size() > base.size() && t.substr(t.size() - base.size()) == base) {
+      t.remove_suffix(base.size());
+    }
+    double number = 0;
+    std::string_view suffix;
+    if (!SplitNumber(Trim(t), &number, &suffix) || !suffix.empty()) {
+      return Status::InvalidArgument("\"" + std::string(text) + "\" is not a number in " +
+                                     (base.empty() ? std::string("plain numbers") : std::string(base)) +
+                                     ", e.g. 12.5" + std::string(base));
+    }
+    return ToBase(number / step, text);
+  }
+  if (IsBytesRate(unit)) {
+    std::string_view t = Trim(text);
+    if (t.size() > 2 && t.substr(t.size() - 2) == "/s") t.remove_suffix(2);
+    return ParseWith(t, kSizeUnits, kSizeForms, true);
+  }
   if (unit == "ns") return ParseWith(text, kDurationUnits, kDurationForms, true);
   if (IsBytes(unit)) return ParseWith(text, kSizeUnits, kSizeForms, true);
   static constexpr UnitScale kNone[] = {{"", 1}};
@@ -176,7 +200,28 @@ std::string FormatBytes(double bytes) {
   return FormatSignificant(v) + std::string(kNames[i]);
 }
 
+double ScalarStep(std::string_view unit) {
+  if (unit == "%") return 0.01;
+  if (unit == "ns" || IsBytes(unit) || IsBytesRate(unit)) return 1;
+  return 0.001;
+}
+
+std::string FixedPointUnit(std::string_view unit) {
+  const double step = ScalarStep(unit);
+  if (step == 1) return std::string(unit);
+  return (step == 0.01 ? "0.01" : "0.001") + std::string(unit);
+}
+
+std::pair<double, std::string_view> SplitFixedPointUnit(std::string_view unit) {
+  if (unit.starts_with("0.01") && !unit.starts_with("0.001")) return {0.01, unit.substr(4)};
+  if (unit.starts_with("0.001")) return {0.001, unit.substr(5)};
+  return {1, unit};
+}
+
 std::string FormatQuantity(double value, std::string_view unit) {
+  const auto [step, base] = SplitFixedPointUnit(unit);
+  if (step != 1) return FormatQuantity(value * step, base);
+  if (IsBytesRate(unit)) return value == 0 ? "0" : FormatBytes(value) + "/s";
   if (unit == "ns") return FormatDuration(value);
   if (IsBytes(unit)) return FormatBytes(value);
   if (unit.empty()) return FormatSignificant(value);

@@ -10,6 +10,14 @@
 // A value that is negative, not finite or past 2^64 is refused with a message that lists the
 // accepted forms.
 //
+// Scalar metrics (cpu.usage in "%", net.rx.bytes in "B/s") are shown in the distribution views
+// as histograms of integers, so a fractional value is held in FIXED POINT: the histogram's unit
+// is then written with its step in front — "0.01%" means "integers counting hundredths of a
+// percent", "0.001" thousandths of a plain number. ScalarStep picks the step per unit (0.01 for
+// "%", 1 for bytes, byte rates and ns, 0.001 otherwise); Parse/FormatQuantity understand such
+// units, so axes and --ymax read "50%" and never the raw integer. A rate "X/s" formats as X
+// does, followed by "/s" ("1.5MiB/s").
+//
 // Formatting keeps three significant digits and drops trailing zeros: 850 → "850ns",
 // 12500 → "12.5µs", 3200000 → "3.2ms", 1250000000 → "1.25s"; bytes → "512B", "4KiB", "1.5MiB".
 //
@@ -19,6 +27,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/status.h"
 
@@ -43,6 +52,14 @@ std::string FormatBytes(double bytes);
 // Dispatches on the metric's base unit: "ns" → FormatDuration, "B"/"bytes" → FormatBytes,
 // otherwise the number with three significant digits followed by the unit.
 std::string FormatQuantity(double value, std::string_view unit);
+// The fixed-point step a scalar in `unit` is stored with in a histogram: 0.01 for "%", 1 for
+// "ns", bytes and byte rates, 0.001 for anything else.
+double ScalarStep(std::string_view unit);
+// The histogram unit of a scalar in `unit`: "%" → "0.01%", "B/s" → "B/s", "" → "0.001".
+std::string FixedPointUnit(std::string_view unit);
+// Splits a fixed-point unit: "0.01%" → {0.01, "%"}; a unit without a leading step → {1, unit}.
+std::pair<double, std::string_view> SplitFixedPointUnit(std::string_view unit);
+
 // Three significant digits without trailing zeros: 12.5, 3.2, 850, 1250.
 std::string FormatSignificant(double value);
 

@@ -95,8 +95,42 @@ TEST(Units, FormatTable) {
       {1'572'864, "bytes", "1.5MiB"},
       {3.14159, "", "3.14"},
       {42, "req/s", "42req/s"},
+      {5000, "0.01%", "50%"},
+      {1, "0.01%", "0.01%"},
+      {12'345, "0.01%", "123%"},
+      {1500, "0.001", "1.5"},
+      {1500, "0.001req/s", "1.5req/s"},
+      {1'572'864, "B/s", "1.5MiB/s"},
+      {0, "B/s", "0"},
+      {37.5, "%", "37.5%"},
   };
   for (const Case& c : cases) EXPECT_EQ(FormatQuantity(c.value, c.unit), c.want) << c.value;
+}
+
+// Scalars are held in histograms as fixed-point integers; the unit says the step.
+TEST(Units, FixedPointUnitsForScalars) {
+  EXPECT_EQ(ScalarStep("%"), 0.01);
+  EXPECT_EQ(ScalarStep("B"), 1);
+  EXPECT_EQ(ScalarStep("B/s"), 1);
+  EXPECT_EQ(ScalarStep("ns"), 1);
+  EXPECT_EQ(ScalarStep("pkts/s"), 0.001);
+  EXPECT_EQ(FixedPointUnit("%"), "0.01%");
+  EXPECT_EQ(FixedPointUnit("B/s"), "B/s");
+  EXPECT_EQ(FixedPointUnit(""), "0.001");
+  EXPECT_EQ(SplitFixedPointUnit("0.01%").first, 0.01);
+  EXPECT_EQ(SplitFixedPointUnit("0.01%").second, "%");
+  EXPECT_EQ(SplitFixedPointUnit("0.001pkts/s").second, "pkts/s");
+  EXPECT_EQ(SplitFixedPointUnit("ms").first, 1);
+
+  EXPECT_EQ(*ParseQuantity("50%", "0.01%"), 5000u);
+  EXPECT_EQ(*ParseQuantity("12.34", "0.01%"), 1234u);
+  EXPECT_EQ(*ParseQuantity(" 1.5 ", "0.001"), 1500u);
+  EXPECT_EQ(*ParseQuantity("2pkts/s", "0.001pkts/s"), 2000u);
+  EXPECT_EQ(*ParseQuantity("1.5MiB/s", "B/s"), 1'572'864u);
+  EXPECT_EQ(*ParseQuantity("4KiB", "B/s"), 4096u);
+  const Result<uint64_t> bad = ParseQuantity("50ms", "0.01%");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "\"50ms\" is not a number in %, e.g. 12.5%");
 }
 
 TEST(Units, FormatSignificantRoundsAcrossADecade) {

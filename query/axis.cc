@@ -27,6 +27,42 @@ std::vector<double> ValueTicks(double top, int target) {
   return ticks;
 }
 
+namespace {
+
+bool BinaryUnit(std::string_view unit) {
+  return unit == "B" || unit == "bytes" || unit == "byte" || unit == "B/s" || unit == "bytes/s";
+}
+
+}  // namespace
+
+double NiceStep(double raw, std::string_view unit) {
+  if (!BinaryUnit(unit) || !(raw > 1)) return NiceStep(raw);
+  double prefix = 1;
+  while (raw / prefix >= 1024) prefix *= 1024;
+  for (double m = 1; m <= 1024; m *= 2) {
+    if (m * prefix >= raw * (1 - 1e-9)) return m * prefix;
+  }
+  return 1024 * prefix;
+}
+
+double NiceTop(double value, std::string_view unit) {
+  if (!BinaryUnit(unit) || !(value > 1)) return NiceStep(value);
+  const double step = NiceStep(value / 5, unit);
+  return std::ceil(value / step - 1e-9) * step;
+}
+
+std::vector<double> ValueTicks(double top, int target, std::string_view unit) {
+  std::vector<double> ticks;
+  if (!(top > 0) || target < 1) return ticks;
+  const double step = NiceStep(top / target, unit);
+  for (int i = 0;; ++i) {
+    const double v = i * step;
+    if (v > top * (1 + 1e-9)) break;
+    ticks.push_back(v);
+  }
+  return ticks;
+}
+
 int64_t TimeTickInterval(double min_gap) {
   static constexpr int64_t kIntervals[] = {
       1,   2,    5,    10,   15,    30,    60,    120,   300,    600,

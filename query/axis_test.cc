@@ -21,5 +21,19 @@ TEST(Axis, TimeTicksAlignToTheClock) {
   EXPECT_EQ(TimeTickLabel(1'699'999'980, 60), "22:13");
 }
 
+TEST(Axis, ByteUnitsStepInPowersOfTwo) {
+  EXPECT_EQ(NiceStep(954e6, "B"), 1024.0 * 1024 * 1024);  // not 1e9, which reads 954MiB
+  EXPECT_EQ(NiceStep(3000, "B/s"), 4096);
+  EXPECT_EQ(NiceStep(700, "B"), 1024);
+  EXPECT_EQ(NiceStep(954e6, "ns"), 1e9);  // time stays decimal
+  EXPECT_EQ(NiceStep(18, "%"), 20);
+  EXPECT_EQ(NiceTop(8.1 * 1073741824.0, "B"), 10 * 1073741824.0);
+  EXPECT_EQ(NiceTop(8.1e6, "ns"), 1e7);
+  EXPECT_EQ(ValueTicks(8.0 * 1024 * 1024 * 1024, 8, "B"),
+            (std::vector<double>{0, 1 * 1073741824.0, 2 * 1073741824.0, 3 * 1073741824.0,
+                                 4 * 1073741824.0, 5 * 1073741824.0, 6 * 1073741824.0,
+                                 7 * 1073741824.0, 8 * 1073741824.0}));
+}
+
 }  // namespace
 }  // namespace trailmap

@@ -44,6 +44,7 @@ Result<Catalog> FetchCatalog(const CliContext& context, const QueryFlags& flags)
     for (const MetricInfo& m : a.metrics) {
       auto [it, inserted] = catalog.metrics.emplace(m.name, m);
       if (inserted) continue;
+      if (it->second.description.empty()) it->second.description = m.description;
       std::set<std::string> keys(it->second.fields.begin(), it->second.fields.end());
       keys.insert(m.fields.begin(), m.fields.end());
       it->second.fields.assign(keys.begin(), keys.end());
@@ -51,6 +52,17 @@ Result<Catalog> FetchCatalog(const CliContext& context, const QueryFlags& flags)
   }
   return catalog;
 }
+
+}  // namespace
+
+std::string OverflowNote(uint64_t events) {
+  return "note: " + std::to_string(events) +
+         " events over the cardinality bound went to the overflow series (overflow=\"true\"): an "
+         "agent saw more distinct field sets a second than its max_series allows; they are counted "
+         "there, not lost, but cannot be told apart by field";
+}
+
+namespace {
 
 std::string Join(const std::vector<std::string>& items, const char* sep) {
   std::string out;
@@ -60,8 +72,39 @@ std::string Join(const std::vector<std::string>& items, const char* sep) {
 
 }  // namespace
 
+void NoteOverflow(const CliContext& context, const QueryFlags& flags, int64_t from, int64_t to) {
+  Result<Catalog> catalog = FetchCatalog(context, flags);
+  if (!catalog.ok()) return;
+  auto it = catalog->metrics.find(flags.metric);
+  if (it == catalog->metrics.end() ||
+      std::find(it->second.fields.begin(), it->second.fields.end(), kOverflowField) == it->second.fields.end()) {
+    return;
+  }
+  QueryFlags counting = flags;
+  const std::string overflow = std::string(kOverflowField) + " == \"true\"";
+  const size_t first = flags.where.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) {
+    counting.where = overflow;
+  } else if (flags.where[first] == '{') {
+    counting.where = R"({"and": [)" + flags.where + R"(, {"field": ")" + kOverflowField +
+                     R"(", "op": "==", "value": "true"}]})";
+  } else {
+    counting.where = "(" + flags.where + ") and " + overflow;
+  }
+  HistogramQuery query;
+  query.metric = flags.metric;
+  query.from = from;
+  query.to = to;
+  query.step = static_cast<uint32_t>(std::min<int64_t>(to - from, UINT32_MAX));
+  query.hosts = SplitList(flags.hosts);
+  Result<Fetched> fetched = FetchGrid(context, counting, query);
+  if (!fetched.ok()) return;
+  const uint64_t events = fetched->grid.Total().count();
+  if (events > 0) *context.err << OverflowNote(events) << "\n";
+}
+
 CLI::App* AddMetricsCommand(CLI::App* app, MetricsFlags* flags) {
-  CLI::App* cmd = app->add_subcommand("metrics", "List every metric: name, kind, unit and the fields it carries");
+  CLI::App* cmd = app->add_subcommand("metrics", "List every metric: name, kind, unit, the fields it carries and what it measures");
   AddShardFlags(cmd, &flags->query);
   cmd->add_option("--format,-f", flags->format, "table or json")
       ->capture_default_str()
@@ -78,21 +121,31 @@ int RunMetrics(const MetricsFlags& flags, const CliContext& context) {
     j["view"] = "metrics";
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const auto& [name, m] : catalog->metrics) {
-      list.push_back({{"name", name}, {"kind", MetricKindName(m.kind)}, {"unit", m.unit}, {"fields", m.fields}});
+      list.push_back({{"name", name},
+                      {"kind", MetricKindName(m.kind)},
+                      {"unit", m.unit},
+                      {"description", m.description},
+                      {"fields", m.fields}});
     }
     j["metrics"] = std::move(list);
     j["missing_shards"] = catalog->missing;
     *context.out << j.dump(2) << "\n";
   } else {
-    size_t width = 6;
-    for (const auto& [name, m] : catalog->metrics) width = std::max(width, name.size());
-    std::string out = "metric" + std::string(width - 6 + 2, ' ') + "kind     unit  fields\n";
+    size_t width = 6, fields_width = 6;
+    for (const auto& [name, m] : catalog->metrics) {
+      width = std::max(width, name.size());
+      fields_width = std::max(fields_width, m.fields.empty() ? 1 : Join(m.fields, ", ").size());
+    }
+    std::string out = "metric" + std::string(width - 6 + 2, ' ') + "kind     unit  fields" +
+                      std::string(fields_width - 6 + 2, ' ') + "description\n";
     for (const auto& [name, m] : catalog->metrics) {
       std::string kind = MetricKindName(m.kind);
       std::string unit = m.unit;
+      const std::string fields = m.fields.empty() ? "-" : Join(m.fields, ", ");
       out += name + std::string(width - name.size() + 2, ' ') + kind + std::string(9 - std::min<size_t>(kind.size(), 8), ' ') +
-             unit + std::string(6 - std::min<size_t>(unit.size(), 5), ' ') +
-             (m.fields.empty() ? "-" : Join(m.fields, ", ")) + "\n";
+             unit + std::string(6 - std::min<size_t>(unit.size(), 5), ' ') + fields +
+             std::string(fields_width - fields.size() + 2, ' ') +
+             (m.description.empty() ? "-" : m.description) + "\n";
     }
     if (catalog->metrics.empty()) out += "(no metrics yet: point an agent or `trailmap import` at the aggregators)\n";
     *context.out << out;
@@ -162,6 +215,17 @@ int RunFields(const FieldsFlags& flags, const CliContext& context) {
     fields.push_back(std::move(fv));
   }
 
+  // The agent's cardinality bound: events past it went to the series overflow=true.
+  uint64_t overflow_events = 0;
+  for (const FieldValues& fv : fields) {
+    if (fv.key != kOverflowField) continue;
+    for (const auto& [value, count] : fv.values) {
+      if (value == "true") overflow_events = count;
+    }
+  }
+  const bool scalar = it->second.kind == MetricKind::kScalar;
+  const char* counted = scalar ? "host-seconds" : "events";
+
   if (flags.format == "json") {
     nlohmann::ordered_json j;
     j["view"] = "fields";
@@ -175,6 +239,8 @@ int RunFields(const FieldsFlags& flags, const CliContext& context) {
       list.push_back({{"key", fv.key}, {"distinct", fv.distinct}, {"values", std::move(values)}});
     }
     j["fields"] = std::move(list);
+    j["counts"] = counted;
+    j["overflow_events"] = overflow_events;
     j["missing_shards"] = std::vector<std::string>(missing.begin(), missing.end());
     *context.out << j.dump(2) << "\n";
   } else {
@@ -188,6 +254,8 @@ int RunFields(const FieldsFlags& flags, const CliContext& context) {
         out += "  " + value + std::string(width - value.size() + 2, ' ') + std::to_string(count) + "\n";
       }
     }
+    out += "\n(counts are " + std::string(counted) + ")\n";
+    if (overflow_events > 0) out += OverflowNote(overflow_events) + "\n";
     *context.out << out;
   }
   return ReportMissing(context, std::vector<std::string>(missing.begin(), missing.end()));

@@ -98,7 +98,9 @@ Result<uint64_t> ParseAxisFlag(const char* flag, const std::string& text, const 
                                const std::string& unit) {
   Result<uint64_t> value = ParseQuantity(text, unit);
   if (!value.ok()) {
-    return Status::InvalidArgument(std::string(flag) + ": " + metric + " is in " + unit + ": " +
+    // A scalar's fixed-point unit ("0.01%") is shown as the unit people type ("%").
+    return Status::InvalidArgument(std::string(flag) + ": " + metric + " is in " +
+                                   std::string(SplitFixedPointUnit(unit).second) + ": " +
                                    value.status().message());
   }
   return value;

@@ -14,6 +14,7 @@
 #include "query/columns_command.h"
 #include "query/flame_command.h"
 #include "query/catalog_command.h"
+#include "query/line_command.h"
 #include "query/heatmap_command.h"
 #include "query/import_command.h"
 #include "query/stats_command.h"
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
   FlameFlags flame;
   MetricsFlags metrics;
   FieldsFlags fields;
+  LineFlags line;
   CLI::App* heatmap_cmd = AddHeatmapCommand(&app, &heatmap);
   CLI::App* stats_cmd = AddStatsCommand(&app, &stats);
   CLI::App* trails_cmd = AddTrailsCommand(&app, &trails);
@@ -58,6 +60,7 @@ int main(int argc, char** argv) {
   CLI::App* flame_cmd = AddFlameCommand(&app, &flame);
   CLI::App* metrics_cmd = AddMetricsCommand(&app, &metrics);
   CLI::App* fields_cmd = AddFieldsCommand(&app, &fields);
+  CLI::App* line_cmd = AddLineCommand(&app, &line);
 
   try {
     app.parse(argc, argv);
@@ -94,6 +97,7 @@ int main(int argc, char** argv) {
     if (flame_cmd->parsed()) return RunFlame(flame, context, std::cin);
     if (metrics_cmd->parsed()) return RunMetrics(metrics, context);
     if (fields_cmd->parsed()) return RunFields(fields, context);
+    if (line_cmd->parsed()) return RunLine(line, context);
   } catch (const std::exception& e) {
     // A bug, or a resource failure nothing below expected: say so and exit 1.
     std::cerr << "trailmap: internal error: " << e.what() << "\n";

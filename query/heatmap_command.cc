@@ -9,6 +9,7 @@
 
 #include "core/timespec.h"
 #include "core/units.h"
+#include "query/catalog_command.h"
 #include "query/heatmap.h"
 #include "query/render_ansi.h"
 #include "query/render_json.h"
@@ -352,6 +353,8 @@ int RunHeatmap(const HeatmapFlags& flags, const CliContext& context) {
     bytes = RenderHeatmapAnsi(*view);
   }
   if (Status s = WriteOutput(context, flags.output, bytes); !s.ok()) return Fail(context, s);
+  // Not when a shard is silent: its catalog query would wait out the timeout a second time.
+  if (fetched->missing.empty()) NoteOverflow(context, flags.query, query.from, query.to);
   return ReportMissing(context, fetched->missing);
 }
 

@@ -58,7 +58,8 @@ std::string RenderHeatmapAnsi(const HeatmapView& view, const AnsiOptions& option
     }
   } else {
     for (double v : ValueTicks(static_cast<double>(view.ymax - view.ymin),
-                               std::max<int>(1, static_cast<int>(lines) / options.label_every))) {
+                               std::max<int>(1, static_cast<int>(lines) / options.label_every),
+                               view.unit)) {
       ticks.push_back(static_cast<double>(view.ymin) + v);
     }
   }

@@ -41,13 +41,14 @@ std::string ColumnsSubtitle(const ColumnsView& view) {
   return FormatRfc3339(view.from) + " + " + FormatSpan(view.to - view.from) + " · " + hosts +
          " · " + Direction(view) + " · " +
          (view.shading == ColumnShading::kPerColumn ? "per-column " : "global ") +
-         ColoringName(view.coloring) + " shading · " + FormatCount(view.grid.total) + " events";
+         ColoringName(view.coloring) + " shading · " + FormatCount(view.grid.total) + " " +
+         CountNoun(view.kind, view.grid.total);
 }
 
 std::string HostDescription(const ColumnsView& view, uint32_t column) {
   const HostColumn& h = view.hosts[column];
   auto q = [&view](double v) { return FormatQuantity(v, view.unit); };
-  return h.host + "\n" + FormatCount(h.count) + (h.count == 1 ? " event" : " events") +
+  return h.host + "\n" + FormatCount(h.count) + " " + CountNoun(view.kind, h.count) +
          "\nmean " + q(h.mean) + " · p50 " + q(static_cast<double>(h.p50)) + " · p90 " +
          q(static_cast<double>(h.p90)) + " · p99 " + q(static_cast<double>(h.p99)) + " · max " +
          q(static_cast<double>(h.max)) + "\nCoV " + FormatSignificant(h.cov) + " · bimodality " +
@@ -58,7 +59,7 @@ std::string ColumnCellDescription(const ColumnsView& view, uint32_t row, uint32_
   const uint64_t n = view.grid.count(row, column);
   return view.hosts[column].host + "\n" + FormatQuantity(view.grid.RowLow(row), view.unit) +
          " to " + FormatQuantity(view.grid.RowHigh(row), view.unit) + "\n" + FormatCount(n) +
-         (n == 1 ? " event" : " events");
+         " " + CountNoun(view.kind, n);
 }
 
 std::string ShadingLegend(const ColumnsView& view) {
@@ -129,7 +130,7 @@ std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& o
   // Value axis: round ticks in the metric's unit.
   out += "<g fill=\"#222222\" text-anchor=\"end\">\n";
   const double span = static_cast<double>(grid.ymax - grid.ymin);
-  for (double v : ValueTicks(span, std::max(2, std::min(8, plot_h / 50)))) {
+  for (double v : ValueTicks(span, std::max(2, std::min(8, plot_h / 50)), view.unit)) {
     const double y = bottom - v / span * plot_h;
     out += "<line x1=\"" + std::to_string(kLeft - 5) + "\" x2=\"" + std::to_string(kLeft) +
            "\" y1=\"" + SvgNumber(y) + "\" y2=\"" + SvgNumber(y) + "\" stroke=\"#555555\"/>";

@@ -43,7 +43,7 @@ std::string RenderColumnsAnsi(const ColumnsView& view) {
   }
   const int64_t lines = (grid.rows + 1) / 2;
   const std::vector<double> ticks =
-      ValueTicks(static_cast<double>(grid.ymax - grid.ymin), std::max<int>(2, lines / 4));
+      ValueTicks(static_cast<double>(grid.ymax - grid.ymin), std::max<int>(2, lines / 4), view.unit);
   for (int64_t line = 0; line < lines; ++line) {
     // Line 0 is the top: rows (rows-1, rows-2); an odd row count leaves the last lower half empty.
     const int64_t upper = static_cast<int64_t>(grid.rows) - 1 - 2 * line;

@@ -81,7 +81,7 @@ Result<std::string> RenderColumnsPng(const ColumnsView& view, const ColumnsSvgOp
   canvas.StrokeRect(kLeft - 1, kTop - 1, plot_w + 2, plot_h + 2, kFrame);
 
   const double span = static_cast<double>(grid.ymax - grid.ymin);
-  for (double v : ValueTicks(span, std::max(2, std::min(8, plot_h / 50)))) {
+  for (double v : ValueTicks(span, std::max(2, std::min(8, plot_h / 50)), view.unit)) {
     const int y = bottom - static_cast<int>(v / span * plot_h + 0.5);
     canvas.Line(kLeft - 6, y, kLeft - 2, y, kGrey);
     canvas.Text(kLeft - 9, y + 4, FormatQuantity(static_cast<double>(grid.ymin) + v, view.unit),

@@ -119,7 +119,7 @@ Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options) {
   // row otherwise), and of the visible range.
   if (options.side_panel) {
     canvas.FillRect(0, kTop - 1, panel - 8, plot_h + 2, kPanelFill);
-    canvas.Text(4, kTop - 6, "events/s", kMuted);
+    canvas.Text(4, kTop - 6, RateHeading(view.kind), kMuted);
     const std::vector<double> rates = RowEventsPerSecond(view);
     const int every = std::max(1, (11 + cell_h - 1) / cell_h);
     for (uint32_t r = 0; r < view.rows; r += every) {
@@ -127,7 +127,7 @@ Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options) {
       canvas.Text(panel - 12, y_mid + 3, FormatRate(rates[r]), kText, TextAlign::kRight);
     }
     canvas.Text(4, bottom + 18, "range avg:", kMuted);
-    canvas.Text(4, bottom + 30, FormatRate(RangeEventsPerSecond(view)) + "/s", kText);
+    canvas.Text(4, bottom + 30, FormatRate(RangeEventsPerSecond(view)) + RateSuffix(view.kind), kText);
   }
 
   // Legend.

@@ -79,7 +79,7 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
         out += column_text[c];
         out += row_text;
         out += FormatCount(n);
-        out += n == 1 ? " event" : " events";
+        out += " " + CountNoun(view.kind, n);
       }
       out += "</title></rect>\n";
     }
@@ -129,7 +129,7 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
            std::to_string(kPanel - 10) + "\" height=\"" + std::to_string(plot_h) +
            "\" fill=\"#f6f6f6\"/>\n";
     out += "<text x=\"4\" y=\"" + std::to_string(kTop - 6) +
-           "\" fill=\"#444444\" font-size=\"11\">events/s</text>\n";
+           "\" fill=\"#444444\" font-size=\"11\">" + RateHeading(view.kind) + "</text>\n";
     out += "<g fill=\"#222222\" text-anchor=\"end\" font-size=\"11\">\n";
     const int every = std::max(1, (12 + cell_h - 1) / cell_h);
     for (uint32_t r = 0; r < view.rows; r += every) {
@@ -141,7 +141,7 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
     out += "<text x=\"4\" y=\"" + std::to_string(bottom + 18) +
            "\" fill=\"#444444\" font-size=\"11\">range avg:</text>\n";
     out += "<text x=\"4\" y=\"" + std::to_string(bottom + 32) + "\" font-size=\"11\">" +
-           XmlEscape(FormatRate(RangeEventsPerSecond(view))) + "/s</text>\n";
+           XmlEscape(FormatRate(RangeEventsPerSecond(view)) + RateSuffix(view.kind)) + "</text>\n";
   }
 
   // Time axis: clock-aligned UTC labels at least ~90 px apart.

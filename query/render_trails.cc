@@ -104,7 +104,7 @@ std::string TrailDescription(const TrailsView& view, const FrequencyTrail& t) {
   char shape[96];
   std::snprintf(shape, sizeof shape, "cov %.2f · bimodality %.2f", t.stats.cov,
                 t.stats.bimodality);
-  std::string s = GroupName(view, t) + ": " + FormatCount(t.count) + " events · p50 " +
+  std::string s = GroupName(view, t) + ": " + FormatCount(t.count) + " " + CountNoun(view.kind, t.count) + " · p50 " +
                   q(static_cast<double>(t.p50)) + " · p99 " + q(static_cast<double>(t.p99)) +
                   " · max " + q(static_cast<double>(t.max)) + " · " + shape;
   const double outside = (t.above + t.below) * static_cast<double>(t.count);
@@ -118,7 +118,7 @@ std::string NotDrawn(const TrailsView& view) {
   char share[32];
   std::snprintf(share, sizeof share, "%.2g%%",
                 view.total ? 100.0 * view.above_events / static_cast<double>(view.total) : 0);
-  return FormatCount(n) + (n == 1 ? " event" : " events") + " (" + share + ") outside " +
+  return FormatCount(n) + " " + CountNoun(view.kind, n) + " (" + share + ") outside " +
          FormatQuantity(static_cast<double>(view.lo), view.unit) + "–" +
          FormatQuantity(static_cast<double>(view.hi), view.unit) +
          " not drawn; --range widens it";
@@ -165,7 +165,7 @@ std::string TrailsSubtitle(const TrailsView& view) {
   s += " sorted by " + TrailSortName(view.sort) + " · " +
        FormatQuantity(static_cast<double>(view.lo), view.unit) + "–" +
        FormatQuantity(static_cast<double>(view.hi), view.unit) + (view.range_auto ? " (auto)" : "") +
-       " in " + std::to_string(view.points) + " points · " + FormatCount(view.total) + " events";
+       " in " + std::to_string(view.points) + " points · " + FormatCount(view.total) + " " + CountNoun(view.kind, view.total);
   return s;
 }
 
@@ -234,7 +234,7 @@ std::string RenderTrailsSvg(const TrailsView& view, const TrailsStyle& style) {
   out += "<line x1=\"" + std::to_string(l.left) + "\" x2=\"" + std::to_string(l.left + l.plot_w) +
          "\" y1=\"" + std::to_string(axis_y) + "\" y2=\"" + std::to_string(axis_y) + "\" stroke=\"" +
          HexColor(c.faint) + "\"/>\n";
-  for (double v : ValueTicks(span, std::max(2, l.plot_w / 110))) {
+  for (double v : ValueTicks(span, std::max(2, l.plot_w / 110), view.unit)) {
     const double x = l.left + v / span * l.plot_w;
     out += "<line x1=\"" + SvgNumber(x) + "\" x2=\"" + SvgNumber(x) + "\" y1=\"" + std::to_string(axis_y) +
            "\" y2=\"" + std::to_string(axis_y + 5) + "\" stroke=\"" + HexColor(c.faint) + "\"/>";
@@ -299,7 +299,7 @@ Result<std::string> RenderTrailsPng(const TrailsView& view, const TrailsStyle& s
   const int axis_y = kTop + l.plot_h + 6;
   const double span = static_cast<double>(view.hi - view.lo);
   canvas.Line(l.left, axis_y, l.left + l.plot_w, axis_y, c.faint);
-  for (double v : ValueTicks(span, std::max(2, l.plot_w / 110))) {
+  for (double v : ValueTicks(span, std::max(2, l.plot_w / 110), view.unit)) {
     const int x = static_cast<int>(std::lround(l.left + v / span * l.plot_w));
     canvas.Line(x, axis_y, x, axis_y + 5, c.faint);
     canvas.Text(x, axis_y + 18, FormatQuantity(static_cast<double>(view.lo) + v, view.unit), c.text,

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
 
+#include "query/catalog_command.h"
 #include "query/render_stats.h"
 #include "query/stats.h"
 
@@ -70,6 +71,8 @@ int RunStats(const StatsFlags& flags, const CliContext& context) {
     bytes = RenderStatsTable(table);
   }
   if (Status s = WriteOutput(context, flags.output, bytes); !s.ok()) return Fail(context, s);
+  // Not when a shard is silent: its catalog query would wait out the timeout a second time.
+  if (fetched->missing.empty()) NoteOverflow(context, flags.query, query.from, query.to);
   return ReportMissing(context, fetched->missing);
 }
 

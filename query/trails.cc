@@ -225,6 +225,7 @@ TrailsView AssembleTrails(const MergedGrid& grid, const TrailOptions& options) {
   TrailsView view;
   view.metric = grid.metric;
   view.unit = grid.unit;
+  view.kind = grid.kind;
   view.group_by = grid.group_by;
   view.from = grid.from;
   view.to = grid.to;
@@ -247,7 +248,8 @@ TrailsView AssembleTrails(const MergedGrid& grid, const TrailOptions& options) {
   if (view.hi == 0) {
     view.range_auto = true;
     view.lo = 0;
-    view.hi = static_cast<uint64_t>(NiceStep(static_cast<double>(std::max<uint64_t>(all.Percentile(99), 1))));
+    view.hi = static_cast<uint64_t>(
+        NiceTop(static_cast<double>(std::max<uint64_t>(all.Percentile(99), 1)), grid.unit));
   }
   if (view.hi <= view.lo) view.hi = view.lo + 1;
 

@@ -111,6 +111,7 @@ struct TrailOptions {
 struct TrailsView {
   std::string metric;
   std::string unit = "ns";
+  MetricKind kind = MetricKind::kLatency;  // kScalar: counts are host-seconds
   std::string group_by;  // "host" or a field key
   int64_t from = 0, to = 0;
   uint64_t lo = 0, hi = 0;

@@ -20,6 +20,14 @@ std::string FormatCount(uint64_t n) {
   return out;
 }
 
+std::string CountNoun(MetricKind kind, uint64_t n) {
+  if (kind == MetricKind::kScalar) return n == 1 ? "host-second" : "host-seconds";
+  return n == 1 ? "event" : "events";
+}
+
+const char* RateHeading(MetricKind kind) { return kind == MetricKind::kScalar ? "hosts" : "events/s"; }
+const char* RateSuffix(MetricKind kind) { return kind == MetricKind::kScalar ? " hosts" : "/s"; }
+
 std::string FormatRate(double per_second) {
   if (per_second <= 0) return "0";
   if (per_second < 0.01) return "<0.01";  // a row with a few events is not a row with none
@@ -63,7 +71,7 @@ std::vector<ValueTick> ValueAxisTicks(const HeatmapView& view, int target) {
     }
     return ticks;
   }
-  const double step = NiceStep((hi - lo) / std::max(target, 1));
+  const double step = NiceStep((hi - lo) / std::max(target, 1), view.unit);
   for (double v = std::ceil(lo / step - 1e-9) * step; v <= hi * (1 + 1e-9); v += step) {
     ticks.push_back({ValueFraction(view, v), FormatQuantity(v, view.unit)});
   }
@@ -102,7 +110,7 @@ std::string HeatmapSubtitle(const HeatmapView& view) {
                   (view.per_column ? "per-column " : "") + ColoringName(view.coloring) +
                   " coloring" + (view.palette == Palette::kFalse ? ", false colors" : "") +
                   (view.scale == ValueScale::kLog ? " · log scale" : "") + " · " +
-                  FormatCount(view.total) + " events";
+                  FormatCount(view.total) + " " + CountNoun(view.kind, view.total);
   return s;
 }
 

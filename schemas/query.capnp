@@ -37,6 +37,10 @@ struct HistogramQuery {
   hosts @5 :List(Text);   # only these hosts; empty = every host
   where @6 :Text;         # a predicate (core/predicate.h) on fields, host, labels and the value;
                           # "" = everything. Evaluated here, in the aggregator (pushed down).
+                          # Text, or the JSON form when it starts with '{' (docs/predicates.md).
+  summaries @7 :Bool;     # answer with HistogramAnswer.summaries (count, sum, min, max per
+                          # cell) instead of cells: what a line chart needs, a few numbers a cell.
+                          # A scalar metric's summaries are exact, in the metric's own unit.
 }
 
 struct Answer {
@@ -64,7 +68,20 @@ struct HistogramAnswer {
   kind @0 :Ingest.MetricKind;
   unit @1 :Text;
   groups @2 :List(Text);  # group names, indexed by Cell.group ("" when not grouped)
-  cells @3 :List(Cell);   # only non-empty cells
+  cells @3 :List(Cell);   # only non-empty cells (none when the query asked for summaries)
+  summaries @4 :List(Summary);  # when HistogramQuery.summaries: one per non-empty cell, in
+                                # `unit` (a scalar's own unit, not fixed point)
+}
+
+# A cell's partial aggregate; shards' summaries of one cell merge by adding count and sum and
+# taking the min of min and the max of max.
+struct Summary {
+  column @0 :UInt32;
+  group @1 :UInt32;
+  count @2 :UInt64;
+  sum @3 :Float64;
+  min @4 :Float64;
+  max @5 :Float64;
 }
 
 struct Cell {
@@ -78,4 +95,5 @@ struct MetricInfo {
   kind @1 :Ingest.MetricKind;
   unit @2 :Text;
   fields @3 :List(Text);  # the field keys its series carry, sorted
+  description @4 :Text;   # one line from the agents ("" = none); the latest non-empty one wins
 }
