@@ -1,13 +1,20 @@
 // The byte layout of every key and value the aggregator keeps in RocksDB, and the functions that
 // write and read them. All integers are big-endian, so byte order is numeric order.
 //
-// Column families `hist` and `scalar` share one key:
+// Column families `hist`, `hist_10s`, `hist_60s` and `scalar` share one key:
 //
 //   key       := metric_id:u32 second:u64 host_id:u32 series_id:u32        (20 bytes)
 //   second    := uint64(unix seconds as int64) XOR 2^63                     sign bit flipped, so
 //                                                                           byte order = time order
 //   hist      value := core/histogram.h encoding, merged by "trailmap.histogram"
+//   hist_10s  value := the same; second = the start of a 10 s bucket (a multiple of 10, rounded
+//                      toward -inf), the merge of that bucket's `hist` values
+//   hist_60s  value := the same over 60 s buckets (second a multiple of 60)
 //   scalar    value := IEEE-754 double, its bits as a u64
+//
+// The rollups are written with the `hist` merge in the same WriteBatch (see aggregator/store.h),
+// so a rollup key always equals the merge of the 1 s keys of its bucket, until retention (which
+// is per family) drops the finer ones first.
 //
 // One metric's seconds are contiguous and in time order, and within a second every host and series
 // follows, so a single range scan [metric|from, metric|to) serves a heat map (group by nothing or a
@@ -23,6 +30,8 @@
 //   's' metric_id:u32 fields    -> series_id:u32                fields canonical, "" for none
 //   'S' series_id:u32           -> metric_id:u32 fields
 //   'w' agent                   -> watermark:u64                last sequence applied
+//   "Rollups"                   -> ""                           hist_10s and hist_60s hold every
+//                                                               hist key (absent: Open backfills)
 //
 // Ids start at 1 and are dense; series ids are global (not per metric). The catalog is loaded from
 // the id-keyed entries ('M', 'H', 'S'); the name-keyed ones exist so a tool can look a name up
@@ -30,6 +39,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -69,6 +79,23 @@ inline uint64_t OrderedSecond(int64_t second) {
 }
 inline int64_t SecondFromOrdered(uint64_t ordered) {
   return static_cast<int64_t>(ordered ^ (uint64_t{1} << 63));
+}
+
+// The histogram column families, finest first: seconds per key and the family's name. Queries
+// read the coarsest that fits (aggregator/histogram_query.h); ingest merges into all of them.
+struct HistogramResolution {
+  uint32_t seconds;
+  const char* family;
+};
+inline constexpr HistogramResolution kHistogramResolutions[] = {
+    {1, "hist"}, {10, "hist_10s"}, {60, "hist_60s"}};
+inline constexpr size_t kHistogramResolutionCount = std::size(kHistogramResolutions);
+
+// The start of the `resolution`-second bucket holding `second` (floor, also for negative seconds).
+inline int64_t BucketStart(int64_t second, uint32_t resolution) {
+  const int64_t r = resolution;
+  const int64_t q = second / r;
+  return (q - (second % r < 0 ? 1 : 0)) * r;
 }
 
 // Writes the 20-byte key into out[0..20).

@@ -11,15 +11,25 @@
 #include "aggregator/histogram_merge_operator.h"
 #include "aggregator/histogram_query.h"
 #include "aggregator/keys.h"
+#include "aggregator/retention_filter.h"
+#include "core/log.h"
 
 namespace trailmap::aggregator {
 
 struct Store::Handles {
   std::unique_ptr<rocksdb::DB> db;
   std::vector<rocksdb::ColumnFamilyHandle*> all;  // owned: destroyed before the DB closes
-  rocksdb::ColumnFamilyHandle* hist = nullptr;
+  // By resolution, in kHistogramResolutions order: hist, hist_10s, hist_60s.
+  std::array<rocksdb::ColumnFamilyHandle*, kHistogramResolutionCount> hist{};
   rocksdb::ColumnFamilyHandle* scalar = nullptr;
   rocksdb::ColumnFamilyHandle* meta = nullptr;
+
+  rocksdb::ColumnFamilyHandle* Named(std::string_view name) const {
+    for (rocksdb::ColumnFamilyHandle* h : all) {
+      if (h->GetName() == name) return h;
+    }
+    return nullptr;
+  }
 
   ~Handles() {
     if (!db) return;
@@ -43,11 +53,25 @@ rocksdb::CompressionType Best(rocksdb::CompressionType wanted) {
   return rocksdb::kNoCompression;
 }
 
-rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o,
-                                           const std::shared_ptr<rocksdb::Cache>& cache,
-                                           size_t write_buffer) {
+// Every column family. Adding one is one line here (and a handle in Handles if code names it).
+struct FamilySpec {
+  const char* name;
+  uint32_t resolution;       // histogram families: seconds per key; 0 = not a histogram family
+  size_t memtable_quarters;  // memtable = write_buffer_mb * quarters / 4
+};
+constexpr FamilySpec kFamilies[] = {
+    {"default", 0, 1},
+    {"hist", 1, 4},
+    {"hist_10s", 10, 2},  // a tenth of the keys of `hist`, as many merge operands
+    {"hist_60s", 60, 2},
+    {"scalar", 0, 1},
+    {"meta", 0, 1},
+};
+
+rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o, const FamilySpec& spec,
+                                           const std::shared_ptr<rocksdb::Cache>& cache) {
   rocksdb::ColumnFamilyOptions cf;
-  cf.write_buffer_size = write_buffer;
+  cf.write_buffer_size = (o.write_buffer_mb << 20) * spec.memtable_quarters / 4;
   cf.max_write_buffer_number = 3;
   cf.level_compaction_dynamic_level_bytes = true;
   cf.compression = Best(rocksdb::kLZ4Compression);
@@ -56,8 +80,22 @@ rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o,
   table.block_cache = cache;
   table.block_size = 16 << 10;  // scans dominate: bigger blocks, fewer index entries
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  if (spec.resolution == 0) return cf;
+
+  cf.merge_operator = std::make_shared<HistogramMergeOperator>();
+  cf.max_successive_merges = o.max_successive_merges;
+  size_t index = 0;
+  while (kHistogramResolutions[index].seconds != spec.resolution) ++index;
+  if (const int64_t retention = o.retention_seconds[index]; retention > 0) {
+    cf.compaction_filter_factory =
+        std::make_shared<RetentionFilterFactory>(spec.name, spec.resolution, retention, o.clock);
+    cf.periodic_compaction_seconds = 86400;  // files nothing rewrites still age out
+  }
   return cf;
 }
+
+// meta: the rollup families hold every `hist` key (written when Open created or backfilled them).
+const std::string kRollupMarkerKey = "Rollups";
 
 }  // namespace
 
@@ -69,37 +107,78 @@ Store::~Store() = default;
 Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOptions& options) {
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = true;
-  db_options.create_missing_column_families = true;
+  db_options.create_missing_column_families = true;  // a database from before a family existed
   db_options.max_background_jobs = options.background_jobs;
   db_options.keep_log_file_num = 5;
   db_options.max_total_wal_size = 256ull << 20;
   db_options.bytes_per_sync = 1 << 20;
 
   auto cache = rocksdb::NewLRUCache(options.block_cache_mb << 20);
-  const size_t buffer = options.write_buffer_mb << 20;
-  rocksdb::ColumnFamilyOptions hist = FamilyOptions(options, cache, buffer);
-  hist.merge_operator = std::make_shared<HistogramMergeOperator>();
-  hist.max_successive_merges = options.max_successive_merges;
-  const rocksdb::ColumnFamilyOptions small = FamilyOptions(options, cache, buffer / 4);
-
-  const std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-      {rocksdb::kDefaultColumnFamilyName, small},
-      {"hist", hist},
-      {"scalar", small},
-      {"meta", small},
-  };
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;
+  for (const FamilySpec& spec : kFamilies) {
+    families.emplace_back(spec.name, FamilyOptions(options, spec, cache));
+  }
   auto handles = std::make_unique<Handles>();
   rocksdb::DB* db = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(db_options, dir, families, &handles->all, &db);
   if (!s.ok()) return FromRocks(s, "opening " + dir);
   handles->db.reset(db);
-  handles->hist = handles->all[1];
-  handles->scalar = handles->all[2];
-  handles->meta = handles->all[3];
+  for (size_t i = 0; i < kHistogramResolutionCount; ++i) {
+    handles->hist[i] = handles->Named(kHistogramResolutions[i].family);
+  }
+  handles->scalar = handles->Named("scalar");
+  handles->meta = handles->Named("meta");
 
   std::unique_ptr<Store> store(new Store(options, std::move(handles)));
   if (Status l = store->Load(); !l.ok()) return l;
+  if (Status b = store->BackfillRollupsIfNeeded(); !b.ok()) return b;
   return store;
+}
+
+Status Store::BackfillRollupsIfNeeded() {
+  std::string marker;
+  rocksdb::Status s = db_->db->Get(rocksdb::ReadOptions(), db_->meta, kRollupMarkerKey, &marker);
+  if (s.ok()) return Status::Ok();
+  if (!s.IsNotFound()) return FromRocks(s, "reading the rollup marker");
+
+  // Start from empty rollups, so a backfill cut short by a crash is simply done again.
+  const std::string all_end(kDataKeySize + 1, '\xff');
+  rocksdb::WriteOptions unsynced;
+  for (size_t r = 1; r < kHistogramResolutionCount; ++r) {
+    s = db_->db->DeleteRange(unsynced, db_->hist[r], "", all_end);
+    if (!s.ok()) return FromRocks(s, "clearing " + db_->hist[r]->GetName());
+  }
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->db->NewIterator(rocksdb::ReadOptions(), db_->hist[0]));
+  rocksdb::WriteBatch wb;
+  uint64_t keys = 0;
+  DataKey key;
+  char rolled[kDataKeySize];
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    if (!DecodeDataKey(View(it->key()), &key)) {
+      return Status::Corruption("hist: key of " + std::to_string(it->key().size()) + " bytes");
+    }
+    for (size_t r = 1; r < kHistogramResolutionCount; ++r) {
+      DataKey bucket = key;
+      bucket.second = BucketStart(key.second, kHistogramResolutions[r].seconds);
+      EncodeDataKey(bucket, rolled);
+      wb.Merge(db_->hist[r], rocksdb::Slice(rolled, kDataKeySize), it->value());
+    }
+    if (++keys % 4096 == 0) {
+      if (s = db_->db->Write(unsynced, &wb); !s.ok()) return FromRocks(s, "backfilling rollups");
+      wb.Clear();
+    }
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "reading hist for the rollups");
+  wb.Put(db_->meta, kRollupMarkerKey, "");
+  rocksdb::WriteOptions synced;
+  synced.sync = true;
+  if (s = db_->db->Write(synced, &wb); !s.ok()) return FromRocks(s, "backfilling rollups");
+  if (keys > 0) {
+    Log("rolled up " + std::to_string(keys) +
+        " histograms written before hist_10s and hist_60s existed");
+  }
+  return Status::Ok();
 }
 
 Status Store::Load() {
@@ -269,8 +348,12 @@ void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, roc
   char key[kDataKeySize];
   for (const SecondDelta& second : batch.seconds) {
     for (const HistogramDelta& h : second.histograms) {
-      EncodeDataKey(DataKey{metric_of[h.series], second.time, host, series_of[h.series]}, key);
-      wb->Merge(db_->hist, rocksdb::Slice(key, kDataKeySize), AsSlice(h.encoded));
+      // The delta goes into every resolution's bucket: the same WriteBatch keeps rollups exact.
+      for (size_t r = 0; r < kHistogramResolutionCount; ++r) {
+        const int64_t bucket = BucketStart(second.time, kHistogramResolutions[r].seconds);
+        EncodeDataKey(DataKey{metric_of[h.series], bucket, host, series_of[h.series]}, key);
+        wb->Merge(db_->hist[r], rocksdb::Slice(key, kDataKeySize), AsSlice(h.encoded));
+      }
       ++out->histograms;
     }
     for (const ScalarValue& v : second.scalars) {
@@ -295,8 +378,10 @@ Result<bool> Store::SkipRejected(std::string_view agent, uint64_t sequence) {
   return true;
 }
 
-Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query) const {
-  return RunHistogramQuery(db_->db.get(), db_->hist, catalog_, query, options_.query_threads);
+Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query, QueryPlan plan) const {
+  const size_t resolutions = plan == QueryPlan::kFinestOnly ? 1 : kHistogramResolutionCount;
+  return RunHistogramQuery(db_->db.get(), {db_->hist.data(), resolutions}, catalog_, query,
+                           options_.query_threads);
 }
 
 std::vector<MetricInfo> Store::Metrics() const { return catalog_.Metrics(); }

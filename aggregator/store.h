@@ -2,11 +2,25 @@
 // catalog, and each agent's sequence watermark — with exactly-once ingest and partial-aggregate
 // queries.
 //
-// Column families (key and value grammar in aggregator/keys.h):
-//   hist    metric_id | second | host_id | series_id -> histogram, merged by "trailmap.histogram"
-//   scalar  metric_id | second | host_id | series_id -> double (last write wins)
-//   meta    id maps both ways (metrics with kind and unit, hosts with labels, series) and
-//           agent -> watermark (the last sequence applied)
+// Column families (key and value grammar in aggregator/keys.h; the list is kFamilies in store.cc):
+//   hist      metric_id | second | host_id | series_id -> histogram, merged by "trailmap.histogram"
+//   hist_10s  the same key with second = its 10 s bucket's start: the merge of the bucket's `hist`
+//   hist_60s  the same over 60 s buckets
+//   scalar    metric_id | second | host_id | series_id -> double (last write wins)
+//   meta      id maps both ways (metrics with kind and unit, hosts with labels, series),
+//             agent -> watermark (the last sequence applied), and the rollup marker
+//
+// Rollups: ApplyBatches merges every histogram delta into `hist`, `hist_10s` and `hist_60s` in
+// the same WriteBatch, so the rollups are exact and exactly-once like the 1 s data, at the cost of
+// three merges per delta (bench/cluster-bench measures ingest with them). A query reads the
+// coarsest family that fits its columns (aggregator/histogram_query.h). A database made before
+// the rollups existed is backfilled when Open first sees it (the meta marker says it is done; a
+// crash during the backfill restarts it from scratch on the next Open).
+//
+// Retention: each histogram family drops keys older than its retention as RocksDB compacts
+// (aggregator/retention_filter.h); a family's retention of 0 keeps it forever. Past the 1 s
+// retention a query gets the rollup buckets that lie wholly in its columns and nothing for the
+// finer edges, since those seconds are gone.
 //
 // Exactly-once: ApplyBatch applies a batch only when its sequence is the agent's watermark + 1,
 // and writes every histogram merge, scalar, new catalog entry and the new watermark in ONE
@@ -18,7 +32,9 @@
 // concurrently with them and with each other, reading a consistent RocksDB snapshot.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -28,6 +44,7 @@
 #include <vector>
 
 #include "aggregator/catalog.h"
+#include "aggregator/keys.h"
 #include "core/batch.h"
 #include "core/query_wire.h"
 #include "core/status.h"
@@ -56,6 +73,19 @@ struct StoreOptions {
   // Threads one histogram query scans with (time slices of a long range in parallel); 1 = the
   // caller's thread only.
   int query_threads = 2;
+  // Seconds each histogram family keeps its data, in kHistogramResolutions order (hist, hist_10s,
+  // hist_60s); 0 = forever. A key goes when all of its bucket is older than now - retention.
+  // A Store keeps everything unless told; trailmap-aggregator's config starts from
+  // kDefaultRetention (aggregator_config.h).
+  std::array<int64_t, kHistogramResolutionCount> retention_seconds = {0, 0, 0};
+  // Unix seconds now, for retention; empty = the system clock. Tests hand down a fixed clock.
+  std::function<int64_t()> clock;
+};
+
+// Which histogram families a query may read.
+enum class QueryPlan {
+  kCoarsest,    // the coarsest resolution that gives the asked columns exactly (the default)
+  kFinestOnly,  // `hist` alone, every stored second (tests and tools compare the two)
 };
 
 // What ApplyBatch did.
@@ -100,7 +130,9 @@ class Store {
   // of that field, looked up in the series fields and then the host labels, and "(none)" for data
   // without it. `hosts` (if not empty) keeps only those hosts. An unknown metric is an empty
   // answer, not an error; Corruption if a stored histogram does not decode.
-  Result<HistogramAnswer> QueryHistograms(const HistogramQuery& query) const;
+  // The answer is the same under either plan (the rollups hold exact merges).
+  Result<HistogramAnswer> QueryHistograms(const HistogramQuery& query,
+                                          QueryPlan plan = QueryPlan::kCoarsest) const;
   // The metric catalog, by name.
   std::vector<MetricInfo> Metrics() const;
   // One stored scalar, for tools and tests; nullopt when absent.
@@ -115,6 +147,8 @@ class Store {
   struct Handles;
   Store(const StoreOptions& options, std::unique_ptr<Handles> handles);
   Status Load();
+  // Fills the rollup families from `hist` unless the meta marker says they are complete.
+  Status BackfillRollupsIfNeeded();
   uint64_t WatermarkLocked(std::string_view agent) const;
   // Adds one batch's catalog entries, data and watermark to `wb` (write_mu_ held).
   void AppendBatchLocked(const Batch& batch, const std::string& labels, rocksdb::WriteBatch* wb,
