@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <tuple>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "aggregator/keys.h"
+#include "aggregator/rollup.h"
 #include "core/predicate.h"
 #include "core/series.h"
 
@@ -233,7 +235,7 @@ class SliceScan {
 
 // Scans [lo, hi) of the metric as PlanScan says, one iterator per family used.
 void ScanSlice(rocksdb::DB* db, std::span<rocksdb::ColumnFamilyHandle* const> families,
-               const rocksdb::Snapshot* snapshot, const Catalog& catalog,
+               const std::vector<int64_t>& pending, const rocksdb::Snapshot* snapshot, const Catalog& catalog,
                const HistogramQuery& query, uint32_t metric, int64_t lo, int64_t hi,
                const std::vector<uint8_t>& allowed, const Predicate& where, Partial* out) {
   const std::string upper = DataKeyPrefix(metric, hi);
@@ -245,7 +247,7 @@ void ScanSlice(rocksdb::DB* db, std::span<rocksdb::ColumnFamilyHandle* const> fa
   std::vector<std::unique_ptr<rocksdb::Iterator>> iterators(families.size());
 
   SliceScan scan(catalog, query, allowed, where, out);
-  for (const ScanSegment& segment : PlanScan(query, lo, hi, families.size())) {
+  for (const ScanSegment& segment : PlanScan(query, lo, hi, families.size(), pending)) {
     std::unique_ptr<rocksdb::Iterator>& it = iterators[segment.resolution];
     if (!it) it.reset(db->NewIterator(read_options, families[segment.resolution]));
     if (!scan.Scan(it.get(), kHistogramResolutions[segment.resolution].family, metric, segment.lo,
@@ -348,8 +350,31 @@ Status Combine(std::vector<Partial>* partials, HistogramAnswer* answer) {
 
 }  // namespace
 
+namespace {
+
+// Plans [lo, hi) within one column, reading pending minutes from `hist`. `next` walks
+// pending_minutes along with the columns.
+void PlanColumn(int64_t lo, int64_t hi, size_t coarsest, const std::vector<int64_t>& pending,
+                size_t* next, std::vector<ScanSegment>* plan) {
+  while (*next < pending.size() && pending[*next] + static_cast<int64_t>(kRollupMinute) <= lo) {
+    ++*next;
+  }
+  int64_t at = lo;
+  for (size_t i = *next; i < pending.size() && pending[i] < hi; ++i) {
+    const int64_t p_lo = std::max(at, pending[i]);
+    const int64_t p_hi = std::min(hi, pending[i] + static_cast<int64_t>(kRollupMinute));
+    if (p_lo >= p_hi) continue;
+    PlanPiece(at, p_lo, coarsest, plan);
+    Append(0, p_lo, p_hi, plan);
+    at = p_hi;
+  }
+  PlanPiece(at, hi, coarsest, plan);
+}
+
+}  // namespace
+
 std::vector<ScanSegment> PlanScan(const HistogramQuery& query, int64_t lo, int64_t hi,
-                                  size_t resolutions) {
+                                  size_t resolutions, const std::vector<int64_t>& pending_minutes) {
   std::vector<ScanSegment> plan;
   const size_t coarsest = std::min(resolutions, kHistogramResolutionCount) - 1;
   const uint64_t columns = (static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)) / query.step + 2;
@@ -361,19 +386,22 @@ std::vector<ScanSegment> PlanScan(const HistogramQuery& query, int64_t lo, int64
     return plan;
   }
   const uint64_t first = (static_cast<uint64_t>(lo) - static_cast<uint64_t>(query.from)) / query.step;
+  size_t next_pending = 0;
   for (uint64_t c = first;; ++c) {
     const int64_t column_lo = static_cast<int64_t>(static_cast<uint64_t>(query.from) + c * query.step);
     if (column_lo >= hi) break;
     const int64_t column_hi = column_lo + static_cast<int64_t>(query.step);
-    PlanPiece(std::max(lo, column_lo), std::min(hi, column_hi), coarsest, &plan);
+    PlanColumn(std::max(lo, column_lo), std::min(hi, column_hi), coarsest, pending_minutes,
+               &next_pending, &plan);
   }
   return plan;
 }
 
-Result<HistogramAnswer> RunHistogramQuery(rocksdb::DB* db,
-                                          std::span<rocksdb::ColumnFamilyHandle* const> families,
-                                          const Catalog& catalog, const HistogramQuery& query,
-                                          int threads) {
+Result<HistogramAnswer> RunHistogramQuery(const HistogramScan& scan, const Catalog& catalog,
+                                          const HistogramQuery& query) {
+  rocksdb::DB* const db = scan.db;
+  const std::span<rocksdb::ColumnFamilyHandle* const> families = scan.families;
+  const std::vector<int64_t>& pending = scan.pending_minutes;
   if (families.empty()) return Status::InvalidArgument("no histogram family to read");
   if (query.step == 0) return Status::InvalidArgument("step must be at least 1 second");
   if (query.from >= query.to) return Status::InvalidArgument("empty time range: from >= to");
@@ -402,29 +430,33 @@ Result<HistogramAnswer> RunHistogramQuery(rocksdb::DB* db,
 
   // Plans that read few keys are not worth a thread.
   uint64_t keys_per_series = 0;
-  for (const ScanSegment& segment : PlanScan(query, query.from, query.to, families.size())) {
+  for (const ScanSegment& segment :
+       PlanScan(query, query.from, query.to, families.size(), pending)) {
     keys_per_series += (static_cast<uint64_t>(segment.hi) - static_cast<uint64_t>(segment.lo)) /
                        kHistogramResolutions[segment.resolution].seconds;
   }
-  const int parts = keys_per_series >= kMinKeysPerThread * 2 ? std::max(1, threads) : 1;
+  const int parts = keys_per_series >= kMinKeysPerThread * 2 ? std::max(1, scan.threads) : 1;
   const std::vector<int64_t> bounds = SliceBounds(query, parts);
   // Every slice reads the same snapshot, so the answer is one consistent state.
-  rocksdb::ManagedSnapshot snapshot(db);
+  std::optional<rocksdb::ManagedSnapshot> own_snapshot;
+  const rocksdb::Snapshot* snapshot = scan.snapshot;
+  if (snapshot == nullptr) snapshot = own_snapshot.emplace(db).snapshot();
   std::vector<Partial> partials(parts);
   std::vector<std::thread> helpers;
   for (int i = 1; i < parts; ++i) {
     try {
       helpers.emplace_back(
-          [db, families, &snapshot, &catalog, &query, &metric_id, &bounds, &allowed, &where, &partials, i] {
-            ScanSlice(db, families, snapshot.snapshot(), catalog, query, *metric_id, bounds[i],
+          [db, families, &pending, snapshot, &catalog, &query, &metric_id, &bounds, &allowed, &where,
+           &partials, i] {
+            ScanSlice(db, families, pending, snapshot, catalog, query, *metric_id, bounds[i],
                       bounds[i + 1], allowed, *where, &partials[i]);
           });
     } catch (const std::system_error&) {  // no thread to be had: scan the slice here
-      ScanSlice(db, families, snapshot.snapshot(), catalog, query, *metric_id, bounds[i], bounds[i + 1],
+      ScanSlice(db, families, pending, snapshot, catalog, query, *metric_id, bounds[i], bounds[i + 1],
                 allowed, *where, &partials[i]);
     }
   }
-  ScanSlice(db, families, snapshot.snapshot(), catalog, query, *metric_id, bounds[0], bounds[1],
+  ScanSlice(db, families, pending, snapshot, catalog, query, *metric_id, bounds[0], bounds[1],
             allowed, *where, &partials[0]);
   for (std::thread& t : helpers) t.join();
 

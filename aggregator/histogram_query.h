@@ -34,6 +34,7 @@
 namespace rocksdb {
 class DB;
 class ColumnFamilyHandle;
+class Snapshot;
 }  // namespace rocksdb
 
 namespace trailmap::aggregator {
@@ -53,14 +54,24 @@ struct ScanSegment {
 };
 
 // The plan for the part [lo, hi) of `query`'s range, using the first `resolutions` entries of
-// kHistogramResolutions (1 = `hist` alone). Segments are in time order and cover [lo, hi).
+// kHistogramResolutions (1 = `hist` alone) except in the minutes starting at `pending_minutes`
+// (sorted; their rollups are behind, aggregator/rollup.h), which are read from `hist`. Segments
+// are in time order and cover [lo, hi).
 std::vector<ScanSegment> PlanScan(const HistogramQuery& query, int64_t lo, int64_t hi,
-                                  size_t resolutions);
+                                  size_t resolutions,
+                                  const std::vector<int64_t>& pending_minutes = {});
 
-// `families[i]` holds kHistogramResolutions[i]; a span of one reads `hist` alone.
-Result<HistogramAnswer> RunHistogramQuery(rocksdb::DB* db,
-                                          std::span<rocksdb::ColumnFamilyHandle* const> families,
-                                          const Catalog& catalog, const HistogramQuery& query,
-                                          int threads = 1);
+// What a query reads.
+struct HistogramScan {
+  rocksdb::DB* db = nullptr;
+  // families[i] holds kHistogramResolutions[i]; a span of one reads `hist` alone.
+  std::span<rocksdb::ColumnFamilyHandle* const> families;
+  const rocksdb::Snapshot* snapshot = nullptr;  // every slice reads this one; null = a new one
+  std::vector<int64_t> pending_minutes;         // of the queried metric, sorted
+  int threads = 1;
+};
+
+Result<HistogramAnswer> RunHistogramQuery(const HistogramScan& scan, const Catalog& catalog,
+                                          const HistogramQuery& query);
 
 }  // namespace trailmap::aggregator

@@ -12,9 +12,9 @@
 //   hist_60s  value := the same over 60 s buckets (second a multiple of 60)
 //   scalar    value := IEEE-754 double, its bits as a u64
 //
-// The rollups are written with the `hist` merge in the same WriteBatch (see aggregator/store.h),
-// so a rollup key always equals the merge of the 1 s keys of its bucket, until retention (which
-// is per family) drops the finer ones first.
+// A rollup key equals the merge of the `hist` keys of its bucket once its minute is rolled up
+// (aggregator/rollup.h); until then the minute is marked pending ('r' below) and queries read it
+// from `hist`. Seconds older than the 1 s retention are merged into the rollups at ingest.
 //
 // One metric's seconds are contiguous and in time order, and within a second every host and series
 // follows, so a single range scan [metric|from, metric|to) serves a heat map (group by nothing or a
@@ -30,8 +30,11 @@
 //   's' metric_id:u32 fields    -> series_id:u32                fields canonical, "" for none
 //   'S' series_id:u32           -> metric_id:u32 fields
 //   'w' agent                   -> watermark:u64                last sequence applied
-//   "Rollups"                   -> ""                           hist_10s and hist_60s hold every
-//                                                               hist key (absent: Open backfills)
+//   'r' metric_id:u32 minute:u64 -> ""                          this minute's rollups are behind
+//                                                               hist (minute ordered like second)
+//   "Rollups"                   -> ""                           every minute of hist is rolled
+//                                                               up or marked 'r' (absent: Open
+//                                                               marks them all)
 //
 // Ids start at 1 and are dense; series ids are global (not per metric). The catalog is loaded from
 // the id-keyed entries ('M', 'H', 'S'); the name-keyed ones exist so a tool can look a name up
@@ -129,6 +132,8 @@ std::string HostIdKey(uint32_t id);
 std::string SeriesNameKey(uint32_t metric, std::string_view fields);
 std::string SeriesIdKey(uint32_t id);
 std::string WatermarkKey(std::string_view agent);
+std::string PendingRollupKey(uint32_t metric, int64_t minute);
+bool DecodePendingRollupKey(std::string_view in, uint32_t* metric, int64_t* minute);
 std::string EncodeId(uint32_t id);
 std::string EncodeWatermark(uint64_t sequence);
 

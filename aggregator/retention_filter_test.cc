@@ -67,6 +67,7 @@ TEST(RetentionFilterTest, CompactionDropsEachFamilysOldKeysAndKeepsTheRest) {
   options.sync = false;
   options.retention_seconds = {1000, 5000, 0};  // hist 1000 s, hist_10s 5000 s, hist_60s forever
   options.clock = [&now] { return now; };
+  options.rollup_interval_ms = 0;
   std::unique_ptr<Store> store = std::move(Store::Open(dir.path(), options)).value();
 
   // One value at each age: 9000 s (only the 60 s family keeps it), 3000 s (10 s and 60 s), 1001 s

@@ -7,6 +7,8 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
+#include <chrono>
+#include <climits>
 
 #include "aggregator/histogram_merge_operator.h"
 #include "aggregator/histogram_query.h"
@@ -102,7 +104,25 @@ const std::string kRollupMarkerKey = "Rollups";
 Store::Store(const StoreOptions& options, std::unique_ptr<Handles> handles)
     : options_(options), db_(std::move(handles)) {}
 
-Store::~Store() = default;
+Store::~Store() {
+  {
+    std::lock_guard lock(stop_mu_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (rollup_thread_.joinable()) rollup_thread_.join();
+}
+
+namespace {
+
+int64_t NowSeconds(const StoreOptions& o) {
+  return o.clock ? o.clock()
+                 : std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+}
+
+}  // namespace
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOptions& options) {
   rocksdb::DBOptions db_options;
@@ -131,54 +151,109 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
 
   std::unique_ptr<Store> store(new Store(options, std::move(handles)));
   if (Status l = store->Load(); !l.ok()) return l;
-  if (Status b = store->BackfillRollupsIfNeeded(); !b.ok()) return b;
+  if (Status b = store->MarkOldMinutesIfNeeded(); !b.ok()) return b;
+  if (options.rollup_interval_ms > 0) {
+    Store* self = store.get();
+    store->rollup_thread_ = std::thread([self] { self->RollupLoop(); });
+  }
   return store;
 }
 
-Status Store::BackfillRollupsIfNeeded() {
+Status Store::MarkOldMinutesIfNeeded() {
   std::string marker;
   rocksdb::Status s = db_->db->Get(rocksdb::ReadOptions(), db_->meta, kRollupMarkerKey, &marker);
   if (s.ok()) return Status::Ok();
   if (!s.IsNotFound()) return FromRocks(s, "reading the rollup marker");
 
-  // Start from empty rollups, so a backfill cut short by a crash is simply done again.
-  const std::string all_end(kDataKeySize + 1, '\xff');
-  rocksdb::WriteOptions unsynced;
-  for (size_t r = 1; r < kHistogramResolutionCount; ++r) {
-    s = db_->db->DeleteRange(unsynced, db_->hist[r], "", all_end);
-    if (!s.ok()) return FromRocks(s, "clearing " + db_->hist[r]->GetName());
-  }
+  // One seek per minute of each metric: the minutes `hist` holds, marked pending.
   std::unique_ptr<rocksdb::Iterator> it(
       db_->db->NewIterator(rocksdb::ReadOptions(), db_->hist[0]));
   rocksdb::WriteBatch wb;
-  uint64_t keys = 0;
+  size_t minutes = 0;
   DataKey key;
-  char rolled[kDataKeySize];
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+  for (it->SeekToFirst(); it->Valid();) {
     if (!DecodeDataKey(View(it->key()), &key)) {
       return Status::Corruption("hist: key of " + std::to_string(it->key().size()) + " bytes");
     }
-    for (size_t r = 1; r < kHistogramResolutionCount; ++r) {
-      DataKey bucket = key;
-      bucket.second = BucketStart(key.second, kHistogramResolutions[r].seconds);
-      EncodeDataKey(bucket, rolled);
-      wb.Merge(db_->hist[r], rocksdb::Slice(rolled, kDataKeySize), it->value());
-    }
-    if (++keys % 4096 == 0) {
-      if (s = db_->db->Write(unsynced, &wb); !s.ok()) return FromRocks(s, "backfilling rollups");
-      wb.Clear();
-    }
+    const int64_t minute = BucketStart(key.second, kRollupMinute);
+    pending_.Touch(key.metric, minute);
+    wb.Put(db_->meta, PendingRollupKey(key.metric, minute), "");
+    ++minutes;
+    it->Seek(DataKeyPrefix(key.metric, minute + kRollupMinute));
   }
   if (!it->status().ok()) return FromRocks(it->status(), "reading hist for the rollups");
   wb.Put(db_->meta, kRollupMarkerKey, "");
   rocksdb::WriteOptions synced;
   synced.sync = true;
-  if (s = db_->db->Write(synced, &wb); !s.ok()) return FromRocks(s, "backfilling rollups");
-  if (keys > 0) {
-    Log("rolled up " + std::to_string(keys) +
-        " histograms written before hist_10s and hist_60s existed");
+  if (s = db_->db->Write(synced, &wb); !s.ok()) return FromRocks(s, "marking minutes to roll up");
+  if (minutes > 0) {
+    Log(std::to_string(minutes) + " minutes written before the rollups existed will be rolled up");
   }
   return Status::Ok();
+}
+
+void Store::RollupLoop() {
+  std::unique_lock lock(stop_mu_);
+  while (!stop_cv_.wait_for(lock, std::chrono::milliseconds(options_.rollup_interval_ms),
+                            [this] { return stopping_; })) {
+    lock.unlock();
+    Result<size_t> r = RollUp(false);
+    if (!r.ok()) Log("rollup: " + r.status().ToString());
+    lock.lock();
+  }
+}
+
+Result<size_t> Store::RollUp(bool all) {
+  std::lock_guard one_at_a_time(rollup_mu_);
+  const auto quiet = all ? std::chrono::milliseconds(0)
+                         : std::chrono::milliseconds(options_.rollup_quiet_ms);
+  size_t done = 0;
+  for (;;) {
+    {
+      std::lock_guard stop(stop_mu_);
+      if (stopping_ && !all) return done;
+    }
+    std::vector<PendingMinutes::Minute> ready;
+    const rocksdb::Snapshot* snapshot = nullptr;
+    {
+      // No write is in flight: the snapshot holds every write of the generations read here.
+      std::lock_guard lock(write_mu_);
+      ready = pending_.Ready(quiet, 16);
+      if (ready.empty()) return done;
+      snapshot = db_->db->GetSnapshot();
+    }
+    Status status;
+    for (const PendingMinutes::Minute& m : ready) {
+      rocksdb::WriteBatch wb;
+      rocksdb::WriteOptions unsynced;  // lost with the marker, so redone
+      char key[kDataKeySize];
+      status = ComputeMinuteRollup(
+          db_->db.get(), snapshot, db_->hist[0], m.metric, m.start,
+          [this, &wb, &key, &unsynced](size_t resolution, const DataKey& k,
+                                       const std::string& value) {
+            EncodeDataKey(k, key);
+            wb.Put(db_->hist[resolution], rocksdb::Slice(key, kDataKeySize), value);
+            if (wb.Count() < 16384) return Status::Ok();
+            // The minute stays pending until its last part and the marker go in one write.
+            rocksdb::Status w = db_->db->Write(unsynced, &wb);
+            wb.Clear();
+            return w.ok() ? Status::Ok() : FromRocks(w, "writing rollups");
+          });
+      if (!status.ok()) break;
+      std::lock_guard lock(write_mu_);
+      std::lock_guard view(view_mu_);
+      const bool unchanged = pending_.Clear(m.metric, m.start, m.generation);
+      if (unchanged) wb.Delete(db_->meta, PendingRollupKey(m.metric, m.start));
+      if (rocksdb::Status w = db_->db->Write(unsynced, &wb); !w.ok()) {
+        if (unchanged) pending_.Touch(m.metric, m.start);
+        status = FromRocks(w, "writing rollups");
+        break;
+      }
+      if (unchanged) ++done;
+    }
+    db_->db->ReleaseSnapshot(snapshot);
+    if (!status.ok()) return status;
+  }
 }
 
 Status Store::Load() {
@@ -199,6 +274,14 @@ Status Store::Load() {
     } else if (tag == 'S' && id_key) {
       Result<SeriesRecord> r = DecodeSeriesRecord(value);
       s = r.ok() ? catalog_.RestoreSeries(id, std::move(r).value()) : r.status();
+    } else if (tag == 'r') {
+      uint32_t metric = 0;
+      int64_t minute = 0;
+      if (DecodePendingRollupKey(key, &metric, &minute)) {
+        pending_.Touch(metric, minute);
+      } else {
+        s = Status::Corruption("pending rollup key of " + std::to_string(key.size()) + " bytes");
+      }
     } else if (tag == 'w') {
       Result<uint64_t> r = DecodeWatermark(value);
       if (r.ok()) watermarks_[std::string(key.substr(1))] = *r;
@@ -262,6 +345,11 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
     }
   }
 
+  // Seconds before this are merged into the rollups at once: the 1 s retention (less an hour of
+  // slack for the rollup pass) will not keep them to be rolled up later.
+  const int64_t direct_before = options_.retention_seconds[0] > 0
+                                    ? NowSeconds(options_) - options_.retention_seconds[0] + 3600
+                                    : INT64_MIN;
   std::lock_guard lock(write_mu_);
   // New catalog entries become visible as they are made (so a query can name every id it
   // meets); they, and the watermarks moved below, are taken back if the write fails.
@@ -284,7 +372,7 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
       out.status = Ack::Status::kOutOfOrder;
       continue;
     }
-    AppendBatchLocked(batch, labels[i], &wb, &out, &label_changes);
+    AppendBatchLocked(batch, labels[i], direct_before, &wb, &out, &label_changes);
     old_watermarks.emplace_back(batch.agent, out.watermark);
     watermarks_[batch.agent] = batch.sequence;  // so the group's next batch of this agent follows
     out.watermark = batch.sequence;
@@ -308,8 +396,8 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
   return results;
 }
 
-void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, rocksdb::WriteBatch* wb,
-                              ApplyOutcome* out,
+void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, int64_t direct_before,
+                              rocksdb::WriteBatch* wb, ApplyOutcome* out,
                               std::vector<std::pair<uint32_t, std::string>>* label_changes) {
   bool added = false;
   const uint32_t host = catalog_.FindOrAddHost(batch.host, labels, &added);
@@ -346,15 +434,27 @@ void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, roc
   }
 
   char key[kDataKeySize];
+  std::pair<uint32_t, int64_t> last_marked{0, INT64_MIN};
   for (const SecondDelta& second : batch.seconds) {
+    const int64_t minute = BucketStart(second.time, kRollupMinute);
+    const bool direct = second.time < direct_before;
     for (const HistogramDelta& h : second.histograms) {
-      // The delta goes into every resolution's bucket: the same WriteBatch keeps rollups exact.
-      for (size_t r = 0; r < kHistogramResolutionCount; ++r) {
-        const int64_t bucket = BucketStart(second.time, kHistogramResolutions[r].seconds);
-        EncodeDataKey(DataKey{metric_of[h.series], bucket, host, series_of[h.series]}, key);
-        wb->Merge(db_->hist[r], rocksdb::Slice(key, kDataKeySize), AsSlice(h.encoded));
-      }
+      const uint32_t metric = metric_of[h.series];
+      EncodeDataKey(DataKey{metric, second.time, host, series_of[h.series]}, key);
+      wb->Merge(db_->hist[0], rocksdb::Slice(key, kDataKeySize), AsSlice(h.encoded));
       ++out->histograms;
+      if (direct) {
+        for (size_t r = 1; r < kHistogramResolutionCount; ++r) {
+          const int64_t bucket = BucketStart(second.time, kHistogramResolutions[r].seconds);
+          EncodeDataKey(DataKey{metric, bucket, host, series_of[h.series]}, key);
+          wb->Merge(db_->hist[r], rocksdb::Slice(key, kDataKeySize), AsSlice(h.encoded));
+        }
+      } else if (last_marked != std::pair{metric, minute}) {
+        // Marked before the write, so a query whose snapshot holds this write sees it pending.
+        pending_.Touch(metric, minute);
+        wb->Put(db_->meta, PendingRollupKey(metric, minute), "");
+        last_marked = {metric, minute};
+      }
     }
     for (const ScalarValue& v : second.scalars) {
       EncodeDataKey(DataKey{metric_of[v.series], second.time, host, series_of[v.series]}, key);
@@ -380,8 +480,17 @@ Result<bool> Store::SkipRejected(std::string_view agent, uint64_t sequence) {
 
 Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query, QueryPlan plan) const {
   const size_t resolutions = plan == QueryPlan::kFinestOnly ? 1 : kHistogramResolutionCount;
-  return RunHistogramQuery(db_->db.get(), {db_->hist.data(), resolutions}, catalog_, query,
-                           options_.query_threads);
+  HistogramScan scan{db_->db.get(), {db_->hist.data(), resolutions}, nullptr, {},
+                     options_.query_threads};
+  const std::optional<uint32_t> metric = catalog_.FindMetric(query.metric);
+  {
+    std::lock_guard view(view_mu_);
+    scan.snapshot = db_->db->GetSnapshot();
+    if (metric && resolutions > 1) scan.pending_minutes = pending_.Of(*metric, query.from, query.to);
+  }
+  Result<HistogramAnswer> answer = RunHistogramQuery(scan, catalog_, query);
+  db_->db->ReleaseSnapshot(scan.snapshot);
+  return answer;
 }
 
 std::vector<MetricInfo> Store::Metrics() const { return catalog_.Metrics(); }

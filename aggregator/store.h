@@ -10,12 +10,14 @@
 //   meta      id maps both ways (metrics with kind and unit, hosts with labels, series),
 //             agent -> watermark (the last sequence applied), and the rollup marker
 //
-// Rollups: ApplyBatches merges every histogram delta into `hist`, `hist_10s` and `hist_60s` in
-// the same WriteBatch, so the rollups are exact and exactly-once like the 1 s data, at the cost of
-// three merges per delta (bench/cluster-bench measures ingest with them). A query reads the
-// coarsest family that fits its columns (aggregator/histogram_query.h). A database made before
-// the rollups existed is backfilled when Open first sees it (the meta marker says it is done; a
-// crash during the backfill restarts it from scratch on the next Open).
+// Rollups (aggregator/rollup.h): ApplyBatches writes `hist` and marks each minute it touches as
+// pending, in the same WriteBatch; RollUp (a background thread every rollup_interval_ms, or the
+// caller) reads pending minutes back from `hist` and writes their 10 s and 60 s buckets. A query
+// reads the coarsest family that fits its columns (aggregator/histogram_query.h) except in pending
+// minutes, which it reads from `hist`, so answers are exact whether or not the rollups have caught
+// up. Seconds older than the 1 s retention (less an hour) are merged straight into the rollups at
+// ingest, since their seconds will not be kept to roll up. A database made before the rollups
+// existed has every minute marked pending when Open first sees it.
 //
 // Retention: each histogram family drops keys older than its retention as RocksDB compacts
 // (aggregator/retention_filter.h); a family's retention of 0 keeps it forever. Past the 1 s
@@ -33,6 +35,7 @@
 #pragma once
 
 #include <array>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -40,11 +43,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "aggregator/catalog.h"
 #include "aggregator/keys.h"
+#include "aggregator/rollup.h"
 #include "core/batch.h"
 #include "core/query_wire.h"
 #include "core/status.h"
@@ -80,6 +85,12 @@ struct StoreOptions {
   std::array<int64_t, kHistogramResolutionCount> retention_seconds = {0, 0, 0};
   // Unix seconds now, for retention; empty = the system clock. Tests hand down a fixed clock.
   std::function<int64_t()> clock;
+  // A background thread rolls up pending minutes this often; 0 = no thread (the caller runs
+  // RollUp, as tests do).
+  int rollup_interval_ms = 1000;
+  // A minute is rolled up once nothing has been written to it for this long (a minute that is
+  // still being written would be rolled up again and again).
+  int rollup_quiet_ms = 2000;
 };
 
 // Which histogram families a query may read.
@@ -133,6 +144,13 @@ class Store {
   // The answer is the same under either plan (the rollups hold exact merges).
   Result<HistogramAnswer> QueryHistograms(const HistogramQuery& query,
                                           QueryPlan plan = QueryPlan::kCoarsest) const;
+  // Rolls up pending minutes (see the header): those quiet for rollup_quiet_ms, or all of them
+  // with `all` (then until none is left). Returns how many minutes it wrote. Safe alongside
+  // ingest and queries; a minute written to meanwhile stays pending and is done again.
+  Result<size_t> RollUp(bool all = false);
+  // Minutes whose rollups are behind `hist`.
+  size_t PendingRollups() const { return pending_.size(); }
+
   // The metric catalog, by name.
   std::vector<MetricInfo> Metrics() const;
   // One stored scalar, for tools and tests; nullopt when absent.
@@ -147,12 +165,13 @@ class Store {
   struct Handles;
   Store(const StoreOptions& options, std::unique_ptr<Handles> handles);
   Status Load();
-  // Fills the rollup families from `hist` unless the meta marker says they are complete.
-  Status BackfillRollupsIfNeeded();
+  // Marks every minute of `hist` pending unless the meta marker says that was done.
+  Status MarkOldMinutesIfNeeded();
+  void RollupLoop();
   uint64_t WatermarkLocked(std::string_view agent) const;
   // Adds one batch's catalog entries, data and watermark to `wb` (write_mu_ held).
-  void AppendBatchLocked(const Batch& batch, const std::string& labels, rocksdb::WriteBatch* wb,
-                         ApplyOutcome* out,
+  void AppendBatchLocked(const Batch& batch, const std::string& labels, int64_t direct_before,
+                         rocksdb::WriteBatch* wb, ApplyOutcome* out,
                          std::vector<std::pair<uint32_t, std::string>>* label_changes);
 
   const StoreOptions options_;
@@ -160,6 +179,15 @@ class Store {
   Catalog catalog_;
   mutable std::mutex write_mu_;  // serializes writers; guards watermarks_
   std::unordered_map<std::string, uint64_t> watermarks_;
+  PendingMinutes pending_;
+  // Held while a query takes its snapshot and pending minutes, and while RollUp writes a minute
+  // and clears it: a query sees a minute clean only with its rollups in its snapshot.
+  mutable std::mutex view_mu_;
+  std::mutex rollup_mu_;  // one RollUp at a time
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  std::thread rollup_thread_;
 };
 
 }  // namespace trailmap::aggregator
