@@ -6,7 +6,8 @@
 // edges from `hist_10s`, the remaining seconds from `hist`. No bucket crosses a column edge, so
 // the answer is exactly what the 1 s data gives (same counts, buckets, min, max and sum), and the
 // cost follows the columns asked for: one column over 10 minutes reads about 10 keys per
-// series instead of 600; a heat map at 1 s reads every second. PlanScan is that plan, adjacent
+// series instead of 600; a heat map at 1 s reads every second. Minutes whose rollups are still
+// pending (aggregator/rollup.h) are read from `hist` whole. PlanScan is that plan, adjacent
 // pieces of one family joined into one segment.
 //
 // Scanning. Each segment is a range scan [metric|lo, metric|hi) of its family, segments in time

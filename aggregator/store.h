@@ -8,7 +8,7 @@
 //   hist_60s  the same over 60 s buckets
 //   scalar    metric_id | second | host_id | series_id -> double (last write wins)
 //   meta      id maps both ways (metrics with kind and unit, hosts with labels, series),
-//             agent -> watermark (the last sequence applied), and the rollup marker
+//             agent -> watermark (the last sequence applied), minutes pending a rollup
 //
 // Rollups (aggregator/rollup.h): ApplyBatches writes `hist` and marks each minute it touches as
 // pending, in the same WriteBatch; RollUp (a background thread every rollup_interval_ms, or the
@@ -31,7 +31,8 @@
 //
 // Thread safety: a Store may be used from any number of threads. Writers (ApplyBatch,
 // SkipRejected) are serialized by a lock inside; queries (QueryHistograms, Metrics) run
-// concurrently with them and with each other, reading a consistent RocksDB snapshot.
+// concurrently with them and with each other, reading a consistent RocksDB snapshot. RollUp runs
+// on the Store's own thread (stopped by the destructor) or the caller's, alongside both.
 #pragma once
 
 #include <array>

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
 
+#include <chrono>
+#include <thread>
+
 #include "aggregator/histogram_merge_operator.h"
 
 #include "aggregator/testing.h"
@@ -276,6 +279,30 @@ TEST(StoreTest, OpeningADatabaseWithoutRollupsBackfillsThem) {
     for (const QueryCell& c : minutes->cells) n += c.histogram.count();
     EXPECT_EQ(n, 43u);  // second 0 too
   }
+}
+
+// The Store's own thread rolls up quiet minutes; the destructor stops it.
+TEST(StoreTest, BackgroundPassRollsUpQuietMinutes) {
+  TempDir dir;
+  StoreOptions options = TestOptions();
+  options.rollup_interval_ms = 20;
+  options.rollup_quiet_ms = 0;
+  std::unique_ptr<Store> store = std::move(Store::Open(dir.path(), options)).value();
+  const int64_t t0 = 1'699'999'980;  // a multiple of 60
+  Batch b = MakeBatch("a/1", 1, "a", {Latency("m")});
+  for (int64_t s = 0; s < 180; s += 5) b.seconds.push_back(SecondDelta{t0 + s, {{0, Encoded({7})}}, {}});
+  ASSERT_EQ(store->ApplyBatch(b)->status, Ack::Status::kApplied);
+  for (int i = 0; i < 500 && store->PendingRollups() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(store->PendingRollups(), 0u);
+  // Minutes read from hist_60s alone: 36 values.
+  Result<HistogramAnswer> a = store->QueryHistograms({"m", t0, t0 + 180, 60, "", {}});
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->cells.size(), 3u);
+  EXPECT_EQ(a->cells[0].histogram.count() + a->cells[1].histogram.count() +
+                a->cells[2].histogram.count(),
+            36u);
 }
 
 }  // namespace
