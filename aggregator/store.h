@@ -70,8 +70,10 @@ struct StoreOptions {
   // Merge operands of one key kept in a memtable before RocksDB merges them on write (bounds read
   // cost for hot keys; 0 would leave it unbounded).
   size_t max_successive_merges = 16;
-  // Shared block cache over all column families, MiB.
-  size_t block_cache_mb = 64;
+  // Shared block cache over all column families, MiB. A heat map of 100 hosts x 1 h at 1 s reads
+  // 720,000 keys (~100 bytes each): with 64 MiB each repeat read and decompressed its blocks
+  // again (470 ms of aggregator CPU, against 370 ms with 256 MiB, on bench/cluster-bench data).
+  size_t block_cache_mb = 256;
   // Memtable size of the `hist` column family, MiB (the others use a quarter of it).
   size_t write_buffer_mb = 32;
   // Flushes plus compactions at once: sized for a 2-core box.
