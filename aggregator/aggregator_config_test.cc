@@ -93,7 +93,8 @@ TEST(AggregatorConfigTest, ErrorsNameTheKey) {
   s = ParseAggregatorConfig("[retention]\nhist_60s = 90\n", "a.toml", &c);
   EXPECT_EQ(s.message(), "a.toml: retention.hist_60s: expected a string such as \"14d\"");
   s = ParseAggregatorConfig("[retention]\nhist = \"10ms\"\n", "a.toml", &c);
-  EXPECT_EQ(s.message(), "a.toml: retention.hist: \"10ms\": at least 1s (or forever to keep everything)");
+  EXPECT_EQ(s.message(),
+            "a.toml: retention.hist: \"10ms\": at least 1s (or forever to keep everything)");
 }
 
 }  // namespace

@@ -235,9 +235,10 @@ class SliceScan {
 
 // Scans [lo, hi) of the metric as PlanScan says, one iterator per family used.
 void ScanSlice(rocksdb::DB* db, std::span<rocksdb::ColumnFamilyHandle* const> families,
-               const std::vector<int64_t>& pending, const rocksdb::Snapshot* snapshot, const Catalog& catalog,
-               const HistogramQuery& query, uint32_t metric, int64_t lo, int64_t hi,
-               const std::vector<uint8_t>& allowed, const Predicate& where, Partial* out) {
+               const std::vector<int64_t>& pending, const rocksdb::Snapshot* snapshot,
+               const Catalog& catalog, const HistogramQuery& query, uint32_t metric, int64_t lo,
+               int64_t hi, const std::vector<uint8_t>& allowed, const Predicate& where,
+               Partial* out) {
   const std::string upper = DataKeyPrefix(metric, hi);
   const rocksdb::Slice upper_slice(upper);
   rocksdb::ReadOptions read_options;
@@ -385,10 +386,12 @@ std::vector<ScanSegment> PlanScan(const HistogramQuery& query, int64_t lo, int64
     Append(0, lo, hi, &plan);
     return plan;
   }
-  const uint64_t first = (static_cast<uint64_t>(lo) - static_cast<uint64_t>(query.from)) / query.step;
+  const uint64_t first =
+      (static_cast<uint64_t>(lo) - static_cast<uint64_t>(query.from)) / query.step;
   size_t next_pending = 0;
   for (uint64_t c = first;; ++c) {
-    const int64_t column_lo = static_cast<int64_t>(static_cast<uint64_t>(query.from) + c * query.step);
+    const int64_t column_lo =
+        static_cast<int64_t>(static_cast<uint64_t>(query.from) + c * query.step);
     if (column_lo >= hi) break;
     const int64_t column_hi = column_lo + static_cast<int64_t>(query.step);
     PlanColumn(std::max(lo, column_lo), std::min(hi, column_hi), coarsest, pending_minutes,
@@ -445,15 +448,14 @@ Result<HistogramAnswer> RunHistogramQuery(const HistogramScan& scan, const Catal
   std::vector<std::thread> helpers;
   for (int i = 1; i < parts; ++i) {
     try {
-      helpers.emplace_back(
-          [db, families, &pending, snapshot, &catalog, &query, &metric_id, &bounds, &allowed, &where,
-           &partials, i] {
-            ScanSlice(db, families, pending, snapshot, catalog, query, *metric_id, bounds[i],
-                      bounds[i + 1], allowed, *where, &partials[i]);
-          });
+      helpers.emplace_back([db, families, &pending, snapshot, &catalog, &query, &metric_id, &bounds,
+                            &allowed, &where, &partials, i] {
+        ScanSlice(db, families, pending, snapshot, catalog, query, *metric_id, bounds[i],
+                  bounds[i + 1], allowed, *where, &partials[i]);
+      });
     } catch (const std::system_error&) {  // no thread to be had: scan the slice here
-      ScanSlice(db, families, pending, snapshot, catalog, query, *metric_id, bounds[i], bounds[i + 1],
-                allowed, *where, &partials[i]);
+      ScanSlice(db, families, pending, snapshot, catalog, query, *metric_id, bounds[i],
+                bounds[i + 1], allowed, *where, &partials[i]);
     }
   }
   ScanSlice(db, families, pending, snapshot, catalog, query, *metric_id, bounds[0], bounds[1],

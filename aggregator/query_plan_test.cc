@@ -53,7 +53,8 @@ TEST(PlanScanTest, CoarsestAlignedBucketsInsideEachColumnFinerAtTheEdges) {
   EXPECT_EQ(Plan(q, q.from, q.to), "10s[0,10) 1s[10,20) 10s[20,40) 1s[40,45)");
   // A slice that starts inside a column plans its part of that column alone.
   q = {"m", kB + 17, kB + 617, 600, "", {}};
-  EXPECT_EQ(Plan(q, kB + 317, q.to), "1s[317,320) 10s[320,360) 60s[360,600) 10s[600,610) 1s[610,617)");
+  EXPECT_EQ(Plan(q, kB + 317, q.to),
+            "1s[317,320) 10s[320,360) 60s[360,600) 10s[600,610) 1s[610,617)");
   // Minutes whose rollups are behind are read from `hist`.
   q = {"m", kB + 17, kB + 617, 600, "", {}};
   EXPECT_EQ(Plan(q, q.from, q.to), "1s[17,20) 10s[20,60) 60s[60,600) 10s[600,610) 1s[610,617)");
@@ -165,14 +166,14 @@ class RollupEqualityTest : public ::testing::Test {
   void ExpectSameAnswers(const Store& store_ref, int random_ranges) {
     const Store* store = &store_ref;
     std::vector<std::tuple<int64_t, int64_t, uint32_t>> ranges = {
-        {17, 617, 600},       // one unaligned column over 10 minutes (columns, trails)
-        {-125, 3650, 3775},   // one column over everything, both edges unaligned
-        {3, 1803, 60},        // minutes that start 3 s in
-        {0, 3600, 60},        // aligned minutes
-        {5, 1805, 30},        // half minutes
-        {13, 1513, 500},      // a step that is no multiple of 60
-        {7, 307, 7},          // a step below 10: seconds only
-        {-200, -100, 20},     // before the data
+        {17, 617, 600},      // one unaligned column over 10 minutes (columns, trails)
+        {-125, 3650, 3775},  // one column over everything, both edges unaligned
+        {3, 1803, 60},       // minutes that start 3 s in
+        {0, 3600, 60},       // aligned minutes
+        {5, 1805, 30},       // half minutes
+        {13, 1513, 500},     // a step that is no multiple of 60
+        {7, 307, 7},         // a step below 10: seconds only
+        {-200, -100, 20},    // before the data
     };
     std::mt19937 rng(7);
     for (int i = 0; i < random_ranges; ++i) {

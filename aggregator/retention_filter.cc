@@ -16,11 +16,10 @@ RetentionFilterFactory::RetentionFilterFactory(std::string family, uint32_t reso
 
 std::unique_ptr<rocksdb::CompactionFilter> RetentionFilterFactory::CreateCompactionFilter(
     const rocksdb::CompactionFilter::Context& /*context*/) {
-  const int64_t now =
-      clock_ ? clock_()
-             : std::chrono::duration_cast<std::chrono::seconds>(
-                   std::chrono::system_clock::now().time_since_epoch())
-                   .count();
+  const int64_t now = clock_ ? clock_()
+                             : std::chrono::duration_cast<std::chrono::seconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count();
   return std::make_unique<RetentionFilter>(resolution_, now - retention_seconds_);
 }
 

@@ -17,9 +17,9 @@ using testing::TempDir;
 
 constexpr int64_t kNow = 1'700'006'400;  // a multiple of 60
 
-rocksdb::CompactionFilter::Decision Decide(const RetentionFilter& f, int64_t second,
-                                           rocksdb::CompactionFilter::ValueType type =
-                                               rocksdb::CompactionFilter::ValueType::kValue) {
+rocksdb::CompactionFilter::Decision Decide(
+    const RetentionFilter& f, int64_t second,
+    rocksdb::CompactionFilter::ValueType type = rocksdb::CompactionFilter::ValueType::kValue) {
   std::string unused;
   return f.FilterV2(1, EncodeDataKey(DataKey{1, second, 2, 3}), type, "", &unused, &unused);
 }

@@ -75,11 +75,10 @@ struct SecondCursor {
 
 }  // namespace
 
-Status ComputeMinuteRollup(
-    rocksdb::DB* db, const rocksdb::Snapshot* snapshot, rocksdb::ColumnFamilyHandle* hist,
-    uint32_t metric, int64_t start,
-    const std::function<Status(size_t resolution, const DataKey& key, const std::string& value)>&
-        emit) {
+Status ComputeMinuteRollup(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
+                           rocksdb::ColumnFamilyHandle* hist, uint32_t metric, int64_t start,
+                           const std::function<Status(size_t resolution, const DataKey& key,
+                                                      const std::string& value)>& emit) {
   constexpr size_t kTens = kRollupMinute / 10;
   // Bounds first: each iterator's upper bound must stay where it is while the iterator lives.
   std::vector<std::string> uppers;

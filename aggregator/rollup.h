@@ -52,7 +52,8 @@ class PendingMinutes {
 
   // Marks a minute (a write to it is about to be made). Returns whether it was clean before.
   bool Touch(uint32_t metric, int64_t start);
-  // Minutes not touched for `quiet` (all of them when quiet is zero), oldest first, at most `limit`.
+  // Minutes not touched for `quiet` (all of them when quiet is zero), oldest first, at most
+  // `limit`.
   std::vector<Minute> Ready(std::chrono::steady_clock::duration quiet, size_t limit) const;
   // Removes the minute if its generation is still `generation`; returns whether it did.
   bool Clear(uint32_t metric, int64_t start, uint64_t generation);
@@ -75,10 +76,9 @@ class PendingMinutes {
 // 60 s bucket (index 2) of every (host, series). Memory stays small however many hosts there
 // are: one iterator per second, merged in (host, series) order. Corruption if a stored histogram
 // does not decode; a Status emit returns that is not Ok stops the walk and is returned.
-Status ComputeMinuteRollup(
-    rocksdb::DB* db, const rocksdb::Snapshot* snapshot, rocksdb::ColumnFamilyHandle* hist,
-    uint32_t metric, int64_t start,
-    const std::function<Status(size_t resolution, const DataKey& key, const std::string& value)>&
-        emit);
+Status ComputeMinuteRollup(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
+                           rocksdb::ColumnFamilyHandle* hist, uint32_t metric, int64_t start,
+                           const std::function<Status(size_t resolution, const DataKey& key,
+                                                      const std::string& value)>& emit);
 
 }  // namespace trailmap::aggregator

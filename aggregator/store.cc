@@ -392,7 +392,8 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
     for (size_t i : applied) results[i] = failed;
     return results;
   }
-  for (auto& [host, host_labels] : label_changes) catalog_.SetHostLabels(host, std::move(host_labels));
+  for (auto& [host, host_labels] : label_changes)
+    catalog_.SetHostLabels(host, std::move(host_labels));
   return results;
 }
 
@@ -486,7 +487,8 @@ Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query, Quer
   {
     std::lock_guard view(view_mu_);
     scan.snapshot = db_->db->GetSnapshot();
-    if (metric && resolutions > 1) scan.pending_minutes = pending_.Of(*metric, query.from, query.to);
+    if (metric && resolutions > 1)
+      scan.pending_minutes = pending_.Of(*metric, query.from, query.to);
   }
   Result<HistogramAnswer> answer = RunHistogramQuery(scan, catalog_, query);
   db_->db->ReleaseSnapshot(scan.snapshot);

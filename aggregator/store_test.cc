@@ -228,7 +228,8 @@ TEST(StoreTest, OpeningADatabaseWithoutRollupsBackfillsThem) {
     std::unique_ptr<Store> store = MustOpen(dir.path());
     Batch b = MakeBatch("a/1", 1, "a", {Latency("m", "op=read"), Latency("m", "op=write")});
     for (int64_t s = 0; s < 300; s += 7) {
-      b.seconds.push_back(SecondDelta{t0 + s, {{static_cast<uint32_t>(s % 2), Encoded({1000 + uint64_t(s)})}}, {}});
+      b.seconds.push_back(
+          SecondDelta{t0 + s, {{static_cast<uint32_t>(s % 2), Encoded({1000 + uint64_t(s)})}}, {}});
     }
     ASSERT_EQ(store->ApplyBatch(b)->status, Ack::Status::kApplied);
   }
@@ -251,7 +252,8 @@ TEST(StoreTest, OpeningADatabaseWithoutRollupsBackfillsThem) {
         ASSERT_TRUE(db->DropColumnFamily(h).ok());
       }
     }
-    for (rocksdb::ColumnFamilyHandle* h : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
+    for (rocksdb::ColumnFamilyHandle* h : handles)
+      ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
     ASSERT_TRUE(db->Close().ok());
   };
 
@@ -290,7 +292,8 @@ TEST(StoreTest, BackgroundPassRollsUpQuietMinutes) {
   std::unique_ptr<Store> store = std::move(Store::Open(dir.path(), options)).value();
   const int64_t t0 = 1'699'999'980;  // a multiple of 60
   Batch b = MakeBatch("a/1", 1, "a", {Latency("m")});
-  for (int64_t s = 0; s < 180; s += 5) b.seconds.push_back(SecondDelta{t0 + s, {{0, Encoded({7})}}, {}});
+  for (int64_t s = 0; s < 180; s += 5)
+    b.seconds.push_back(SecondDelta{t0 + s, {{0, Encoded({7})}}, {}});
   ASSERT_EQ(store->ApplyBatch(b)->status, Ack::Status::kApplied);
   for (int i = 0; i < 500 && store->PendingRollups() > 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
