@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "core/units.h"
+
 namespace trailmap::aggregator {
 namespace {
 
@@ -61,6 +63,28 @@ Status ReadSize(const toml::table& t, std::string_view source, std::string_view 
 
 }  // namespace
 
+Result<int64_t> ParseRetention(std::string_view text) {
+  if (text == "forever") return int64_t{0};
+  Result<uint64_t> ns = ParseDuration(text);
+  if (!ns.ok()) {
+    return Status::InvalidArgument("\"" + std::string(text) +
+                                   "\": expected a duration such as 36h, 14d or 90d, or forever");
+  }
+  if (*ns < 1'000'000'000) {
+    return Status::InvalidArgument("\"" + std::string(text) +
+                                   "\": at least 1s (or forever to keep everything)");
+  }
+  return static_cast<int64_t>(*ns / 1'000'000'000);
+}
+
+std::string FormatRetention(int64_t seconds) {
+  if (seconds == 0) return "forever";
+  for (auto [unit, size] : {std::pair{"d", 86400}, {"h", 3600}, {"m", 60}}) {
+    if (seconds % size == 0) return std::to_string(seconds / size) + unit;
+  }
+  return std::to_string(seconds) + "s";
+}
+
 Result<std::string> NormalizeEndpoint(std::string_view text) {
   std::string_view rest = text;
   if (rest.substr(0, 6) == "tcp://") rest.remove_prefix(6);
@@ -100,7 +124,8 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
         std::to_string(e.source().begin.column) + ": " + std::string(e.description()));
   }
   if (Status s =
-          CheckKeys(root, source, "", {"data", "ingest", "query", "name", "store", "limits"});
+          CheckKeys(root, source, "",
+                    {"data", "ingest", "query", "name", "store", "retention", "limits"});
       !s.ok()) {
     return s;
   }
@@ -133,6 +158,22 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
     if (Status s = ReadSize(*store, source, "write_buffer_mb", 1, 4096, &o.write_buffer_mb);
         !s.ok())
       return s;
+  }
+  if (const toml::node* node = root.get("retention")) {
+    const toml::table* retention = node->as_table();
+    if (!retention) return KeyError(source, "retention", "expected a table");
+    std::set<std::string, std::less<>> families;
+    for (const HistogramResolution& r : kHistogramResolutions) families.insert(r.family);
+    if (Status s = CheckKeys(*retention, source, "retention.", families); !s.ok()) return s;
+    for (size_t i = 0; i < kHistogramResolutionCount; ++i) {
+      const std::string key = std::string("retention.") + kHistogramResolutions[i].family;
+      const toml::node* value = retention->get(kHistogramResolutions[i].family);
+      if (!value) continue;
+      if (!value->as_string()) return KeyError(source, key, "expected a string such as \"14d\"");
+      Result<int64_t> seconds = ParseRetention(value->as_string()->get());
+      if (!seconds.ok()) return KeyError(source, key, seconds.status().message());
+      config->store.retention_seconds[i] = *seconds;
+    }
   }
   if (const toml::node* node = root.get("limits")) {
     const toml::table* limits = node->as_table();

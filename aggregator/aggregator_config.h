@@ -6,13 +6,16 @@
 //   query  = "127.0.0.1:7401"
 //   name   = "agg-1"                    # default "<hostname>:<ingest port>"
 //   [store]  sync, max_successive_merges, block_cache_mb, write_buffer_mb (see StoreOptions)
+//   [retention] hist = "2d", hist_10s = "14d", hist_60s = "90d"   (a duration, or "forever")
 //   [limits] max_batch_bytes
 //
 // An unknown key is an error (a typo should not silently fall back to a default). Errors name the
 // file and the key. Value types; no shared state.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -22,12 +25,21 @@
 
 namespace trailmap::aggregator {
 
+// The retention trailmap-aggregator runs with unless configured, in kHistogramResolutions order:
+// 2 days of seconds, 14 days of 10 s buckets, 90 days of minutes.
+inline constexpr std::array<int64_t, kHistogramResolutionCount> kDefaultRetention = {
+    2 * 86400, 14 * 86400, 90 * 86400};
+
 struct AggregatorConfig {
   std::string data_dir;                                  // RocksDB directory; required
   std::string ingest_endpoint = "tcp://127.0.0.1:7400";  // always a tcp:// endpoint once parsed
   std::string query_endpoint = "tcp://127.0.0.1:7401";
   std::string name;  // "" until main() fills the default
-  StoreOptions store;
+  StoreOptions store = [] {
+    StoreOptions o;
+    o.retention_seconds = kDefaultRetention;
+    return o;
+  }();
   BatchLimits limits;
 };
 
@@ -35,6 +47,11 @@ struct AggregatorConfig {
 Status ParseAggregatorConfig(std::string_view toml, std::string_view source,
                              AggregatorConfig* config);
 Status LoadAggregatorConfig(const std::string& path, AggregatorConfig* config);
+
+// A retention: a duration of at least 1 s ("36h", "14d") in seconds, or "forever" = 0.
+Result<int64_t> ParseRetention(std::string_view text);
+// The other way: 0 → "forever", 172800 → "2d", 5400 → "90m", 90 → "90s".
+std::string FormatRetention(int64_t seconds);
 
 // "HOST:PORT" or "tcp://HOST:PORT" (HOST may be "*", PORT may be "*") -> "tcp://HOST:PORT".
 Result<std::string> NormalizeEndpoint(std::string_view text);

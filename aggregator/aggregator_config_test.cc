@@ -29,6 +29,10 @@ sync = false
 max_successive_merges = 8
 block_cache_mb = 128
 write_buffer_mb = 16
+[retention]
+hist = "36h"
+hist_10s = "forever"
+hist_60s = "365d"
 [limits]
 max_batch_bytes = 1048576
 )",
@@ -43,6 +47,13 @@ max_batch_bytes = 1048576
   EXPECT_EQ(c.store.block_cache_mb, 128u);
   EXPECT_EQ(c.store.write_buffer_mb, 16u);
   EXPECT_EQ(c.limits.max_bytes, 1048576u);
+  EXPECT_EQ(c.store.retention_seconds[0], 36 * 3600);
+  EXPECT_EQ(c.store.retention_seconds[1], 0);  // forever
+  EXPECT_EQ(c.store.retention_seconds[2], 365 * 86400);
+  EXPECT_EQ(FormatRetention(0), "forever");
+  EXPECT_EQ(FormatRetention(2 * 86400), "2d");
+  EXPECT_EQ(FormatRetention(5400), "90m");
+  EXPECT_EQ(FormatRetention(90), "90s");
   EXPECT_TRUE(ValidateAggregatorConfig(c).ok());
 }
 
@@ -57,6 +68,7 @@ TEST(AggregatorConfigTest, ShippedExampleParses) {
   EXPECT_EQ(c.name, "");
   EXPECT_TRUE(c.store.sync);
   EXPECT_EQ(c.limits.max_bytes, 32u << 20);
+  EXPECT_EQ(c.store.retention_seconds, kDefaultRetention);  // the file says the defaults
 }
 
 TEST(AggregatorConfigTest, ErrorsNameTheKey) {
@@ -72,6 +84,17 @@ TEST(AggregatorConfigTest, ErrorsNameTheKey) {
   s = ParseAggregatorConfig("data = \n", "a.toml", &c);
   EXPECT_NE(s.message().find("a.toml:1"), std::string::npos) << s.message();
   EXPECT_FALSE(ValidateAggregatorConfig(AggregatorConfig{}).ok());  // no data directory
+  s = ParseAggregatorConfig("[retention]\nhist_30s = \"1d\"\n", "a.toml", &c);
+  EXPECT_EQ(s.message(), "a.toml: retention.hist_30s: unknown key");
+  s = ParseAggregatorConfig("[retention]\nhist = \"2 days\"\n", "a.toml", &c);
+  EXPECT_EQ(s.message(),
+            "a.toml: retention.hist: \"2 days\": expected a duration such as 36h, 14d or 90d, or "
+            "forever");
+  s = ParseAggregatorConfig("[retention]\nhist_60s = 90\n", "a.toml", &c);
+  EXPECT_EQ(s.message(), "a.toml: retention.hist_60s: expected a string such as \"14d\"");
+  s = ParseAggregatorConfig("[retention]\nhist = \"10ms\"\n", "a.toml", &c);
+  EXPECT_EQ(s.message(),
+            "a.toml: retention.hist: \"10ms\": at least 1s (or forever to keep everything)");
 }
 
 }  // namespace

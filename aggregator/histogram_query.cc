@@ -4,13 +4,16 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
+#include <tuple>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "aggregator/keys.h"
+#include "aggregator/rollup.h"
 #include "aggregator/series_filter.h"
 #include "core/predicate.h"
 #include "core/series.h"
@@ -43,63 +46,142 @@ std::string Describe(const DataKey& k) {
          std::to_string(k.series);
 }
 
-// Scans [lo, hi) of the metric; columns count from query.from.
-void ScanSlice(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* hist,
-               const rocksdb::Snapshot* snapshot, const Catalog& catalog,
-               const HistogramQuery& query, uint32_t metric, int64_t lo, int64_t hi,
-               const std::vector<uint8_t>& allowed, const Predicate& where, Partial* out) {
-  const std::string lower = DataKeyPrefix(metric, lo);
+// Builds one time slice's partial from segments read in time order; columns count from
+// query.from.
+class SliceScan {
+ public:
+  SliceScan(const Catalog& catalog, const HistogramQuery& query,
+            const std::vector<uint8_t>& allowed, const Predicate& where, Partial* out)
+      : query_(query), allowed_(allowed), grouping_(catalog, query.group_by),
+        filter_(catalog, where), out_(out) {
+    std::tie(low_, high_) = where.ValueRange();
+    all_values_ = low_ == 0 && high_ == UINT64_MAX;
+  }
+
+  // Merges the keys of `it`'s family with second in [lo, hi) (the iterator's upper bound is at or
+  // past hi). False once out->status is an error.
+  bool Scan(rocksdb::Iterator* it, std::string_view family, uint32_t metric, int64_t lo,
+            int64_t hi) {
+    DataKey key;
+    for (it->Seek(DataKeyPrefix(metric, lo)); it->Valid(); it->Next()) {
+      const rocksdb::Slice k = it->key();
+      if (!DecodeDataKey(std::string_view(k.data(), k.size()), &key)) {
+        out_->status = Status::Corruption(std::string(family) + ": key of " +
+                                          std::to_string(k.size()) + " bytes");
+        return false;
+      }
+      if (key.second >= hi || key.metric != metric) break;
+      if (!allowed_.empty() && (key.host >= allowed_.size() || !allowed_[key.host])) continue;
+      if (!filter_.Passes(key.host, key.series)) continue;
+      if (Status s = Add(key, it->value()); !s.ok()) {
+        out_->status = s.code() == Status::Code::kResourceExhausted
+                           ? s
+                           : Status::Corruption(std::string(family) + ": " + Describe(key) + ": " +
+                                                s.message());
+        return false;
+      }
+    }
+    if (!it->status().ok()) {
+      out_->status = Status::IOError(std::string(family) + " scan: " + it->status().ToString());
+      return false;
+    }
+    return true;
+  }
+
+  void Finish() {
+    // A value comparison may leave a cell with nothing in it: answers hold non-empty cells only.
+    if (!all_values_) {
+      std::erase_if(out_->cells, [](const QueryCell& c) { return c.histogram.empty(); });
+    }
+    out_->groups = std::move(grouping_.names());
+  }
+
+ private:
+  Status Add(const DataKey& key, const rocksdb::Slice& v) {
+    const uint32_t group = grouping_.GroupOf(key.host, key.series);
+    const uint64_t column =
+        (static_cast<uint64_t>(key.second) - static_cast<uint64_t>(query_.from)) / query_.step;
+    if (column != current_column_) {
+      current_column_ = column;
+      std::fill(cell_of_group_.begin(), cell_of_group_.end(), -1);
+    }
+    if (group >= cell_of_group_.size()) cell_of_group_.resize(group + 1, -1);
+    std::vector<QueryCell>& cells = out_->cells;
+    if (cell_of_group_[group] < 0) {
+      cell_of_group_[group] = static_cast<int32_t>(cells.size());
+      cells.push_back(QueryCell{static_cast<uint32_t>(column), group, Histogram()});
+    }
+    Histogram& into = cells[cell_of_group_[group]].histogram;
+    return all_values_ ? into.MergeEncoded({v.data(), v.size()})
+                       : MergeBucketsInRange({v.data(), v.size()}, low_, high_, &into);
+  }
+
+  const HistogramQuery& query_;
+  const std::vector<uint8_t>& allowed_;
+  Grouping grouping_;
+  SeriesFilter filter_;
+  Partial* out_;
+  uint64_t low_ = 0, high_ = UINT64_MAX;  // the predicate's value range
+  bool all_values_ = true;
+  std::vector<int32_t> cell_of_group_;  // for the current column: group -> index in cells, or -1
+  uint64_t current_column_ = UINT64_MAX;
+};
+
+// Scans [lo, hi) of the metric as PlanScan says, one iterator per family used.
+void ScanSlice(rocksdb::DB* db, std::span<rocksdb::ColumnFamilyHandle* const> families,
+               const std::vector<int64_t>& pending, const rocksdb::Snapshot* snapshot,
+               const Catalog& catalog, const HistogramQuery& query, uint32_t metric, int64_t lo,
+               int64_t hi, const std::vector<uint8_t>& allowed, const Predicate& where,
+               Partial* out) {
   const std::string upper = DataKeyPrefix(metric, hi);
   const rocksdb::Slice upper_slice(upper);
   rocksdb::ReadOptions read_options;
   read_options.iterate_upper_bound = &upper_slice;
   read_options.snapshot = snapshot;
   read_options.adaptive_readahead = true;
-  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(read_options, hist));
+  std::vector<std::unique_ptr<rocksdb::Iterator>> iterators(families.size());
 
-  Grouping grouping(catalog, query.group_by);
-  SeriesFilter filter(catalog, where);
-  const auto [low, high] = where.ValueRange();
-  const bool all_values = low == 0 && high == UINT64_MAX;
-  std::vector<QueryCell>& cells = out->cells;
-  std::vector<int32_t> cell_of_group;  // for the current column: group -> index in cells, or -1
-  uint64_t current_column = UINT64_MAX;
-  DataKey key;
-  for (it->Seek(lower); it->Valid(); it->Next()) {
-    const rocksdb::Slice k = it->key();
-    if (!DecodeDataKey(std::string_view(k.data(), k.size()), &key)) {
-      out->status = Status::Corruption("hist: key of " + std::to_string(k.size()) + " bytes");
-      return;
-    }
-    if (!allowed.empty() && (key.host >= allowed.size() || !allowed[key.host])) continue;
-    if (!filter.Passes(key.host, key.series)) continue;
-    const uint32_t group = grouping.GroupOf(key.host, key.series);
-    const uint64_t column =
-        (static_cast<uint64_t>(key.second) - static_cast<uint64_t>(query.from)) / query.step;
-    if (column != current_column) {
-      current_column = column;
-      std::fill(cell_of_group.begin(), cell_of_group.end(), -1);
-    }
-    if (group >= cell_of_group.size()) cell_of_group.resize(group + 1, -1);
-    if (cell_of_group[group] < 0) {
-      cell_of_group[group] = static_cast<int32_t>(cells.size());
-      cells.push_back(QueryCell{static_cast<uint32_t>(column), group, Histogram()});
-    }
-    const rocksdb::Slice v = it->value();
-    Histogram& into = cells[cell_of_group[group]].histogram;
-    Status s = all_values ? into.MergeEncoded({v.data(), v.size()})
-                          : MergeBucketsInRange({v.data(), v.size()}, low, high, &into);
-    if (!s.ok()) {
-      out->status = s.code() == Status::Code::kResourceExhausted
-                        ? s
-                        : Status::Corruption("hist: " + Describe(key) + ": " + s.message());
+  SliceScan scan(catalog, query, allowed, where, out);
+  for (const ScanSegment& segment : PlanScan(query, lo, hi, families.size(), pending)) {
+    std::unique_ptr<rocksdb::Iterator>& it = iterators[segment.resolution];
+    if (!it) it.reset(db->NewIterator(read_options, families[segment.resolution]));
+    if (!scan.Scan(it.get(), kHistogramResolutions[segment.resolution].family, metric, segment.lo,
+                   segment.hi)) {
       return;
     }
   }
-  if (!it->status().ok()) out->status = Status::IOError("hist scan: " + it->status().ToString());
-  // A value comparison may leave a cell with nothing in it: answers hold non-empty cells only.
-  if (!all_values) std::erase_if(cells, [](const QueryCell& c) { return c.histogram.empty(); });
-  out->groups = std::move(grouping.names());
+  scan.Finish();
+}
+
+int64_t CeilTo(int64_t t, uint32_t r) {
+  const int64_t floor = BucketStart(t, r);
+  return floor == t ? t : floor + r;
+}
+
+void Append(size_t resolution, int64_t lo, int64_t hi, std::vector<ScanSegment>* plan) {
+  if (lo >= hi) return;
+  if (!plan->empty() && plan->back().resolution == resolution && plan->back().hi == lo) {
+    plan->back().hi = hi;
+  } else {
+    plan->push_back(ScanSegment{resolution, lo, hi});
+  }
+}
+
+// Plans [lo, hi), which lies within one column, with resolutions up to index `coarsest`: its
+// coarsest aligned buckets in the middle, the edges planned finer.
+void PlanPiece(int64_t lo, int64_t hi, size_t coarsest, std::vector<ScanSegment>* plan) {
+  for (size_t r = coarsest; r > 0; --r) {
+    const uint32_t seconds = kHistogramResolutions[r].seconds;
+    const int64_t a = CeilTo(lo, seconds);
+    const int64_t b = BucketStart(hi, seconds);
+    if (a < b) {
+      PlanPiece(lo, a, r - 1, plan);
+      Append(r, a, b, plan);
+      PlanPiece(b, hi, r - 1, plan);
+      return;
+    }
+  }
+  Append(0, lo, hi, plan);
 }
 
 // Slice boundaries: `parts` slices on column boundaries when there are enough columns, else equal
@@ -163,9 +245,61 @@ Status Combine(std::vector<Partial>* partials, HistogramAnswer* answer) {
 
 }  // namespace
 
-Result<HistogramAnswer> RunHistogramQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* hist,
-                                          const Catalog& catalog, const HistogramQuery& query,
-                                          int threads) {
+namespace {
+
+// Plans [lo, hi) within one column, reading pending minutes from `hist`. `next` walks
+// pending_minutes along with the columns.
+void PlanColumn(int64_t lo, int64_t hi, size_t coarsest, const std::vector<int64_t>& pending,
+                size_t* next, std::vector<ScanSegment>* plan) {
+  while (*next < pending.size() && pending[*next] + static_cast<int64_t>(kRollupMinute) <= lo) {
+    ++*next;
+  }
+  int64_t at = lo;
+  for (size_t i = *next; i < pending.size() && pending[i] < hi; ++i) {
+    const int64_t p_lo = std::max(at, pending[i]);
+    const int64_t p_hi = std::min(hi, pending[i] + static_cast<int64_t>(kRollupMinute));
+    if (p_lo >= p_hi) continue;
+    PlanPiece(at, p_lo, coarsest, plan);
+    Append(0, p_lo, p_hi, plan);
+    at = p_hi;
+  }
+  PlanPiece(at, hi, coarsest, plan);
+}
+
+}  // namespace
+
+std::vector<ScanSegment> PlanScan(const HistogramQuery& query, int64_t lo, int64_t hi,
+                                  size_t resolutions, const std::vector<int64_t>& pending_minutes) {
+  std::vector<ScanSegment> plan;
+  const size_t coarsest = std::min(resolutions, kHistogramResolutionCount) - 1;
+  const uint64_t columns = (static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)) / query.step + 2;
+  // A column narrower than the finest rollup holds no bucket of it; a plan per column is only
+  // made for as many columns as a query may ask for.
+  if (coarsest == 0 || query.step < kHistogramResolutions[1].seconds ||
+      columns > kMaxQueryColumns + 2) {
+    Append(0, lo, hi, &plan);
+    return plan;
+  }
+  const uint64_t first =
+      (static_cast<uint64_t>(lo) - static_cast<uint64_t>(query.from)) / query.step;
+  size_t next_pending = 0;
+  for (uint64_t c = first;; ++c) {
+    const int64_t column_lo =
+        static_cast<int64_t>(static_cast<uint64_t>(query.from) + c * query.step);
+    if (column_lo >= hi) break;
+    const int64_t column_hi = column_lo + static_cast<int64_t>(query.step);
+    PlanColumn(std::max(lo, column_lo), std::min(hi, column_hi), coarsest, pending_minutes,
+               &next_pending, &plan);
+  }
+  return plan;
+}
+
+Result<HistogramAnswer> RunHistogramQuery(const HistogramScan& scan, const Catalog& catalog,
+                                          const HistogramQuery& query) {
+  rocksdb::DB* const db = scan.db;
+  const std::span<rocksdb::ColumnFamilyHandle* const> families = scan.families;
+  const std::vector<int64_t>& pending = scan.pending_minutes;
+  if (families.empty()) return Status::InvalidArgument("no histogram family to read");
   if (query.step == 0) return Status::InvalidArgument("step must be at least 1 second");
   if (query.from >= query.to) return Status::InvalidArgument("empty time range: from >= to");
   HistogramAnswer answer;
@@ -191,27 +325,34 @@ Result<HistogramAnswer> RunHistogramQuery(rocksdb::DB* db, rocksdb::ColumnFamily
     if (!any) return answer;
   }
 
-  // Short ranges are not worth a thread.
-  const uint64_t span = static_cast<uint64_t>(query.to) - static_cast<uint64_t>(query.from);
-  const int parts = span >= kMinSecondsPerThread * 2 ? std::max(1, threads) : 1;
+  // Plans that read few keys are not worth a thread.
+  uint64_t keys_per_series = 0;
+  for (const ScanSegment& segment :
+       PlanScan(query, query.from, query.to, families.size(), pending)) {
+    keys_per_series += (static_cast<uint64_t>(segment.hi) - static_cast<uint64_t>(segment.lo)) /
+                       kHistogramResolutions[segment.resolution].seconds;
+  }
+  const int parts = keys_per_series >= kMinKeysPerThread * 2 ? std::max(1, scan.threads) : 1;
   const std::vector<int64_t> bounds = SliceBounds(query, parts);
   // Every slice reads the same snapshot, so the answer is one consistent state.
-  rocksdb::ManagedSnapshot snapshot(db);
+  std::optional<rocksdb::ManagedSnapshot> own_snapshot;
+  const rocksdb::Snapshot* snapshot = scan.snapshot;
+  if (snapshot == nullptr) snapshot = own_snapshot.emplace(db).snapshot();
   std::vector<Partial> partials(parts);
   std::vector<std::thread> helpers;
   for (int i = 1; i < parts; ++i) {
     try {
-      helpers.emplace_back(
-          [db, hist, &snapshot, &catalog, &query, &metric_id, &bounds, &allowed, &where, &partials, i] {
-            ScanSlice(db, hist, snapshot.snapshot(), catalog, query, *metric_id, bounds[i],
-                      bounds[i + 1], allowed, *where, &partials[i]);
-          });
+      helpers.emplace_back([db, families, &pending, snapshot, &catalog, &query, &metric_id, &bounds,
+                            &allowed, &where, &partials, i] {
+        ScanSlice(db, families, pending, snapshot, catalog, query, *metric_id, bounds[i],
+                  bounds[i + 1], allowed, *where, &partials[i]);
+      });
     } catch (const std::system_error&) {  // no thread to be had: scan the slice here
-      ScanSlice(db, hist, snapshot.snapshot(), catalog, query, *metric_id, bounds[i], bounds[i + 1],
-                allowed, *where, &partials[i]);
+      ScanSlice(db, families, pending, snapshot, catalog, query, *metric_id, bounds[i],
+                bounds[i + 1], allowed, *where, &partials[i]);
     }
   }
-  ScanSlice(db, hist, snapshot.snapshot(), catalog, query, *metric_id, bounds[0], bounds[1],
+  ScanSlice(db, families, pending, snapshot, catalog, query, *metric_id, bounds[0], bounds[1],
             allowed, *where, &partials[0]);
   for (std::thread& t : helpers) t.join();
 

@@ -1,37 +1,78 @@
 // RunHistogramQuery: the scan behind Store::QueryHistograms (contract in aggregator/store.h).
 //
-// One range scan of the `hist` column family over [metric|from, metric|to) with
-// iterate_upper_bound. Keys arrive in time order, so every column's cells are built while that
-// column is current: a vector from group index to cell (reset when the column changes) replaces
-// any map, groups are resolved once per host or series id and cached in vectors, and each value
-// is merged straight from its encoding (Histogram::MergeEncoded) — no allocation per key beyond
-// the growth of the cell histograms themselves.
+// Planning. The histogram families hold the same data at 1, 10 and 60 s per key (keys.h). Each
+// column [from + c*step, from + (c+1)*step) is read as its coarsest aligned buckets: the 60 s
+// buckets that lie wholly inside it from `hist_60s`, the 10 s buckets of what is left at its
+// edges from `hist_10s`, the remaining seconds from `hist`. No bucket crosses a column edge, so
+// the answer is exactly what the 1 s data gives (same counts, buckets, min, max and sum), and the
+// cost follows the columns asked for: one column over 10 minutes reads about 10 keys per
+// series instead of 600; a heat map at 1 s reads every second. Minutes whose rollups are still
+// pending (aggregator/rollup.h) are read from `hist` whole. PlanScan is that plan, adjacent
+// pieces of one family joined into one segment.
 //
-// Long ranges are cut into `threads` time slices scanned in parallel (each its own iterator over
-// one shared snapshot) and their partials joined; on a 2-core box two slices nearly halve the
-// time of a heat map, whose cost is the decoding of every stored histogram.
+// Scanning. Each segment is a range scan [metric|lo, metric|hi) of its family, segments in time
+// order, so every column's cells are built while that column is current: a vector from group
+// index to cell (reset when the column changes) replaces any map, groups are resolved once per
+// host or series id and cached in vectors, and each value is merged straight from its encoding
+// (Histogram::MergeEncoded) — no allocation per key beyond the growth of the cell histograms.
+//
+// Plans that read many keys are cut into `threads` time slices scanned in parallel (each its own
+// iterators over one shared snapshot) and their partials joined; on a 2-core box two slices nearly
+// halve the time of a heat map, whose cost is the decoding of every stored histogram.
 //
 // Thread safety: reads only; may run on any thread alongside the store's writer.
 #pragma once
 
+#include <cstdint>
+#include <span>
+#include <vector>
+
 #include "aggregator/catalog.h"
+#include "aggregator/keys.h"
 #include "core/query_wire.h"
 #include "core/status.h"
 
 namespace rocksdb {
 class DB;
 class ColumnFamilyHandle;
+class Snapshot;
 }  // namespace rocksdb
 
 namespace trailmap::aggregator {
 
 // The group name of data that lacks the field a query groups by.
 inline constexpr const char* kNoGroupValue = "(none)";
-// A range shorter than twice this is scanned by the calling thread alone.
-inline constexpr uint64_t kMinSecondsPerThread = 300;
+// A plan that reads fewer than twice this many keys per series is scanned by the calling thread
+// alone.
+inline constexpr uint64_t kMinKeysPerThread = 300;
 
-Result<HistogramAnswer> RunHistogramQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* hist,
-                                          const Catalog& catalog, const HistogramQuery& query,
-                                          int threads = 1);
+// A piece of a plan: seconds [lo, hi) read from kHistogramResolutions[resolution].
+struct ScanSegment {
+  size_t resolution = 0;
+  int64_t lo = 0;
+  int64_t hi = 0;
+  bool operator==(const ScanSegment&) const = default;
+};
+
+// The plan for the part [lo, hi) of `query`'s range, using the first `resolutions` entries of
+// kHistogramResolutions (1 = `hist` alone) except in the minutes starting at `pending_minutes`
+// (sorted; their rollups are behind, aggregator/rollup.h), which are read from `hist`. Segments
+// are in time order and cover [lo, hi).
+std::vector<ScanSegment> PlanScan(const HistogramQuery& query, int64_t lo, int64_t hi,
+                                  size_t resolutions,
+                                  const std::vector<int64_t>& pending_minutes = {});
+
+// What a query reads.
+struct HistogramScan {
+  rocksdb::DB* db = nullptr;
+  // families[i] holds kHistogramResolutions[i]; a span of one reads `hist` alone.
+  std::span<rocksdb::ColumnFamilyHandle* const> families;
+  const rocksdb::Snapshot* snapshot = nullptr;  // every slice reads this one; null = a new one
+  std::vector<int64_t> pending_minutes;         // of the queried metric, sorted
+  int threads = 1;
+};
+
+Result<HistogramAnswer> RunHistogramQuery(const HistogramScan& scan, const Catalog& catalog,
+                                          const HistogramQuery& query);
 
 }  // namespace trailmap::aggregator

@@ -73,6 +73,21 @@ std::string WatermarkKey(std::string_view agent) { return TagAndText('w', agent)
 std::string StackTextKey(std::string_view folded) { return TagAndText('k', folded); }
 std::string StackIdKey(uint32_t id) { return TagAndId('K', id); }
 
+std::string PendingRollupKey(uint32_t metric, int64_t minute) {
+  std::string out(13, '\0');
+  out[0] = 'r';
+  PutFixed32BE(out.data() + 1, metric);
+  PutFixed64BE(out.data() + 5, OrderedSecond(minute));
+  return out;
+}
+
+bool DecodePendingRollupKey(std::string_view in, uint32_t* metric, int64_t* minute) {
+  if (in.size() != 13 || in[0] != 'r') return false;
+  *metric = GetFixed32BE(in.data() + 1);
+  *minute = SecondFromOrdered(GetFixed64BE(in.data() + 5));
+  return true;
+}
+
 std::string EncodeId(uint32_t id) {
   std::string out(4, '\0');
   PutFixed32BE(out.data(), id);

@@ -1,16 +1,23 @@
 // The byte layout of every key and value the aggregator keeps in RocksDB, and the functions that
 // write and read them. All integers are big-endian, so byte order is numeric order.
 //
-// Column families `hist`, `scalar` and `stacks` share one key (`stacks_60s` too, with the
-// second of the minute's start, a multiple of 60):
+// Column families `hist`, `hist_10s`, `hist_60s`, `scalar` and `stacks` share one key
+// (`stacks_60s` too, with the second of the minute's start, a multiple of 60):
 //
 //   key       := metric_id:u32 second:u64 host_id:u32 series_id:u32        (20 bytes)
 //   second    := uint64(unix seconds as int64) XOR 2^63                     sign bit flipped, so
 //                                                                           byte order = time order
 //   hist      value := core/histogram.h encoding, merged by "trailmap.histogram"
+//   hist_10s  value := the same; second = the start of a 10 s bucket (a multiple of 10, rounded
+//                      toward -inf), the merge of that bucket's `hist` values
+//   hist_60s  value := the same over 60 s buckets (second a multiple of 60)
 //   scalar    value := IEEE-754 double, its bits as a u64
 //   stacks    value := (global stack id, count) list, aggregator/stack_merge_operator.h, merged
 //                      by "trailmap.stacks"
+//
+// A rollup key equals the merge of the `hist` keys of its bucket once its minute is rolled up
+// (aggregator/rollup.h); until then the minute is marked pending ('r' below) and queries read it
+// from `hist`. Seconds older than the 1 s retention are merged into the rollups at ingest.
 //
 // One metric's seconds are contiguous and in time order, and within a second every host and series
 // follows, so a single range scan [metric|from, metric|to) serves a heat map (group by nothing or a
@@ -30,6 +37,11 @@
 //   'K' id:u32                  -> folded stack                 frames root first, ';'-joined
 //   'D' metric_id:u32           -> description                  one line, the latest non-empty
 //                                                               one an agent sent; absent = none
+//   'r' metric_id:u32 minute:u64 -> ""                          this minute's rollups are behind
+//                                                               hist (minute ordered like second)
+//   "Rollups"                   -> ""                           every minute of hist is rolled
+//                                                               up or marked 'r' (absent: Open
+//                                                               marks them all)
 //
 // Ids start at 1 and are dense; series ids are global (not per metric). The catalog is loaded from
 // the id-keyed entries ('M', 'H', 'S'); the name-keyed ones exist so a tool can look a name up
@@ -37,6 +49,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -78,6 +91,23 @@ inline int64_t SecondFromOrdered(uint64_t ordered) {
   return static_cast<int64_t>(ordered ^ (uint64_t{1} << 63));
 }
 
+// The histogram column families, finest first: seconds per key and the family's name. Queries
+// read the coarsest that fits (aggregator/histogram_query.h); ingest merges into all of them.
+struct HistogramResolution {
+  uint32_t seconds;
+  const char* family;
+};
+inline constexpr HistogramResolution kHistogramResolutions[] = {
+    {1, "hist"}, {10, "hist_10s"}, {60, "hist_60s"}};
+inline constexpr size_t kHistogramResolutionCount = std::size(kHistogramResolutions);
+
+// The start of the `resolution`-second bucket holding `second` (floor, also for negative seconds).
+inline int64_t BucketStart(int64_t second, uint32_t resolution) {
+  const int64_t r = resolution;
+  const int64_t q = second / r;
+  return (q - (second % r < 0 ? 1 : 0)) * r;
+}
+
 // Writes the 20-byte key into out[0..20).
 inline void EncodeDataKey(const DataKey& k, char* out) {
   PutFixed32BE(out, k.metric);
@@ -112,6 +142,8 @@ std::string WatermarkKey(std::string_view agent);
 std::string StackTextKey(std::string_view folded);
 std::string StackIdKey(uint32_t id);
 std::string MetricDescriptionKey(uint32_t id);
+std::string PendingRollupKey(uint32_t metric, int64_t minute);
+bool DecodePendingRollupKey(std::string_view in, uint32_t* metric, int64_t* minute);
 std::string EncodeId(uint32_t id);
 std::string EncodeWatermark(uint64_t sequence);
 

@@ -26,6 +26,22 @@ TEST(KeysTest, DataKeyRoundTripsAndOrdersByMetricThenTimeThenHostThenSeries) {
   EXPECT_EQ(DataKeyPrefix(1, 0), std::string("\0\0\0\1\x80\0\0\0\0\0\0\0", 12));
 }
 
+TEST(KeysTest, PendingRollupKeyRoundTripsAndBucketStartFloors) {
+  const std::string k = PendingRollupKey(7, -120);
+  ASSERT_EQ(k.size(), 13u);
+  uint32_t metric = 0;
+  int64_t minute = 0;
+  ASSERT_TRUE(DecodePendingRollupKey(k, &metric, &minute));
+  EXPECT_EQ(metric, 7u);
+  EXPECT_EQ(minute, -120);
+  EXPECT_LT(PendingRollupKey(7, -60), PendingRollupKey(7, 0));  // ordered like seconds
+  EXPECT_FALSE(DecodePendingRollupKey(k.substr(1), &metric, &minute));
+  EXPECT_FALSE(DecodePendingRollupKey("w" + k.substr(1), &metric, &minute));
+  EXPECT_EQ(BucketStart(1'700'000'019, 10), 1'700'000'010);
+  EXPECT_EQ(BucketStart(1'700'000'019, 60), 1'699'999'980);
+  EXPECT_EQ(BucketStart(-1, 10), -10);
+}
+
 TEST(KeysTest, RecordsRoundTrip) {
   Result<MetricRecord> m =
       DecodeMetricRecord(EncodeMetricRecord({"disk.latency", MetricKind::kSize, "B"}));

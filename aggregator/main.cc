@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -41,9 +42,13 @@ int Run(int argc, char** argv) {
       "ZeroMQ, stores them in RocksDB (exactly once, acknowledged after the write) and answers "
       "trailmap queries with partial aggregates.");
   app.footer(
+      "Every histogram is kept at 1 s, 10 s and 60 s resolution (hist, hist_10s, hist_60s); a\n"
+      "query reads the coarsest that gives it its columns exactly, and each resolution is\n"
+      "dropped after its own retention as RocksDB compacts.\n"
       "Example:\n"
       "  trailmap-aggregator --data /var/lib/trailmap --ingest 0.0.0.0:7400 --query 0.0.0.0:7401\n"
       "  trailmap-aggregator --config configs/aggregator.toml --name agg-2\n"
+      "  trailmap-aggregator --data /var/lib/trailmap --retain-1s 36h --retain-60s forever\n"
       "Flags override the config file. Stop with SIGINT or SIGTERM.\n"
       "Exit status: 0 after a clean shutdown, 2 on a bad flag or config, 1 on any other error.");
   std::string config_path, data, ingest, query, name;
@@ -60,6 +65,16 @@ int Run(int argc, char** argv) {
       ->type_name("HOST:PORT");
   app.add_option("--name", name, "this shard's name in answers [<hostname>:<ingest port>]")
       ->type_name("NAME");
+  // One flag per histogram family: --retain-1s, --retain-10s, --retain-60s.
+  std::array<std::string, kHistogramResolutionCount> retain;
+  for (size_t i = 0; i < kHistogramResolutionCount; ++i) {
+    const std::string seconds = std::to_string(kHistogramResolutions[i].seconds);
+    app.add_option("--retain-" + seconds + "s", retain[i],
+                   "keep the " + seconds + " s histograms (" + kHistogramResolutions[i].family +
+                       ") this long, e.g. 36h, 14d, or forever [" +
+                       FormatRetention(kDefaultRetention[i]) + "]")
+        ->type_name("DURATION");
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -82,6 +97,15 @@ int Run(int argc, char** argv) {
     Result<std::string> e = NormalizeEndpoint(*text);
     if (!e.ok()) return Usage(std::string(flag) + ": " + e.status().message());
     *out = *e;
+  }
+  for (size_t i = 0; i < kHistogramResolutionCount; ++i) {
+    if (retain[i].empty()) continue;
+    Result<int64_t> seconds = ParseRetention(retain[i]);
+    if (!seconds.ok()) {
+      return Usage("--retain-" + std::to_string(kHistogramResolutions[i].seconds) +
+                   "s: " + seconds.status().message());
+    }
+    config.store.retention_seconds[i] = *seconds;
   }
   if (Status s = ValidateAggregatorConfig(config); !s.ok()) return Usage(s.message());
   if (config.name.empty()) config.name = DefaultName(Hostname(), config.ingest_endpoint);

@@ -7,24 +7,36 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
+#include <chrono>
+#include <climits>
 
 #include "aggregator/histogram_merge_operator.h"
 #include "aggregator/histogram_query.h"
 #include "aggregator/keys.h"
+#include "aggregator/retention_filter.h"
+#include "aggregator/scalar_query.h"
 #include "aggregator/stack_merge_operator.h"
 #include "aggregator/stack_query.h"
-#include "aggregator/scalar_query.h"
+#include "core/log.h"
 
 namespace trailmap::aggregator {
 
 struct Store::Handles {
   std::unique_ptr<rocksdb::DB> db;
   std::vector<rocksdb::ColumnFamilyHandle*> all;  // owned: destroyed before the DB closes
-  rocksdb::ColumnFamilyHandle* hist = nullptr;
+  // By resolution, in kHistogramResolutions order: hist, hist_10s, hist_60s.
+  std::array<rocksdb::ColumnFamilyHandle*, kHistogramResolutionCount> hist{};
   rocksdb::ColumnFamilyHandle* scalar = nullptr;
   rocksdb::ColumnFamilyHandle* meta = nullptr;
   rocksdb::ColumnFamilyHandle* stacks = nullptr;
   rocksdb::ColumnFamilyHandle* stacks_60s = nullptr;
+
+  rocksdb::ColumnFamilyHandle* Named(std::string_view name) const {
+    for (rocksdb::ColumnFamilyHandle* h : all) {
+      if (h->GetName() == name) return h;
+    }
+    return nullptr;
+  }
 
   ~Handles() {
     if (!db) return;
@@ -48,11 +60,29 @@ rocksdb::CompressionType Best(rocksdb::CompressionType wanted) {
   return rocksdb::kNoCompression;
 }
 
-rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o,
-                                           const std::shared_ptr<rocksdb::Cache>& cache,
-                                           size_t write_buffer) {
+// Every column family. Adding one is one line here (and a handle in Handles if code names it).
+enum class FamilyMerge { kNone, kHistogram, kStacks };
+struct FamilySpec {
+  const char* name;
+  uint32_t resolution;       // histogram families: seconds per key; 0 = not a histogram family
+  size_t memtable_quarters;  // memtable = write_buffer_mb * quarters / 4
+  FamilyMerge merge = FamilyMerge::kNone;
+};
+constexpr FamilySpec kFamilies[] = {
+    {"default", 0, 1},
+    {"hist", 1, 4, FamilyMerge::kHistogram},
+    {"hist_10s", 10, 2, FamilyMerge::kHistogram},  // a tenth of the keys of `hist`, as many operands
+    {"hist_60s", 60, 2, FamilyMerge::kHistogram},
+    {"scalar", 0, 1},
+    {"meta", 0, 1},
+    {"stacks", 0, 1, FamilyMerge::kStacks},
+    {"stacks_60s", 0, 1, FamilyMerge::kStacks},
+};
+
+rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o, const FamilySpec& spec,
+                                           const std::shared_ptr<rocksdb::Cache>& cache) {
   rocksdb::ColumnFamilyOptions cf;
-  cf.write_buffer_size = write_buffer;
+  cf.write_buffer_size = (o.write_buffer_mb << 20) * spec.memtable_quarters / 4;
   cf.max_write_buffer_number = 3;
   cf.level_compaction_dynamic_level_bytes = true;
   cf.compression = Best(rocksdb::kLZ4Compression);
@@ -61,57 +91,184 @@ rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o,
   table.block_cache = cache;
   table.block_size = 16 << 10;  // scans dominate: bigger blocks, fewer index entries
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  if (spec.merge == FamilyMerge::kStacks) {
+    cf.merge_operator = std::make_shared<StackMergeOperator>();
+    cf.max_successive_merges = o.max_successive_merges;
+  }
+  if (spec.resolution == 0) return cf;
+
+  cf.merge_operator = std::make_shared<HistogramMergeOperator>();
+  cf.max_successive_merges = o.max_successive_merges;
+  size_t index = 0;
+  while (kHistogramResolutions[index].seconds != spec.resolution) ++index;
+  if (const int64_t retention = o.retention_seconds[index]; retention > 0) {
+    cf.compaction_filter_factory =
+        std::make_shared<RetentionFilterFactory>(spec.name, spec.resolution, retention, o.clock);
+    cf.periodic_compaction_seconds = 86400;  // files nothing rewrites still age out
+  }
   return cf;
 }
+
+// meta: the rollup families hold every `hist` key (written when Open created or backfilled them).
+const std::string kRollupMarkerKey = "Rollups";
 
 }  // namespace
 
 Store::Store(const StoreOptions& options, std::unique_ptr<Handles> handles)
     : options_(options), db_(std::move(handles)), dictionaries_(options.dictionaries) {}
 
-Store::~Store() = default;
+Store::~Store() {
+  {
+    std::lock_guard lock(stop_mu_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (rollup_thread_.joinable()) rollup_thread_.join();
+}
+
+namespace {
+
+int64_t NowSeconds(const StoreOptions& o) {
+  return o.clock ? o.clock()
+                 : std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+}
+
+}  // namespace
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOptions& options) {
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = true;
-  db_options.create_missing_column_families = true;
+  db_options.create_missing_column_families = true;  // a database from before a family existed
   db_options.max_background_jobs = options.background_jobs;
   db_options.keep_log_file_num = 5;
   db_options.max_total_wal_size = 256ull << 20;
   db_options.bytes_per_sync = 1 << 20;
 
   auto cache = rocksdb::NewLRUCache(options.block_cache_mb << 20);
-  const size_t buffer = options.write_buffer_mb << 20;
-  rocksdb::ColumnFamilyOptions hist = FamilyOptions(options, cache, buffer);
-  hist.merge_operator = std::make_shared<HistogramMergeOperator>();
-  hist.max_successive_merges = options.max_successive_merges;
-  const rocksdb::ColumnFamilyOptions small = FamilyOptions(options, cache, buffer / 4);
-  rocksdb::ColumnFamilyOptions stacks = FamilyOptions(options, cache, buffer / 4);
-  stacks.merge_operator = std::make_shared<StackMergeOperator>();
-  stacks.max_successive_merges = options.max_successive_merges;
-
-  const std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-      {rocksdb::kDefaultColumnFamilyName, small},
-      {"hist", hist},
-      {"scalar", small},
-      {"meta", small},
-      {"stacks", stacks},
-      {"stacks_60s", stacks},
-  };
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;
+  for (const FamilySpec& spec : kFamilies) {
+    families.emplace_back(spec.name, FamilyOptions(options, spec, cache));
+  }
   auto handles = std::make_unique<Handles>();
   rocksdb::DB* db = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(db_options, dir, families, &handles->all, &db);
   if (!s.ok()) return FromRocks(s, "opening " + dir);
   handles->db.reset(db);
-  handles->hist = handles->all[1];
-  handles->scalar = handles->all[2];
-  handles->meta = handles->all[3];
-  handles->stacks = handles->all[4];
-  handles->stacks_60s = handles->all[5];
+  for (size_t i = 0; i < kHistogramResolutionCount; ++i) {
+    handles->hist[i] = handles->Named(kHistogramResolutions[i].family);
+  }
+  handles->scalar = handles->Named("scalar");
+  handles->meta = handles->Named("meta");
+  handles->stacks = handles->Named("stacks");
+  handles->stacks_60s = handles->Named("stacks_60s");
 
   std::unique_ptr<Store> store(new Store(options, std::move(handles)));
   if (Status l = store->Load(); !l.ok()) return l;
+  if (Status b = store->MarkOldMinutesIfNeeded(); !b.ok()) return b;
+  if (options.rollup_interval_ms > 0) {
+    Store* self = store.get();
+    store->rollup_thread_ = std::thread([self] { self->RollupLoop(); });
+  }
   return store;
+}
+
+Status Store::MarkOldMinutesIfNeeded() {
+  std::string marker;
+  rocksdb::Status s = db_->db->Get(rocksdb::ReadOptions(), db_->meta, kRollupMarkerKey, &marker);
+  if (s.ok()) return Status::Ok();
+  if (!s.IsNotFound()) return FromRocks(s, "reading the rollup marker");
+
+  // One seek per minute of each metric: the minutes `hist` holds, marked pending.
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->db->NewIterator(rocksdb::ReadOptions(), db_->hist[0]));
+  rocksdb::WriteBatch wb;
+  size_t minutes = 0;
+  DataKey key;
+  for (it->SeekToFirst(); it->Valid();) {
+    if (!DecodeDataKey(View(it->key()), &key)) {
+      return Status::Corruption("hist: key of " + std::to_string(it->key().size()) + " bytes");
+    }
+    const int64_t minute = BucketStart(key.second, kRollupMinute);
+    pending_.Touch(key.metric, minute);
+    wb.Put(db_->meta, PendingRollupKey(key.metric, minute), "");
+    ++minutes;
+    it->Seek(DataKeyPrefix(key.metric, minute + kRollupMinute));
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "reading hist for the rollups");
+  wb.Put(db_->meta, kRollupMarkerKey, "");
+  rocksdb::WriteOptions synced;
+  synced.sync = true;
+  if (s = db_->db->Write(synced, &wb); !s.ok()) return FromRocks(s, "marking minutes to roll up");
+  if (minutes > 0) {
+    Log(std::to_string(minutes) + " minutes written before the rollups existed will be rolled up");
+  }
+  return Status::Ok();
+}
+
+void Store::RollupLoop() {
+  std::unique_lock lock(stop_mu_);
+  while (!stop_cv_.wait_for(lock, std::chrono::milliseconds(options_.rollup_interval_ms),
+                            [this] { return stopping_; })) {
+    lock.unlock();
+    Result<size_t> r = RollUp(false);
+    if (!r.ok()) Log("rollup: " + r.status().ToString());
+    lock.lock();
+  }
+}
+
+Result<size_t> Store::RollUp(bool all) {
+  std::lock_guard one_at_a_time(rollup_mu_);
+  const auto quiet = all ? std::chrono::milliseconds(0)
+                         : std::chrono::milliseconds(options_.rollup_quiet_ms);
+  size_t done = 0;
+  for (;;) {
+    {
+      std::lock_guard stop(stop_mu_);
+      if (stopping_ && !all) return done;
+    }
+    std::vector<PendingMinutes::Minute> ready;
+    const rocksdb::Snapshot* snapshot = nullptr;
+    {
+      // No write is in flight: the snapshot holds every write of the generations read here.
+      std::lock_guard lock(write_mu_);
+      ready = pending_.Ready(quiet, 16);
+      if (ready.empty()) return done;
+      snapshot = db_->db->GetSnapshot();
+    }
+    Status status;
+    for (const PendingMinutes::Minute& m : ready) {
+      rocksdb::WriteBatch wb;
+      rocksdb::WriteOptions unsynced;  // lost with the marker, so redone
+      char key[kDataKeySize];
+      status = ComputeMinuteRollup(
+          db_->db.get(), snapshot, db_->hist[0], m.metric, m.start,
+          [this, &wb, &key, &unsynced](size_t resolution, const DataKey& k,
+                                       const std::string& value) {
+            EncodeDataKey(k, key);
+            wb.Put(db_->hist[resolution], rocksdb::Slice(key, kDataKeySize), value);
+            if (wb.Count() < 16384) return Status::Ok();
+            // The minute stays pending until its last part and the marker go in one write.
+            rocksdb::Status w = db_->db->Write(unsynced, &wb);
+            wb.Clear();
+            return w.ok() ? Status::Ok() : FromRocks(w, "writing rollups");
+          });
+      if (!status.ok()) break;
+      std::lock_guard lock(write_mu_);
+      std::lock_guard view(view_mu_);
+      const bool unchanged = pending_.Clear(m.metric, m.start, m.generation);
+      if (unchanged) wb.Delete(db_->meta, PendingRollupKey(m.metric, m.start));
+      if (rocksdb::Status w = db_->db->Write(unsynced, &wb); !w.ok()) {
+        if (unchanged) pending_.Touch(m.metric, m.start);
+        status = FromRocks(w, "writing rollups");
+        break;
+      }
+      if (unchanged) ++done;
+    }
+    db_->db->ReleaseSnapshot(snapshot);
+    if (!status.ok()) return status;
+  }
 }
 
 Status Store::Load() {
@@ -136,6 +293,14 @@ Status Store::Load() {
       s = catalog_.RestoreStack(id, std::string(value));
     } else if (tag == 'D' && id_key) {
       catalog_.SetDescription(id, std::string(value));
+    } else if (tag == 'r') {
+      uint32_t metric = 0;
+      int64_t minute = 0;
+      if (DecodePendingRollupKey(key, &metric, &minute)) {
+        pending_.Touch(metric, minute);
+      } else {
+        s = Status::Corruption("pending rollup key of " + std::to_string(key.size()) + " bytes");
+      }
     } else if (tag == 'w') {
       Result<uint64_t> r = DecodeWatermark(value);
       if (r.ok()) watermarks_[std::string(key.substr(1))] = *r;
@@ -203,6 +368,11 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
     }
   }
 
+  // Seconds before this are merged into the rollups at once: the 1 s retention (less an hour of
+  // slack for the rollup pass) will not keep them to be rolled up later.
+  const int64_t direct_before = options_.retention_seconds[0] > 0
+                                    ? NowSeconds(options_) - options_.retention_seconds[0] + 3600
+                                    : INT64_MIN;
   std::lock_guard lock(write_mu_);
   // New catalog entries become visible as they are made (so a query can name every id it
   // meets); they, and the watermarks moved below, are taken back if the write fails.
@@ -232,7 +402,7 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
       out.reason = known.message();
       continue;
     }
-    AppendBatchLocked(batch, labels[i], &wb, &out, &label_changes);
+    AppendBatchLocked(batch, labels[i], direct_before, &wb, &out, &label_changes);
     old_watermarks.emplace_back(batch.agent, out.watermark);
     watermarks_[batch.agent] = batch.sequence;  // so the group's next batch of this agent follows
     out.watermark = batch.sequence;
@@ -257,14 +427,15 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
     for (size_t i : applied) results[i] = failed;
     return results;
   }
-  for (auto& [host, host_labels] : label_changes) catalog_.SetHostLabels(host, std::move(host_labels));
+  for (auto& [host, host_labels] : label_changes)
+    catalog_.SetHostLabels(host, std::move(host_labels));
   for (auto& [metric, text] : pending_descriptions_) catalog_.SetDescription(metric, std::move(text));
   pending_descriptions_.clear();
   return results;
 }
 
-void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, rocksdb::WriteBatch* wb,
-                              ApplyOutcome* out,
+void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, int64_t direct_before,
+                              rocksdb::WriteBatch* wb, ApplyOutcome* out,
                               std::vector<std::pair<uint32_t, std::string>>* label_changes) {
   bool added = false;
   const uint32_t host = catalog_.FindOrAddHost(batch.host, labels, &added);
@@ -302,11 +473,27 @@ void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, roc
   }
 
   char key[kDataKeySize];
+  std::pair<uint32_t, int64_t> last_marked{0, INT64_MIN};
   for (const SecondDelta& second : batch.seconds) {
+    const int64_t minute = BucketStart(second.time, kRollupMinute);
+    const bool direct = second.time < direct_before;
     for (const HistogramDelta& h : second.histograms) {
-      EncodeDataKey(DataKey{metric_of[h.series], second.time, host, series_of[h.series]}, key);
-      wb->Merge(db_->hist, rocksdb::Slice(key, kDataKeySize), AsSlice(h.encoded));
+      const uint32_t metric = metric_of[h.series];
+      EncodeDataKey(DataKey{metric, second.time, host, series_of[h.series]}, key);
+      wb->Merge(db_->hist[0], rocksdb::Slice(key, kDataKeySize), AsSlice(h.encoded));
       ++out->histograms;
+      if (direct) {
+        for (size_t r = 1; r < kHistogramResolutionCount; ++r) {
+          const int64_t bucket = BucketStart(second.time, kHistogramResolutions[r].seconds);
+          EncodeDataKey(DataKey{metric, bucket, host, series_of[h.series]}, key);
+          wb->Merge(db_->hist[r], rocksdb::Slice(key, kDataKeySize), AsSlice(h.encoded));
+        }
+      } else if (last_marked != std::pair{metric, minute}) {
+        // Marked before the write, so a query whose snapshot holds this write sees it pending.
+        pending_.Touch(metric, minute);
+        wb->Put(db_->meta, PendingRollupKey(metric, minute), "");
+        last_marked = {metric, minute};
+      }
     }
     for (const ScalarValue& v : second.scalars) {
       EncodeDataKey(DataKey{metric_of[v.series], second.time, host, series_of[v.series]}, key);
@@ -381,14 +568,25 @@ Result<bool> Store::SkipRejected(std::string_view agent, uint64_t sequence) {
   return true;
 }
 
-Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query) const {
+Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query, QueryPlan plan) const {
+  const size_t resolutions = plan == QueryPlan::kFinestOnly ? 1 : kHistogramResolutionCount;
+  HistogramScan scan{db_->db.get(), {db_->hist.data(), resolutions}, nullptr, {},
+                     options_.query_threads};
   // A scalar metric answers with one histogram sample per host-second (aggregator/scalar_query.h).
   MetricRecord record;
-  if (std::optional<uint32_t> id = catalog_.FindMetric(query.metric, &record);
-      id && record.kind == MetricKind::kScalar) {
-    return RunScalarHistogramQuery(db_->db.get(), db_->scalar, catalog_, *id, record, query);
+  const std::optional<uint32_t> metric = catalog_.FindMetric(query.metric, &record);
+  if (metric && record.kind == MetricKind::kScalar) {
+    return RunScalarHistogramQuery(db_->db.get(), db_->scalar, catalog_, *metric, record, query);
   }
-  return RunHistogramQuery(db_->db.get(), db_->hist, catalog_, query, options_.query_threads);
+  {
+    std::lock_guard view(view_mu_);
+    scan.snapshot = db_->db->GetSnapshot();
+    if (metric && resolutions > 1)
+      scan.pending_minutes = pending_.Of(*metric, query.from, query.to);
+  }
+  Result<HistogramAnswer> answer = RunHistogramQuery(scan, catalog_, query);
+  db_->db->ReleaseSnapshot(scan.snapshot);
+  return answer;
 }
 
 Result<StackAnswer> Store::QueryStacks(const StackQuery& query) const {

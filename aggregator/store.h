@@ -2,15 +2,32 @@
 // catalog, and each agent's sequence watermark — with exactly-once ingest and partial-aggregate
 // queries.
 //
-// Column families (key and value grammar in aggregator/keys.h):
-//   hist    metric_id | second | host_id | series_id -> histogram, merged by "trailmap.histogram"
-//   scalar  metric_id | second | host_id | series_id -> double (last write wins)
-//   meta    id maps both ways (metrics with kind and unit, hosts with labels, series, stacks)
-//           and agent -> watermark (the last sequence applied)
-//   stacks      metric_id | second | host_id | series_id -> (global stack id, count) list,
-//               merged by "trailmap.stacks" (aggregator/stack_merge_operator.h)
+// Column families (key and value grammar in aggregator/keys.h; the list is kFamilies in store.cc):
+//   hist      metric_id | second | host_id | series_id -> histogram, merged by "trailmap.histogram"
+//   hist_10s  the same key with second = its 10 s bucket's start: the merge of the bucket's `hist`
+//   hist_60s  the same over 60 s buckets
+//   scalar    metric_id | second | host_id | series_id -> double (last write wins)
+//   meta      id maps both ways (metrics with kind and unit and description, hosts with labels,
+//             series, stacks), agent -> watermark (the last sequence applied), minutes pending a
+//             rollup
+//   stacks    metric_id | second | host_id | series_id -> (global stack id, count) list,
+//             merged by "trailmap.stacks" (aggregator/stack_merge_operator.h)
 //   stacks_60s  the same per minute (second = the minute's start), merged at ingest from the
-//               same operands; a stack query reads it for the whole minutes of its range
+//             same operands; a stack query reads it for the whole minutes of its range
+//
+// Rollups (aggregator/rollup.h): ApplyBatches writes `hist` and marks each minute it touches as
+// pending, in the same WriteBatch; RollUp (a background thread every rollup_interval_ms, or the
+// caller) reads pending minutes back from `hist` and writes their 10 s and 60 s buckets. A query
+// reads the coarsest family that fits its columns (aggregator/histogram_query.h) except in pending
+// minutes, which it reads from `hist`, so answers are exact whether or not the rollups have caught
+// up. Seconds older than the 1 s retention (less an hour) are merged straight into the rollups at
+// ingest, since their seconds will not be kept to roll up. A database made before the rollups
+// existed has every minute marked pending when Open first sees it.
+//
+// Retention: each histogram family drops keys older than its retention as RocksDB compacts
+// (aggregator/retention_filter.h); a family's retention of 0 keeps it forever. Past the 1 s
+// retention a query gets the rollup buckets that lie wholly in its columns and nothing for the
+// finer edges, since those seconds are gone.
 //
 // Stacks arrive interned per agent (schemas/ingest.capnp); the store keeps each agent's
 // definitions in memory (aggregator/stack_dictionary.h) and gives every distinct folded stack a
@@ -24,20 +41,27 @@
 //
 // Thread safety: a Store may be used from any number of threads. Writers (ApplyBatch,
 // SkipRejected) are serialized by a lock inside; queries (QueryHistograms, Metrics) run
-// concurrently with them and with each other, reading a consistent RocksDB snapshot.
+// concurrently with them and with each other, reading a consistent RocksDB snapshot. RollUp runs
+// on the Store's own thread (stopped by the destructor) or the caller's, alongside both.
 #pragma once
 
+#include <array>
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "aggregator/catalog.h"
 #include "aggregator/stack_dictionary.h"
+#include "aggregator/keys.h"
+#include "aggregator/rollup.h"
 #include "core/batch.h"
 #include "core/query_wire.h"
 #include "core/status.h"
@@ -57,8 +81,10 @@ struct StoreOptions {
   // Merge operands of one key kept in a memtable before RocksDB merges them on write (bounds read
   // cost for hot keys; 0 would leave it unbounded).
   size_t max_successive_merges = 16;
-  // Shared block cache over all column families, MiB.
-  size_t block_cache_mb = 64;
+  // Shared block cache over all column families, MiB. A heat map of 100 hosts x 1 h at 1 s reads
+  // 720,000 keys (~100 bytes each): with 64 MiB each repeat read and decompressed its blocks
+  // again (470 ms of aggregator CPU, against 370 ms with 256 MiB, on bench/cluster-bench data).
+  size_t block_cache_mb = 256;
   // Memtable size of the `hist` column family, MiB (the others use a quarter of it).
   size_t write_buffer_mb = 32;
   // Flushes plus compactions at once: sized for a 2-core box.
@@ -68,6 +94,25 @@ struct StoreOptions {
   int query_threads = 2;
   // Bounds on the agents' stack dictionaries held in memory.
   StackDictionaryOptions dictionaries;
+  // Seconds each histogram family keeps its data, in kHistogramResolutions order (hist, hist_10s,
+  // hist_60s); 0 = forever. A key goes when all of its bucket is older than now - retention.
+  // A Store keeps everything unless told; trailmap-aggregator's config starts from
+  // kDefaultRetention (aggregator_config.h).
+  std::array<int64_t, kHistogramResolutionCount> retention_seconds = {0, 0, 0};
+  // Unix seconds now, for retention; empty = the system clock. Tests hand down a fixed clock.
+  std::function<int64_t()> clock;
+  // A background thread rolls up pending minutes this often; 0 = no thread (the caller runs
+  // RollUp, as tests do).
+  int rollup_interval_ms = 1000;
+  // A minute is rolled up once nothing has been written to it for this long (a minute that is
+  // still being written would be rolled up again and again).
+  int rollup_quiet_ms = 2000;
+};
+
+// Which histogram families a query may read.
+enum class QueryPlan {
+  kCoarsest,    // the coarsest resolution that gives the asked columns exactly (the default)
+  kFinestOnly,  // `hist` alone, every stored second (tests and tools compare the two)
 };
 
 // What ApplyBatch did.
@@ -117,12 +162,21 @@ class Store {
   // of that field, looked up in the series fields and then the host labels, and "(none)" for data
   // without it. `hosts` (if not empty) keeps only those hosts. An unknown metric is an empty
   // answer, not an error; Corruption if a stored histogram does not decode.
-  Result<HistogramAnswer> QueryHistograms(const HistogramQuery& query) const;
+  // The answer is the same under either plan (the rollups hold exact merges).
+  Result<HistogramAnswer> QueryHistograms(const HistogramQuery& query,
+                                          QueryPlan plan = QueryPlan::kCoarsest) const;
   // Stack samples of one metric merged over [query.from, query.to), query.hosts and
   // query.where: every distinct stack with its count, sorted by stack text. Whole minutes of the
   // range are read from `stacks_60s`. An unknown metric is an empty answer; InvalidArgument for a
   // predicate that compares values; Corruption if a stored value does not decode.
   Result<StackAnswer> QueryStacks(const StackQuery& query) const;
+  // Rolls up pending minutes (see the header): those quiet for rollup_quiet_ms, or all of them
+  // with `all` (then until none is left). Returns how many minutes it wrote. Safe alongside
+  // ingest and queries; a minute written to meanwhile stays pending and is done again.
+  Result<size_t> RollUp(bool all = false);
+  // Minutes whose rollups are behind `hist`.
+  size_t PendingRollups() const { return pending_.size(); }
+
   // The metric catalog, by name.
   std::vector<MetricInfo> Metrics() const;
   // One stored scalar, for tools and tests; nullopt when absent.
@@ -137,10 +191,13 @@ class Store {
   struct Handles;
   Store(const StoreOptions& options, std::unique_ptr<Handles> handles);
   Status Load();
+  // Marks every minute of `hist` pending unless the meta marker says that was done.
+  Status MarkOldMinutesIfNeeded();
+  void RollupLoop();
   uint64_t WatermarkLocked(std::string_view agent) const;
   // Adds one batch's catalog entries, data and watermark to `wb` (write_mu_ held).
-  void AppendBatchLocked(const Batch& batch, const std::string& labels, rocksdb::WriteBatch* wb,
-                         ApplyOutcome* out,
+  void AppendBatchLocked(const Batch& batch, const std::string& labels, int64_t direct_before,
+                         rocksdb::WriteBatch* wb, ApplyOutcome* out,
                          std::vector<std::pair<uint32_t, std::string>>* label_changes);
   // Adds one second's stack counts (global ids resolved, new ones in the catalog and `wb`).
   void AppendStacksLocked(const Batch& batch, const SecondDelta& second, uint32_t host,
@@ -160,6 +217,15 @@ class Store {
   StackDictionaries dictionaries_;
   // Descriptions written by the WriteBatch being built, for the catalog after it succeeds.
   std::vector<std::pair<uint32_t, std::string>> pending_descriptions_;
+  PendingMinutes pending_;
+  // Held while a query takes its snapshot and pending minutes, and while RollUp writes a minute
+  // and clears it: a query sees a minute clean only with its rollups in its snapshot.
+  mutable std::mutex view_mu_;
+  std::mutex rollup_mu_;  // one RollUp at a time
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  std::thread rollup_thread_;
 };
 
 }  // namespace trailmap::aggregator

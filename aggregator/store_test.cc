@@ -1,6 +1,12 @@
 #include "aggregator/store.h"
 
 #include <gtest/gtest.h>
+#include <rocksdb/db.h>
+
+#include <chrono>
+#include <thread>
+
+#include "aggregator/histogram_merge_operator.h"
 
 #include "aggregator/testing.h"
 
@@ -17,6 +23,7 @@ constexpr int64_t kT = 1'700'000'000;
 StoreOptions TestOptions() {
   StoreOptions o;
   o.sync = false;  // tests survive without fsync; the reopen tests close cleanly
+  o.rollup_interval_ms = 0;  // RollUp when the test says
   return o;
 }
 
@@ -209,6 +216,96 @@ TEST(StoreTest, ReopenKeepsWatermarksCatalogAndData) {
   ASSERT_EQ(a->cells.size(), 2u);
   EXPECT_EQ(a->cells[0].histogram.count(), 1u);  // db-8 has no role label
   EXPECT_EQ(a->cells[1].histogram.count(), 6u);
+}
+
+// A database made before hist_10s and hist_60s existed: Open creates them and marks every minute
+// `hist` holds pending, once; the rollup pass fills them. Marking again (the marker lost) redoes
+// the rollups without counting anything twice.
+TEST(StoreTest, OpeningADatabaseWithoutRollupsBackfillsThem) {
+  TempDir dir;
+  const int64_t t0 = 1'699'999'980;  // a multiple of 60
+  {
+    std::unique_ptr<Store> store = MustOpen(dir.path());
+    Batch b = MakeBatch("a/1", 1, "a", {Latency("m", "op=read"), Latency("m", "op=write")});
+    for (int64_t s = 0; s < 300; s += 7) {
+      b.seconds.push_back(
+          SecondDelta{t0 + s, {{static_cast<uint32_t>(s % 2), Encoded({1000 + uint64_t(s)})}}, {}});
+    }
+    ASSERT_EQ(store->ApplyBatch(b)->status, Ack::Status::kApplied);
+  }
+  auto drop_rollups = [&dir](bool drop_families) {
+    rocksdb::DBOptions db_options;
+    std::vector<std::string> names;
+    ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(db_options, dir.path(), &names).ok());
+    std::vector<rocksdb::ColumnFamilyDescriptor> families;
+    rocksdb::ColumnFamilyOptions cf;
+    cf.merge_operator = std::make_shared<HistogramMergeOperator>();
+    for (const std::string& n : names) families.emplace_back(n, cf);
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* raw = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(db_options, dir.path(), families, &handles, &raw).ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    for (rocksdb::ColumnFamilyHandle* h : handles) {
+      if (h->GetName() == "meta") {
+        ASSERT_TRUE(db->Delete(rocksdb::WriteOptions(), h, "Rollups").ok());
+      } else if (drop_families && (h->GetName() == "hist_10s" || h->GetName() == "hist_60s")) {
+        ASSERT_TRUE(db->DropColumnFamily(h).ok());
+      }
+    }
+    for (rocksdb::ColumnFamilyHandle* h : handles)
+      ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
+    ASSERT_TRUE(db->Close().ok());
+  };
+
+  for (bool drop_families : {true, false}) {  // an old database; then a backfill cut short
+    drop_rollups(drop_families);
+    std::unique_ptr<Store> store = MustOpen(dir.path());
+    ASSERT_NE(store, nullptr);
+    EXPECT_EQ(store->PendingRollups(), 5u);  // minutes 0..4
+    ASSERT_EQ(*store->RollUp(true), 5u);
+    // One unaligned column over everything: 10 s and 60 s buckets in the middle.
+    const HistogramQuery q{"m", t0 + 3, t0 + 297, 294, "op", {}};
+    Result<HistogramAnswer> planned = store->QueryHistograms(q);
+    Result<HistogramAnswer> seconds = store->QueryHistograms(q, QueryPlan::kFinestOnly);
+    ASSERT_TRUE(planned.ok() && seconds.ok());
+    ASSERT_EQ(planned->cells.size(), 2u);
+    ASSERT_EQ(seconds->cells.size(), 2u);
+    // Seconds 7, 14, ... 294 (42 of them, half per op); the backfill ran once, not twice.
+    EXPECT_EQ(planned->cells[0].histogram.count() + planned->cells[1].histogram.count(), 42u);
+    EXPECT_TRUE(planned->cells[0].histogram == seconds->cells[0].histogram);
+    EXPECT_TRUE(planned->cells[1].histogram == seconds->cells[1].histogram);
+    // Aligned minutes read hist_60s alone.
+    Result<HistogramAnswer> minutes = store->QueryHistograms({"m", t0, t0 + 300, 60, "", {}});
+    ASSERT_TRUE(minutes.ok());
+    uint64_t n = 0;
+    for (const QueryCell& c : minutes->cells) n += c.histogram.count();
+    EXPECT_EQ(n, 43u);  // second 0 too
+  }
+}
+
+// The Store's own thread rolls up quiet minutes; the destructor stops it.
+TEST(StoreTest, BackgroundPassRollsUpQuietMinutes) {
+  TempDir dir;
+  StoreOptions options = TestOptions();
+  options.rollup_interval_ms = 20;
+  options.rollup_quiet_ms = 0;
+  std::unique_ptr<Store> store = std::move(Store::Open(dir.path(), options)).value();
+  const int64_t t0 = 1'699'999'980;  // a multiple of 60
+  Batch b = MakeBatch("a/1", 1, "a", {Latency("m")});
+  for (int64_t s = 0; s < 180; s += 5)
+    b.seconds.push_back(SecondDelta{t0 + s, {{0, Encoded({7})}}, {}});
+  ASSERT_EQ(store->ApplyBatch(b)->status, Ack::Status::kApplied);
+  for (int i = 0; i < 500 && store->PendingRollups() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(store->PendingRollups(), 0u);
+  // Minutes read from hist_60s alone: 36 values.
+  Result<HistogramAnswer> a = store->QueryHistograms({"m", t0, t0 + 180, 60, "", {}});
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->cells.size(), 3u);
+  EXPECT_EQ(a->cells[0].histogram.count() + a->cells[1].histogram.count() +
+                a->cells[2].histogram.count(),
+            36u);
 }
 
 }  // namespace

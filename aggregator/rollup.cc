@@ -1,0 +1,141 @@
+#include "aggregator/rollup.h"
+
+#include <rocksdb/db.h>
+
+#include <array>
+#include <memory>
+
+#include "core/histogram.h"
+
+namespace trailmap::aggregator {
+
+bool PendingMinutes::Touch(uint32_t metric, int64_t start) {
+  std::lock_guard lock(mu_);
+  auto [it, inserted] = minutes_.try_emplace({metric, start});
+  it->second.generation = next_generation_++;
+  it->second.touched = std::chrono::steady_clock::now();
+  return inserted;
+}
+
+std::vector<PendingMinutes::Minute> PendingMinutes::Ready(std::chrono::steady_clock::duration quiet,
+                                                          size_t limit) const {
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<Minute> ready;
+  std::lock_guard lock(mu_);
+  for (const auto& [key, state] : minutes_) {
+    if (ready.size() >= limit) break;
+    if (quiet.count() > 0 && now - state.touched < quiet) continue;
+    ready.push_back(Minute{key.first, key.second, state.generation});
+  }
+  return ready;
+}
+
+bool PendingMinutes::Clear(uint32_t metric, int64_t start, uint64_t generation) {
+  std::lock_guard lock(mu_);
+  auto it = minutes_.find({metric, start});
+  if (it == minutes_.end() || it->second.generation != generation) return false;
+  minutes_.erase(it);
+  return true;
+}
+
+std::vector<int64_t> PendingMinutes::Of(uint32_t metric, int64_t lo, int64_t hi) const {
+  std::vector<int64_t> starts;
+  std::lock_guard lock(mu_);
+  for (auto it = minutes_.lower_bound({metric, BucketStart(lo, kRollupMinute)});
+       it != minutes_.end() && it->first.first == metric && it->first.second < hi; ++it) {
+    starts.push_back(it->first.second);
+  }
+  return starts;
+}
+
+size_t PendingMinutes::size() const {
+  std::lock_guard lock(mu_);
+  return minutes_.size();
+}
+
+namespace {
+
+// One second of the minute: an iterator over its keys, in (host, series) order.
+struct SecondCursor {
+  std::unique_ptr<rocksdb::Iterator> it;
+  DataKey key;
+  bool valid = false;
+
+  uint64_t Order() const { return (uint64_t{key.host} << 32) | key.series; }
+  Status Read() {
+    valid = it->Valid();
+    if (!valid) return it->status().ok() ? Status::Ok() : Status::IOError(it->status().ToString());
+    const rocksdb::Slice k = it->key();
+    if (!DecodeDataKey(std::string_view(k.data(), k.size()), &key)) {
+      return Status::Corruption("hist: key of " + std::to_string(k.size()) + " bytes");
+    }
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+Status ComputeMinuteRollup(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
+                           rocksdb::ColumnFamilyHandle* hist, uint32_t metric, int64_t start,
+                           const std::function<Status(size_t resolution, const DataKey& key,
+                                                      const std::string& value)>& emit) {
+  constexpr size_t kTens = kRollupMinute / 10;
+  // Bounds first: each iterator's upper bound must stay where it is while the iterator lives.
+  std::vector<std::string> uppers;
+  std::vector<rocksdb::Slice> upper_slices;
+  uppers.reserve(kRollupMinute);
+  upper_slices.reserve(kRollupMinute);
+  for (uint32_t s = 0; s < kRollupMinute; ++s) {
+    uppers.push_back(DataKeyPrefix(metric, start + s + 1));
+    upper_slices.emplace_back(uppers.back());
+  }
+  std::vector<SecondCursor> seconds(kRollupMinute);
+  for (uint32_t s = 0; s < kRollupMinute; ++s) {
+    rocksdb::ReadOptions read_options;
+    read_options.snapshot = snapshot;
+    read_options.iterate_upper_bound = &upper_slices[s];
+    read_options.fill_cache = false;  // read once, just written: do not evict what queries use
+    seconds[s].it.reset(db->NewIterator(read_options, hist));
+    seconds[s].it->Seek(DataKeyPrefix(metric, start + s));
+    if (Status st = seconds[s].Read(); !st.ok()) return st;
+  }
+
+  std::array<Histogram, kTens> tens;
+  std::string encoded;
+  for (;;) {
+    uint64_t next = UINT64_MAX;
+    for (const SecondCursor& c : seconds) {
+      if (c.valid && c.Order() < next) next = c.Order();
+    }
+    if (next == UINT64_MAX) return Status::Ok();
+    for (Histogram& h : tens) h.Clear();
+    for (uint32_t s = 0; s < kRollupMinute; ++s) {
+      SecondCursor& c = seconds[s];
+      if (!c.valid || c.Order() != next) continue;
+      const rocksdb::Slice v = c.it->value();
+      if (Status st = tens[s / 10].MergeEncoded({v.data(), v.size()}); !st.ok()) {
+        return Status::Corruption("hist: second " + std::to_string(c.key.second) + ", host " +
+                                  std::to_string(c.key.host) + ", series " +
+                                  std::to_string(c.key.series) + ": " + st.message());
+      }
+      c.it->Next();
+      if (Status st = c.Read(); !st.ok()) return st;
+    }
+    const uint32_t host = static_cast<uint32_t>(next >> 32);
+    const uint32_t series = static_cast<uint32_t>(next);
+    Histogram minute;
+    for (size_t t = 0; t < kTens; ++t) {
+      if (tens[t].empty()) continue;
+      encoded.clear();
+      tens[t].EncodeTo(&encoded);
+      const DataKey key{metric, start + static_cast<int64_t>(10 * t), host, series};
+      if (Status st = emit(1, key, encoded); !st.ok()) return st;
+      if (Status st = minute.Merge(tens[t]); !st.ok()) return st;
+    }
+    encoded.clear();
+    minute.EncodeTo(&encoded);
+    if (Status st = emit(2, DataKey{metric, start, host, series}, encoded); !st.ok()) return st;
+  }
+}
+
+}  // namespace trailmap::aggregator
