@@ -1,10 +1,12 @@
-// trailmap-agent: turns this host's statsd timings, its own /proc metrics and the output of any
-// configured commands into per-second histograms and scalars, and ships them to the aggregator
-// that owns the host (core/shard.h).
+// trailmap-agent: turns this host's statsd timings, its own /proc metrics, the output of any
+// configured commands and its CPU stacks (perf, folded-stack lines) into per-second histograms,
+// scalars and stack counts, and ships them to the aggregator that owns the host (core/shard.h).
 //
 // main() builds everything and hands it down: the bucketizer, the shipper (its own thread), the
-// statsd server, the proc source and each exec source (a thread each). This thread waits for SIGINT/SIGTERM in sigtimedwait, and
-// every flush_ms turns the seconds before the current one into one batch.
+// statsd server, the proc source, each exec source and the stack sources (a thread each). This
+// thread waits for SIGINT/SIGTERM in sigtimedwait, and every flush_ms turns the seconds before the
+// current one into one batch; stack samples that arrive late (perf delivers a window at a time)
+// go out with the next batch as further counts of their seconds, which the aggregator adds up.
 //
 // Exit codes: 0 after a signal, 2 on a bad flag or config, 1 when the statsd port cannot be bound.
 #include <signal.h>
@@ -22,8 +24,11 @@
 #include "agent/agent_config.h"
 #include "agent/bucketizer.h"
 #include "agent/exec_source.h"
+#include "agent/folded_source.h"
+#include "agent/perf_source.h"
 #include "agent/proc_source.h"
 #include "agent/shipper.h"
+#include "agent/stack_flags.h"
 #include "agent/statsd_server.h"
 #include "core/log.h"
 
@@ -44,7 +49,8 @@ std::string LabelsText(const FieldSet& labels) {
 // One line with every counter; logged when it differs from the last one logged.
 std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Bucketizer& bucketizer,
                          const Shipper& shipper, const ProcSource* proc,
-                         const std::vector<std::unique_ptr<ExecSource>>& execs) {
+                         const std::vector<std::unique_ptr<ExecSource>>& execs,
+                         const PerfSource* perf, const FoldedSource* folded) {
   std::string line = "counters:";
   if (statsd) {
     const StatsdCounters& s = *statsd;
@@ -76,6 +82,17 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
               std::to_string(x.rejected_by_reason[i]);
     }
     line += " stderr=" + std::to_string(x.stderr_lines) + ";";
+  }
+  if (perf != nullptr) {
+    const PerfSourceStats p = perf->stats();
+    line += " perf windows=" + std::to_string(p.windows) + " samples=" + std::to_string(p.samples) +
+            " failures=" + std::to_string(p.failures) + " malformed=" +
+            std::to_string(p.malformed_lines) + ";";
+  }
+  if (folded != nullptr) {
+    const FoldedSourceStats f = folded->stats();
+    line += " folded lines=" + std::to_string(f.lines) + " malformed=" +
+            std::to_string(f.malformed) + " clients=" + std::to_string(f.clients) + ";";
   }
   const BucketizerCounters b = bucketizer.counters();
   line += " events=" + std::to_string(b.events) + " overflow=" + std::to_string(b.overflow_events) +
@@ -146,6 +163,8 @@ int Configure(int argc, char** argv, AgentConfig* config) {
                  "'metric=M[,kind=latency|size|scalar][,unit=U][,field.K=V],command=CMD' "
                  "(command last, run by /bin/sh -c, restarted with backoff; repeatable)")
       ->allow_extra_args(false);
+  StackSourceFlags stack_flags;
+  AddStackSourceFlags(&app, &stack_flags);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -192,6 +211,10 @@ int Configure(int argc, char** argv, AgentConfig* config) {
       return 2;
     }
     config->exec.push_back(std::move(*spec));
+  }
+  if (Status s = ApplyStackSourceFlags(app, stack_flags, config); !s.ok()) {
+    std::fprintf(stderr, "trailmap-agent: %s\n", s.message().c_str());
+    return 2;
   }
   if (config->host.empty()) config->host = DefaultHostName();
   if (Status s = ValidateAgentConfig(*config); !s.ok()) {
@@ -255,6 +278,22 @@ int Run(const AgentConfig& config) {
     execs.push_back(std::make_unique<ExecSource>(spec, ExecSourceOptions{}, &bucketizer));
     execs.back()->Start();
   }
+  // Stack sources deliver from their own threads; the bucketizer takes them under its lock.
+  const StackSink stack_sink = [&bucketizer](StackSample&& sample) { bucketizer.AddStack(sample); };
+  std::unique_ptr<PerfSource> perf;
+  if (config.perf_enabled) {
+    perf = std::make_unique<PerfSource>(config.perf, stack_sink);
+    // Where perf is missing or forbidden the source says why and retries; the agent runs on.
+    if (Status s = perf->Start(); !s.ok()) Log("perf: " + s.ToString());
+  }
+  std::unique_ptr<FoldedSource> folded;
+  if (!config.folded.path.empty() || !config.folded.socket.empty()) {
+    folded = std::make_unique<FoldedSource>(config.folded, stack_sink);
+    if (Status s = folded->Start(); !s.ok()) {
+      Log("folded stacks: " + s.ToString());
+      return s.code() == Status::Code::kInvalidArgument ? 2 : 1;
+    }
+  }
   Log("started: host " + config.host + ", labels " + LabelsText(config.labels) + ", agent " +
       shipper_options.agent_id + ", shipping to " + shipper_options.endpoint + " (shard of " +
       std::to_string(config.aggregators.size()) + "), statsd " +
@@ -264,7 +303,9 @@ int Run(const AgentConfig& config) {
       ", proc " + (proc ? "every " + std::to_string(config.proc.interval_ms) + " ms from " +
                               config.proc.root
                         : std::string("off")) +
-      ", exec " + std::to_string(execs.size()));
+      ", exec " + std::to_string(execs.size()) + ", perf " +
+      (perf ? std::to_string(config.perf.frequency) + " Hz" : std::string("off")) +
+      ", folded stacks " + (folded ? std::string("on") : std::string("off")));
 
   const std::chrono::milliseconds tick(config.flush_ms);
   const auto report_every = std::chrono::seconds(10);
@@ -282,7 +323,8 @@ int Run(const AgentConfig& config) {
     if (std::chrono::steady_clock::now() - last_report >= report_every) {
       last_report = std::chrono::steady_clock::now();
       std::string line =
-          CountersLine(StatsdCountersOf(statsd.get()), bucketizer, shipper, proc.get(), execs);
+          CountersLine(StatsdCountersOf(statsd.get()), bucketizer, shipper, proc.get(), execs,
+                       perf.get(), folded.get());
       if (line != last_line) Log(line);
       last_line = std::move(line);
     }
@@ -293,9 +335,13 @@ int Run(const AgentConfig& config) {
   statsd.reset();
   if (proc) proc->Stop();
   for (auto& e : execs) e->Stop();
+  if (perf) perf->Stop();  // delivers nothing more; a window still recording is not read
+  if (folded) folded->Stop();
   ShipSecondsBefore(std::numeric_limits<int64_t>::max(), config, &bucketizer, &shipper);
   if (Status s = shipper.Flush(std::chrono::seconds(2)); !s.ok()) Log("at exit: " + s.ToString());
-  Log(CountersLine(statsd_counters, bucketizer, shipper, proc.get(), execs) + " (at exit)");
+  Log(CountersLine(statsd_counters, bucketizer, shipper, proc.get(), execs, perf.get(),
+                   folded.get()) +
+      " (at exit)");
   return 0;
 }
 

@@ -2,7 +2,7 @@
 // from the SVG's frames, the script run on it, clicks and searches simulated.
 //   trailmap flame --folded seed.folded -o seed.svg && node query/render_flame_script_test.js seed.svg
 // where seed.folded is seed 004's example (flame_test.cc's kSeedFolded). Exits non-zero on a
-// failed check. Not yet run by CI (node is not among the build dependencies).
+// failed check. ctest runs it (query/CMakeLists.txt: flame_script_plain_test, _diff_test).
 const fs = require('fs');
 const assert = require('assert');
 const svg = fs.readFileSync(process.argv[2], 'utf8');
