@@ -153,7 +153,8 @@ Result<std::string> PredicateJsonToText(std::string_view json_text) {
   if (j.is_discarded()) {
     // Parse again for the position: the exception carries the byte offset.
     try {
-      (void)json::parse(json_text);
+      const json again = json::parse(json_text);
+      static_cast<void>(again);
     } catch (const json::parse_error& e) {
       return Status::InvalidArgument("JSON predicate does not parse at byte " +
                                      std::to_string(e.byte) + ": " + e.what());
