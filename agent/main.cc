@@ -132,8 +132,9 @@ void ShipSecondsBefore(int64_t second, const AgentConfig& config, Bucketizer* bu
 // Parses flags over the config file; returns the exit code to use, or -1 to run.
 int Configure(int argc, char** argv, AgentConfig* config) {
   CLI::App app{
-      "trailmap-agent: per-second latency histograms and scalars from statsd, this host's /proc "
-      "and any command's output, shipped to trailmap.\n"
+      "trailmap-agent: per-second latency histograms, scalars and CPU stack counts from statsd, "
+      "this host's /proc, any command's output, perf and folded-stack lines, shipped to "
+      "trailmap.\n"
       "Examples:\n"
       "  trailmap-agent --host web-1 --label role=web --aggregators 10.0.0.5:7400\n"
       "  trailmap-agent --no-proc --exec 'metric=syscall.latency,command=bpftrace -e ...'\n"

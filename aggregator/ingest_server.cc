@@ -158,6 +158,11 @@ void IngestServer::MaybeLogSummary() {
       std::to_string(c.failed - p.failed) + " failed; " + std::to_string(c.bytes - p.bytes) +
       " bytes, " + std::to_string(c.histogram_seconds - p.histogram_seconds) +
       " histogram-seconds written";
+  if (c.stack_values != p.stack_values || c.need_dictionary != p.need_dictionary) {
+    line += ", " + std::to_string(c.stack_values - p.stack_values) + " stack lists written, " +
+            std::to_string(c.need_dictionary - p.need_dictionary) +
+            " batches asked for stack definitions";
+  }
   if (reject_logs_suppressed_ > 0) {
     line += "; " + std::to_string(reject_logs_suppressed_) + " rejections not logged";
     reject_logs_suppressed_ = 0;

@@ -31,7 +31,7 @@ Batch WithFleetScalars(Batch batch, size_t host, int64_t second) {
         {"cpu.usage", MetricKind::kScalar, "%", std::string("mode=") + mode, usage});
   }
   batch.series.push_back(
-      {"mem.rss", MetricKind::kScalar, "B", "", "Resident set size of all processes"});
+      {"mem.rss.total", MetricKind::kScalar, "B", "", "Resident set size of all processes"});
   batch.series.push_back(
       {"net.rx.bytes", MetricKind::kScalar, "B/s", "interface=eth0", "Bytes received per second"});
 

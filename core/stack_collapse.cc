@@ -272,7 +272,7 @@ bool StackCollapser::ParseEventLine(std::string_view line) {
       return true;  // like the Perl: the record's name stays unset, its frames are ignored
     }
   }
-  period_ = (period.empty() || period == "0") ? 1 : ParseCount(period);
+  period_ = (options_.count_samples || period.empty() || period == "0") ? 1 : ParseCount(period);
   pname_.assign(f.comm);
   if (options_.include_tid) {
     pname_ += '-';

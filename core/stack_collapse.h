@@ -66,6 +66,9 @@ struct CollapseOptions {
   bool annotate_kernel = false;  // --kernel (or --all): "_[k]" on kernel frames
   bool annotate_jit = false;     // --jit (or --all): "_[j]" on /tmp/perf-PID.map frames
   bool include_addrs = false;    // --addrs: keep the PC of "[unknown]" frames
+  // Count each record once instead of by its PERIOD (not a stackcollapse-perf option): stored
+  // cpu.stacks count samples, as the agent's perf source does, whatever perf's period says.
+  bool count_samples = false;
 };
 
 // One folded stack: frames root first, joined by ';', and its sample count (sum of periods).

@@ -131,21 +131,22 @@ int RunMetrics(const MetricsFlags& flags, const CliContext& context) {
     j["missing_shards"] = catalog->missing;
     *context.out << j.dump(2) << "\n";
   } else {
-    size_t width = 6, fields_width = 6;
+    // Columns as wide as their longest entry (units such as "packets/s" included).
+    size_t width = 6, unit_width = 4, fields_width = 6;
     for (const auto& [name, m] : catalog->metrics) {
       width = std::max(width, name.size());
+      unit_width = std::max(unit_width, m.unit.size());
       fields_width = std::max(fields_width, m.fields.empty() ? 1 : Join(m.fields, ", ").size());
     }
-    std::string out = "metric" + std::string(width - 6 + 2, ' ') + "kind     unit  fields" +
-                      std::string(fields_width - 6 + 2, ' ') + "description\n";
+    const auto pad = [](const std::string& text, size_t column) {
+      return text + std::string(column - std::min(column, text.size()) + 2, ' ');
+    };
+    std::string out = pad("metric", width) + pad("kind", 7) + pad("unit", unit_width) +
+                      pad("fields", fields_width) + "description\n";
     for (const auto& [name, m] : catalog->metrics) {
-      std::string kind = MetricKindName(m.kind);
-      std::string unit = m.unit;
       const std::string fields = m.fields.empty() ? "-" : Join(m.fields, ", ");
-      out += name + std::string(width - name.size() + 2, ' ') + kind + std::string(9 - std::min<size_t>(kind.size(), 8), ' ') +
-             unit + std::string(6 - std::min<size_t>(unit.size(), 5), ' ') + fields +
-             std::string(fields_width - fields.size() + 2, ' ') +
-             (m.description.empty() ? "-" : m.description) + "\n";
+      out += pad(name, width) + pad(MetricKindName(m.kind), 7) + pad(m.unit, unit_width) +
+             pad(fields, fields_width) + (m.description.empty() ? "-" : m.description) + "\n";
     }
     if (catalog->metrics.empty()) out += "(no metrics yet: point an agent or `trailmap import` at the aggregators)\n";
     *context.out << out;

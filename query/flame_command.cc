@@ -149,8 +149,8 @@ CLI::App* AddFlameCommand(CLI::App* app, FlameFlags* flags) {
                   "blue where it shrank against these folded stacks (FILE or -; --palette is then "
                   "not used)");
   cmd->add_flag("--no-normalize", flags->no_normalize,
-                "With --baseline-folded: compare raw counts instead of scaling the baseline to "
-                "the target's total");
+                "With a baseline (--baseline-folded or --baseline-from/-to/-where): compare raw "
+                "counts instead of scaling the baseline to the target's total");
   cmd->footer(
       "Examples:\n"
       "  perf script | trailmap collapse | trailmap flame --folded - -o cpu.svg\n"

@@ -156,6 +156,7 @@ struct HeatmapView {
   // Shards that did not answer, "endpoint: reason", set by the caller so every format says the
   // view is partial.
   std::vector<std::string> missing_shards;
+  std::string where;  // the predicate the aggregators applied ("" = none), for the title
 
   size_t Index(uint32_t row, uint32_t column) const { return size_t{row} * columns + column; }
   uint64_t count(uint32_t row, uint32_t column) const { return counts[Index(row, column)]; }

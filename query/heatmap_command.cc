@@ -330,6 +330,7 @@ int RunHeatmap(const HeatmapFlags& flags, const CliContext& context) {
   Result<HeatmapView> view = AssembleHeatmap(fetched->grid, options);
   if (!view.ok()) return Fail(context, view.status());
   view->missing_shards = fetched->missing;
+  view->where = flags.query.where;
   if (!flags.at.empty()) return RunCellDetails(flags, context, query, *view, format);
 
   std::string bytes;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "query/palette.h"
+#include "query/view_text.h"
 
 namespace trailmap {
 namespace {
@@ -449,6 +450,28 @@ TEST(CellDetails, HostsOfACellAddUpToIt) {
   EXPECT_EQ(parts[0], (std::pair<std::string, uint64_t>{"c", 5}));
   EXPECT_EQ(parts[2], (std::pair<std::string, uint64_t>{"a", 3}));
   EXPECT_EQ(parts[0].second + parts[1].second + parts[2].second, view.count(1, 0));
+}
+
+TEST(ViewText, TitleSaysTheWhere) {
+  HeatmapView view;
+  view.metric = "cpu.usage";
+  EXPECT_EQ(HeatmapTitle(view), "cpu.usage heat map");
+  view.where = "mode == \"user\"";
+  EXPECT_EQ(HeatmapTitle(view), "cpu.usage heat map where mode == \"user\"");
+  view.where = std::string(70, 'x');
+  EXPECT_EQ(HeatmapTitle(view), "cpu.usage heat map where " + std::string(57, 'x') + "...");
+}
+
+TEST(ViewText, Ordinal) {
+  EXPECT_EQ(Ordinal(1), "1st");
+  EXPECT_EQ(Ordinal(2), "2nd");
+  EXPECT_EQ(Ordinal(3), "3rd");
+  EXPECT_EQ(Ordinal(4), "4th");
+  EXPECT_EQ(Ordinal(11), "11th");
+  EXPECT_EQ(Ordinal(12), "12th");
+  EXPECT_EQ(Ordinal(13), "13th");
+  EXPECT_EQ(Ordinal(21), "21st");
+  EXPECT_EQ(Ordinal(112), "112th");
 }
 
 }  // namespace

@@ -28,6 +28,11 @@
 namespace trailmap {
 namespace {
 
+// "1 second", "2 seconds", "1,000 batches".
+std::string CountOf(uint64_t n, const std::string& one, const std::string& many = "") {
+  return FormatCount(n) + " " + (n == 1 ? one : many.empty() ? one + "s" : many);
+}
+
 constexpr size_t kChunk = 4 << 20;  // bytes read at a time
 constexpr int64_t kYear2000 = 946'684'800;
 
@@ -74,7 +79,8 @@ int ShipAll(Bucketizer* bucketizer, const std::string& host, const std::string& 
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   *context.err << "trailmap import: " << summary << " → " << endpoint << ": "
-               << FormatCount(c.sent) << " batches sent, " << FormatCount(c.acked)
+               << CountOf(c.sent, "batch", "batches") << " sent, "
+               << FormatCount(c.acked)
                << " acknowledged, " << FormatCount(c.duplicates) << " duplicates, "
                << FormatCount(c.rejected) << " rejected, in " << FormatSignificant(took) << "s\n";
   if (!flushed.ok()) return Fail(context, Status::IOError(flushed.message()));
@@ -198,8 +204,8 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
                  << " frame names at the length bound\n";
   }
   const std::string summary = FormatCount(samples) + " " + (perf ? "perf" : "folded") +
-                              " stack samples over " + FormatCount(seconds.size()) +
-                              " seconds (" + FormatRfc3339(seconds.front().first) + " to " +
+                              " stack samples over " + CountOf(seconds.size(), "second") +
+                              " (" + FormatRfc3339(seconds.front().first) + " to " +
                               FormatRfc3339(seconds.back().first) + ") for " + flags.host + " " +
                               metric;
   return ShipAll(&bucketizer, flags.host, endpoint, *ack_timeout, began, summary, context);
@@ -359,7 +365,7 @@ int RunImport(const ImportFlags& flags, const CliContext& context) {
       *context.err << "trailmap import: read " << FormatSignificant(bytes_read / 1e6) << " MB"
                    << (file_size ? " of " + FormatSignificant(file_size / 1e6) + " MB" : "") << ", "
                    << FormatCount(events) << " events, "
-                   << FormatCount(any ? last_second - first_second + 1 : 0) << " seconds\n";
+                   << CountOf(any ? last_second - first_second + 1 : 0, "second") << "\n";
     }
     if (eof) break;
   }
@@ -373,7 +379,7 @@ int RunImport(const ImportFlags& flags, const CliContext& context) {
   }
 
   const std::string summary = FormatCount(events) + " events over " +
-                              FormatCount(last_second - first_second + 1) + " seconds (" +
+                              CountOf(last_second - first_second + 1, "second") + " (" +
                               FormatRfc3339(first_second) + " to " + FormatRfc3339(last_second) +
                               ") for " + flags.host + " " + flags.metric;
   return ShipAll(&bucketizer, flags.host, endpoint, *ack_timeout, began, summary, context);

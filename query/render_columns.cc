@@ -152,7 +152,7 @@ std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& o
   out += "</g>\n";
   std::string caption = "hosts, sorted by " + std::string(ColumnsSortName(view.sort)) + ", " +
                         Direction(view);
-  if (every > 1) caption += "; every " + std::to_string(every) + "th named";
+  if (every > 1) caption += "; every " + Ordinal(every) + " named";
   out += "<text x=\"" + std::to_string(kLeft + plot_w) + "\" y=\"" +
          std::to_string(bottom + labels_h + 14) + "\" text-anchor=\"end\" fill=\"#444444\">" +
          XmlEscape(caption) + "</text>\n";

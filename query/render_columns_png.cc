@@ -95,7 +95,7 @@ Result<std::string> RenderColumnsPng(const ColumnsView& view, const ColumnsSvgOp
   }
   std::string caption = "hosts, sorted by " + std::string(ColumnsSortName(view.sort));
   caption += view.reverse ? ", reversed" : "";
-  if (every > 1) caption += "; every " + std::to_string(every) + "th named";
+  if (every > 1) caption += "; every " + Ordinal(every) + " named";
   canvas.Text(kLeft + plot_w, bottom + labels_h + 12, caption, kGrey, TextAlign::kRight);
 
   canvas.Text(kLeft, legend_y + 11, "fewer", kGrey);

@@ -1,11 +1,9 @@
 #include "query/render_line.h"
+#include "query/testing_golden.h"
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 namespace trailmap {
 namespace {
@@ -32,19 +30,9 @@ LineView SmallView(LineOptions options = {}) {
   return AssembleLineView(g, options);
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// The golden file; TRAILMAP_UPDATE_GOLDENS=1 rewrites it (then look at it before committing).
 TEST(RenderLine, SvgGolden) {
   const std::string svg = RenderLineSvg(SmallView());
-  const std::string path = std::string(TRAILMAP_QUERY_TESTDATA) + "/line_small.svg";
-  if (std::getenv("TRAILMAP_UPDATE_GOLDENS")) std::ofstream(path, std::ios::binary) << svg;
-  EXPECT_EQ(svg, ReadFile(path));
+  testing_golden::ExpectGolden("line_small.svg", svg);
   // The axis reads percent, and the gap splits db-1's line in two.
   EXPECT_NE(svg.find(">100%</text>"), std::string::npos);
   EXPECT_NE(svg.find(">web-1  85.5%</text>"), std::string::npos);

@@ -26,7 +26,9 @@ std::optional<double> PerfSampleTime(std::string_view line) {
 
 TimedStacks CollapsePerfScriptBySecond(std::string_view text) {
   TimedStacks out;
-  StackCollapser collapser;
+  CollapseOptions options;
+  options.count_samples = true;  // samples, as the agent's perf source counts them
+  StackCollapser collapser(options);
   std::optional<int64_t> first;
   int64_t current = 0;
   bool any = false;

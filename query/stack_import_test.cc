@@ -37,6 +37,16 @@ TEST(StackImport, PerfScriptIsFoldedOneSecondAtATime) {
   EXPECT_EQ(t.stats.event, "cpu-clock");
 }
 
+TEST(StackImport, PerfScriptCountsSamplesNotPeriods) {
+  // perf's cpu-clock period is 10,101,010 ns at 99 Hz: an import counts the two samples as 2, as
+  // the agent's perf source does (trailmap collapse would count periods, as FlameGraph does).
+  const TimedStacks t = CollapsePerfScriptBySecond(
+      "app 100 [000] 10.100000:   10101010 cpu-clock:\n\t1 work (/usr/bin/app)\n\n"
+      "app 100 [000] 10.200000:   10101010 cpu-clock:\n\t1 work (/usr/bin/app)\n\n");
+  ASSERT_EQ(t.seconds.size(), 1u);
+  EXPECT_EQ(FormatFolded(t.seconds[0].second), "app;work 2\n");
+}
+
 TEST(StackImport, PerfScriptWithoutTimesIsOneFold) {
   const TimedStacks t = CollapsePerfScriptBySecond(
       "app 100 cpu-clock:\n\t1 a (/x)\n\napp 100 cpu-clock:\n\t1 a (/x)\n\n");

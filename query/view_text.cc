@@ -35,6 +35,16 @@ std::string FormatRate(double per_second) {
   return FormatSignificant(per_second);
 }
 
+std::string Ordinal(uint64_t n) {
+  const uint64_t tens = n % 100, ones = n % 10;
+  const char* suffix = (tens >= 11 && tens <= 13) ? "th"
+                       : ones == 1                ? "st"
+                       : ones == 2                ? "nd"
+                       : ones == 3                ? "rd"
+                                                  : "th";
+  return std::to_string(n) + suffix;
+}
+
 std::string FormatSpan(int64_t seconds) {
   if (seconds < 60) return std::to_string(seconds) + "s";
   struct Part {
@@ -100,6 +110,9 @@ std::string HeatmapTitle(const HeatmapView& view) {
     title += view.selection == Selection::kIsolate   ? " (only " + names + ")"
              : view.selection == Selection::kExclude ? " (all but " + names + ")"
                                                      : " (" + names + " and other)";
+  }
+  if (!view.where.empty()) {
+    title += " where " + (view.where.size() <= 60 ? view.where : view.where.substr(0, 57) + "...");
   }
   return title;
 }

@@ -26,6 +26,8 @@ const char* RateSuffix(MetricKind kind);
 
 // An average rate for the side panel: "0.03", "4.5", "2,006" (events per second).
 std::string FormatRate(double per_second);
+// "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", ...
+std::string Ordinal(uint64_t n);
 
 // A labelled tick of the value axis: where it is (0 at ymin, 1 at ymax) and its label ("20ms").
 struct ValueTick {
