@@ -89,7 +89,7 @@ TEST(StacksSystem, ImportedStacksMergeAcrossHostsAndShardsExactly) {
   const int64_t t0 = (Now() - 3600) / 60 * 60 + 5;  // an hour ago, 5 s into a minute
   CommandResult a = cluster.ImportStacks("a", kSeedFolded, t0);
   ASSERT_EQ(a.exit_code, 0) << a.err << cluster.Logs();
-  EXPECT_NE(a.err.find("90 folded stack samples over 1 seconds"), std::string::npos) << a.err;
+  EXPECT_NE(a.err.find("90 folded stack samples over 1 second ("), std::string::npos) << a.err;
   CommandResult b = cluster.ImportStacks("b", kPerfScript, t0 + 1);
   ASSERT_EQ(b.exit_code, 0) << b.err << cluster.Logs();
   EXPECT_NE(b.err.find("3 perf stack samples over 2 seconds"), std::string::npos) << b.err;
