@@ -36,22 +36,42 @@ class SeriesFields : public FieldLookup {
   mutable std::string scratch_;
 };
 
+// The group value data without the --by field gets (as the histogram queries do).
+constexpr const char* kNoGroup = "(none)";
+
 struct Scan {
   const Catalog& catalog;
   const Predicate& where;
   const std::vector<uint8_t>& allowed;  // by host id; empty = every host
-  std::unordered_map<uint64_t, bool> decided;
-  std::unordered_map<uint32_t, uint64_t> counts;  // global stack id -> samples
+  const std::string& group_by;          // "" = no groups
+  // (host, series) -> -1 filtered out, else its group's index in `groups`.
+  std::unordered_map<uint64_t, int64_t> decided;
+  std::vector<std::string> groups;
+  std::unordered_map<std::string, uint32_t> group_index;
+  std::unordered_map<uint64_t, uint64_t> counts;  // group << 32 | global stack id -> samples
 
-  bool Passes(uint32_t host, uint32_t series) {
-    if (!allowed.empty() && (host >= allowed.size() || !allowed[host])) return false;
-    if (where.always_true()) return true;
+  // The group of (host, series), or -1 when the query leaves it out.
+  int64_t GroupOf(uint32_t host, uint32_t series) {
+    if (!allowed.empty() && (host >= allowed.size() || !allowed[host])) return -1;
+    if (where.always_true() && group_by.empty()) return 0;
     const uint64_t key = (uint64_t{host} << 32) | series;
     auto it = decided.find(key);
     if (it != decided.end()) return it->second;
-    const bool pass = where.Matches(SeriesFields(catalog.Host(host), catalog.Series(series)));
-    decided.emplace(key, pass);
-    return pass;
+    const SeriesFields fields(catalog.Host(host), catalog.Series(series));
+    int64_t group = -1;
+    if (where.Matches(fields)) {
+      group = 0;
+      if (!group_by.empty()) {
+        const std::string* value = fields.Find(group_by);
+        std::string name = value ? *value : kNoGroup;
+        std::replace(name.begin(), name.end(), ';', '_');  // one frame, whatever the value
+        auto [g, added] = group_index.emplace(name, static_cast<uint32_t>(groups.size()));
+        if (added) groups.push_back(name);
+        group = g->second;
+      }
+    }
+    decided.emplace(key, group);
+    return group;
   }
 
   Status Run(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const rocksdb::Snapshot* snapshot,
@@ -65,14 +85,19 @@ struct Scan {
     options.snapshot = snapshot;
     std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options, cf));
     DataKey key;
-    const auto add = [this](uint32_t id, uint64_t count) { counts[id] += count; };
+    uint64_t group = 0;
+    const auto add = [this, &group](uint32_t id, uint64_t count) {
+      counts[(group << 32) | id] += count;
+    };
     for (it->Seek(lower); it->Valid(); it->Next()) {
       const rocksdb::Slice k = it->key();
       if (!DecodeDataKey({k.data(), k.size()}, &key)) {
         return Status::Corruption(cf->GetName() + ": key of " + std::to_string(k.size()) +
                                   " bytes");
       }
-      if (!Passes(key.host, key.series)) continue;
+      const int64_t g = GroupOf(key.host, key.series);
+      if (g < 0) continue;
+      group = static_cast<uint64_t>(g);
       const rocksdb::Slice v = it->value();
       if (Status s = ForEachStackCount({v.data(), v.size()}, add); !s.ok()) {
         return Status::Corruption(cf->GetName() + ": second " + std::to_string(key.second) +
@@ -116,7 +141,7 @@ Result<StackAnswer> RunStackQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* 
     if (!any) return answer;
   }
 
-  Scan scan{catalog, *where, allowed, {}, {}};
+  Scan scan{catalog, *where, allowed, query.group_by, {}, {}, {}, {}};
   const rocksdb::Snapshot* snapshot = db->GetSnapshot();
   const int64_t first_minute = FloorMinute(query.from + 59);  // first whole minute's start
   const int64_t end_minutes = FloorMinute(query.to);          // end of the last whole minute
@@ -132,10 +157,12 @@ Result<StackAnswer> RunStackQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* 
   if (!s.ok()) return s;
 
   answer.stacks.reserve(scan.counts.size());
-  for (const auto& [id, count] : scan.counts) {
+  for (const auto& [group_and_id, count] : scan.counts) {
+    const auto id = static_cast<uint32_t>(group_and_id);
     std::string text = catalog.Stack(id);
     if (text.empty())
       return Status::Corruption("stacks: id " + std::to_string(id) + " has no text in the catalog");
+    if (!query.group_by.empty()) text = scan.groups[group_and_id >> 32] + ";" + text;
     answer.stacks.push_back(FoldedStack{std::move(text), count});
   }
   std::sort(answer.stacks.begin(), answer.stacks.end(),

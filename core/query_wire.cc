@@ -49,6 +49,10 @@ Status CheckStackQuery(const StackQuery& q) {
     return Status::InvalidArgument("empty time range: from " + std::to_string(q.from) +
                                    " is not before to " + std::to_string(q.to));
   }
+  if (q.group_by.size() > 128 || q.group_by.find_first_of(";, =\n") != std::string::npos) {
+    return Status::InvalidArgument("--by \"" + q.group_by.substr(0, 128) +
+                                   "\": give host, a label or a field key (no ';', ',', '=')");
+  }
   return Status::Ok();
 }
 
@@ -67,6 +71,7 @@ std::string EncodeQuery(const Query& query) {
     auto hosts = w.initHosts(static_cast<unsigned>(sq.hosts.size()));
     for (size_t i = 0; i < sq.hosts.size(); ++i) hosts.set(static_cast<unsigned>(i), AsText(sq.hosts[i]));
     w.setWhere(AsText(sq.where));
+    w.setGroupBy(AsText(sq.group_by));
   } else {
     const HistogramQuery& h = query.histograms;
     auto hq = q.initHistograms();
@@ -103,6 +108,7 @@ Result<Query> DecodeQuery(std::string_view bytes) {
         sq.to = w.getTo();
         for (auto host : w.getHosts()) sq.hosts.push_back(Str(host));
         sq.where = Str(w.getWhere());
+        sq.group_by = Str(w.getGroupBy());
         if (Status s = CheckStackQuery(sq); !s.ok()) return s;
         return query;
       }

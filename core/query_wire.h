@@ -44,6 +44,7 @@ struct StackQuery {
   int64_t to = 0;                  // unix seconds, exclusive
   std::vector<std::string> hosts;  // only these hosts; empty = all
   std::string where;               // predicate (core/predicate.h); "" = everything
+  std::string group_by;            // "" = none; "host", a label or a field: a first frame each
 };
 
 struct Query {

@@ -111,11 +111,13 @@ TEST(StackQueryWire, QueryAndAnswerRoundTrip) {
   q.stacks.to = 160;
   q.stacks.hosts = {"a", "b"};
   q.stacks.where = "execname == \"nginx\"";
+  q.stacks.group_by = "pid";
   Result<Query> back = DecodeQuery(EncodeQuery(q));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->kind, Query::Kind::kStacks);
   EXPECT_EQ(back->stacks.hosts, q.stacks.hosts);
   EXPECT_EQ(back->stacks.where, q.stacks.where);
+  EXPECT_EQ(back->stacks.group_by, "pid");
   EXPECT_EQ(back->stacks.to, 160);
 
   Answer a;
@@ -144,6 +146,10 @@ TEST(StackQueryWire, RefusesValueComparisonsAndEmptyRanges) {
   q.stacks.to = 160;
   q.stacks.where = "host ==";
   EXPECT_NE(DecodeQuery(EncodeQuery(q)).status().message().find("--where: column"),
+            std::string::npos);
+  q.stacks.where = "";
+  q.stacks.group_by = "a;b";
+  EXPECT_NE(DecodeQuery(EncodeQuery(q)).status().message().find("--by \"a;b\""),
             std::string::npos);
 }
 

@@ -40,6 +40,10 @@ void AddFleetFlags(CLI::App* cmd, FlameFleetFlags* f) {
                   "Only stacks whose host, labels or fields pass, evaluated in the aggregators: "
                   "'host =~ \"web-1[0-9]\" and execname == \"nginx\"' (docs/predicates.md)")
       ->group(group);
+  cmd->add_option("--by", f->by,
+                  "Decompose by host, a label or a field (execname, pid): each value becomes a "
+                  "first frame, so the groups stand side by side")
+      ->group(group);
   cmd->add_option("--baseline-from", f->baseline_from,
                   "Differential: the baseline starts here (default: --from)")
       ->group(group);
@@ -88,6 +92,7 @@ Result<FoldedStacks> FetchStacks(const FlameFleetFlags& flags, const CliContext&
   query.stacks.to = range->to;
   query.stacks.hosts = SplitList(flags.hosts);
   query.stacks.where = where;
+  query.stacks.group_by = flags.by;
   if (Status s = CheckStackQuery(query.stacks); !s.ok()) {
     return Status::InvalidArgument(rename(s.message()));
   }
@@ -153,6 +158,7 @@ CLI::App* AddFlameCommand(CLI::App* app, FlameFlags* flags) {
                 "counts instead of scaling the baseline to the target's total");
   cmd->footer(
       "Examples:\n"
+      "  trailmap flame --from -5m --by host --where 'host =~ \"db-.*\"' -o per-host.svg\n"
       "  perf script | trailmap collapse | trailmap flame --folded - -o cpu.svg\n"
       "  trailmap flame --folded out.folded --inverted --palette self -o icicle.svg\n"
       "  trailmap flame --folded out.folded --format json > d3.json\n"
@@ -185,6 +191,11 @@ int RunFlame(const FlameFlags& flags, const CliContext& context, std::istream& i
     return Fail(context, Status::InvalidArgument(
                              "give a local baseline (--baseline-folded) or a fleet one "
                              "(--baseline-from/--baseline-to/--baseline-where), not both"));
+  }
+  if (!flags.folded.empty() && !flags.fleet.by.empty()) {
+    return Fail(context, Status::InvalidArgument(
+                             "--by decomposes fleet stacks; a --folded file has no fields (use "
+                             "trailmap collapse --pid to split by process)"));
   }
   if (!flags.baseline_folded.empty() && flags.baseline_folded == "-" && flags.folded == "-") {
     return Fail(context, Status::InvalidArgument(

@@ -28,6 +28,7 @@ struct FlameFleetFlags {
   std::string to = "now";
   std::string hosts;             // "a,b"
   std::string where;             // predicate on host, labels and fields
+  std::string by;                // "" = none; host, a label or a field: a first frame per value
   std::string baseline_from;     // "" = the target's
   std::string baseline_to;
   std::string baseline_where;

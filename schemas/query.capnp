@@ -26,6 +26,8 @@ struct StackQuery {
   hosts @3 :List(Text);   # only these hosts; empty = every host
   where @4 :Text;         # predicate on host, labels and fields (execname, pid); no value
                           # comparisons. Evaluated in the aggregator.
+  groupBy @5 :Text;       # "" = none; "host", a label or a field key: each stack gets that
+                          # value (or "(none)") as its first frame, so groups sit side by side
 }
 
 struct HistogramQuery {

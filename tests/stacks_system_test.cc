@@ -107,6 +107,19 @@ TEST(StacksSystem, ImportedStacksMergeAcrossHostsAndShardsExactly) {
   ASSERT_EQ(all.exit_code, 0) << all.err << cluster.Logs();
   EXPECT_EQ(all.out, both);
   EXPECT_EQ(cluster.FleetFolded(t0, t0 + 3).out, both);
+  // Decomposed by host (in the aggregators): each host's stacks under its own first frame; by a
+  // field the stacks without it go under "(none)".
+  EXPECT_EQ(cluster.FleetFolded(t0 - 65, t0 + 65, {"--by", "host"}).out,
+            "a;main 20\n"
+            "a;main;foo1 15\n"
+            "a;main;foo1;bar 25\n"
+            "a;main;foo2 5\n"
+            "a;main;foo2;bar 25\n"
+            "b;app;main;idle 1\n"
+            "b;app;main;work 2\n");
+  EXPECT_EQ(cluster.FleetFolded(t0 - 65, t0 + 65, {"--by", "execname", "--hosts", "b"}).out,
+            "app;app;main;idle 1\n"
+            "app;app;main;work 2\n");
 
   // Filtered in the aggregators by host, and by time (b's second perf second only).
   const std::string seed_only =
