@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/timespec.h"
+#include "query/fanout.h"
 
 namespace trailmap {
 namespace {
@@ -193,7 +194,35 @@ int RunFields(const FieldsFlags& flags, const CliContext& context) {
   };
   std::vector<FieldValues> fields;
   std::set<std::string> missing(catalog->missing.begin(), catalog->missing.end());
+  // Most events first (then by value), cut to --top, keeping how many values there were.
+  const auto add_field = [&fields, &flags](FieldValues fv) {
+    std::sort(fv.values.begin(), fv.values.end(), [](const auto& a, const auto& b) {
+      return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
+    fv.distinct = fv.values.size();
+    if (flags.top > 0 && fv.values.size() > flags.top) fv.values.resize(flags.top);
+    fields.push_back(std::move(fv));
+  };
+  const bool stacks = it->second.kind == MetricKind::kStacks;
   for (const std::string& key : keys) {
+    if (stacks) {  // samples per value: a stack query grouped by the key, summed by first frame
+      Query query;
+      query.kind = Query::Kind::kStacks;
+      query.stacks.metric = flags.query.metric;
+      query.stacks.from = range->from;
+      query.stacks.to = range->to;
+      query.stacks.where = flags.query.where;
+      query.stacks.group_by = key;
+      Result<FanoutResult> result = FanOutAll(context, flags.query, std::move(query));
+      if (!result.ok()) return Fail(context, "fields", result.status());
+      for (const ShardFailure& f : result->failures) missing.insert(f.endpoint + ": " + f.reason);
+      std::map<std::string, uint64_t> per_value;
+      for (const FoldedStack& s : MergeStackAnswers(result->answers)) {
+        per_value[s.stack.substr(0, s.stack.find(';'))] += s.count;
+      }
+      add_field(FieldValues{key, {per_value.begin(), per_value.end()}, 0});
+      continue;
+    }
     HistogramQuery query;
     query.metric = flags.query.metric;
     query.from = range->from;
@@ -209,11 +238,7 @@ int RunFields(const FieldsFlags& flags, const CliContext& context) {
       const uint64_t count = grid.Group(g).count();
       if (count > 0) fv.values.emplace_back(grid.groups[g], count);
     }
-    std::sort(fv.values.begin(), fv.values.end(),
-              [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
-    fv.distinct = fv.values.size();
-    if (flags.top > 0 && fv.values.size() > flags.top) fv.values.resize(flags.top);
-    fields.push_back(std::move(fv));
+    add_field(std::move(fv));
   }
 
   // The agent's cardinality bound: events past it went to the series overflow=true.
@@ -225,7 +250,7 @@ int RunFields(const FieldsFlags& flags, const CliContext& context) {
     }
   }
   const bool scalar = it->second.kind == MetricKind::kScalar;
-  const char* counted = scalar ? "host-seconds" : "events";
+  const char* counted = scalar ? "host-seconds" : stacks ? "samples" : "events";
 
   if (flags.format == "json") {
     nlohmann::ordered_json j;

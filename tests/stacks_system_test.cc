@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
 
 #include "tests/cluster.h"
 
@@ -120,6 +122,20 @@ TEST(StacksSystem, ImportedStacksMergeAcrossHostsAndShardsExactly) {
   EXPECT_EQ(cluster.FleetFolded(t0 - 65, t0 + 65, {"--by", "execname", "--hosts", "b"}).out,
             "app;app;main;idle 1\n"
             "app;app;main;work 2\n");
+  // `fields` counts a stacks metric's samples per value.
+  const CommandResult fields = Cli({"fields", "--metric", "cpu.stacks", "--from",
+                                    std::to_string(t0 - 65), "--to", std::to_string(t0 + 65),
+                                    "--format", "json"},
+                                   QueryList(cluster.aggregators()));
+  ASSERT_EQ(fields.exit_code, 0) << fields.err;
+  const nlohmann::json fj = nlohmann::json::parse(fields.out);
+  std::map<std::string, uint64_t> hosts;
+  for (const auto& f : fj["fields"]) {
+    if (f["key"] != "host") continue;
+    for (const auto& v : f["values"]) hosts[v["value"]] = v["count"];
+  }
+  EXPECT_EQ(hosts, (std::map<std::string, uint64_t>{{"a", 90}, {"b", 3}})) << fields.out;
+  EXPECT_EQ(fj["counts"], "samples");
 
   // Filtered in the aggregators by host, and by time (b's second perf second only).
   const std::string seed_only =
