@@ -87,6 +87,27 @@ class Grouping {
 
 // Decides, once per (host, series), whether a series passes the query's predicate: the fields
 // it reads are the series' fields, "host", and the host's labels (a field wins over a label).
+// What a predicate (or a --by) reads of one (host, series): "host", the series' fields, then the
+// host's labels (a field wins over a label of the same key).
+class SeriesFieldLookup : public FieldLookup {
+ public:
+  SeriesFieldLookup(HostRecord host, SeriesRecord series)
+      : host_(std::move(host)), series_(std::move(series)) {}
+  const std::string* Find(std::string_view name) const override {
+    if (name == "host") return &host_.name;
+    std::string_view v = FieldValue(series_.fields, name);
+    if (v.empty()) v = FieldValue(host_.labels, name);
+    if (v.empty()) return nullptr;
+    scratch_.assign(v);
+    return &scratch_;
+  }
+
+ private:
+  HostRecord host_;
+  SeriesRecord series_;
+  mutable std::string scratch_;
+};
+
 class SeriesFilter {
  public:
   SeriesFilter(const Catalog& catalog, const Predicate& where) : catalog_(catalog), where_(where) {}
@@ -96,31 +117,13 @@ class SeriesFilter {
     const uint64_t key = (uint64_t{host} << 32) | series;
     auto it = decided_.find(key);
     if (it != decided_.end()) return it->second;
-    const Lookup lookup(catalog_.Host(host), catalog_.Series(series));
+    const SeriesFieldLookup lookup(catalog_.Host(host), catalog_.Series(series));
     const bool pass = where_.Matches(lookup);
     decided_.emplace(key, pass);
     return pass;
   }
 
  private:
-  class Lookup : public FieldLookup {
-   public:
-    Lookup(HostRecord host, SeriesRecord series) : host_(std::move(host)), series_(std::move(series)) {}
-    const std::string* Find(std::string_view name) const override {
-      if (name == "host") return &host_.name;
-      std::string_view v = FieldValue(series_.fields, name);
-      if (v.empty()) v = FieldValue(host_.labels, name);
-      if (v.empty()) return nullptr;
-      scratch_.assign(v);
-      return &scratch_;
-    }
-
-   private:
-    HostRecord host_;
-    SeriesRecord series_;
-    mutable std::string scratch_;
-  };
-
   const Catalog& catalog_;
   const Predicate& where_;
   std::unordered_map<uint64_t, bool> decided_;

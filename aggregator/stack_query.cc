@@ -8,36 +8,13 @@
 #include <vector>
 
 #include "aggregator/keys.h"
+#include "aggregator/series_filter.h"
 #include "aggregator/stack_merge_operator.h"
 #include "core/predicate.h"
 #include "core/series.h"
 
 namespace trailmap::aggregator {
 namespace {
-
-// What a predicate reads of one (host, series): the series' fields, "host", the host's labels
-// (a field wins over a label).
-class SeriesFields : public FieldLookup {
- public:
-  SeriesFields(HostRecord host, SeriesRecord series)
-      : host_(std::move(host)), series_(std::move(series)) {}
-  const std::string* Find(std::string_view name) const override {
-    if (name == "host") return &host_.name;
-    std::string_view v = FieldValue(series_.fields, name);
-    if (v.empty()) v = FieldValue(host_.labels, name);
-    if (v.empty()) return nullptr;
-    scratch_.assign(v);
-    return &scratch_;
-  }
-
- private:
-  HostRecord host_;
-  SeriesRecord series_;
-  mutable std::string scratch_;
-};
-
-// The group value data without the --by field gets (as the histogram queries do).
-constexpr const char* kNoGroup = "(none)";
 
 struct Scan {
   const Catalog& catalog;
@@ -57,13 +34,13 @@ struct Scan {
     const uint64_t key = (uint64_t{host} << 32) | series;
     auto it = decided.find(key);
     if (it != decided.end()) return it->second;
-    const SeriesFields fields(catalog.Host(host), catalog.Series(series));
+    const SeriesFieldLookup fields(catalog.Host(host), catalog.Series(series));
     int64_t group = -1;
     if (where.Matches(fields)) {
       group = 0;
       if (!group_by.empty()) {
         const std::string* value = fields.Find(group_by);
-        std::string name = value ? *value : kNoGroup;
+        std::string name = value ? *value : kNoGroupValue;  // as histogram queries
         std::replace(name.begin(), name.end(), ';', '_');  // one frame, whatever the value
         auto [g, added] = group_index.emplace(name, static_cast<uint32_t>(groups.size()));
         if (added) groups.push_back(name);

@@ -33,6 +33,39 @@ std::string CountOf(uint64_t n, const std::string& one, const std::string& many 
   return FormatCount(n) + " " + (n == 1 ? one : many.empty() ? one + "s" : many);
 }
 
+// What both kinds of import need from the flags: the host's canonical --field set, the ack
+// timeout, and the ingest endpoint of the aggregator that owns --host. Errors name the flag.
+struct ImportTarget {
+  FieldSet field_set;  // --field, as given
+  std::string fields;  // the same, canonical
+  uint64_t ack_timeout = 0;  // as ParseDuration gives it
+  std::string endpoint;
+};
+
+Result<ImportTarget> ResolveImportTarget(const ImportFlags& flags, const CliContext& context) {
+  if (flags.host.empty()) return Status::InvalidArgument("--host is empty");
+  FieldSet fields;
+  for (const std::string& f : flags.fields) {
+    const size_t eq = f.find('=');
+    if (eq == std::string::npos) return Status::InvalidArgument("--field " + f + ": use key=value");
+    fields.emplace_back(f.substr(0, eq), f.substr(eq + 1));
+  }
+  Result<std::string> canonical = CanonicalFields(fields);
+  if (!canonical.ok()) return Status::InvalidArgument("--field: " + canonical.status().message());
+  Result<uint64_t> ack_timeout = ParseDuration(flags.ack_timeout);
+  if (!ack_timeout.ok()) {
+    return Status::InvalidArgument("--ack-timeout: " + ack_timeout.status().message());
+  }
+  EndpointSources sources{flags.ingest, flags.config, context.env_ingest, context.env_config,
+                          context.home};
+  Result<std::vector<std::string>> endpoints = ResolveEndpoints(EndpointKind::kIngest, sources);
+  if (!endpoints.ok()) {
+    return Status::InvalidArgument("ingest endpoints: " + endpoints.status().message());
+  }
+  return ImportTarget{std::move(fields), std::move(*canonical), *ack_timeout,
+                      (*endpoints)[ShardIndex(flags.host, endpoints->size())]};
+}
+
 constexpr size_t kChunk = 4 << 20;  // bytes read at a time
 constexpr int64_t kYear2000 = 946'684'800;
 
@@ -109,34 +142,18 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
   const std::string metric = flags.metric.empty() ? "cpu.stacks" : flags.metric;
   if (Status s = ValidateMetricName(metric); !s.ok())
     return Fail(context, Status::InvalidArgument("--metric: " + s.message()));
-  if (flags.host.empty()) return Fail(context, Status::InvalidArgument("--host is empty"));
-  FieldSet fields;
-  for (const std::string& f : flags.fields) {
-    const size_t eq = f.find('=');
-    if (eq == std::string::npos)
-      return Fail(context, Status::InvalidArgument("--field " + f + ": use key=value"));
-    fields.emplace_back(f.substr(0, eq), f.substr(eq + 1));
-  }
-  Result<std::string> canonical = CanonicalFields(fields);
-  if (!canonical.ok())
-    return Fail(context, Status::InvalidArgument("--field: " + canonical.status().message()));
+  Result<ImportTarget> target = ResolveImportTarget(flags, context);
+  if (!target.ok()) return Fail(context, target.status());
+  const std::string& canonical = target->fields;
+  const uint64_t ack_timeout = target->ack_timeout;
+  const std::string& endpoint = target->endpoint;
+  const FieldSet& fields = target->field_set;
   std::optional<int64_t> at;
   if (!flags.time.empty()) {
     Result<int64_t> t = ParseTimeSpec(flags.time, context.now);
     if (!t.ok()) return Fail(context, Status::InvalidArgument("--time: " + t.status().message()));
     at = *t;
   }
-  Result<uint64_t> ack_timeout = ParseDuration(flags.ack_timeout);
-  if (!ack_timeout.ok())
-    return Fail(context,
-                Status::InvalidArgument("--ack-timeout: " + ack_timeout.status().message()));
-  EndpointSources sources{flags.ingest, flags.config, context.env_ingest, context.env_config,
-                          context.home};
-  Result<std::vector<std::string>> endpoints = ResolveEndpoints(EndpointKind::kIngest, sources);
-  if (!endpoints.ok())
-    return Fail(context,
-                Status::InvalidArgument("ingest endpoints: " + endpoints.status().message()));
-  const std::string endpoint = (*endpoints)[ShardIndex(flags.host, endpoints->size())];
 
   const auto began = std::chrono::steady_clock::now();
   Result<std::string> text = ReadWholeFile(flags.file);
@@ -170,7 +187,7 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
                            [](const Field& f) { return f.first == "execname"; });
   std::unordered_map<std::string, std::string> fields_of_comm;
   const auto fields_for = [&](const std::string& comm) -> const std::string& {
-    auto [it, added] = fields_of_comm.emplace(comm, *canonical);
+    auto [it, added] = fields_of_comm.emplace(comm, canonical);
     if (added && ValidateField("execname", comm).ok()) {
       FieldSet with = fields;
       with.emplace_back("execname", comm);
@@ -182,7 +199,7 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
   uint64_t samples = 0;
   StackSample sample;
   sample.metric = metric;
-  sample.fields = *canonical;
+  sample.fields = canonical;
   for (auto& [second, stacks] : seconds) {
     for (FoldedStack& s : stacks) {
       sample.second = second;
@@ -208,7 +225,7 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
                               " (" + FormatRfc3339(seconds.front().first) + " to " +
                               FormatRfc3339(seconds.back().first) + ") for " + flags.host + " " +
                               metric;
-  return ShipAll(&bucketizer, flags.host, endpoint, *ack_timeout, began, summary, context);
+  return ShipAll(&bucketizer, flags.host, endpoint, ack_timeout, began, summary, context);
 }
 
 }  // namespace
@@ -275,34 +292,17 @@ int RunImport(const ImportFlags& flags, const CliContext& context) {
     return Fail(context, Status::InvalidArgument("--value-unit: " + value_unit.status().message()));
   if (Status s = ValidateMetricName(flags.metric); !s.ok())
     return Fail(context, Status::InvalidArgument("--metric: " + s.message()));
-  if (flags.host.empty()) return Fail(context, Status::InvalidArgument("--host is empty"));
-  FieldSet fields;
-  for (const std::string& f : flags.fields) {
-    const size_t eq = f.find('=');
-    if (eq == std::string::npos)
-      return Fail(context, Status::InvalidArgument("--field " + f + ": use key=value"));
-    fields.emplace_back(f.substr(0, eq), f.substr(eq + 1));
-  }
-  Result<std::string> canonical = CanonicalFields(fields);
-  if (!canonical.ok())
-    return Fail(context, Status::InvalidArgument("--field: " + canonical.status().message()));
+  Result<ImportTarget> target = ResolveImportTarget(flags, context);
+  if (!target.ok()) return Fail(context, target.status());
+  const std::string& canonical = target->fields;
+  const uint64_t ack_timeout = target->ack_timeout;
+  const std::string& endpoint = target->endpoint;
   std::optional<int64_t> start;
   if (!flags.start.empty()) {
     Result<int64_t> t = ParseTimeSpec(flags.start, context.now);
     if (!t.ok()) return Fail(context, Status::InvalidArgument("--start: " + t.status().message()));
     start = *t;
   }
-  Result<uint64_t> ack_timeout = ParseDuration(flags.ack_timeout);
-  if (!ack_timeout.ok())
-    return Fail(context,
-                Status::InvalidArgument("--ack-timeout: " + ack_timeout.status().message()));
-  EndpointSources sources{flags.ingest, flags.config, context.env_ingest, context.env_config,
-                          context.home};
-  Result<std::vector<std::string>> endpoints = ResolveEndpoints(EndpointKind::kIngest, sources);
-  if (!endpoints.ok())
-    return Fail(context,
-                Status::InvalidArgument("ingest endpoints: " + endpoints.status().message()));
-  const std::string endpoint = (*endpoints)[ShardIndex(flags.host, endpoints->size())];
 
   // Read and bucketize the whole trace.
   std::FILE* file = flags.file == "-" ? stdin : std::fopen(flags.file.c_str(), "rb");
@@ -313,7 +313,7 @@ int RunImport(const ImportFlags& flags, const CliContext& context) {
   struct stat st {};
   if (file != stdin && fstat(fileno(file), &st) == 0 && S_ISREG(st.st_mode)) file_size = st.st_size;
 
-  const SeriesDef series{flags.metric, MetricKind::kLatency, "ns", *canonical};
+  const SeriesDef series{flags.metric, MetricKind::kLatency, "ns", canonical};
   Bucketizer bucketizer;
   TraceOptions trace_options{*time_unit, *value_unit};
   int64_t first_second = 0, last_second = 0, shift = 0;
@@ -382,7 +382,7 @@ int RunImport(const ImportFlags& flags, const CliContext& context) {
                               CountOf(last_second - first_second + 1, "second") + " (" +
                               FormatRfc3339(first_second) + " to " + FormatRfc3339(last_second) +
                               ") for " + flags.host + " " + flags.metric;
-  return ShipAll(&bucketizer, flags.host, endpoint, *ack_timeout, began, summary, context);
+  return ShipAll(&bucketizer, flags.host, endpoint, ack_timeout, began, summary, context);
 }
 
 }  // namespace trailmap
