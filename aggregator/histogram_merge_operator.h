@@ -7,18 +7,15 @@
 // rather than dropping counts. Operands are validated at ingest (core/batch.h DecodeBatch), so a
 // failure here means the data on disk is damaged, and it must be seen, not hidden.
 //
-// No exception crosses into RocksDB: every callback catches everything and fails the merge.
-// Stateless, so one instance may serve any number of column families and threads.
+// The RocksDB callbacks (no exception crosses into RocksDB; stateless) are
+// aggregator/encoding_merge_operator.h's, around MergeHistogramEncodings.
 #pragma once
 
-#include <rocksdb/merge_operator.h>
-
-#include <deque>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "aggregator/encoding_merge_operator.h"
 #include "core/status.h"
 
 namespace trailmap::aggregator {
@@ -28,17 +25,10 @@ namespace trailmap::aggregator {
 Status MergeHistogramEncodings(const std::string_view* existing,
                                const std::vector<std::string_view>& operands, std::string* out);
 
-class HistogramMergeOperator : public rocksdb::MergeOperator {
+class HistogramMergeOperator : public EncodingMergeOperator {
  public:
   static constexpr const char* kName = "trailmap.histogram";
-
-  const char* Name() const override { return kName; }
-  bool FullMergeV2(const MergeOperationInput& in, MergeOperationOutput* out) const override;
-  bool PartialMerge(const rocksdb::Slice& key, const rocksdb::Slice& left,
-                    const rocksdb::Slice& right, std::string* new_value,
-                    rocksdb::Logger* logger) const override;
-  bool PartialMergeMulti(const rocksdb::Slice& key, const std::deque<rocksdb::Slice>& operands,
-                         std::string* new_value, rocksdb::Logger* logger) const override;
+  HistogramMergeOperator() : EncodingMergeOperator(kName, &MergeHistogramEncodings) {}
 };
 
 }  // namespace trailmap::aggregator

@@ -1,46 +1,10 @@
 #include "aggregator/stack_merge_operator.h"
 
-#include <rocksdb/env.h>
-
 #include <algorithm>
-#include <exception>
 
 #include "core/varint.h"
 
 namespace trailmap::aggregator {
-namespace {
-
-std::string_view View(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
-
-template <typename Operands>
-bool MergeOrFail(const rocksdb::Slice* existing, const Operands& operands, std::string* out,
-                 rocksdb::Logger* logger) {
-  try {
-    std::vector<std::string_view> views;
-    views.reserve(operands.size());
-    for (const rocksdb::Slice& s : operands) views.push_back(View(s));
-    const std::string_view existing_view = existing ? View(*existing) : std::string_view();
-    Status s = MergeStackCountEncodings(existing ? &existing_view : nullptr, views, out);
-    if (s.ok()) return true;
-    if (logger) {
-      rocksdb::Log(rocksdb::InfoLogLevel::ERROR_LEVEL, logger, "%s: merge failed: %s",
-                   StackMergeOperator::kName, s.ToString().c_str());
-    }
-  } catch (const std::exception& e) {
-    if (logger) {
-      rocksdb::Log(rocksdb::InfoLogLevel::ERROR_LEVEL, logger, "%s: merge threw: %s",
-                   StackMergeOperator::kName, e.what());
-    }
-  } catch (...) {
-    if (logger) {
-      rocksdb::Log(rocksdb::InfoLogLevel::ERROR_LEVEL, logger, "%s: merge threw",
-                   StackMergeOperator::kName);
-    }
-  }
-  return false;
-}
-
-}  // namespace
 
 std::string EncodeStackCounts(const StackCounts& counts) {
   std::string out;
@@ -134,28 +98,6 @@ Status MergeStackCountEncodings(const std::string_view* existing,
   if (overflow) return Status::Corruption("stack counts: a sum passes 2^64");
   *out = EncodeStackCounts(merged);
   return Status::Ok();
-}
-
-bool StackMergeOperator::FullMergeV2(const MergeOperationInput& in,
-                                     MergeOperationOutput* out) const {
-  return MergeOrFail(in.existing_value, in.operand_list, &out->new_value, in.logger);
-}
-
-bool StackMergeOperator::PartialMerge(const rocksdb::Slice& key, const rocksdb::Slice& left,
-                                      const rocksdb::Slice& right, std::string* new_value,
-                                      rocksdb::Logger* logger) const {
-  try {
-    const std::deque<rocksdb::Slice> operands{left, right};
-    return MergeOrFail(nullptr, operands, new_value, logger);
-  } catch (...) {
-    return false;
-  }
-}
-
-bool StackMergeOperator::PartialMergeMulti(const rocksdb::Slice& key,
-                                           const std::deque<rocksdb::Slice>& operands,
-                                           std::string* new_value, rocksdb::Logger* logger) const {
-  return MergeOrFail(nullptr, operands, new_value, logger);
 }
 
 }  // namespace trailmap::aggregator

@@ -13,19 +13,18 @@
 // Merging adds the counts of equal ids, so any order and grouping of merges gives the same
 // value. An existing value or operand that does not decode (or a sum that overflows 64 bits)
 // makes the merge fail, and RocksDB reports Corruption for that key, rather than losing counts.
-// No exception crosses into RocksDB. Stateless and thread-safe.
+// The RocksDB callbacks (no exception crosses into RocksDB; stateless) are
+// aggregator/encoding_merge_operator.h's, around MergeStackCountEncodings.
 #pragma once
 
-#include <rocksdb/merge_operator.h>
-
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "aggregator/encoding_merge_operator.h"
 #include "core/status.h"
 
 namespace trailmap::aggregator {
@@ -46,17 +45,10 @@ Result<StackCounts> DecodeStackCounts(std::string_view value);
 Status MergeStackCountEncodings(const std::string_view* existing,
                                 const std::vector<std::string_view>& operands, std::string* out);
 
-class StackMergeOperator : public rocksdb::MergeOperator {
+class StackMergeOperator : public EncodingMergeOperator {
  public:
   static constexpr const char* kName = "trailmap.stacks";
-
-  const char* Name() const override { return kName; }
-  bool FullMergeV2(const MergeOperationInput& in, MergeOperationOutput* out) const override;
-  bool PartialMerge(const rocksdb::Slice& key, const rocksdb::Slice& left,
-                    const rocksdb::Slice& right, std::string* new_value,
-                    rocksdb::Logger* logger) const override;
-  bool PartialMergeMulti(const rocksdb::Slice& key, const std::deque<rocksdb::Slice>& operands,
-                         std::string* new_value, rocksdb::Logger* logger) const override;
+  StackMergeOperator() : EncodingMergeOperator(kName, &MergeStackCountEncodings) {}
 };
 
 }  // namespace trailmap::aggregator

@@ -153,4 +153,13 @@ int ReportMissing(const CliContext& context, const std::vector<std::string>& mis
   return kExitPartial;
 }
 
+std::string OutputFormat(const std::string& format, const std::string& output,
+                         const std::string& otherwise) {
+  if (!format.empty()) return format;
+  for (const char* ext : {"svg", "png", "json"}) {
+    if (output.ends_with(std::string(".") + ext)) return ext;
+  }
+  return otherwise;
+}
+
 }  // namespace trailmap

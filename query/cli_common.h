@@ -79,6 +79,11 @@ Result<FanoutResult> FanOutAll(const CliContext& context, const QueryFlags& flag
 Result<Fetched> FetchGrid(const CliContext& context, const QueryFlags& flags,
                           const HistogramQuery& query);
 
+// The output format: `format` when given, else by -o's extension (.svg, .png, .json), else
+// `otherwise`.
+std::string OutputFormat(const std::string& format, const std::string& output,
+                         const std::string& otherwise);
+
 // The exit code for a failed command: InvalidArgument → 2 (usage), Unavailable → 3 (shards
 // missing), anything else → 1.
 int ExitCodeFor(const Status& status);

@@ -10,11 +10,6 @@
 namespace trailmap {
 namespace {
 
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 int Fail(const CliContext& context, const Status& status) {
   *context.err << "trailmap columns: " << status.message() << "\n";
   return ExitCodeFor(status);
@@ -95,13 +90,7 @@ int RunColumns(const ColumnsFlags& flags, const CliContext& context) {
     return Fail(context, Status::InvalidArgument(
                              "--ymax: " + ParseQuantity(flags.ymax, "ns").status().message()));
   }
-  std::string format = flags.format;
-  if (format.empty()) {
-    format = EndsWith(flags.output, ".svg")    ? "svg"
-             : EndsWith(flags.output, ".json") ? "json"
-             : EndsWith(flags.output, ".png")  ? "png"
-                                               : "ansi";
-  }
+  const std::string format = OutputFormat(flags.format, flags.output, "ansi");
   if (format == "ansi") {
     // One character per host: a terminal shows the first hosts that fit, and says so.
     const size_t fit =

@@ -19,11 +19,6 @@
 namespace trailmap {
 namespace {
 
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 Result<uint32_t> ParseStep(const std::string& text) {
   if (text.empty()) return 0u;
   bool digits = text.size() <= 9;
@@ -282,13 +277,7 @@ int RunHeatmap(const HeatmapFlags& flags, const CliContext& context) {
                                                    ParseQuantity(*text, "ns").status().message()));
     }
   }
-  std::string format = flags.format;
-  if (format.empty()) {
-    format = EndsWith(flags.output, ".svg")    ? "svg"
-             : EndsWith(flags.output, ".png")  ? "png"
-             : EndsWith(flags.output, ".json") ? "json"
-                                               : "ansi";
-  }
+  const std::string format = OutputFormat(flags.format, flags.output, "ansi");
   if (format == "png" && flags.output.empty() && context.stdout_is_terminal) {
     return Fail(context, Status::InvalidArgument(
                              "--format png writes binary: give -o FILE.png or redirect stdout"));

@@ -10,11 +10,6 @@
 namespace trailmap {
 namespace {
 
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 int Fail(const CliContext& context, const Status& status) {
   *context.err << "trailmap line: " << status.message() << "\n";
   return ExitCodeFor(status);
@@ -73,14 +68,8 @@ int RunLine(const LineFlags& flags, const CliContext& context) {
   options.area = flags.area;
   options.stacked = flags.stacked;
 
-  std::string format = flags.format;
-  if (format.empty()) {
-    format = EndsWith(flags.output, ".png")    ? "png"
-             : EndsWith(flags.output, ".json") ? "json"
-             : EndsWith(flags.output, ".svg")  ? "svg"
-             : flags.output.empty()            ? "ansi"
-                                               : "svg";
-  }
+  const std::string format =
+      OutputFormat(flags.format, flags.output, flags.output.empty() ? "ansi" : "svg");
 
   HistogramQuery query;
   query.metric = flags.query.metric;

@@ -10,11 +10,6 @@
 namespace trailmap {
 namespace {
 
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 int Fail(const CliContext& context, const Status& status) {
   *context.err << "trailmap trails: " << status.message() << "\n";
   return ExitCodeFor(status);
@@ -108,10 +103,7 @@ int RunTrails(const TrailsFlags& flags, const CliContext& context) {
   }
   options.threshold = *threshold / 100;
 
-  std::string format = flags.format;
-  if (format.empty()) {
-    format = EndsWith(flags.output, ".png") ? "png" : EndsWith(flags.output, ".json") ? "json" : "svg";
-  }
+  const std::string format = OutputFormat(flags.format, flags.output, "svg");
 
   // One column covering the whole range, one group per host (or field value).
   HistogramQuery query;
