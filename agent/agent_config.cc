@@ -138,7 +138,8 @@ Status ParseExecTable(const toml::table& t, const std::string& where, ExecSpec* 
 // [perf] and [folded]: each key's value into the options; errors name "perf.key (--flag)".
 Status ParseStackTable(std::string_view where, std::string_view section, const toml::table& t,
                        AgentConfig* config) {
-  for (auto&& [key, node] : t) {
+  for (auto&& [key, value] : t) {
+    const toml::node& node = value;  // clang 14 cannot capture a structured binding in a lambda
     const std::string k(key.str());
     const std::string name = std::string(section) + "." + k;
     auto want = [&](const char* type) {

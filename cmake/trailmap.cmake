@@ -16,6 +16,11 @@ if(TRAILMAP_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
+if(TRAILMAP_FUZZ)
+  # libFuzzer's coverage on everything the fuzz targets link; fuzz/ adds -fsanitize=fuzzer (the
+  # driver and its main) to the targets themselves.
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
 
 # trailmap_add_test(NAME SOURCES... LIBS ...): a GoogleTest binary registered with CTest.
 # Unit tests sit beside their code (thing_test.cc); system tests live in tests/.
