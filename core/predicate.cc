@@ -589,7 +589,9 @@ nlohmann::json NodeJson(const Predicate::Node& n) {
 
 std::string Predicate::ToJson() const {
   if (!root_) return "";
-  return NodeJson(*root_).dump();
+  // A literal that is not UTF-8 has no JSON form: its bad bytes become U+FFFD instead of
+  // nlohmann throwing type_error 316 (found by fuzz/predicate_fuzz).
+  return NodeJson(*root_).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string Predicate::ToString() const {

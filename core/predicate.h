@@ -80,7 +80,8 @@ class Predicate {
   std::vector<std::string> Names() const;
   // Canonical text: parses back to the same predicate.
   std::string ToString() const;
-  // The JSON form, compact: parses back to the same predicate ("" when always true).
+  // The JSON form, compact: parses back to the same predicate ("" when always true). Bytes of a
+  // literal that are not UTF-8 have no JSON form and become U+FFFD.
   std::string ToJson() const;
   bool always_true() const { return root_ == nullptr; }
 
