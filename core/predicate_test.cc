@@ -211,11 +211,11 @@ TEST(Predicate, JsonRoundTrip) {
 // A literal that is not UTF-8 (fuzz/corpus/predicate/not_utf8): ToJson threw nlohmann's
 // type_error 316; now the bad bytes become U+FFFD and the rest round-trips.
 TEST(Predicate, JsonOfALiteralThatIsNotUtf8) {
-  const Predicate p = Must("disk in (\"s\xff\xff\x04c\") and latency > 90ms");
+  const Predicate p = Must("disk in (\"s\xff\xff\x04" "c\") and latency > 90ms");
   const std::string json = p.ToJson();
   EXPECT_EQ(json, "{\"and\":[{\"field\":\"disk\",\"op\":\"in\",\"value\":[\"s\xef\xbf\xbd\xef\xbf\xbd"
                   "\\u0004c\"]},{\"field\":\"latency\",\"op\":\">\",\"value\":\"90ms\"}]}");
-  EXPECT_EQ(Must(json).ToString(), "disk in (\"s\xef\xbf\xbd\xef\xbf\xbd\x04c\") and latency > 90ms");
+  EXPECT_EQ(Must(json).ToString(), "disk in (\"s\xef\xbf\xbd\xef\xbf\xbd\x04" "c\") and latency > 90ms");
 }
 
 TEST(Predicate, JsonErrorsNameThePath) {
