@@ -18,14 +18,19 @@ inline void PutVarint(std::string* out, uint128_t v) {
   out->push_back(static_cast<char>(v));
 }
 
-// Reads one varint from in[*pos...] of at most max_bytes bytes; false if truncated or too long.
+// Reads one varint from in[*pos...] of at most max_bytes bytes; false if truncated, too long, not
+// in its shortest form (a redundant last 0x00 byte), or past 128 bits.
 inline bool GetVarint(std::string_view in, size_t* pos, uint128_t* v, int max_bytes = 10) {
   uint128_t result = 0;
   for (int shift = 0, n = 0; n < max_bytes; shift += 7, ++n) {
     if (*pos >= in.size()) return false;
     uint8_t b = static_cast<uint8_t>(in[(*pos)++]);
+    if (shift > 121 && ((b & 0x7f) >> (128 - shift)) != 0) return false;  // past 128 bits
     result |= static_cast<uint128_t>(b & 0x7f) << shift;
     if (!(b & 0x80)) {
+      // A last byte of 0 after others is a longer form of a shorter varint: refused, so every
+      // value has one encoding (found by fuzz/histogram_fuzz and fuzz/stacks_fuzz).
+      if (b == 0 && n > 0) return false;
       *v = result;
       return true;
     }

@@ -37,5 +37,29 @@ TEST(Varint, RefusesTruncatedOverlongAndPast64Bits) {
   EXPECT_FALSE(GetVarint64(big, &pos, &v));
 }
 
+// fuzz/corpus/histogram/overlong_excess and fuzz/corpus/stacks/overlong_id: "80 80 80 80 00"
+// (0 in five bytes) and "bf 00" (63 in two) decoded, so a histogram or a stacks value had more
+// than one encoding. Only the shortest form reads now.
+TEST(Varint, RefusesARedundantZeroByte) {
+  size_t pos = 0;
+  uint64_t v = 0;
+  EXPECT_FALSE(GetVarint64(std::string("\x80\x80\x80\x80\x00", 5), &pos, &v));
+  pos = 0;
+  EXPECT_FALSE(GetVarint64(std::string("\xbf\x00", 2), &pos, &v));
+  pos = 0;
+  ASSERT_TRUE(GetVarint64(std::string("\x00", 1), &pos, &v));
+  EXPECT_EQ(v, 0u);
+  pos = 0;
+  ASSERT_TRUE(GetVarint64(std::string("\x80\x01", 2), &pos, &v));
+  EXPECT_EQ(v, 128u);
+  // 19 bytes reach bit 133: bits past 128 are refused, not dropped.
+  uint128_t w = 0;
+  pos = 0;
+  EXPECT_FALSE(GetVarint(std::string(18, '\xff') + '\x04', &pos, &w, 19));
+  pos = 0;
+  ASSERT_TRUE(GetVarint(std::string(18, '\xff') + '\x03', &pos, &w, 19));
+  EXPECT_EQ(w, ~uint128_t{0});
+}
+
 }  // namespace
 }  // namespace trailmap
