@@ -1,6 +1,7 @@
 #include "core/stack_collapse.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace trailmap {
@@ -167,6 +168,9 @@ bool FindTime(std::string_view line, size_t from, int64_t* time_ns) {
     if (whole.size() > 10) return false;
     int64_t ns = 0;
     for (char c : whole) ns = ns * 10 + (c - '0');
+    // Past 2262-04-11 the time has no int64 nanoseconds (ten digits would overflow; found by
+    // fuzz/perf_script_fuzz): no TIME, as for any other malformed token.
+    if (ns > INT64_MAX / 1'000'000'000 - 1) return false;
     int64_t f = 0;
     for (size_t k = 0; k < 9; ++k) f = f * 10 + (k < frac.size() ? frac[k] - '0' : 0);
     *time_ns = ns * 1'000'000'000 + f;
@@ -373,7 +377,8 @@ void StackCollapser::EndRecord() {
     key_.append(frame_text_, frames_[i].first, frames_[i].second);
   }
   if (auto it = counts_.find(std::string_view(key_)); it != counts_.end()) {
-    it->second += period_;
+    // Periods near 2^64 (ParseCount saturates) would wrap the sum: saturate it too.
+    it->second = it->second > UINT64_MAX - period_ ? UINT64_MAX : it->second + period_;
   } else {
     counts_.emplace(key_, period_);
   }

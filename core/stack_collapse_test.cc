@@ -319,5 +319,32 @@ TEST(StackCollapse, RecordSinkWithoutTimeColumn) {
   EXPECT_EQ(has_time, (std::vector<bool>{false, false}));  // "99:" has no fraction: not a time
 }
 
+// fuzz/corpus/perf_script/time_past_2262: a ten-digit TIME of 9456101429 s overflowed int64
+// nanoseconds (UBSan: signed integer overflow). Such a time is now no time; the largest that fits
+// still reads.
+TEST(StackCollapse, TimeThatOverflowsNanosecondsIsNoTime) {
+  std::vector<std::pair<bool, int64_t>> times;
+  StackCollapser collapser;
+  collapser.SetRecordSink(
+      [&](const CollapsedRecord& r) { times.emplace_back(r.has_time, r.time_ns); });
+  collapser.Add("V8 24636/25607 [000] 9456101429.6: 1 cycles:\n\t7f0 f (/a)\n\n"
+                "V8 24636/25607 [000] 9223372035.999999999: 1 cycles:\n\t7f0 f (/a)\n\n");
+  collapser.Finish();
+  ASSERT_EQ(times.size(), 2u);
+  EXPECT_FALSE(times[0].first);
+  EXPECT_TRUE(times[1].first);
+  EXPECT_EQ(times[1].second, int64_t{9'223'372'035'999'999'999});
+}
+
+// Two records with a period near 2^64 on one stack: the count saturates at 2^64 - 1 instead of
+// wrapping to a small number.
+TEST(StackCollapse, HugePeriodsSaturate) {
+  const FoldedStacks got = CollapsePerfScript(
+      "java 1 [000] 1.5: 18446744073709551615 cycles:\n\t1 f (/x)\n\n"
+      "java 1 [000] 1.6: 99999999999999999999999 cycles:\n\t1 f (/x)\n\n",
+      {});
+  EXPECT_EQ(got, (FoldedStacks{{"java;f", UINT64_MAX}}));
+}
+
 }  // namespace
 }  // namespace trailmap
