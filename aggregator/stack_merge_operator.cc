@@ -47,10 +47,12 @@ Status ForEachStackCount(std::string_view value,
       return Status::Corruption("stack counts: entry " + std::to_string(entry) +
                                 " repeats or goes back to an id");
     }
-    id += delta;
-    if (id > UINT32_MAX) {
+    // Checked before adding: a delta near 2^64 would wrap id back below the previous one
+    // (found by fuzz/stacks_fuzz).
+    if (delta > UINT32_MAX - id) {
       return Status::Corruption("stack counts: entry " + std::to_string(entry) + " id past 2^32");
     }
+    id += delta;
     if (count == 0)
       return Status::Corruption("stack counts: entry " + std::to_string(entry) + " has count 0");
     visit(static_cast<uint32_t>(id), count);

@@ -40,6 +40,14 @@ TEST(StackCountsTest, RefusesWhatIsNotCanonical) {
   EXPECT_NE(Show(std::string("\x03\x85", 2)).find("cut short"), std::string::npos);
 }
 
+// fuzz/corpus/stacks/id_wraps: id 6, then a delta of 2^64 - 1 wrapped the id to 5, which decoded
+// as a second entry going back (not sorted, so not canonical). Now refused as past 2^32.
+TEST(StackCountsTest, RefusesADeltaThatWrapsTheId) {
+  const std::string value = std::string("\x06\x01", 2) + std::string(9, '\xff') + "\x01\x01";
+  EXPECT_NE(Show(value).find("entry 1 id past 2^32"), std::string::npos) << Show(value);
+  EXPECT_FALSE(DecodeStackCounts(value).ok());
+}
+
 // ---- the merge as a pure function ----
 
 TEST(StackMergeTest, AddsCountsOfEqualIds) {
