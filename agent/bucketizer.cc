@@ -5,6 +5,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "core/batch_split.h"
+
 namespace trailmap {
 namespace {
 
@@ -32,6 +34,11 @@ Batch MakeBatch(CompletedSeconds done, const std::string& host, const FieldSet& 
   batch.frames = std::move(done.frames);
   batch.stacks = std::move(done.stacks);
   return batch;
+}
+
+std::vector<Batch> MakeBatches(CompletedSeconds done, const std::string& host,
+                               const FieldSet& labels, const BatchLimits& limits) {
+  return SplitBatch(MakeBatch(std::move(done), host, labels), limits);
 }
 
 Bucketizer::Bucketizer(BucketizerOptions options)

@@ -74,6 +74,10 @@ struct CompletedSeconds {
 
 // A Batch (agent id and sequence left for the Shipper) holding `done` for `host`.
 Batch MakeBatch(CompletedSeconds done, const std::string& host, const FieldSet& labels);
+// The same cut into batches the aggregator accepts (core/batch_split.h): an over-full second
+// travels as several batches, each with its own sequence. Every producer ships these.
+std::vector<Batch> MakeBatches(CompletedSeconds done, const std::string& host,
+                               const FieldSet& labels, const BatchLimits& limits = {});
 
 class Bucketizer {
  public:

@@ -101,7 +101,8 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
   const ShipperCounters c = shipper.counters();
   line += " batches sent=" + std::to_string(c.sent) + " acked=" + std::to_string(c.acked) +
           " duplicates=" + std::to_string(c.duplicates) +
-          " rejected=" + std::to_string(c.rejected) + " resent=" + std::to_string(c.resent) +
+          " rejected=" + std::to_string(c.rejected) + " items_refused=" +
+          std::to_string(c.items_refused) + " resent=" + std::to_string(c.resent) +
           " reconnects=" + std::to_string(c.reconnects) + " dropped=" + std::to_string(c.dropped) +
           " out_of_order=" + std::to_string(c.out_of_order) +
           " incarnations=" + std::to_string(c.incarnations);
@@ -125,7 +126,9 @@ void ShipSecondsBefore(int64_t second, const AgentConfig& config, Bucketizer* bu
   while (true) {
     CompletedSeconds done = bucketizer->TakeSecondsBefore(second);
     if (done.empty()) return;
-    shipper->Send(MakeBatch(std::move(done), config.host, config.labels));  // logs a drop
+    for (Batch& batch : MakeBatches(std::move(done), config.host, config.labels)) {
+      shipper->Send(std::move(batch));  // logs a drop
+    }
   }
 }
 

@@ -112,6 +112,36 @@ size_t Shipper::DoneBefore(uint64_t below) {
   return n;
 }
 
+bool Shipper::DoneWith(uint64_t sequence) {
+  auto it = std::lower_bound(held_.begin(), held_.end(), sequence,
+                             [](const Pending& p, uint64_t s) { return p.sequence < s; });
+  if (it == held_.end() || it->sequence != sequence) return false;
+  if (static_cast<size_t>(it - held_.begin()) < in_flight_) --in_flight_;
+  held_.erase(it);
+  ++done_total_;
+  acked_.notify_all();
+  return true;
+}
+
+void Shipper::OnRefused(uint64_t sequence, const Refusals& refused) {
+  if (refused.empty()) return;
+  counters_.items_refused += refused.total;
+  const auto now = Clock::now();
+  if (now < refusal_log_quiet_until_) {
+    refusals_not_logged_ += refused.total;
+    return;
+  }
+  refusal_log_quiet_until_ = now + std::chrono::seconds(10);
+  std::string line = "shipper " + options_.endpoint + ": batch " + std::to_string(sequence) +
+                     " applied without " + std::to_string(refused.total) + " refused item(s)";
+  if (!refused.named.empty()) line += ", e.g. " + refused.named.front().reason;
+  if (refusals_not_logged_ > 0) {
+    line += " (and " + std::to_string(refusals_not_logged_) + " refused earlier, not logged)";
+    refusals_not_logged_ = 0;
+  }
+  Log(line + "; items_refused=" + std::to_string(counters_.items_refused));
+}
+
 void Shipper::Reincarnate(uint64_t expected) {
   const std::string old_id = agent_id_;
   agent_id_ = NewAgentId(HostOf(old_id));
@@ -174,29 +204,34 @@ void Shipper::OnAck(std::string_view bytes) {
     return;
   }
   const uint64_t s = ack->sequence;
+  // Held batches are in sequence order, with holes where batches were rejected.
   const bool holds_s = !held_.empty() && held_.front().sequence <= s && s <= held_.back().sequence;
   switch (ack->status) {
     case Ack::Status::kApplied:
+      if (holds_s) OnRefused(s, ack->refused);
       counters_.acked += DoneBefore(s + 1);
       break;
     case Ack::Status::kDuplicate: {
+      if (holds_s) OnRefused(s, ack->refused);
       const size_t n = DoneBefore(s + 1);
       if (holds_s) ++counters_.duplicates;
       counters_.acked += holds_s ? n - 1 : n;
       break;
     }
     case Ack::Status::kRejected: {
+      // Exactly s was not applied (schemas/ingest.capnp, "Rejection"); the batches before it
+      // get their own answers. Sequence 0 names no batch: as if no answer came, so what was
+      // sent stays held and the ack timeout resends it.
       if (s == 0) {
-        Log("shipper " + options_.endpoint + ": a batch could not be read: " + ack->reason);
+        ++counters_.unreadable;
+        Log("shipper " + options_.endpoint + ": the aggregator could not read a message (" +
+            ack->reason + "); its batch stays held and is resent after the ack timeout");
         break;
       }
-      if (holds_s) {
-        Log("shipper " + options_.endpoint + ": batch " + std::to_string(s) +
-            " rejected: " + ack->reason);
-      }
-      const size_t n = DoneBefore(s + 1);
-      if (holds_s) ++counters_.rejected;
-      counters_.acked += holds_s ? n - 1 : n;
+      if (!holds_s || !DoneWith(s)) break;  // answered before
+      ++counters_.rejected;
+      Log("shipper " + options_.endpoint + ": batch " + std::to_string(s) +
+          " rejected: " + ack->reason);
       break;
     }
     case Ack::Status::kOutOfOrder: {

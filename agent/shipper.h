@@ -5,8 +5,13 @@
 // answers every batch with an Ack. The shipper keeps every unacknowledged batch, encoded, in
 // order, and
 //   - sends up to `window` of them without an ack;
-//   - on `applied`, `duplicate` or `rejected` for sequence s is done with s and everything
-//     before it (the watermark is past them); a rejection is counted and logged with its reason;
+//   - on `applied` or `duplicate` for sequence s is done with s and everything before it (the
+//     watermark is past them); items the aggregator refused (named in the ack) are counted in
+//     `items_refused` and logged with a reason, one line per 10 s at most;
+//   - on `rejected` for sequence s is done with s alone (s was not applied and never will be:
+//     schemas/ingest.capnp, "Rejection"); it is counted and logged with its reason. `rejected`
+//     with sequence 0 (a message the aggregator could not read at all) names no batch: counted
+//     in `unreadable`, and otherwise treated as no answer, so the ack timeout resends;
 //   - on `outOfOrder` with expected E is done with everything before E and resends from E in
 //     order (once per gap: the outOfOrder answers to batches already in flight are ignored);
 //   - when the oldest batch in flight has waited `ack_timeout`, closes the socket, opens a new
@@ -64,6 +69,8 @@ struct ShipperCounters {
   uint64_t acked = 0;         // applied: acked so, or a later ack showed the watermark past it
   uint64_t duplicates = 0;    // acked `duplicate` (a resend the aggregator already had)
   uint64_t rejected = 0;      // acked `rejected` (malformed; dropped by the aggregator)
+  uint64_t items_refused = 0;  // items the aggregator left out of applied batches (named in acks)
+  uint64_t unreadable = 0;    // `rejected` acks with sequence 0 (a message it could not read)
   uint64_t resent = 0;        // transmissions after the first, of any batch
   uint64_t reconnects = 0;    // sockets reopened (ack timeout, new incarnation)
   uint64_t dropped = 0;       // refused by Send() because max_queued were held
@@ -108,6 +115,10 @@ class Shipper {
   void OnAck(std::string_view bytes);
   // Pops every held batch with sequence < `below`; returns how many. mu_ held.
   size_t DoneBefore(uint64_t below);
+  // Removes held batch `sequence` alone; false if it is not held. mu_ held.
+  bool DoneWith(uint64_t sequence);
+  // Counts and logs (rate-limited) the items an ack for held batch `sequence` names; mu_ held.
+  void OnRefused(uint64_t sequence, const Refusals& refused);
   // Takes a new agent id and renumbers every held batch from 1; mu_ held.
   void Reincarnate(uint64_t expected);
   // Forgets which definitions were sent (a new dictionary epoch); mu_ held.
@@ -134,6 +145,8 @@ class Shipper {
   uint64_t done_total_ = 0;        // batches done with (acked/rejected), ever; mu_
   bool stop_ = false;              // guarded by mu_
   ShipperCounters counters_;       // guarded by mu_
+  std::chrono::steady_clock::time_point refusal_log_quiet_until_;  // mu_
+  uint64_t refusals_not_logged_ = 0;                                // mu_
   std::thread thread_;             // last: starts after everything above exists
 };
 

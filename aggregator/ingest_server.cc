@@ -1,7 +1,9 @@
 #include "aggregator/ingest_server.h"
 
+#include <algorithm>
 #include <string>
 
+#include "core/failpoint.h"
 #include "core/log.h"
 
 namespace trailmap::aggregator {
@@ -46,14 +48,15 @@ void IngestServer::Stop() { router_.Stop(); }
 IngestCounters IngestServer::counters() const {
   return IngestCounters{applied_.load(),           duplicate_.load(), out_of_order_.load(),
                         rejected_.load(),          failed_.load(),    bytes_.load(),
-                        histogram_seconds_.load(), need_dictionary_.load(), stack_values_.load()};
+                        histogram_seconds_.load(), need_dictionary_.load(), stack_values_.load(),
+                        refused_items_.load()};
 }
 
 std::vector<std::optional<std::string>> IngestServer::HandleGroup(
     const std::vector<Result<std::string_view>>& payloads) {
   std::vector<std::optional<std::string>> replies;
   replies.reserve(payloads.size());
-  std::vector<Batch> pending;
+  std::vector<Decoded> pending;
   for (const Result<std::string_view>& payload : payloads) {
     if (!payload.ok()) {
       Commit(&pending, &replies);
@@ -63,27 +66,34 @@ std::vector<std::optional<std::string>> IngestServer::HandleGroup(
     bytes_ += payload->size();
     std::string agent;
     uint64_t sequence = 0;
-    Result<Batch> batch = DecodeBatch(*payload, options_.limits, &agent, &sequence);
+    Refusals refused;
+    Result<Batch> batch = DecodeBatch(*payload, options_.limits, &agent, &sequence, &refused);
+    if (TRAILMAP_FAILPOINT("ingest.unreadable")) {
+      batch = Status::InvalidArgument("failpoint ingest.unreadable: taken as unreadable");
+      agent.clear();
+      sequence = 0;
+    }
     if (!batch.ok()) {
       Commit(&pending, &replies);
       replies.push_back(Reject(agent, sequence, batch.status().message()));
       continue;
     }
-    pending.push_back(std::move(batch).value());
+    pending.push_back({std::move(batch).value(), std::move(refused)});
   }
   Commit(&pending, &replies);
   return replies;
 }
 
-void IngestServer::Commit(std::vector<Batch>* pending,
+void IngestServer::Commit(std::vector<Decoded>* pending,
                           std::vector<std::optional<std::string>>* replies) {
   if (pending->empty()) return;
   std::vector<const Batch*> group;
   group.reserve(pending->size());
-  for (const Batch& b : *pending) group.push_back(&b);
+  for (const Decoded& d : *pending) group.push_back(&d.batch);
   std::vector<Result<ApplyOutcome>> outcomes = store_->ApplyBatches(group);
   for (size_t i = 0; i < pending->size(); ++i) {
-    const Batch& batch = (*pending)[i];
+    const Batch& batch = (*pending)[i].batch;
+    const Refusals& refused = (*pending)[i].refused;
     const Result<ApplyOutcome>& outcome = outcomes[i];
     if (!outcome.ok()) {
       if (outcome.status().code() == Status::Code::kInvalidArgument) {
@@ -96,48 +106,80 @@ void IngestServer::Commit(std::vector<Batch>* pending,
       replies->push_back(std::nullopt);
       continue;
     }
+    Ack ack{batch.sequence, outcome->status};
     switch (outcome->status) {
       case Ack::Status::kApplied:
         ++applied_;
         histogram_seconds_ += outcome->histograms;
         stack_values_ += outcome->stack_values;
-        replies->push_back(AckBytes(batch.sequence, Ack::Status::kApplied));
+        ack.refused = refused;
+        if (!refused.empty()) LogRefused(batch, refused);
         break;
       case Ack::Status::kDuplicate:
         ++duplicate_;
-        replies->push_back(AckBytes(batch.sequence, Ack::Status::kDuplicate));
+        ack.refused = refused;  // the same items as when it was applied: the agent may not know
         break;
       case Ack::Status::kNeedDictionary:
         ++need_dictionary_;
-        replies->push_back(AckBytes(batch.sequence, Ack::Status::kNeedDictionary,
-                                    outcome->reason, outcome->expected));
+        ack.reason = outcome->reason;
+        ack.expected = outcome->expected;
         break;
       case Ack::Status::kOutOfOrder:
       default:
         ++out_of_order_;
-        replies->push_back(AckBytes(batch.sequence, Ack::Status::kOutOfOrder,
-                                    "expected sequence " + std::to_string(outcome->expected),
-                                    outcome->expected));
+        ack.status = Ack::Status::kOutOfOrder;
+        ack.reason = "expected sequence " + std::to_string(outcome->expected);
+        ack.expected = outcome->expected;
         break;
     }
+    replies->push_back(EncodeAck(ack));
   }
   pending->clear();
 }
 
-std::string IngestServer::Reject(const std::string& agent, uint64_t sequence,
-                                 const std::string& reason) {
-  ++rejected_;
-  if (Result<bool> moved = store_->SkipRejected(agent, sequence); !moved.ok()) {
-    Log("ingest: " + moved.status().ToString());
+std::optional<std::string> IngestServer::Reject(const std::string& agent, uint64_t sequence,
+                                                const std::string& reason) {
+  // Without an agent id and sequence nothing can be judged: sequence 0, nothing moves.
+  if (agent.empty() || sequence == 0) {
+    ++rejected_;
+    LogLimited("ingest: rejected batch 0 from an unreadable envelope: " + reason);
+    return AckBytes(0, Ack::Status::kRejected, reason);
   }
+  Result<ApplyOutcome> judged = store_->SkipRejected(agent, sequence);
+  if (!judged.ok()) {
+    ++failed_;
+    Log("ingest: rejected batch " + std::to_string(sequence) + " of " + agent +
+        " not judged, not acked: " + judged.status().ToString());
+    return std::nullopt;
+  }
+  if (judged->status == Ack::Status::kOutOfOrder) {
+    ++out_of_order_;
+    return AckBytes(sequence, Ack::Status::kOutOfOrder,
+                    "expected sequence " + std::to_string(judged->expected), judged->expected);
+  }
+  ++rejected_;
+  LogLimited("ingest: rejected batch " + std::to_string(sequence) + " from agent " + agent + ": " +
+             reason);
+  return AckBytes(sequence, Ack::Status::kRejected, reason);
+}
+
+void IngestServer::LogRefused(const Batch& batch, const Refusals& refused) {
+  refused_items_ += refused.total;
+  std::string line = "ingest: batch " + std::to_string(batch.sequence) + " of " + batch.agent +
+                     " applied without " + std::to_string(refused.total) + " refused item(s)";
+  const size_t named = std::min<size_t>(refused.named.size(), 3);
+  for (size_t i = 0; i < named; ++i) line += (i == 0 ? ": " : "; ") + refused.named[i].reason;
+  if (refused.total > named) line += "; ...";
+  LogLimited(line);
+}
+
+void IngestServer::LogLimited(const std::string& line) {
   if (reject_logs_left_ > 0) {
     --reject_logs_left_;
-    Log("ingest: rejected batch " + std::to_string(sequence) + " from " +
-        (agent.empty() ? std::string("an unreadable envelope") : "agent " + agent) + ": " + reason);
+    Log(line);
   } else {
     ++reject_logs_suppressed_;
   }
-  return AckBytes(sequence, Ack::Status::kRejected, reason);
 }
 
 void IngestServer::MaybeLogSummary() {
@@ -158,13 +200,16 @@ void IngestServer::MaybeLogSummary() {
       std::to_string(c.failed - p.failed) + " failed; " + std::to_string(c.bytes - p.bytes) +
       " bytes, " + std::to_string(c.histogram_seconds - p.histogram_seconds) +
       " histogram-seconds written";
+  if (c.refused_items != p.refused_items) {
+    line += ", " + std::to_string(c.refused_items - p.refused_items) + " items refused";
+  }
   if (c.stack_values != p.stack_values || c.need_dictionary != p.need_dictionary) {
     line += ", " + std::to_string(c.stack_values - p.stack_values) + " stack lists written, " +
             std::to_string(c.need_dictionary - p.need_dictionary) +
             " batches asked for stack definitions";
   }
   if (reject_logs_suppressed_ > 0) {
-    line += "; " + std::to_string(reject_logs_suppressed_) + " rejections not logged";
+    line += "; " + std::to_string(reject_logs_suppressed_) + " rejections and refusals not logged";
     reject_logs_suppressed_ = 0;
   }
   Log(line);

@@ -1,14 +1,18 @@
 // IngestServer: receives agents' batches on a ZeroMQ ROUTER socket (schemas/ingest.capnp) and
 // applies them to the Store exactly once, acking each one after its write.
 //
-// For every message: DecodeBatch with the limits. A batch that does not decode is acked
-// `rejected` with the reason; if its envelope (agent, sequence) could be read and it is the one
-// the agent's watermark expects next, the watermark moves past it so the stream continues. A good
-// batch goes to Store::ApplyBatch and is acked `applied`, `duplicate` or `outOfOrder` (with
-// `expected`), or `needDictionary` when it uses a stack the store has no definition of. When
-// the store cannot write, no ack is sent: the agent resends after its timeout.
-// Rejections are logged one line each (agent and reason), at most `max_reject_logs` lines per
-// summary interval; a summary line of the counters is logged every interval when they changed.
+// For every message: DecodeBatch with the limits. A batch that cannot be read is judged by the
+// rules of schemas/ingest.capnp ("Rejection", Store::SkipRejected): acked `rejected` with the
+// reason (the watermark moving past it when it was the one expected next), or `outOfOrder` when
+// it comes past a gap, or `rejected` with sequence 0 when its envelope cannot be read. A batch
+// that can be read goes to Store::ApplyBatches without its bad items, and is acked `applied`
+// (naming the items refused), `duplicate`, `outOfOrder` (with `expected`), or `needDictionary`
+// when it uses a stack the store has no definition of. When the store cannot write, no ack is
+// sent: the agent resends after its timeout.
+// Rejections and batches applied with refused items are logged one line each (agent and
+// reason), at most `max_reject_logs` lines per summary interval; a summary line of the counters
+// is logged every interval when they changed.
+// Failpoint (test builds): "ingest.unreadable" takes a message as unreadable (sequence 0).
 //
 // Thread safety: Start/Stop from the owning thread; counters() from any thread. The Store and the
 // zmq::context_t must outlive the server.
@@ -18,6 +22,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "aggregator/router_server.h"
@@ -32,7 +37,7 @@ struct IngestServerOptions {
   BatchLimits
       limits;  // checked on every batch; messages over limits.max_bytes + 1 MiB drop the peer
   std::chrono::milliseconds summary_interval{10'000};
-  int max_reject_logs = 10;  // rejection lines per summary interval; the rest are only counted
+  int max_reject_logs = 10;  // rejection and refusal lines per summary interval; the rest counted
   // Batches already waiting that are written together, with one WAL fsync (group commit).
   // 1 writes (and fsyncs) every batch alone; 64 took ingest on a 2-core box from 57k to over
   // 100k acknowledged histogram-seconds/s (docs/BENCHMARKS.md).
@@ -50,6 +55,7 @@ struct IngestCounters {
   uint64_t histogram_seconds = 0;  // histogram deltas written
   uint64_t need_dictionary = 0;    // batches answered needDictionary (stack definitions missing)
   uint64_t stack_values = 0;       // (second, series) stack count lists written
+  uint64_t refused_items = 0;      // items left out of applied batches (schemas/ingest.capnp)
   bool operator==(const IngestCounters&) const = default;
 };
 
@@ -68,9 +74,19 @@ class IngestServer {
   // write (group commit); a rejected one in between first commits the group before it, so the
   // watermark it may move is the one those batches left.
   std::vector<std::optional<std::string>> HandleGroup(const std::vector<Result<std::string_view>>& payloads);
+  struct Decoded {
+    Batch batch;       // without its bad items
+    Refusals refused;  // the items left out
+  };
   // Applies the pending group and appends its acks to `replies`.
-  void Commit(std::vector<Batch>* pending, std::vector<std::optional<std::string>>* replies);
-  std::string Reject(const std::string& agent, uint64_t sequence, const std::string& reason);
+  void Commit(std::vector<Decoded>* pending, std::vector<std::optional<std::string>>* replies);
+  // The answer to a batch that cannot be read (nullopt: the watermark could not be written).
+  std::optional<std::string> Reject(const std::string& agent, uint64_t sequence,
+                                    const std::string& reason);
+  // Counts an applied batch's refused items and logs them (rate-limited).
+  void LogRefused(const Batch& batch, const Refusals& refused);
+  // Logs `line` unless this interval's max_reject_logs are spent (then only counts it).
+  void LogLimited(const std::string& line);
   void MaybeLogSummary();
 
   Store* store_;
@@ -79,6 +95,7 @@ class IngestServer {
 
   std::atomic<uint64_t> applied_{0}, duplicate_{0}, out_of_order_{0}, rejected_{0}, failed_{0};
   std::atomic<uint64_t> bytes_{0}, histogram_seconds_{0}, need_dictionary_{0}, stack_values_{0};
+  std::atomic<uint64_t> refused_items_{0};
   // Server thread only.
   IngestCounters last_summary_;
   std::chrono::steady_clock::time_point next_summary_;

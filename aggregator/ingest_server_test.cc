@@ -118,27 +118,32 @@ TEST_F(IngestServerTest, AnswersReqPeersThroughTheirEnvelope) {
   EXPECT_EQ(ack->status, Ack::Status::kApplied);
 }
 
-TEST_F(IngestServerTest, RejectedBatchWithReadableEnvelopeAdvancesTheWatermark) {
+TEST_F(IngestServerTest, ABadItemIsRefusedAloneAndTheRestApplies) {
   ASSERT_EQ(Send({GoodBatch(1)}).status, Ack::Status::kApplied);
-  // Batch 2 carries a histogram that does not decode.
+  // Batch 2 carries a histogram that does not decode, beside a good one.
   Batch bad = MakeBatch("web-1/1", 2, "web-1", {Latency("disk.latency")});
-  bad.seconds.push_back(SecondDelta{kT, {{0, "\x01\x01junk"}}, {}});
+  bad.seconds.push_back(SecondDelta{kT, {{0, "\x01\x01junk"}, {0, Encoded({7})}}, {}});
   Ack ack = Send({EncodeBatch(bad)});
-  EXPECT_EQ(ack.status, Ack::Status::kRejected);
+  EXPECT_EQ(ack.status, Ack::Status::kApplied);
   EXPECT_EQ(ack.sequence, 2u);
-  EXPECT_NE(ack.reason.find("histogram 0"), std::string::npos) << ack.reason;
+  EXPECT_EQ(ack.refused.total, 1u);
+  ASSERT_EQ(ack.refused.named.size(), 1u);
+  EXPECT_NE(ack.refused.named[0].reason.find("histogram 0"), std::string::npos)
+      << ack.refused.named[0].reason;
   EXPECT_EQ(store_->Watermark("web-1/1"), 2u);
-  // The stream continues with 3.
-  EXPECT_EQ(Send({GoodBatch(3)}).status, Ack::Status::kApplied);
-  // A rejected batch that is not the next one leaves the watermark alone.
+  EXPECT_EQ(server_->counters().refused_items, 1u);
+  // A batch that cannot be read whole, past a gap, is not judged before its turn.
   bad.sequence = 9;
-  EXPECT_EQ(Send({EncodeBatch(bad)}).status, Ack::Status::kRejected);
-  EXPECT_EQ(store_->Watermark("web-1/1"), 3u);
+  bad.frames = {{1, "a;b"}};
+  ack = Send({EncodeBatch(bad)});
+  EXPECT_EQ(ack.status, Ack::Status::kOutOfOrder);
+  EXPECT_EQ(ack.expected, 3u);
+  EXPECT_EQ(store_->Watermark("web-1/1"), 2u);
 
   Result<HistogramAnswer> a = store_->QueryHistograms({"disk.latency", kT, kT + 1, 1, "", {}});
   ASSERT_TRUE(a.ok());
   ASSERT_EQ(a->cells.size(), 1u);
-  EXPECT_EQ(a->cells[0].histogram.count(), 6u);  // batches 1 and 3
+  EXPECT_EQ(a->cells[0].histogram.count(), 4u);  // batch 1's three and batch 2's good one
 }
 
 TEST(IngestServerLogTest, SummaryLineCountsWhatChanged) {

@@ -555,17 +555,29 @@ void Store::AppendDescriptionLocked(uint32_t metric, const std::string& descript
   }
 }
 
-Result<bool> Store::SkipRejected(std::string_view agent, uint64_t sequence) {
-  if (agent.empty()) return false;
+Result<ApplyOutcome> Store::SkipRejected(std::string_view agent, uint64_t sequence) {
+  if (agent.empty() || sequence == 0) {
+    return Status::InvalidArgument("a rejected batch without an agent id or sequence");
+  }
   std::lock_guard lock(write_mu_);
-  if (sequence != WatermarkLocked(agent) + 1) return false;
+  ApplyOutcome out;
+  out.status = Ack::Status::kRejected;
+  out.watermark = WatermarkLocked(agent);
+  out.expected = out.watermark + 1;
+  if (sequence > out.expected) {
+    out.status = Ack::Status::kOutOfOrder;  // not judged before its turn
+    return out;
+  }
+  if (sequence < out.expected) return out;  // judged before; nothing moves
   rocksdb::WriteOptions write_options;
   write_options.sync = options_.sync;
   rocksdb::Status s =
       db_->db->Put(write_options, db_->meta, WatermarkKey(agent), EncodeWatermark(sequence));
   if (!s.ok()) return FromRocks(s, "writing watermark of " + std::string(agent));
   watermarks_[std::string(agent)] = sequence;
-  return true;
+  out.watermark = sequence;
+  out.expected = sequence + 1;
+  return out;
 }
 
 Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query, QueryPlan plan) const {

@@ -117,8 +117,8 @@ enum class QueryPlan {
 
 // What ApplyBatch did.
 struct ApplyOutcome {
-  Ack::Status status = Ack::Status::kApplied;  // kApplied, kDuplicate, kOutOfOrder or
-                                               // kNeedDictionary
+  Ack::Status status = Ack::Status::kApplied;  // kApplied, kDuplicate, kOutOfOrder,
+                                               // kNeedDictionary (kRejected: SkipRejected)
   uint64_t watermark = 0;                      // the agent's watermark after the call
   uint64_t expected = 0;                       // the sequence applied next: watermark + 1
   size_t histograms = 0;                       // histogram deltas written (when applied)
@@ -147,10 +147,12 @@ class Store {
   // sequences 5, 6, 7 in one group all apply). Results are in the order given. If the write
   // fails, every batch that would have been applied gets the IOError and nothing is changed.
   std::vector<Result<ApplyOutcome>> ApplyBatches(const std::vector<const Batch*>& batches);
-  // Records that the batch `sequence` of `agent` was rejected as malformed: if it is the one
-  // expected next, the watermark moves past it (and nothing else is written) so the agent's stream
-  // continues. Returns whether the watermark moved.
-  Result<bool> SkipRejected(std::string_view agent, uint64_t sequence);
+  // Judges a batch of `agent` (not empty) with `sequence` (>= 1) that cannot be read, by the
+  // rules of schemas/ingest.capnp ("Rejection"): kRejected when it is the one expected next (the
+  // watermark moves to it, written alone so the agent's stream continues) or at or below the
+  // watermark (nothing moves); kOutOfOrder with `expected` when it is past a gap (nothing moves:
+  // it is judged in its turn). IOError if the watermark could not be written (nothing moved).
+  Result<ApplyOutcome> SkipRejected(std::string_view agent, uint64_t sequence);
   // The last sequence applied for `agent`; 0 for an agent never seen.
   uint64_t Watermark(std::string_view agent) const;
 

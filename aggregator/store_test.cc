@@ -136,17 +136,24 @@ TEST(StoreTest, SkipRejectedMovesOnlyTheExpectedSequence) {
   TempDir dir;
   std::unique_ptr<Store> store = MustOpen(dir.path());
   ASSERT_TRUE(store->ApplyBatch(OneSecond(1, kT, {1})).ok());
-  EXPECT_FALSE(*store->SkipRejected("web-1/1", 3));  // not the next one
-  EXPECT_FALSE(*store->SkipRejected("web-1/1", 1));  // already applied
+  Result<ApplyOutcome> past_gap = store->SkipRejected("web-1/1", 3);  // not judged before its turn
+  ASSERT_TRUE(past_gap.ok());
+  EXPECT_EQ(past_gap->status, Ack::Status::kOutOfOrder);
+  EXPECT_EQ(past_gap->expected, 2u);
+  EXPECT_EQ(store->SkipRejected("web-1/1", 1)->status, Ack::Status::kRejected);  // judged before
   EXPECT_EQ(store->Watermark("web-1/1"), 1u);
-  EXPECT_TRUE(*store->SkipRejected("web-1/1", 2));
+  Result<ApplyOutcome> next = store->SkipRejected("web-1/1", 2);
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(next->status, Ack::Status::kRejected);
+  EXPECT_EQ(next->watermark, 2u);
   EXPECT_EQ(store->Watermark("web-1/1"), 2u);
   EXPECT_EQ(TotalCount(*store, "disk.latency"), 1u);
   Result<ApplyOutcome> r = store->ApplyBatch(OneSecond(3, kT, {1}));
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->status, Ack::Status::kApplied);
-  EXPECT_TRUE(*store->SkipRejected("new/1", 1));
+  EXPECT_EQ(store->SkipRejected("new/1", 1)->status, Ack::Status::kRejected);
   EXPECT_EQ(store->Watermark("new/1"), 1u);
+  EXPECT_EQ(store->SkipRejected("", 1).status().code(), Status::Code::kInvalidArgument);
 }
 
 TEST(StoreTest, RefusesBatchThatPointsPastItsSeries) {

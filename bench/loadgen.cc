@@ -28,6 +28,7 @@
 #include "agent/shipper.h"
 #include "bench/fleet_model.h"
 #include "bench/fleet_scalars.h"
+#include "core/batch_split.h"
 #include "core/endpoint.h"
 #include "core/histogram.h"
 #include "core/log.h"
@@ -75,8 +76,13 @@ class ShardedShippers {
       shippers_.push_back(std::make_unique<Shipper>(std::move(o)));
     }
   }
+  // Cut to the aggregator's limits (core/batch_split.h) like every producer; false if any part
+  // was dropped.
   bool Send(Batch b) {
-    return shippers_[ShardIndex(b.host, shippers_.size())]->Send(std::move(b));
+    Shipper& shipper = *shippers_[ShardIndex(b.host, shippers_.size())];
+    bool all = true;
+    for (Batch& part : SplitBatch(std::move(b))) all = shipper.Send(std::move(part)) && all;
+    return all;
   }
   Status Flush(std::chrono::milliseconds timeout) {
     for (auto& s : shippers_) {
@@ -93,6 +99,7 @@ class ShardedShippers {
       t.rejected += c.rejected;
       t.dropped += c.dropped;
       t.resent += c.resent;
+      t.items_refused += c.items_refused;
     }
     return t;
   }

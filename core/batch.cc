@@ -2,10 +2,14 @@
 
 #include <kj/exception.h>
 
+#include <algorithm>
+#include <cmath>
 #include <exception>
 #include <unordered_set>
 
+#include "core/batch_split.h"
 #include "core/capnp_bytes.h"
+#include "core/counts.h"
 #include "core/histogram.h"
 #include "schemas/ingest.capnp.h"
 
@@ -41,7 +45,79 @@ Status Where(const std::string& where, const Status& s) {
 
 Status ReadDefinitions(ingest::Batch::Reader r, const BatchLimits& limits, Batch* b);
 
-Result<Batch> Read(ingest::Batch::Reader r, const BatchLimits& limits) {
+// A series definition, checked alone.
+Status CheckSeries(ingest::SeriesDef::Reader d, const BatchLimits& limits, SeriesDef* def) {
+  def->metric = std::string(View(d.getMetric()));
+  const auto kind = static_cast<uint16_t>(d.getKind());
+  def->unit = std::string(View(d.getUnit()));
+  def->fields = std::string(View(d.getFields()));
+  def->description = std::string(View(d.getDescription()));
+  if (kind > static_cast<uint16_t>(MetricKind::kStacks)) {
+    return Status::InvalidArgument("unknown metric kind " + std::to_string(kind));
+  }
+  def->kind = static_cast<MetricKind>(kind);
+  if (Status s = ValidateMetricName(def->metric); !s.ok()) return s;
+  if (Status s = CheckText("unit", def->unit, 16, false); !s.ok()) return s;
+  if (Status s = CheckText("description", def->description, limits.max_description, true);
+      !s.ok()) {
+    return s;
+  }
+  if (!def->fields.empty()) {
+    if (Result<FieldSet> f = ParseFields(def->fields); !f.ok()) return f.status();
+  }
+  return Status::Ok();
+}
+
+// A histogram delta's encoding: it decodes (Histogram::Validate, with every bound it checks)
+// and holds something.
+Status CheckHistogram(std::string_view encoded) {
+  if (Status s = Histogram::Validate(encoded); !s.ok()) return s;
+  // A valid encoding with no buckets is "01 00" (core/histogram.h).
+  if (encoded.size() < 3) return Status::InvalidArgument("empty histogram");
+  return Status::Ok();
+}
+
+// Where a batch's series went after the bad ones were left out.
+class SeriesMap {
+ public:
+  void Refuse(std::string reason) {
+    new_index_.push_back(kRefused);
+    reasons_.push_back(std::move(reason));
+  }
+  void Keep(uint32_t to) {
+    new_index_.push_back(to);
+    reasons_.emplace_back();
+  }
+  // The new index of input series `i` if an item of kind `kind` may use it, else the reason.
+  Result<uint32_t> Find(uint32_t i, const Batch& b, bool (*kind_ok)(MetricKind),
+                        const char* kind_name) const {
+    if (i >= new_index_.size()) {
+      return Status::InvalidArgument("series index " + std::to_string(i) +
+                                     " past the series list");
+    }
+    if (new_index_[i] == kRefused) {
+      return Status::InvalidArgument("its series " + std::to_string(i) + " was refused (" +
+                                     reasons_[i] + ")");
+    }
+    const SeriesDef& def = b.series[new_index_[i]];
+    if (!kind_ok(def.kind)) {
+      return Status::InvalidArgument("series " + def.metric + " is not " + kind_name);
+    }
+    return new_index_[i];
+  }
+
+ private:
+  static constexpr uint32_t kRefused = UINT32_MAX;
+  std::vector<uint32_t> new_index_;
+  std::vector<std::string> reasons_;
+};
+
+bool IsDistribution(MetricKind k) { return k == MetricKind::kLatency || k == MetricKind::kSize; }
+bool IsStacks(MetricKind k) { return k == MetricKind::kStacks; }
+bool AnyKind(MetricKind) { return true; }
+
+// Reads the batch; bad items go to `refused` (never null here).
+Result<Batch> Read(ingest::Batch::Reader r, const BatchLimits& limits, Refusals* refused) {
   Batch b;
   b.agent = std::string(View(r.getAgent()));
   b.sequence = r.getSequence();
@@ -62,88 +138,96 @@ Result<Batch> Read(ingest::Batch::Reader r, const BatchLimits& limits) {
   if (series.size() > limits.max_series) {
     return Status::InvalidArgument(std::to_string(series.size()) + " series, at most " + std::to_string(limits.max_series));
   }
-  b.series.reserve(series.size());
-  for (uint32_t i = 0; i < series.size(); ++i) {
-    auto d = series[i];
-    SeriesDef def;
-    def.metric = std::string(View(d.getMetric()));
-    const auto kind = static_cast<uint16_t>(d.getKind());
-    if (kind > static_cast<uint16_t>(MetricKind::kStacks)) {
-      return Status::InvalidArgument("series " + std::to_string(i) + ": unknown metric kind " + std::to_string(kind));
-    }
-    def.kind = static_cast<MetricKind>(kind);
-    def.unit = std::string(View(d.getUnit()));
-    def.fields = std::string(View(d.getFields()));
-    def.description = std::string(View(d.getDescription()));
-    const std::string where = "series " + std::to_string(i) + " (" + def.metric.substr(0, 64) + ")";
-    if (Status s = ValidateMetricName(def.metric); !s.ok()) return Where(where, s);
-    if (Status s = CheckText("unit", def.unit, 16, false); !s.ok()) return Where(where, s);
-    if (Status s = CheckText("description", def.description, limits.max_description, true); !s.ok()) {
-      return Where(where, s);
-    }
-    if (!def.fields.empty()) {
-      if (Result<FieldSet> f = ParseFields(def.fields); !f.ok()) return Where(where, f.status());
-    }
-    b.series.push_back(std::move(def));
-  }
-
   auto seconds = r.getSeconds();
   if (seconds.size() > limits.max_seconds) {
     return Status::InvalidArgument(std::to_string(seconds.size()) + " seconds, at most " + std::to_string(limits.max_seconds));
   }
-  if (Status s = ReadDefinitions(r, limits, &b); !s.ok()) return s;
   size_t histograms = 0, stack_counts = 0;
+  for (auto sr : seconds) {
+    histograms += sr.getHistograms().size();
+    stack_counts += sr.getStacks().size();
+  }
+  if (histograms > limits.max_histograms) {
+    return Status::InvalidArgument("more than " + std::to_string(limits.max_histograms) + " histograms");
+  }
+  if (stack_counts > limits.max_stack_counts) {
+    return Status::InvalidArgument("more than " + std::to_string(limits.max_stack_counts) + " stack counts");
+  }
+  if (Status s = ReadDefinitions(r, limits, &b); !s.ok()) return s;
+
+  // Items from here on: each bad one is refused alone.
+  SeriesMap map;
+  b.series.reserve(series.size());
+  for (uint32_t i = 0; i < series.size(); ++i) {
+    SeriesDef def;
+    Status s = CheckSeries(series[i], limits, &def);
+    const std::string where = "series " + std::to_string(i) + " (" + def.metric.substr(0, 64) + ")";
+    if (!s.ok()) {
+      map.Refuse(s.message());
+      refused->Add({RefusedItem::Kind::kSeries, 0, i, where + ": " + s.message()});
+      continue;
+    }
+    map.Keep(static_cast<uint32_t>(b.series.size()));
+    b.series.push_back(std::move(def));
+  }
+
   b.seconds.reserve(seconds.size());
   for (uint32_t i = 0; i < seconds.size(); ++i) {
     auto sr = seconds[i];
     SecondDelta sd;
     sd.time = sr.getTime();
     const std::string where = "second " + std::to_string(i) + " (" + std::to_string(sd.time) + ")";
-    if (sd.time < limits.min_time || sd.time >= limits.max_time) {
-      return Status::InvalidArgument(where + ": time outside 1970..2100");
-    }
+    const bool time_ok = sd.time >= limits.min_time && sd.time < limits.max_time;
+    auto refuse = [&](RefusedItem::Kind kind, uint32_t j, const std::string& at, const Status& s) {
+      refused->Add({kind, i, j, at + ": " + (time_ok ? s.message() : "time outside 1970..2100")});
+    };
     auto hists = sr.getHistograms();
-    histograms += hists.size();
-    if (histograms > limits.max_histograms) {
-      return Status::InvalidArgument("more than " + std::to_string(limits.max_histograms) + " histograms");
-    }
     sd.histograms.reserve(hists.size());
     for (uint32_t j = 0; j < hists.size(); ++j) {
-      HistogramDelta h;
-      h.series = hists[j].getSeries();
       const std::string at = where + ", histogram " + std::to_string(j);
-      if (h.series >= b.series.size()) return Status::InvalidArgument(at + ": series index " + std::to_string(h.series) + " past the series list");
-      const MetricKind k = b.series[h.series].kind;
-      if (k != MetricKind::kLatency && k != MetricKind::kSize) {
-        return Status::InvalidArgument(at + ": series " + b.series[h.series].metric + " is not a distribution");
+      Result<uint32_t> to = map.Find(hists[j].getSeries(), b, IsDistribution, "a distribution");
+      HistogramDelta h{to.ok() ? *to : 0, std::string(View(hists[j].getEncoded()))};
+      Status s = to.ok() ? CheckHistogram(h.encoded) : to.status();
+      if (!s.ok() || !time_ok) {
+        refuse(RefusedItem::Kind::kHistogram, j, at, s);
+        continue;
       }
-      h.encoded = std::string(View(hists[j].getEncoded()));
-      Histogram check;
-      if (Status s = check.MergeEncoded(h.encoded); !s.ok()) return Where(at, s);
-      if (check.empty()) return Status::InvalidArgument(at + ": empty histogram");
       sd.histograms.push_back(std::move(h));
     }
-    for (auto sv : sr.getScalars()) {
-      if (sv.getSeries() >= b.series.size()) return Status::InvalidArgument(where + ": scalar series index past the series list");
-      sd.scalars.push_back({sv.getSeries(), sv.getValue()});
+    auto scalars = sr.getScalars();
+    for (uint32_t j = 0; j < scalars.size(); ++j) {
+      const std::string at = where + ", scalar " + std::to_string(j);
+      Result<uint32_t> to = map.Find(scalars[j].getSeries(), b, AnyKind, "");
+      const double value = scalars[j].getValue();
+      Status s = !to.ok()                ? to.status()
+                 : std::isfinite(value) ? Status::Ok()
+                                        : Status::InvalidArgument("value is not finite");
+      if (!s.ok() || !time_ok) {
+        refuse(RefusedItem::Kind::kScalar, j, at, s);
+        continue;
+      }
+      sd.scalars.push_back({*to, value});
     }
     auto stacks = sr.getStacks();
-    stack_counts += stacks.size();
-    if (stack_counts > limits.max_stack_counts) {
-      return Status::InvalidArgument("more than " + std::to_string(limits.max_stack_counts) + " stack counts");
-    }
     sd.stacks.reserve(stacks.size());
     for (uint32_t j = 0; j < stacks.size(); ++j) {
-      const StackCount c{stacks[j].getSeries(), stacks[j].getStack(), stacks[j].getCount()};
       const std::string at = where + ", stack count " + std::to_string(j);
-      if (c.series >= b.series.size()) return Status::InvalidArgument(at + ": series index " + std::to_string(c.series) + " past the series list");
-      if (b.series[c.series].kind != MetricKind::kStacks) {
-        return Status::InvalidArgument(at + ": series " + b.series[c.series].metric + " is not of kind stacks");
+      Result<uint32_t> to = map.Find(stacks[j].getSeries(), b, IsStacks, "of kind stacks");
+      const StackCount c{to.ok() ? *to : 0, stacks[j].getStack(), stacks[j].getCount()};
+      Status s = to.ok() ? Status::Ok() : to.status();
+      if (s.ok() && c.count == 0) s = Status::InvalidArgument("count 0");
+      if (s.ok() && c.count > kMaxItemCount) {
+        s = Status::InvalidArgument("count " + std::to_string(c.count) + " over 2^40");
       }
-      if (c.count == 0) return Status::InvalidArgument(at + ": count 0");
+      if (!s.ok() || !time_ok) {
+        refuse(RefusedItem::Kind::kStackCount, j, at, s);
+        continue;
+      }
       sd.stacks.push_back(c);
     }
-    b.seconds.push_back(std::move(sd));
+    if (!sd.histograms.empty() || !sd.scalars.empty() || !sd.stacks.empty()) {
+      b.seconds.push_back(std::move(sd));
+    }
   }
   return b;
 }
@@ -211,7 +295,8 @@ const char* AckStatusName(Ack::Status status) {
 }
 
 std::string EncodeBatch(const Batch& batch) {
-  capnp::MallocMessageBuilder message;
+  // One segment of exactly the message's size: one allocation, and EncodedBatchBytes exact.
+  capnp::MallocMessageBuilder message((EncodedBatchBytes(batch) - 8) / 8);
   auto b = message.initRoot<ingest::Batch>();
   b.setAgent(AsText(batch.agent));
   b.setSequence(batch.sequence);
@@ -273,11 +358,7 @@ std::string EncodeBatch(const Batch& batch) {
 }
 
 Result<Batch> DecodeBatch(std::string_view bytes, const BatchLimits& limits, std::string* agent,
-                          uint64_t* sequence) {
-  if (bytes.size() > limits.max_bytes) {
-    return Status::InvalidArgument("batch is " + std::to_string(bytes.size()) + " bytes, at most " +
-                                   std::to_string(limits.max_bytes));
-  }
+                          uint64_t* sequence, Refusals* refused) {
   if (bytes.size() < 8 || bytes.size() % 8 != 0) {
     return Status::InvalidArgument("batch of " + std::to_string(bytes.size()) +
                                    " bytes is not a Cap'n Proto message (not whole words)");
@@ -285,15 +366,44 @@ Result<Batch> DecodeBatch(std::string_view bytes, const BatchLimits& limits, std
   try {
     FlatMessage message(bytes);
     auto root = message.Root<ingest::Batch>();
-    if (agent) *agent = std::string(View(root.getAgent())).substr(0, limits.max_text);
+    // The agent id only when it is valid, so a caller never keeps state under a bad one.
+    const std::string_view agent_id = View(root.getAgent());
+    if (agent && CheckText("agent id", agent_id, limits.max_text, false).ok()) *agent = agent_id;
     if (sequence) *sequence = root.getSequence();
-    return Read(root, limits);
+    // Over the size limit: refused whole, but with its envelope read so the ack names it.
+    if (bytes.size() > limits.max_bytes) {
+      return Status::InvalidArgument("batch is " + std::to_string(bytes.size()) +
+                                     " bytes, at most " + std::to_string(limits.max_bytes));
+    }
+    Refusals all_or_nothing;
+    Result<Batch> batch = Read(root, limits, refused ? refused : &all_or_nothing);
+    if (batch.ok() && !all_or_nothing.empty()) {
+      return Status::InvalidArgument(all_or_nothing.named.front().reason);
+    }
+    return batch;
   } catch (const kj::Exception& e) {
+    if (refused) *refused = {};
     return Status::InvalidArgument(std::string("batch is not a valid Cap'n Proto message: ") +
                                    e.getDescription().cStr());
   } catch (const std::exception& e) {
+    if (refused) *refused = {};
     return Status::InvalidArgument(std::string("batch could not be read: ") + e.what());
   }
+}
+
+const char* RefusedKindName(RefusedItem::Kind kind) {
+  switch (kind) {
+    case RefusedItem::Kind::kSeries: return "series";
+    case RefusedItem::Kind::kHistogram: return "histogram";
+    case RefusedItem::Kind::kScalar: return "scalar";
+    case RefusedItem::Kind::kStackCount: return "stack count";
+  }
+  return "unknown";
+}
+
+void Refusals::Add(RefusedItem item) {
+  ++total;
+  if (named.size() < kMaxNamedRefusals) named.push_back(std::move(item));
 }
 
 std::string EncodeAck(const Ack& ack) {
@@ -303,6 +413,18 @@ std::string EncodeAck(const Ack& ack) {
   a.setStatus(static_cast<ingest::Ack::Status>(ack.status));
   a.setReason(AsText(ack.reason));
   a.setExpected(ack.expected);
+  if (!ack.refused.empty()) {
+    const size_t n = std::min(ack.refused.named.size(), kMaxNamedRefusals);
+    auto list = a.initRefused(static_cast<unsigned>(n));
+    for (size_t i = 0; i < n; ++i) {
+      const RefusedItem& item = ack.refused.named[i];
+      list[i].setKind(static_cast<ingest::RefusedItem::Kind>(item.kind));
+      list[i].setSecond(item.second);
+      list[i].setIndex(item.index);
+      list[i].setReason(AsText(item.reason));
+    }
+    a.setRefusedTotal(std::max<uint64_t>(ack.refused.total, n));
+  }
   return MessageToBytes(message);
 }
 
@@ -320,6 +442,16 @@ Result<Ack> DecodeAck(std::string_view bytes) {
     ack.status = static_cast<Ack::Status>(status);
     ack.reason = std::string(View(r.getReason()));
     ack.expected = r.getExpected();
+    for (auto item : r.getRefused()) {
+      const auto kind = static_cast<uint16_t>(item.getKind());
+      if (kind > static_cast<uint16_t>(RefusedItem::Kind::kStackCount)) {
+        return Status::InvalidArgument("ack names a refused item of unknown kind " +
+                                       std::to_string(kind));
+      }
+      ack.refused.named.push_back({static_cast<RefusedItem::Kind>(kind), item.getSecond(),
+                                   item.getIndex(), std::string(View(item.getReason()))});
+    }
+    ack.refused.total = std::max<uint64_t>(r.getRefusedTotal(), ack.refused.named.size());
     return ack;
   } catch (const kj::Exception& e) {
     return Status::InvalidArgument(std::string("ack is not a valid Cap'n Proto message: ") + e.getDescription().cStr());

@@ -2,8 +2,12 @@
 //
 // EncodeBatch / DecodeBatch convert to and from the flat Cap'n Proto message that travels on the
 // ingest socket. DecodeBatch validates everything against BatchLimits and says what is wrong and
-// where ("second 2 (1700000003), histogram 5: histogram: bucket 3 has count 0"), so one bad
-// batch is rejected with a reason and nothing else is lost. Value types; no shared state.
+// where ("second 2 (1700000003), histogram 5: histogram: bucket 3 has count 0"). What cannot be
+// read as a whole (the envelope, the list sizes, the definitions) fails the decode; a bad item
+// (a series definition, a histogram, a scalar, a stack count) is left out alone and named in
+// Refusals (the rules are in schemas/ingest.capnp, "Items"), so one bad item loses only itself.
+// SplitBatch (core/batch_split.h) cuts what an agent built into batches within the same limits.
+// Value types; no shared state.
 #pragma once
 
 #include <cstdint>
@@ -98,11 +102,37 @@ struct BatchLimits {
   int64_t max_time = 4'102'444'800;      // 2100-01-01
 };
 
+// An item DecodeBatch left out of a batch it could otherwise read.
+struct RefusedItem {
+  enum class Kind : uint8_t { kSeries = 0, kHistogram = 1, kScalar = 2, kStackCount = 3 };
+  Kind kind = Kind::kHistogram;
+  uint32_t second = 0;  // index into the batch's seconds (0 for kSeries)
+  uint32_t index = 0;   // index in Batch::series, or in that second's list of its kind
+  std::string reason;   // says where: "second 0 (1700000000), scalar 2: value is NaN"
+  bool operator==(const RefusedItem&) const = default;
+};
+const char* RefusedKindName(RefusedItem::Kind kind);
+
+// Items named in an Ack; the rest are only counted.
+inline constexpr size_t kMaxNamedRefusals = 16;
+
+// Every item left out of one batch: all counted, the first kMaxNamedRefusals named.
+struct Refusals {
+  uint64_t total = 0;
+  std::vector<RefusedItem> named;
+  void Add(RefusedItem item);
+  bool empty() const { return total == 0; }
+};
+
 std::string EncodeBatch(const Batch& batch);
-// Reads and checks a batch. On failure `*agent` and `*sequence` (if non-null) still hold what
-// could be read of the envelope, so the caller can ack the right sequence.
+// Reads and checks a batch. A fault of the whole batch is an InvalidArgument naming it; then
+// `*agent` and `*sequence` (if non-null) still hold what could be read of the envelope, so the
+// caller can ack the right sequence (0 when unreadable). Bad items are left out of the batch
+// returned (series renumbered, items pointing at them left out too) and added to `*refused`;
+// with `refused` null, the first bad item fails the decode instead (all or nothing).
 Result<Batch> DecodeBatch(std::string_view bytes, const BatchLimits& limits = {},
-                          std::string* agent = nullptr, uint64_t* sequence = nullptr);
+                          std::string* agent = nullptr, uint64_t* sequence = nullptr,
+                          Refusals* refused = nullptr);
 
 struct Ack {
   enum class Status : uint8_t {
@@ -116,6 +146,7 @@ struct Ack {
   Status status = Status::kApplied;
   std::string reason;
   uint64_t expected = 0;
+  Refusals refused;  // kApplied, kDuplicate: the items left out of the batch
 };
 const char* AckStatusName(Ack::Status status);
 

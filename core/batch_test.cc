@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
+#include "core/counts.h"
 #include "core/histogram.h"
 
 namespace trailmap {
@@ -154,6 +158,119 @@ TEST(BatchStacks, NeedDictionaryAckRoundTrips) {
   EXPECT_EQ(back->status, Ack::Status::kNeedDictionary);
   EXPECT_EQ(back->expected, 9u);
   EXPECT_STREQ(AckStatusName(back->status), "need dictionary");
+}
+
+}  // namespace
+}  // namespace trailmap
+
+namespace trailmap {
+namespace {
+
+// A batch with two series and, in each of two seconds, a histogram, a scalar and a stack count
+// per series kind.
+Batch Mixed() {
+  Batch b;
+  b.agent = "web-1/abc";
+  b.sequence = 4;
+  b.host = "web-1";
+  b.series = {{"disk.latency", MetricKind::kLatency, "ns", "op=read"},
+              {"cpu.user", MetricKind::kScalar, "1", ""},
+              {"cpu.stacks", MetricKind::kStacks, "samples", ""}};
+  b.frames = {{1, "main"}};
+  b.stacks = {{1, {1}}};
+  Histogram h;
+  h.Record(1500, 2);
+  for (int64_t t : {1'700'000'000, 1'700'000'001}) {
+    b.seconds.push_back({t, {{0, h.Encode()}}, {{1, 0.5}}, {{2, 1, 3}}});
+  }
+  return b;
+}
+
+TEST(BatchItems, ABadItemIsLeftOutAloneAndNamed) {
+  Batch b = Mixed();
+  b.seconds[1].histograms[0].encoded[1] = 9;                    // does not decode
+  b.seconds[0].scalars[0].value = std::nan("");                 // not finite
+  b.seconds[1].stacks[0].count = 0;                             // count 0
+  Refusals refused;
+  Result<Batch> r = DecodeBatch(EncodeBatch(b), {}, nullptr, nullptr, &refused);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(refused.total, 3u);
+  ASSERT_EQ(refused.named.size(), 3u);
+  EXPECT_EQ(refused.named[0].kind, RefusedItem::Kind::kScalar);
+  EXPECT_EQ(refused.named[0].second, 0u);
+  EXPECT_EQ(refused.named[0].reason, "second 0 (1700000000), scalar 0: value is not finite");
+  EXPECT_EQ(refused.named[1].kind, RefusedItem::Kind::kHistogram);
+  EXPECT_EQ(refused.named[1].second, 1u);
+  EXPECT_NE(refused.named[1].reason.find("second 1 (1700000001), histogram 0: histogram:"),
+            std::string::npos);
+  EXPECT_EQ(refused.named[2].reason, "second 1 (1700000001), stack count 0: count 0");
+  // Everything else is there.
+  ASSERT_EQ(r->seconds.size(), 2u);
+  EXPECT_EQ(r->seconds[0].histograms.size(), 1u);
+  EXPECT_EQ(r->seconds[0].scalars.size(), 0u);
+  EXPECT_EQ(r->seconds[0].stacks.size(), 1u);
+  EXPECT_EQ(r->seconds[1].histograms.size(), 0u);
+  EXPECT_EQ(r->seconds[1].scalars.size(), 1u);
+  EXPECT_EQ(r->seconds[1].stacks.size(), 0u);
+  // Without a place to report them, the first bad item fails the decode (all or nothing).
+  Result<Batch> strict = DecodeBatch(EncodeBatch(b));
+  ASSERT_FALSE(strict.ok());
+  EXPECT_EQ(strict.status().message(), refused.named[0].reason);
+}
+
+TEST(BatchItems, ARefusedSeriesTakesItsItemsAndTheRestAreRenumbered) {
+  Batch b = Mixed();
+  b.series[0].unit = "";                              // series 0 refused
+  b.seconds[0].stacks[0].count = kMaxItemCount + 1;   // over the item bound
+  b.seconds[1].time = 5'000'000'000;                  // past 2100: all its items
+  Refusals refused;
+  Result<Batch> r = DecodeBatch(EncodeBatch(b), {}, nullptr, nullptr, &refused);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // series 0, its histogram in second 0, the stack count over 2^40, second 1's three items.
+  EXPECT_EQ(refused.total, 6u);
+  EXPECT_EQ(refused.named[0].reason, "series 0 (disk.latency): unit is empty");
+  EXPECT_EQ(refused.named[1].reason,
+            "second 0 (1700000000), histogram 0: its series 0 was refused (unit is empty)");
+  EXPECT_EQ(refused.named[2].kind, RefusedItem::Kind::kStackCount);
+  EXPECT_NE(refused.named[2].reason.find("over 2^40"), std::string::npos);
+  EXPECT_EQ(refused.named[3].reason,
+            "second 1 (5000000000), histogram 0: time outside 1970..2100");
+  ASSERT_EQ(r->series.size(), 2u);
+  EXPECT_EQ(r->series[0].metric, "cpu.user");
+  ASSERT_EQ(r->seconds.size(), 1u);  // second 1 had nothing left
+  ASSERT_EQ(r->seconds[0].scalars.size(), 1u);
+  EXPECT_EQ(r->seconds[0].scalars[0].series, 0u);  // was 1
+}
+
+TEST(BatchItems, OnlyTheFirstSixteenAreNamedAllAreCounted) {
+  Batch b = Mixed();
+  b.seconds.resize(1);
+  b.seconds[0].scalars.assign(40, {1, std::numeric_limits<double>::infinity()});
+  Refusals refused;
+  ASSERT_TRUE(DecodeBatch(EncodeBatch(b), {}, nullptr, nullptr, &refused).ok());
+  EXPECT_EQ(refused.total, 40u);
+  EXPECT_EQ(refused.named.size(), kMaxNamedRefusals);
+  EXPECT_EQ(refused.named.back().index, kMaxNamedRefusals - 1);
+
+  Ack ack{4, Ack::Status::kApplied, "", 0, refused};
+  Result<Ack> back = DecodeAck(EncodeAck(ack));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->refused.total, 40u);
+  ASSERT_EQ(back->refused.named.size(), kMaxNamedRefusals);
+  EXPECT_EQ(back->refused.named[3], refused.named[3]);
+  EXPECT_STREQ(RefusedKindName(back->refused.named[3].kind), "scalar");
+}
+
+TEST(BatchItems, AnEnvelopeOverTheByteLimitIsStillNamed) {
+  BatchLimits small;
+  small.max_bytes = 64;
+  std::string agent;
+  uint64_t sequence = 0;
+  Result<Batch> r = DecodeBatch(EncodeBatch(Mixed()), small, &agent, &sequence);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("at most 64"), std::string::npos);
+  EXPECT_EQ(agent, "web-1/abc");
+  EXPECT_EQ(sequence, 4u);
 }
 
 }  // namespace

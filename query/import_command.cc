@@ -98,8 +98,10 @@ int ShipAll(Bucketizer* bucketizer, const std::string& host, const std::string& 
   for (;;) {
     CompletedSeconds done = bucketizer->TakeAll();
     if (done.empty()) break;
-    if (!shipper.Send(MakeBatch(std::move(done), host, {}))) {
-      return Fail(context, Status::ResourceExhausted("the shipper's queue is full"));
+    for (Batch& batch : MakeBatches(std::move(done), host, {})) {
+      if (!shipper.Send(std::move(batch))) {
+        return Fail(context, Status::ResourceExhausted("the shipper's queue is full"));
+      }
     }
     // Keep the queue well below ShipperOptions::max_queued on long traces.
     if (++batches % 1000 == 0) {

@@ -13,6 +13,33 @@ $Cxx.namespace("trailmap::ingest");
 # one means something in between was lost (acked `outOfOrder` with `expected`), and the agent
 # resends from there (go-back-N).
 #
+# Items: a batch whose envelope and structure can be read is applied even when some of its items
+# are bad. The aggregator checks each item alone: a series definition (metric name, kind, unit,
+# fields, description), and in every second each histogram delta (it must decode and not be
+# empty), scalar (finite) and stack count (1 .. 2^40). A bad item is left out alone, and so is
+# every item of a second whose time is outside 1970..2100 and every item that refers to a
+# left-out or missing series or to a series of another kind. The rest is applied exactly once
+# as usual (one WriteBatch with the watermark), and the `applied` ack, or a later `duplicate`
+# ack for the same batch, names the first 16 items left out in `refused` and counts them all in
+# `refusedTotal`.
+#
+# Rejection: what cannot be read as a whole is rejected, and `rejected` for sequence s means
+# exactly: s was not applied and never will be. Nothing about any other sequence. Whole-batch
+# faults are: not a Cap'n Proto message, a bad agent id, host or labels, more series, seconds,
+# histograms, stack counts or definitions than the limits allow, a bad frame or stack
+# definition, and more than max_bytes. When the agent id and a sequence s >= 1 can be read:
+#   - s == watermark + 1: acked `rejected` s, and the watermark moves to s (written alone, WAL
+#     on) so the stream continues with s + 1;
+#   - s > watermark + 1: not judged before its turn: acked `outOfOrder` with `expected` =
+#     watermark + 1, like a readable batch past a gap; it is judged when it is resent in turn;
+#   - s <= watermark: acked `rejected` s; nothing moves (s was judged before; an unreadable batch
+#     never applies).
+# When the agent id or the sequence cannot be read (or the sequence is 0) the ack has sequence 0
+# and nothing moves. The agent cannot tell which batch that was, so it treats it as if no answer
+# came: its batches stay held, and the ack timeout resends them (a batch the agent encoded is
+# always readable, so this happens only to a message damaged in transit). If the store cannot
+# write the watermark, no ack is sent, as for any failed write.
+#
 # Stacks are interned. An agent gives every distinct frame name and every distinct stack (a list
 # of frame ids, root first) an agent-local id, never reused under one agent id. A batch carries
 # in `frames` and `stacks` only the definitions the agent has not yet sent on this connection;
@@ -97,16 +124,33 @@ struct Batch {
   stacks @8 :List(StackDef);  # stack definitions not yet sent on this connection
 }
 
+# One item of a batch the aggregator left out while applying the rest (see "Items" above).
+struct RefusedItem {
+  kind @0 :Kind;
+  second @1 :UInt32;      # index into Batch.seconds (0 for a series)
+  index @2 :UInt32;       # the item's index in Batch.series or in that second's list of its kind
+  reason @3 :Text;        # e.g. "second 2 (1700000003), histogram 5: histogram: bucket 3 has count 0"
+
+  enum Kind {
+    series @0;            # a series definition (bad name, unit, kind, fields or description)
+    histogram @1;
+    scalar @2;
+    stackCount @3;
+  }
+}
+
 struct Ack {
   sequence @0 :UInt64;    # the batch this answers (0 if the batch could not be read at all)
   status @1 :Status;
   reason @2 :Text;        # why, for rejected, outOfOrder and needDictionary
   expected @3 :UInt64;    # outOfOrder, needDictionary: the sequence the aggregator wants next
+  refused @4 :List(RefusedItem);  # applied, duplicate: the first 16 items left out, in order
+  refusedTotal @5 :UInt64;        # applied, duplicate: every item left out (>= refused's length)
 
   enum Status {
     applied @0;           # written (WAL on) together with the watermark
     duplicate @1;         # already applied earlier; nothing written
-    rejected @2;          # malformed or over a limit; the watermark moves past it, data dropped
+    rejected @2;          # not applied and never will be (see "Rejection" above)
     outOfOrder @3;        # resend from `expected`
     needDictionary @4;    # refers to a stack/frame id not known here: resend from `expected`
                           # with every definition (see the header)
