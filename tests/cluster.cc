@@ -29,6 +29,8 @@ Agent::Agent(const TempDir& dir, std::string host, std::string aggregators_inges
                                    "--statsd", "127.0.0.1:" + std::to_string(statsd_port_)};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   process_ = std::make_unique<Process>(argv, dir.path(), "agent-" + host);
+  WaitFor([this] { return process_->Stderr().find(" started: ") != std::string::npos || !process_->Running(); },
+          std::chrono::seconds(30));
 }
 
 CommandResult Cli(std::vector<std::string> args, const std::string& query_list) {

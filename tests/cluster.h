@@ -31,6 +31,8 @@ class Aggregator {
   std::unique_ptr<Process> process_;
 };
 
+// The constructor returns once the agent has logged "started:" (its statsd port is bound), or has
+// exited, or after 30 s: a datagram sent after it is received, however loaded the machine.
 class Agent {
  public:
   Agent(const TempDir& dir, std::string host, std::string aggregators_ingest,
