@@ -277,7 +277,7 @@ Result<size_t> Store::RollUp(bool all) {
                                     ? NowSeconds(options_) - options_.retention_seconds[0]
                                     : INT64_MIN;
     for (const PendingMinutes::Minute& m : ready) {
-      Result<bool> r = true;
+      Result<bool> r = false;  // dropped, not written
       if (m.start < aged_before) {
         if (Status d = DropAgedMinute(m); !d.ok()) r = d;
       } else {
