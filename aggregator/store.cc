@@ -224,7 +224,7 @@ Status Store::MarkOldMinutesIfNeeded() {
   wb.Put(db_->meta, kRollupMarkerKey, "");
   rocksdb::WriteOptions synced;
   synced.sync = true;
-  if (s = db_->db->Write(synced, &wb); !s.ok()) return FromRocks(s, "marking minutes to roll up");
+  if (s = Write(synced, &wb); !s.ok()) return FromRocks(s, "marking minutes to roll up");
   if (minutes > 0) {
     Log(std::to_string(minutes) + " minutes written before the rollups existed will be rolled up");
   }
@@ -312,7 +312,7 @@ Result<bool> Store::RollUpMinute(const PendingMinutes::Minute& m,
       changed = true;
       return Status::Unavailable("minute written meanwhile");
     }
-    rocksdb::Status w = db_->db->Write(unsynced, &wb);
+    rocksdb::Status w = Write(unsynced, &wb);
     wb.Clear();
     return w.ok() ? Status::Ok() : FromRocks(w, "writing rollups");
   };
@@ -332,7 +332,7 @@ Result<bool> Store::RollUpMinute(const PendingMinutes::Minute& m,
   std::lock_guard view(view_mu_);
   if (!pending_.Unchanged(m.metric, m.start, m.generation)) return false;
   wb.Delete(db_->meta, PendingRollupKey(m.metric, m.start));
-  if (rocksdb::Status w = db_->db->Write(unsynced, &wb); !w.ok()) {
+  if (rocksdb::Status w = Write(unsynced, &wb); !w.ok()) {
     return FromRocks(w, "writing rollups");
   }
   pending_.Clear(m.metric, m.start, m.generation);
@@ -343,7 +343,9 @@ Status Store::DropAgedMinute(const PendingMinutes::Minute& m) {
   std::lock_guard lock(write_mu_);
   std::lock_guard view(view_mu_);
   rocksdb::WriteOptions unsynced;  // a marker that comes back is dropped again
-  rocksdb::Status w = db_->db->Delete(unsynced, db_->meta, PendingRollupKey(m.metric, m.start));
+  rocksdb::WriteBatch wb;
+  wb.Delete(db_->meta, PendingRollupKey(m.metric, m.start));
+  rocksdb::Status w = Write(unsynced, &wb);
   if (!w.ok()) return FromRocks(w, "deleting the rollup marker");
   pending_.Drop(m.metric, m.start);
   ++rollup_aged_out_;
@@ -366,7 +368,7 @@ Result<size_t> Store::PruneIdleAgents() {
   if (idle.empty()) return size_t{0};
   rocksdb::WriteOptions write_options;
   write_options.sync = options_.sync;
-  if (rocksdb::Status w = db_->db->Write(write_options, &wb); !w.ok()) {
+  if (rocksdb::Status w = Write(write_options, &wb); !w.ok()) {
     return FromRocks(w, "deleting " + std::to_string(idle.size()) + " idle watermarks");
   }
   for (const std::string& agent : idle) {
@@ -377,6 +379,13 @@ Result<size_t> Store::PruneIdleAgents() {
   Log("forgot the watermarks of " + std::to_string(idle.size()) + " agent(s) idle for over " +
       std::to_string(options_.agent_idle_seconds) + " s (e.g. " + idle.front() + ")");
   return idle.size();
+}
+
+rocksdb::Status Store::Write(const rocksdb::WriteOptions& options, rocksdb::WriteBatch* wb) {
+  if (std::string held = background_errors_->Current(); !held.empty()) {
+    return rocksdb::Status::IOError("not written while RocksDB holds a " + held);
+  }
+  return db_->db->Write(options, wb);
 }
 
 bool Store::ResumeIfDue() {
@@ -558,7 +567,7 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
 
   rocksdb::WriteOptions write_options;
   write_options.sync = options_.sync;
-  if (rocksdb::Status s = db_->db->Write(write_options, &wb); !s.ok()) {
+  if (rocksdb::Status s = Write(write_options, &wb); !s.ok()) {
     pending_descriptions_.clear();
     catalog_.Rollback(mark);
     dictionaries_.ForgetGlobalIds();  // some may name the stacks just taken back
@@ -708,8 +717,9 @@ Result<bool> Store::SkipRejected(std::string_view agent, uint64_t sequence) {
   rocksdb::WriteOptions write_options;
   write_options.sync = options_.sync;
   const int64_t now = NowSeconds(options_);
-  rocksdb::Status s =
-      db_->db->Put(write_options, db_->meta, WatermarkKey(agent), EncodeWatermark(sequence, now));
+  rocksdb::WriteBatch wb;
+  wb.Put(db_->meta, WatermarkKey(agent), EncodeWatermark(sequence, now));
+  rocksdb::Status s = Write(write_options, &wb);
   if (!s.ok()) return FromRocks(s, "writing watermark of " + std::string(agent));
   watermarks_[std::string(agent)] = sequence;
   last_seen_[std::string(agent)] = now;

@@ -90,6 +90,8 @@ class DB;
 class ColumnFamilyHandle;
 class WriteBatch;
 class Snapshot;
+class Status;
+struct WriteOptions;
 }  // namespace rocksdb
 
 namespace trailmap::aggregator {
@@ -239,6 +241,9 @@ class Store {
   // Marks every minute of `hist` pending unless the meta marker says that was done.
   Status MarkOldMinutesIfNeeded();
   void RollupLoop();
+  // db->Write unless a background error holds: then RocksDB must not be written until Resume (a
+  // write on the WAL that failed aborts the process in RocksDB builds with assertions on).
+  rocksdb::Status Write(const rocksdb::WriteOptions& options, rocksdb::WriteBatch* wb);
   // Rolls up one minute read at `snapshot`: true when written and clean, false when a write to
   // the minute came meanwhile (it stays pending); an error leaves it pending.
   Result<bool> RollUpMinute(const PendingMinutes::Minute& m, const rocksdb::Snapshot* snapshot);

@@ -9,11 +9,12 @@
 #include <signal.h>
 
 #include <thread>
+#include <zmq.hpp>
 
 #include "agent/shipper.h"
 #include "core/histogram.h"
+#include "core/query_wire.h"
 #include "tests/cluster.h"
-#include "tests/stats_json.h"
 
 namespace trailmap::test {
 namespace {
@@ -37,12 +38,28 @@ Batch Second(int64_t t, int values) {
   return b;
 }
 
+// What the aggregator stores of idle.latency over the last 600 s, asked over its query socket.
 uint64_t StoredCount(const std::string& query_endpoint) {
-  CommandResult r = Cli(
-      {"stats", "--metric", "idle.latency", "--from", "-10m", "--format", "json"}, query_endpoint);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  zmq::context_t context;
+  zmq::socket_t dealer(context, zmq::socket_type::dealer);
+  dealer.set(zmq::sockopt::linger, 0);
+  dealer.set(zmq::sockopt::rcvtimeo, 30000);
+  dealer.connect("tcp://" + query_endpoint);
+  Query q;
+  q.id = 1;
+  q.histograms.metric = "idle.latency";
+  q.histograms.to = Now() + 1;
+  q.histograms.from = q.histograms.to - 600;
+  q.histograms.step = 600;
+  dealer.send(zmq::buffer(EncodeQuery(q)), zmq::send_flags::none);
+  zmq::message_t reply;
+  if (!dealer.recv(reply)) return 0;
+  Result<Answer> a = DecodeAnswer({static_cast<const char*>(reply.data()), reply.size()});
+  EXPECT_TRUE(a.ok() && a->error.empty()) << (a.ok() ? a->error : a.status().ToString());
   uint64_t total = 0;
-  for (const auto& [g, s] : ParseStats(r.out)) total += s.count;
+  if (a.ok()) {
+    for (const QueryCell& c : a->histograms.cells) total += c.histogram.count();
+  }
   return total;
 }
 
