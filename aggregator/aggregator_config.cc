@@ -5,6 +5,8 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "core/units.h"
 
@@ -162,17 +164,26 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
   if (const toml::node* node = root.get("retention")) {
     const toml::table* retention = node->as_table();
     if (!retention) return KeyError(source, "retention", "expected a table");
-    std::set<std::string, std::less<>> families;
-    for (const HistogramResolution& r : kHistogramResolutions) families.insert(r.family);
-    if (Status s = CheckKeys(*retention, source, "retention.", families); !s.ok()) return s;
+    // Every data family, and `agents`: how long the watermark of a silent agent is kept.
+    std::vector<std::pair<std::string, int64_t*>> keys;
     for (size_t i = 0; i < kHistogramResolutionCount; ++i) {
-      const std::string key = std::string("retention.") + kHistogramResolutions[i].family;
-      const toml::node* value = retention->get(kHistogramResolutions[i].family);
+      keys.emplace_back(kHistogramResolutions[i].family, &config->store.retention_seconds[i]);
+    }
+    keys.emplace_back("scalar", &config->store.scalar_retention_seconds);
+    keys.emplace_back("stacks", &config->store.stacks_retention_seconds);
+    keys.emplace_back("stacks_60s", &config->store.stacks_60s_retention_seconds);
+    keys.emplace_back("agents", &config->store.agent_idle_seconds);
+    std::set<std::string, std::less<>> known;
+    for (const auto& [name, out] : keys) known.insert(name);
+    if (Status s = CheckKeys(*retention, source, "retention.", known); !s.ok()) return s;
+    for (const auto& [name, out] : keys) {
+      const std::string key = "retention." + name;
+      const toml::node* value = retention->get(name);
       if (!value) continue;
       if (!value->as_string()) return KeyError(source, key, "expected a string such as \"14d\"");
       Result<int64_t> seconds = ParseRetention(value->as_string()->get());
       if (!seconds.ok()) return KeyError(source, key, seconds.status().message());
-      config->store.retention_seconds[i] = *seconds;
+      *out = *seconds;
     }
   }
   if (const toml::node* node = root.get("limits")) {

@@ -6,7 +6,8 @@
 //   query  = "127.0.0.1:7401"
 //   name   = "agg-1"                    # default "<hostname>:<ingest port>"
 //   [store]  sync, max_successive_merges, block_cache_mb, write_buffer_mb (see StoreOptions)
-//   [retention] hist = "2d", hist_10s = "14d", hist_60s = "90d"   (a duration, or "forever")
+//   [retention] hist = "2d", hist_10s = "14d", hist_60s = "90d", scalar = "14d", stacks = "2d",
+//               stacks_60s = "30d", agents = "30d"     (a duration, or "forever")
 //   [limits] max_batch_bytes
 //
 // An unknown key is an error (a typo should not silently fall back to a default). Errors name the
@@ -30,6 +31,16 @@ namespace trailmap::aggregator {
 inline constexpr std::array<int64_t, kHistogramResolutionCount> kDefaultRetention = {
     2 * 86400, 14 * 86400, 90 * 86400};
 
+// The other families: 14 days of per-second scalars (they have no rollups, so this is how far
+// back a scalar chart reaches), 2 days of per-second stacks (the biggest family) and 30 days of
+// per-minute stacks.
+inline constexpr int64_t kDefaultScalarRetention = 14 * 86400;
+inline constexpr int64_t kDefaultStacksRetention = 2 * 86400;
+inline constexpr int64_t kDefaultStacks60sRetention = 30 * 86400;
+// An agent silent this long loses its watermark ([retention] agents): far longer than an agent's
+// spool holds batches, so a returning agent resends without duplicates (store.h).
+inline constexpr int64_t kDefaultAgentIdle = 30 * 86400;
+
 struct AggregatorConfig {
   std::string data_dir;                                  // RocksDB directory; required
   std::string ingest_endpoint = "tcp://127.0.0.1:7400";  // always a tcp:// endpoint once parsed
@@ -38,6 +49,10 @@ struct AggregatorConfig {
   StoreOptions store = [] {
     StoreOptions o;
     o.retention_seconds = kDefaultRetention;
+    o.scalar_retention_seconds = kDefaultScalarRetention;
+    o.stacks_retention_seconds = kDefaultStacksRetention;
+    o.stacks_60s_retention_seconds = kDefaultStacks60sRetention;
+    o.agent_idle_seconds = kDefaultAgentIdle;
     return o;
   }();
   BatchLimits limits;

@@ -33,6 +33,10 @@ write_buffer_mb = 16
 hist = "36h"
 hist_10s = "forever"
 hist_60s = "365d"
+scalar = "7d"
+stacks = "1d"
+stacks_60s = "forever"
+agents = "3d"
 [limits]
 max_batch_bytes = 1048576
 )",
@@ -50,6 +54,10 @@ max_batch_bytes = 1048576
   EXPECT_EQ(c.store.retention_seconds[0], 36 * 3600);
   EXPECT_EQ(c.store.retention_seconds[1], 0);  // forever
   EXPECT_EQ(c.store.retention_seconds[2], 365 * 86400);
+  EXPECT_EQ(c.store.scalar_retention_seconds, 7 * 86400);
+  EXPECT_EQ(c.store.stacks_retention_seconds, 86400);
+  EXPECT_EQ(c.store.stacks_60s_retention_seconds, 0);
+  EXPECT_EQ(c.store.agent_idle_seconds, 3 * 86400);
   EXPECT_EQ(FormatRetention(0), "forever");
   EXPECT_EQ(FormatRetention(2 * 86400), "2d");
   EXPECT_EQ(FormatRetention(5400), "90m");
@@ -69,6 +77,10 @@ TEST(AggregatorConfigTest, ShippedExampleParses) {
   EXPECT_TRUE(c.store.sync);
   EXPECT_EQ(c.limits.max_bytes, 32u << 20);
   EXPECT_EQ(c.store.retention_seconds, kDefaultRetention);  // the file says the defaults
+  EXPECT_EQ(c.store.scalar_retention_seconds, kDefaultScalarRetention);
+  EXPECT_EQ(c.store.stacks_retention_seconds, kDefaultStacksRetention);
+  EXPECT_EQ(c.store.stacks_60s_retention_seconds, kDefaultStacks60sRetention);
+  EXPECT_EQ(c.store.agent_idle_seconds, kDefaultAgentIdle);
 }
 
 TEST(AggregatorConfigTest, ErrorsNameTheKey) {

@@ -193,6 +193,11 @@ std::optional<uint32_t> Catalog::FindHost(std::string_view name) const {
   return it->second;
 }
 
+MetricRecord Catalog::Metric(uint32_t id) const {
+  std::shared_lock lock(mu_);
+  return id >= 1 && id <= metrics_.size() ? metrics_[id - 1] : MetricRecord{};
+}
+
 HostRecord Catalog::Host(uint32_t id) const {
   std::shared_lock lock(mu_);
   return id >= 1 && id <= hosts_.size() ? hosts_[id - 1] : HostRecord{};

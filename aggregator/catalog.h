@@ -60,6 +60,7 @@ class Catalog {
   std::optional<uint32_t> FindMetric(std::string_view name, MetricRecord* record = nullptr) const;
   std::optional<uint32_t> FindHost(std::string_view name) const;
   // Copies of one entry; empty when the id is unknown.
+  MetricRecord Metric(uint32_t id) const;
   HostRecord Host(uint32_t id) const;
   SeriesRecord Series(uint32_t id) const;
   // The folded text of a stack id; "" when unknown.

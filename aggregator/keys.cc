@@ -94,9 +94,10 @@ std::string EncodeId(uint32_t id) {
   return out;
 }
 
-std::string EncodeWatermark(uint64_t sequence) {
-  std::string out(8, '\0');
+std::string EncodeWatermark(uint64_t sequence, int64_t last_seen) {
+  std::string out(16, '\0');
   PutFixed64BE(out.data(), sequence);
+  PutFixed64BE(out.data() + 8, static_cast<uint64_t>(last_seen));
   return out;
 }
 
@@ -150,10 +151,20 @@ Result<SeriesRecord> DecodeSeriesRecord(std::string_view in) {
   return SeriesRecord{GetFixed32BE(in.data()), std::string(in.substr(4))};
 }
 
+Result<WatermarkRecord> DecodeWatermarkRecord(std::string_view in) {
+  if (in.size() != 8 && in.size() != 16) {
+    return Status::Corruption("watermark of " + std::to_string(in.size()) +
+                              " bytes, expected 8 or 16");
+  }
+  WatermarkRecord r{GetFixed64BE(in.data()), 0};
+  if (in.size() == 16) r.last_seen = static_cast<int64_t>(GetFixed64BE(in.data() + 8));
+  return r;
+}
+
 Result<uint64_t> DecodeWatermark(std::string_view in) {
-  if (in.size() != 8)
-    return Status::Corruption("watermark of " + std::to_string(in.size()) + " bytes, expected 8");
-  return GetFixed64BE(in.data());
+  Result<WatermarkRecord> r = DecodeWatermarkRecord(in);
+  if (!r.ok()) return r.status();
+  return r->sequence;
 }
 
 }  // namespace trailmap::aggregator

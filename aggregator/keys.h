@@ -32,7 +32,10 @@
 //   'H' id:u32                  -> name_len:varint name labels  labels canonical "k=v,k=v"
 //   's' metric_id:u32 fields    -> series_id:u32                fields canonical, "" for none
 //   'S' series_id:u32           -> metric_id:u32 fields
-//   'w' agent                   -> watermark:u64                last sequence applied
+//   'w' agent                   -> watermark:u64 [seen:i64]     last sequence applied; unix
+//                                                               second of the agent's last write
+//                                                               (absent in stores made before
+//                                                               idle agents were pruned)
 //   'k' folded stack            -> id:u32                       stack text to global id
 //   'K' id:u32                  -> folded stack                 frames root first, ';'-joined
 //   'D' metric_id:u32           -> description                  one line, the latest non-empty
@@ -145,7 +148,7 @@ std::string MetricDescriptionKey(uint32_t id);
 std::string PendingRollupKey(uint32_t metric, int64_t minute);
 bool DecodePendingRollupKey(std::string_view in, uint32_t* metric, int64_t* minute);
 std::string EncodeId(uint32_t id);
-std::string EncodeWatermark(uint64_t sequence);
+std::string EncodeWatermark(uint64_t sequence, int64_t last_seen);
 
 struct MetricRecord {
   std::string name;
@@ -166,6 +169,12 @@ std::string EncodeSeriesRecord(const SeriesRecord& r);
 Result<MetricRecord> DecodeMetricRecord(std::string_view in);
 Result<HostRecord> DecodeHostRecord(std::string_view in);
 Result<SeriesRecord> DecodeSeriesRecord(std::string_view in);
+struct WatermarkRecord {
+  uint64_t sequence = 0;
+  int64_t last_seen = 0;  // 0 = not recorded (an 8-byte value)
+};
+Result<WatermarkRecord> DecodeWatermarkRecord(std::string_view in);
+// The sequence alone.
 Result<uint64_t> DecodeWatermark(std::string_view in);
 
 }  // namespace trailmap::aggregator

@@ -62,7 +62,10 @@ TEST(KeysTest, RecordsRoundTrip) {
   EXPECT_EQ(s->metric, 258u);
   EXPECT_EQ(s->fields, "op=read");
 
-  EXPECT_EQ(*DecodeWatermark(EncodeWatermark(1ull << 40)), 1ull << 40);
+  EXPECT_EQ(*DecodeWatermark(EncodeWatermark(1ull << 40, 1'700'000'000)), 1ull << 40);
+  EXPECT_EQ(DecodeWatermarkRecord(EncodeWatermark(7, 1'700'000'000))->last_seen, 1'700'000'000);
+  EXPECT_EQ(DecodeWatermarkRecord(std::string("\0\0\0\0\0\0\0\x09", 8))->sequence, 9u);
+  EXPECT_EQ(DecodeWatermarkRecord(std::string("\0\0\0\0\0\0\0\x09", 8))->last_seen, 0);
   EXPECT_FALSE(DecodeWatermark("1234").ok());
   EXPECT_EQ(*DecodeScalar(EncodeScalar(-2.5)), -2.5);
 }

@@ -54,6 +54,11 @@ Answer QueryServer::AnswerQuery(std::string_view bytes) const {
     ++answered_;
     return answer;
   }
+  if (query->kind == Query::Kind::kStatus) {
+    answer.status = store_->Health();
+    ++answered_;
+    return answer;
+  }
   if (query->kind == Query::Kind::kStacks) {
     Result<StackAnswer> stacks = store_->QueryStacks(query->stacks);
     if (!stacks.ok()) {

@@ -1,5 +1,6 @@
-// RetentionFilterFactory: drops a histogram column family's keys once their time bucket is older
-// than the family's retention, as RocksDB compacts them (aggregator/keys.h has the key grammar).
+// RetentionFilterFactory: drops a data column family's keys (hist, hist_10s, hist_60s, scalar,
+// stacks, stacks_60s) once their time bucket is older than the family's retention, as RocksDB
+// compacts them (aggregator/keys.h has the key grammar).
 //
 // A key of resolution r at second b holds [b, b + r); it is dropped when b + r <= now - retention,
 // i.e. when all of its bucket has aged out. Merge operands and values are dropped alike, so a key

@@ -113,5 +113,62 @@ TEST(RetentionFilterTest, CompactionDropsEachFamilysOldKeysAndKeepsTheRest) {
   EXPECT_EQ(count(60, QueryPlan::kCoarsest), 5u);
 }
 
+// scalar, stacks and stacks_60s: each its own retention, through a real store.
+TEST(RetentionFilterTest, ScalarAndStackFamiliesAgeOutByTheirOwnRetention) {
+  TempDir dir;
+  int64_t now = kNow;
+  StoreOptions options;
+  options.sync = false;
+  options.scalar_retention_seconds = 1000;
+  options.stacks_retention_seconds = 500;
+  options.stacks_60s_retention_seconds = 2000;
+  options.clock = [&now] { return now; };
+  options.rollup_interval_ms = 0;
+  std::unique_ptr<Store> store = std::move(Store::Open(dir.path(), options)).value();
+
+  Batch b = MakeBatch("a/1", 1, "a",
+                      {SeriesDef{"load", MetricKind::kScalar, "", ""},
+                       SeriesDef{"cpu.stacks", MetricKind::kStacks, "samples", ""}});
+  b.frames = {{1, "main"}};
+  b.stacks = {{1, {1}}};
+  // Ages 3000 (past every retention), 1200 (only stacks_60s keeps its minute), 600 (scalar and
+  // stacks_60s) and 60 (all three).
+  for (int64_t age : {3000, 1200, 600, 60}) {
+    b.seconds.push_back(SecondDelta{kNow - age, {}, {{0, static_cast<double>(age)}}, {{1, 1, 1}}});
+  }
+  ASSERT_EQ(store->ApplyBatch(b)->status, Ack::Status::kApplied);
+  auto stacks = [&store](int64_t from, int64_t to) {
+    StackQuery q;
+    q.from = from;
+    q.to = to;
+    Result<StackAnswer> a = store->QueryStacks(q);
+    EXPECT_TRUE(a.ok()) << a.status().ToString();
+    uint64_t n = 0;
+    for (const FoldedStack& s : a->stacks) n += s.count;
+    return n;
+  };
+  auto scalars = [&store] {
+    int n = 0;
+    for (int64_t age : {3000, 1200, 600, 60}) n += store->ScalarAt("load", "a", "", kNow - age) ? 1 : 0;
+    return n;
+  };
+  EXPECT_EQ(scalars(), 4);
+  EXPECT_EQ(stacks(kNow - 3600, kNow), 4u);
+
+  ASSERT_TRUE(store->Flush().ok());
+  ASSERT_TRUE(store->Compact().ok());
+  EXPECT_EQ(scalars(), 2);  // ages 600 and 60
+  EXPECT_EQ(*store->ScalarAt("load", "a", "", kNow - 600), 600.0);
+  // One second never holds a whole minute, so it reads `stacks`: only age 60 is left. A whole
+  // minute reads `stacks_60s`: those of ages 1200, 600 and 60 are left.
+  uint64_t seconds = 0, minutes = 0;
+  for (int64_t age : {3000, 1200, 600, 60}) {
+    seconds += stacks(kNow - age, kNow - age + 1);
+    minutes += stacks(kNow - age, kNow - age + 60);
+  }
+  EXPECT_EQ(seconds, 1u);
+  EXPECT_EQ(minutes, 3u);
+}
+
 }  // namespace
 }  // namespace trailmap::aggregator

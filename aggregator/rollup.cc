@@ -2,6 +2,7 @@
 
 #include <rocksdb/db.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
 
@@ -13,21 +14,39 @@ bool PendingMinutes::Touch(uint32_t metric, int64_t start) {
   std::lock_guard lock(mu_);
   auto [it, inserted] = minutes_.try_emplace({metric, start});
   it->second.generation = next_generation_++;
-  it->second.touched = std::chrono::steady_clock::now();
+  it->second.touched = Clock::now();
   return inserted;
 }
 
-std::vector<PendingMinutes::Minute> PendingMinutes::Ready(std::chrono::steady_clock::duration quiet,
-                                                          size_t limit) const {
-  const auto now = std::chrono::steady_clock::now();
+bool PendingMinutes::TouchIfPending(uint32_t metric, int64_t start) {
+  std::lock_guard lock(mu_);
+  auto it = minutes_.find({metric, start});
+  if (it == minutes_.end()) return false;
+  it->second.generation = next_generation_++;
+  it->second.touched = Clock::now();
+  return true;
+}
+
+std::vector<PendingMinutes::Minute> PendingMinutes::Ready(
+    Clock::duration quiet, size_t limit, Clock::time_point now, bool ignore_backoff,
+    const std::function<bool(const Minute&)>& skip) const {
   std::vector<Minute> ready;
   std::lock_guard lock(mu_);
   for (const auto& [key, state] : minutes_) {
     if (ready.size() >= limit) break;
     if (quiet.count() > 0 && now - state.touched < quiet) continue;
-    ready.push_back(Minute{key.first, key.second, state.generation});
+    if (!ignore_backoff && now < state.retry_after) continue;
+    const Minute minute{key.first, key.second, state.generation};
+    if (skip && skip(minute)) continue;
+    ready.push_back(minute);
   }
   return ready;
+}
+
+bool PendingMinutes::Unchanged(uint32_t metric, int64_t start, uint64_t generation) const {
+  std::lock_guard lock(mu_);
+  auto it = minutes_.find({metric, start});
+  return it != minutes_.end() && it->second.generation == generation;
 }
 
 bool PendingMinutes::Clear(uint32_t metric, int64_t start, uint64_t generation) {
@@ -36,6 +55,26 @@ bool PendingMinutes::Clear(uint32_t metric, int64_t start, uint64_t generation) 
   if (it == minutes_.end() || it->second.generation != generation) return false;
   minutes_.erase(it);
   return true;
+}
+
+bool PendingMinutes::Drop(uint32_t metric, int64_t start) {
+  std::lock_guard lock(mu_);
+  return minutes_.erase({metric, start}) > 0;
+}
+
+uint32_t PendingMinutes::Failed(uint32_t metric, int64_t start, Clock::time_point now) {
+  std::lock_guard lock(mu_);
+  auto it = minutes_.find({metric, start});
+  if (it == minutes_.end()) return 0;
+  State& s = it->second;
+  ++s.failures;
+  Clock::duration backoff = kMaxBackoff;
+  if (s.failures <= 9) {
+    backoff = std::min<Clock::duration>(std::chrono::seconds(int64_t{1} << (s.failures - 1)),
+                                        kMaxBackoff);
+  }
+  s.retry_after = now + backoff;
+  return s.failures;
 }
 
 std::vector<int64_t> PendingMinutes::Of(uint32_t metric, int64_t lo, int64_t hi) const {

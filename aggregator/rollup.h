@@ -8,6 +8,26 @@
 // never counts anything twice. Until a minute's rollup is written, PendingMinutes lists it and
 // the query plan reads that minute from `hist`, so answers are exact at every moment.
 //
+// Every write that lands in a rollup minute is accounted for:
+//   - Late seconds (older than the 1 s retention less an hour, so `hist` will not keep them long
+//     enough to be rolled up) are merged at ingest into `hist` AND, as operands, into the rollup
+//     families. If their minute is pending they also bump its generation (TouchIfPending).
+//   - The pass computes a minute from a snapshot, then writes each part of it under the store's
+//     write lock, after checking that the minute's generation is the one it read. So no ingest
+//     write can fall between the snapshot and a Put that would overwrite it: a write in between
+//     changes the generation, the pass drops what it computed, and the minute stays pending to
+//     be done again from a newer snapshot (a late operand that lands after a Put adds to it).
+//     Why the lock and not rollups written as merge operands: a Put is idempotent, so a pass
+//     that dies half way or is redone never counts twice; deltas would need a record of what was
+//     rolled up already. The lock is held only for the write of a part (at most 16,384 keys, the
+//     compute runs outside it); docs/pending/store.md measures ingest before and after.
+//   - A pending minute some of whose `hist` seconds may have aged out (its start is past the 1 s
+//     retention) is not rolled up from what is left: its rollups stand as they are, the marker
+//     goes (Store counts these as `rollup_aged_out`).
+//   - A minute whose rollup fails (a histogram that does not decode, a write error) is skipped,
+//     logged with its metric and minute, counted, and retried after a backoff that doubles from
+//     1 s to 5 min (PendingMinutes::Failed); the pass goes on with the other minutes.
+//
 // Why not merge every delta into all three families at ingest (the first version did): that
 // writes, flushes and compacts three times the operands, and on a 2-core box compaction of the
 // rollup operands fell behind (L0 stalls), cutting acknowledged ingest from ~136k to ~45k
@@ -50,13 +70,33 @@ class PendingMinutes {
     uint64_t generation = 0;
   };
 
+  using Clock = std::chrono::steady_clock;
+  // Backoff of a failing minute: 1 s after its first failure, doubling up to this.
+  static constexpr std::chrono::seconds kMaxBackoff{300};
+
   // Marks a minute (a write to it is about to be made). Returns whether it was clean before.
   bool Touch(uint32_t metric, int64_t start);
-  // Minutes not touched for `quiet` (all of them when quiet is zero), oldest first, at most
-  // `limit`.
-  std::vector<Minute> Ready(std::chrono::steady_clock::duration quiet, size_t limit) const;
+  // Bumps the generation of the minute if it is pending (a late write merged straight into the
+  // rollups); returns whether it was pending.
+  bool TouchIfPending(uint32_t metric, int64_t start);
+  // Minutes not touched for `quiet` (all of them when quiet is zero) and not waiting out a
+  // failure's backoff at `now` (unless `ignore_backoff`), oldest first, at most `limit`, skipping
+  // those for which `skip` says true.
+  std::vector<Minute> Ready(Clock::duration quiet, size_t limit, Clock::time_point now,
+                            bool ignore_backoff = false,
+                            const std::function<bool(const Minute&)>& skip = {}) const;
+  std::vector<Minute> Ready(Clock::duration quiet, size_t limit) const {
+    return Ready(quiet, limit, Clock::now());
+  }
+  // Whether the minute is still pending at `generation` (no write to it since it was read).
+  bool Unchanged(uint32_t metric, int64_t start, uint64_t generation) const;
   // Removes the minute if its generation is still `generation`; returns whether it did.
   bool Clear(uint32_t metric, int64_t start, uint64_t generation);
+  // Removes the minute whatever its generation (its `hist` data has aged out).
+  bool Drop(uint32_t metric, int64_t start);
+  // Records a failed rollup of the minute at `now`: it is not Ready again before the backoff
+  // (1 s, 2 s, 4 s, ... kMaxBackoff) has passed. Returns the minute's failures in a row.
+  uint32_t Failed(uint32_t metric, int64_t start, Clock::time_point now);
   // The pending minute starts of `metric` in [lo, hi), sorted.
   std::vector<int64_t> Of(uint32_t metric, int64_t lo, int64_t hi) const;
   size_t size() const;
@@ -64,7 +104,9 @@ class PendingMinutes {
  private:
   struct State {
     uint64_t generation = 0;
-    std::chrono::steady_clock::time_point touched;
+    Clock::time_point touched;
+    uint32_t failures = 0;          // failed rollups in a row
+    Clock::time_point retry_after;  // not Ready before this (after a failure)
   };
   mutable std::mutex mu_;
   std::map<std::pair<uint32_t, int64_t>, State> minutes_;

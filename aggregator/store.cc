@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <set>
 
 #include "aggregator/histogram_merge_operator.h"
 #include "aggregator/histogram_query.h"
@@ -17,6 +18,7 @@
 #include "aggregator/scalar_query.h"
 #include "aggregator/stack_merge_operator.h"
 #include "aggregator/stack_query.h"
+#include "core/failpoint.h"
 #include "core/log.h"
 
 namespace trailmap::aggregator {
@@ -79,6 +81,20 @@ constexpr FamilySpec kFamilies[] = {
     {"stacks_60s", 0, 1, FamilyMerge::kStacks},
 };
 
+// A data family's seconds per key and retention (0 = forever); {0, 0} for the others.
+std::pair<uint32_t, int64_t> Retention(const StoreOptions& o, const FamilySpec& spec) {
+  for (size_t i = 0; i < kHistogramResolutionCount; ++i) {
+    if (kHistogramResolutions[i].seconds == spec.resolution) {
+      return {spec.resolution, o.retention_seconds[i]};
+    }
+  }
+  const std::string_view name = spec.name;
+  if (name == "scalar") return {1, o.scalar_retention_seconds};
+  if (name == "stacks") return {1, o.stacks_retention_seconds};
+  if (name == "stacks_60s") return {60, o.stacks_60s_retention_seconds};
+  return {0, 0};
+}
+
 rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o, const FamilySpec& spec,
                                            const std::shared_ptr<rocksdb::Cache>& cache) {
   rocksdb::ColumnFamilyOptions cf;
@@ -95,15 +111,14 @@ rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o, const FamilySp
     cf.merge_operator = std::make_shared<StackMergeOperator>();
     cf.max_successive_merges = o.max_successive_merges;
   }
-  if (spec.resolution == 0) return cf;
-
-  cf.merge_operator = std::make_shared<HistogramMergeOperator>();
-  cf.max_successive_merges = o.max_successive_merges;
-  size_t index = 0;
-  while (kHistogramResolutions[index].seconds != spec.resolution) ++index;
-  if (const int64_t retention = o.retention_seconds[index]; retention > 0) {
+  if (spec.merge == FamilyMerge::kHistogram) {
+    cf.merge_operator = std::make_shared<HistogramMergeOperator>();
+    cf.max_successive_merges = o.max_successive_merges;
+  }
+  const auto [span, retention] = Retention(o, spec);
+  if (retention > 0) {
     cf.compaction_filter_factory =
-        std::make_shared<RetentionFilterFactory>(spec.name, spec.resolution, retention, o.clock);
+        std::make_shared<RetentionFilterFactory>(spec.name, span, retention, o.clock);
     cf.periodic_compaction_seconds = 86400;  // files nothing rewrites still age out
   }
   return cf;
@@ -114,8 +129,12 @@ const std::string kRollupMarkerKey = "Rollups";
 
 }  // namespace
 
-Store::Store(const StoreOptions& options, std::unique_ptr<Handles> handles)
-    : options_(options), db_(std::move(handles)), dictionaries_(options.dictionaries) {}
+Store::Store(const StoreOptions& options, std::unique_ptr<Handles> handles,
+             std::shared_ptr<BackgroundErrors> background_errors)
+    : options_(options),
+      db_(std::move(handles)),
+      dictionaries_(options.dictionaries),
+      background_errors_(std::move(background_errors)) {}
 
 Store::~Store() {
   {
@@ -145,6 +164,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   db_options.keep_log_file_num = 5;
   db_options.max_total_wal_size = 256ull << 20;
   db_options.bytes_per_sync = 1 << 20;
+  auto background_errors = std::make_shared<BackgroundErrors>();
+  db_options.listeners.push_back(background_errors);
 
   auto cache = rocksdb::NewLRUCache(options.block_cache_mb << 20);
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
@@ -164,9 +185,12 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   handles->stacks = handles->Named("stacks");
   handles->stacks_60s = handles->Named("stacks_60s");
 
-  std::unique_ptr<Store> store(new Store(options, std::move(handles)));
+  std::unique_ptr<Store> store(
+      new Store(options, std::move(handles), std::move(background_errors)));
   if (Status l = store->Load(); !l.ok()) return l;
   if (Status b = store->MarkOldMinutesIfNeeded(); !b.ok()) return b;
+  // Before any batch can come: an agent back after its idle time is new (store.h).
+  if (Result<size_t> p = store->PruneIdleAgents(); !p.ok()) return p.status();
   if (options.rollup_interval_ms > 0) {
     Store* self = store.get();
     store->rollup_thread_ = std::thread([self] { self->RollupLoop(); });
@@ -200,7 +224,7 @@ Status Store::MarkOldMinutesIfNeeded() {
   wb.Put(db_->meta, kRollupMarkerKey, "");
   rocksdb::WriteOptions synced;
   synced.sync = true;
-  if (s = db_->db->Write(synced, &wb); !s.ok()) return FromRocks(s, "marking minutes to roll up");
+  if (s = Write(synced, &wb); !s.ok()) return FromRocks(s, "marking minutes to roll up");
   if (minutes > 0) {
     Log(std::to_string(minutes) + " minutes written before the rollups existed will be rolled up");
   }
@@ -212,8 +236,14 @@ void Store::RollupLoop() {
   while (!stop_cv_.wait_for(lock, std::chrono::milliseconds(options_.rollup_interval_ms),
                             [this] { return stopping_; })) {
     lock.unlock();
+    ResumeIfDue();
     Result<size_t> r = RollUp(false);
     if (!r.ok()) Log("rollup: " + r.status().ToString());
+    const auto now = std::chrono::steady_clock::now();
+    if (options_.agent_idle_seconds > 0 && now >= next_prune_) {
+      next_prune_ = now + std::chrono::minutes(1);
+      if (Result<size_t> p = PruneIdleAgents(); !p.ok()) Log("pruning agents: " + p.status().ToString());
+    }
     lock.lock();
   }
 }
@@ -223,6 +253,11 @@ Result<size_t> Store::RollUp(bool all) {
   const auto quiet = all ? std::chrono::milliseconds(0)
                          : std::chrono::milliseconds(options_.rollup_quiet_ms);
   size_t done = 0;
+  // Minutes that failed in this call: tried once per call (and by the thread after a backoff).
+  std::set<std::pair<uint32_t, int64_t>> failed;
+  const auto skip = [&failed](const PendingMinutes::Minute& m) {
+    return failed.count({m.metric, m.start}) > 0;
+  };
   for (;;) {
     {
       std::lock_guard stop(stop_mu_);
@@ -233,42 +268,153 @@ Result<size_t> Store::RollUp(bool all) {
     {
       // No write is in flight: the snapshot holds every write of the generations read here.
       std::lock_guard lock(write_mu_);
-      ready = pending_.Ready(quiet, 16);
+      ready = pending_.Ready(quiet, 16, std::chrono::steady_clock::now(), all, skip);
       if (ready.empty()) return done;
       snapshot = db_->db->GetSnapshot();
     }
-    Status status;
+    // A minute that starts before this may have lost seconds to the 1 s retention.
+    const int64_t aged_before = options_.retention_seconds[0] > 0
+                                    ? NowSeconds(options_) - options_.retention_seconds[0]
+                                    : INT64_MIN;
     for (const PendingMinutes::Minute& m : ready) {
-      rocksdb::WriteBatch wb;
-      rocksdb::WriteOptions unsynced;  // lost with the marker, so redone
-      char key[kDataKeySize];
-      status = ComputeMinuteRollup(
-          db_->db.get(), snapshot, db_->hist[0], m.metric, m.start,
-          [this, &wb, &key, &unsynced](size_t resolution, const DataKey& k,
-                                       const std::string& value) {
-            EncodeDataKey(k, key);
-            wb.Put(db_->hist[resolution], rocksdb::Slice(key, kDataKeySize), value);
-            if (wb.Count() < 16384) return Status::Ok();
-            // The minute stays pending until its last part and the marker go in one write.
-            rocksdb::Status w = db_->db->Write(unsynced, &wb);
-            wb.Clear();
-            return w.ok() ? Status::Ok() : FromRocks(w, "writing rollups");
-          });
-      if (!status.ok()) break;
-      std::lock_guard lock(write_mu_);
-      std::lock_guard view(view_mu_);
-      const bool unchanged = pending_.Clear(m.metric, m.start, m.generation);
-      if (unchanged) wb.Delete(db_->meta, PendingRollupKey(m.metric, m.start));
-      if (rocksdb::Status w = db_->db->Write(unsynced, &wb); !w.ok()) {
-        if (unchanged) pending_.Touch(m.metric, m.start);
-        status = FromRocks(w, "writing rollups");
-        break;
+      Result<bool> r = false;  // dropped, not written
+      if (m.start < aged_before) {
+        if (Status d = DropAgedMinute(m); !d.ok()) r = d;
+      } else {
+        r = RollUpMinute(m, snapshot);
       }
-      if (unchanged) ++done;
+      if (r.ok()) {
+        if (*r) ++done;
+        continue;
+      }
+      failed.insert({m.metric, m.start});
+      ++rollup_failures_;
+      const uint32_t times = pending_.Failed(m.metric, m.start, std::chrono::steady_clock::now());
+      Log("rollup: minute " + std::to_string(m.start) + " of " + catalog_.Metric(m.metric).name +
+          " failed (" + std::to_string(times) + " in a row), skipped and retried later: " +
+          r.status().ToString());
     }
     db_->db->ReleaseSnapshot(snapshot);
-    if (!status.ok()) return status;
   }
+}
+
+Result<bool> Store::RollUpMinute(const PendingMinutes::Minute& m,
+                                 const rocksdb::Snapshot* snapshot) {
+  if (TRAILMAP_FAILPOINT("rollup.minute")) return Status::IOError("failpoint rollup.minute");
+  rocksdb::WriteBatch wb;
+  rocksdb::WriteOptions unsynced;  // lost with the marker, so redone
+  bool changed = false;            // a write to the minute came after the snapshot
+  // Each part is written under the write lock, and only if no write to the minute came since
+  // the snapshot: a Put never overwrites a write it did not read (rollup.h).
+  const auto write_part = [&]() -> Status {
+    std::lock_guard lock(write_mu_);
+    if (!pending_.Unchanged(m.metric, m.start, m.generation)) {
+      changed = true;
+      return Status::Unavailable("minute written meanwhile");
+    }
+    rocksdb::Status w = Write(unsynced, &wb);
+    wb.Clear();
+    return w.ok() ? Status::Ok() : FromRocks(w, "writing rollups");
+  };
+  char key[kDataKeySize];
+  Status status = ComputeMinuteRollup(
+      db_->db.get(), snapshot, db_->hist[0], m.metric, m.start,
+      [&](size_t resolution, const DataKey& k, const std::string& value) {
+        EncodeDataKey(k, key);
+        wb.Put(db_->hist[resolution], rocksdb::Slice(key, kDataKeySize), value);
+        // The minute stays pending until its last part and the marker go in one write.
+        return wb.Count() < 16384 ? Status::Ok() : write_part();
+      });
+  if (changed) return false;
+  if (!status.ok()) return status;
+  if (options_.before_rollup_write) options_.before_rollup_write(m.metric, m.start);
+  std::lock_guard lock(write_mu_);
+  std::lock_guard view(view_mu_);
+  if (!pending_.Unchanged(m.metric, m.start, m.generation)) return false;
+  wb.Delete(db_->meta, PendingRollupKey(m.metric, m.start));
+  if (rocksdb::Status w = Write(unsynced, &wb); !w.ok()) {
+    return FromRocks(w, "writing rollups");
+  }
+  pending_.Clear(m.metric, m.start, m.generation);
+  return true;
+}
+
+Status Store::DropAgedMinute(const PendingMinutes::Minute& m) {
+  std::lock_guard lock(write_mu_);
+  std::lock_guard view(view_mu_);
+  rocksdb::WriteOptions unsynced;  // a marker that comes back is dropped again
+  rocksdb::WriteBatch wb;
+  wb.Delete(db_->meta, PendingRollupKey(m.metric, m.start));
+  rocksdb::Status w = Write(unsynced, &wb);
+  if (!w.ok()) return FromRocks(w, "deleting the rollup marker");
+  pending_.Drop(m.metric, m.start);
+  ++rollup_aged_out_;
+  Log("rollup: minute " + std::to_string(m.start) + " of " + catalog_.Metric(m.metric).name +
+      " is past the 1 s retention: its rollups stay as they are");
+  return Status::Ok();
+}
+
+Result<size_t> Store::PruneIdleAgents() {
+  if (options_.agent_idle_seconds <= 0) return size_t{0};
+  const int64_t before = NowSeconds(options_) - options_.agent_idle_seconds;
+  std::lock_guard lock(write_mu_);
+  rocksdb::WriteBatch wb;
+  std::vector<std::string> idle;
+  for (const auto& [agent, seen] : last_seen_) {
+    if (seen >= before) continue;
+    idle.push_back(agent);
+    wb.Delete(db_->meta, WatermarkKey(agent));
+  }
+  if (idle.empty()) return size_t{0};
+  rocksdb::WriteOptions write_options;
+  write_options.sync = options_.sync;
+  if (rocksdb::Status w = Write(write_options, &wb); !w.ok()) {
+    return FromRocks(w, "deleting " + std::to_string(idle.size()) + " idle watermarks");
+  }
+  for (const std::string& agent : idle) {
+    watermarks_.erase(agent);
+    last_seen_.erase(agent);
+  }
+  agents_pruned_ += idle.size();
+  Log("forgot the watermarks of " + std::to_string(idle.size()) + " agent(s) idle for over " +
+      std::to_string(options_.agent_idle_seconds) + " s (e.g. " + idle.front() + ")");
+  return idle.size();
+}
+
+rocksdb::Status Store::Write(const rocksdb::WriteOptions& options, rocksdb::WriteBatch* wb) {
+  if (std::string held = background_errors_->Current(); !held.empty()) {
+    return rocksdb::Status::IOError("not written while RocksDB holds a " + held);
+  }
+  return db_->db->Write(options, wb);
+}
+
+bool Store::ResumeIfDue() {
+  const auto now = std::chrono::steady_clock::now();
+  if (!background_errors_->ResumeDue(now)) return background_errors_->Current().empty();
+  background_errors_->ResumeDone(db_->db->Resume(), now);
+  return background_errors_->Current().empty();
+}
+
+StoreHealth Store::Health() const {
+  StoreHealth h;
+  h.background_error = background_errors_->Current();
+  h.background_errors = background_errors_->errors();
+  h.recoveries = background_errors_->recoveries();
+  h.rollup_failures = rollup_failures_;
+  h.rollup_aged_out = rollup_aged_out_;
+  h.pending_rollups = pending_.size();
+  h.agents_pruned = agents_pruned_;
+  std::lock_guard lock(write_mu_);
+  h.agents = watermarks_.size();
+  return h;
+}
+
+Result<uint64_t> Store::IntProperty(const std::string& name) const {
+  uint64_t value = 0;
+  if (!db_->db->GetAggregatedIntProperty(name, &value)) {
+    return Status::NotFound("RocksDB has no integer property " + name);
+  }
+  return value;
 }
 
 Status Store::Load() {
@@ -302,8 +448,13 @@ Status Store::Load() {
         s = Status::Corruption("pending rollup key of " + std::to_string(key.size()) + " bytes");
       }
     } else if (tag == 'w') {
-      Result<uint64_t> r = DecodeWatermark(value);
-      if (r.ok()) watermarks_[std::string(key.substr(1))] = *r;
+      Result<WatermarkRecord> r = DecodeWatermarkRecord(value);
+      if (r.ok()) {
+        const std::string agent(key.substr(1));
+        watermarks_[agent] = r->sequence;
+        // Not recorded (an older store): idle from now.
+        last_seen_[agent] = r->last_seen != 0 ? r->last_seen : NowSeconds(options_);
+      }
       s = r.status();
     }
     if (!s.ok()) return Status::Corruption("meta: " + s.message());
@@ -416,7 +567,7 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
 
   rocksdb::WriteOptions write_options;
   write_options.sync = options_.sync;
-  if (rocksdb::Status s = db_->db->Write(write_options, &wb); !s.ok()) {
+  if (rocksdb::Status s = Write(write_options, &wb); !s.ok()) {
     pending_descriptions_.clear();
     catalog_.Rollback(mark);
     dictionaries_.ForgetGlobalIds();  // some may name the stacks just taken back
@@ -488,6 +639,8 @@ void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, int
           EncodeDataKey(DataKey{metric, bucket, host, series_of[h.series]}, key);
           wb->Merge(db_->hist[r], rocksdb::Slice(key, kDataKeySize), AsSlice(h.encoded));
         }
+        // A pass reading this minute from an older snapshot must not Put over these operands.
+        pending_.TouchIfPending(metric, minute);
       } else if (last_marked != std::pair{metric, minute}) {
         // Marked before the write, so a query whose snapshot holds this write sees it pending.
         pending_.Touch(metric, minute);
@@ -502,7 +655,9 @@ void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, int
     }
     AppendStacksLocked(batch, second, host, metric_of, series_of, wb, out);
   }
-  wb->Put(db_->meta, WatermarkKey(batch.agent), EncodeWatermark(batch.sequence));
+  const int64_t now = NowSeconds(options_);
+  wb->Put(db_->meta, WatermarkKey(batch.agent), EncodeWatermark(batch.sequence, now));
+  last_seen_[batch.agent] = now;
 }
 
 void Store::AppendStacksLocked(const Batch& batch, const SecondDelta& second, uint32_t host,
@@ -571,10 +726,13 @@ Result<ApplyOutcome> Store::SkipRejected(std::string_view agent, uint64_t sequen
   if (sequence < out.expected) return out;  // judged before; nothing moves
   rocksdb::WriteOptions write_options;
   write_options.sync = options_.sync;
-  rocksdb::Status s =
-      db_->db->Put(write_options, db_->meta, WatermarkKey(agent), EncodeWatermark(sequence));
+  const int64_t now = NowSeconds(options_);
+  rocksdb::WriteBatch wb;
+  wb.Put(db_->meta, WatermarkKey(agent), EncodeWatermark(sequence, now));
+  rocksdb::Status s = Write(write_options, &wb);
   if (!s.ok()) return FromRocks(s, "writing watermark of " + std::string(agent));
   watermarks_[std::string(agent)] = sequence;
+  last_seen_[std::string(agent)] = now;
   out.watermark = sequence;
   out.expected = sequence + 1;
   return out;

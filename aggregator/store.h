@@ -24,10 +24,24 @@
 // ingest, since their seconds will not be kept to roll up. A database made before the rollups
 // existed has every minute marked pending when Open first sees it.
 //
-// Retention: each histogram family drops keys older than its retention as RocksDB compacts
-// (aggregator/retention_filter.h); a family's retention of 0 keeps it forever. Past the 1 s
-// retention a query gets the rollup buckets that lie wholly in its columns and nothing for the
-// finer edges, since those seconds are gone.
+// Retention: every data family (hist, hist_10s, hist_60s, scalar, stacks, stacks_60s) drops
+// keys older than its own retention as RocksDB compacts (aggregator/retention_filter.h); a
+// family's retention of 0 keeps it forever. Past the 1 s retention a query gets the rollup
+// buckets that lie wholly in its columns and nothing for the finer edges, since those seconds
+// are gone. In meta, a pending-rollup marker goes once its minute's 1 s data may have aged out
+// (rollup.h), and the watermark of an agent not heard from for agent_idle_seconds is deleted by
+// the maintenance thread (PruneIdleAgents). Catalog entries (ids) stay forever.
+//
+// An agent that comes back after its watermark was pruned is a new agent to the store (watermark
+// 0): its next batch is answered outOfOrder, expected 1, and its shipper (agent/shipper.h) takes
+// a new incarnation and renumbers every batch it still holds from 1. Nothing it holds is lost,
+// and nothing acknowledged is sent again. Only a batch that was applied but whose ack never
+// reached the agent before it went silent for agent_idle_seconds would count twice, which is
+// why the default idle time (30 days) is far longer than any spool holds batches.
+//
+// Background errors (aggregator/store_health.h): RocksDB's are logged, counted and reported in
+// Health(); while one holds, writes fail (IOError, nothing acked) and the maintenance thread
+// calls DB::Resume with a backoff until RocksDB takes writes again.
 //
 // Stacks arrive interned per agent (schemas/ingest.capnp); the store keeps each agent's
 // definitions in memory (aggregator/stack_dictionary.h) and gives every distinct folded stack a
@@ -40,12 +54,16 @@
 // of it is and the agent's resend is applied. A new agent id starts at watermark 0.
 //
 // Thread safety: a Store may be used from any number of threads. Writers (ApplyBatch,
-// SkipRejected) are serialized by a lock inside; queries (QueryHistograms, Metrics) run
-// concurrently with them and with each other, reading a consistent RocksDB snapshot. RollUp runs
-// on the Store's own thread (stopped by the destructor) or the caller's, alongside both.
+// SkipRejected, and each write of the rollup pass and of PruneIdleAgents) are serialized by a
+// lock inside (write_mu_); queries (QueryHistograms, Metrics) run concurrently with them and with
+// each other, reading a consistent RocksDB snapshot. RollUp runs on the Store's own maintenance
+// thread (stopped by the destructor) or the caller's; it computes outside the lock and takes it
+// only to write (rollup.h says why that keeps every late write).
 #pragma once
 
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -62,6 +80,7 @@
 #include "aggregator/stack_dictionary.h"
 #include "aggregator/keys.h"
 #include "aggregator/rollup.h"
+#include "aggregator/store_health.h"
 #include "core/batch.h"
 #include "core/query_wire.h"
 #include "core/status.h"
@@ -70,6 +89,9 @@ namespace rocksdb {
 class DB;
 class ColumnFamilyHandle;
 class WriteBatch;
+class Snapshot;
+class Status;
+struct WriteOptions;
 }  // namespace rocksdb
 
 namespace trailmap::aggregator {
@@ -99,6 +121,14 @@ struct StoreOptions {
   // A Store keeps everything unless told; trailmap-aggregator's config starts from
   // kDefaultRetention (aggregator_config.h).
   std::array<int64_t, kHistogramResolutionCount> retention_seconds = {0, 0, 0};
+  // Seconds `scalar`, `stacks` (per second) and `stacks_60s` (per minute) keep their data; 0 =
+  // forever. trailmap-aggregator's defaults are in aggregator_config.h.
+  int64_t scalar_retention_seconds = 0;
+  int64_t stacks_retention_seconds = 0;
+  int64_t stacks_60s_retention_seconds = 0;
+  // The watermark of an agent that has sent nothing for this long is deleted (see the header:
+  // what happens if it comes back); 0 = never.
+  int64_t agent_idle_seconds = 0;
   // Unix seconds now, for retention; empty = the system clock. Tests hand down a fixed clock.
   std::function<int64_t()> clock;
   // A background thread rolls up pending minutes this often; 0 = no thread (the caller runs
@@ -107,6 +137,8 @@ struct StoreOptions {
   // A minute is rolled up once nothing has been written to it for this long (a minute that is
   // still being written would be rolled up again and again).
   int rollup_quiet_ms = 2000;
+  // Tests: called by the rollup pass after it has computed a minute, before its last write.
+  std::function<void(uint32_t metric, int64_t minute)> before_rollup_write;
 };
 
 // Which histogram families a query may read.
@@ -172,12 +204,26 @@ class Store {
   // range are read from `stacks_60s`. An unknown metric is an empty answer; InvalidArgument for a
   // predicate that compares values; Corruption if a stored value does not decode.
   Result<StackAnswer> QueryStacks(const StackQuery& query) const;
-  // Rolls up pending minutes (see the header): those quiet for rollup_quiet_ms, or all of them
-  // with `all` (then until none is left). Returns how many minutes it wrote. Safe alongside
-  // ingest and queries; a minute written to meanwhile stays pending and is done again.
+  // Rolls up pending minutes (see the header): those quiet for rollup_quiet_ms and not waiting
+  // out a failure's backoff, or all of them with `all` (then until none is left but those that
+  // failed in this call). Returns how many minutes it wrote. Safe alongside ingest and queries; a
+  // minute written to meanwhile stays pending and is done again. A minute that fails is skipped,
+  // logged, counted (Health) and retried after a backoff; it never stops the pass (rollup.h).
   Result<size_t> RollUp(bool all = false);
   // Minutes whose rollups are behind `hist`.
   size_t PendingRollups() const { return pending_.size(); }
+  // Deletes the watermark of every agent idle for agent_idle_seconds (0: none); returns how many.
+  Result<size_t> PruneIdleAgents();
+  // Calls DB::Resume if a background error holds and its backoff has passed (the maintenance
+  // thread does this every rollup_interval_ms); returns whether the store takes writes now.
+  bool ResumeIfDue();
+
+  // Background errors, rollup failures and the rest of aggregator/store_health.h.
+  StoreHealth Health() const;
+  // A RocksDB integer property summed over every column family, e.g.
+  // "rocksdb.estimate-pending-compaction-bytes" (for self-metrics); NotFound if RocksDB has no
+  // such property.
+  Result<uint64_t> IntProperty(const std::string& name) const;
 
   // The metric catalog, by name.
   std::vector<MetricInfo> Metrics() const;
@@ -191,11 +237,20 @@ class Store {
 
  private:
   struct Handles;
-  Store(const StoreOptions& options, std::unique_ptr<Handles> handles);
+  Store(const StoreOptions& options, std::unique_ptr<Handles> handles,
+        std::shared_ptr<BackgroundErrors> background_errors);
   Status Load();
   // Marks every minute of `hist` pending unless the meta marker says that was done.
   Status MarkOldMinutesIfNeeded();
   void RollupLoop();
+  // db->Write unless a background error holds: then RocksDB must not be written until Resume (a
+  // write on the WAL that failed aborts the process in RocksDB builds with assertions on).
+  rocksdb::Status Write(const rocksdb::WriteOptions& options, rocksdb::WriteBatch* wb);
+  // Rolls up one minute read at `snapshot`: true when written and clean, false when a write to
+  // the minute came meanwhile (it stays pending); an error leaves it pending.
+  Result<bool> RollUpMinute(const PendingMinutes::Minute& m, const rocksdb::Snapshot* snapshot);
+  // Removes the pending marker of a minute whose 1 s data may have aged out (rollup.h).
+  Status DropAgedMinute(const PendingMinutes::Minute& m);
   uint64_t WatermarkLocked(std::string_view agent) const;
   // Adds one batch's catalog entries, data and watermark to `wb` (write_mu_ held).
   void AppendBatchLocked(const Batch& batch, const std::string& labels, int64_t direct_before,
@@ -216,6 +271,8 @@ class Store {
   Catalog catalog_;
   mutable std::mutex write_mu_;  // serializes writers; guards watermarks_ and dictionaries_
   std::unordered_map<std::string, uint64_t> watermarks_;
+  // Unix seconds each agent with a watermark last sent a batch (for PruneIdleAgents).
+  std::unordered_map<std::string, int64_t> last_seen_;
   StackDictionaries dictionaries_;
   // Descriptions written by the WriteBatch being built, for the catalog after it succeeds.
   std::vector<std::pair<uint32_t, std::string>> pending_descriptions_;
@@ -224,6 +281,9 @@ class Store {
   // and clears it: a query sees a minute clean only with its rollups in its snapshot.
   mutable std::mutex view_mu_;
   std::mutex rollup_mu_;  // one RollUp at a time
+  std::shared_ptr<BackgroundErrors> background_errors_;
+  std::atomic<uint64_t> rollup_failures_{0}, rollup_aged_out_{0}, agents_pruned_{0};
+  std::chrono::steady_clock::time_point next_prune_{};
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;
   bool stopping_ = false;

@@ -315,5 +315,78 @@ TEST(StoreTest, BackgroundPassRollsUpQuietMinutes) {
             36u);
 }
 
+// Watermarks of agents idle for agent_idle_seconds are deleted (and stay deleted after a reopen);
+// an active agent's stay. A pruned agent that comes back is new: outOfOrder, expected 1.
+TEST(StoreTest, PrunesTheWatermarksOfIdleAgentsOnly) {
+  TempDir dir;
+  int64_t now = kT;
+  StoreOptions options = TestOptions();
+  options.agent_idle_seconds = 100;
+  options.clock = [&now] { return now; };
+  std::unique_ptr<Store> store = std::move(Store::Open(dir.path(), options)).value();
+  Batch other = OneSecond(1, kT, {7});
+  other.agent = "db-1/9";
+  other.host = "db-1";
+  ASSERT_EQ(store->ApplyBatch(OneSecond(1, kT, {1}))->status, Ack::Status::kApplied);
+  ASSERT_EQ(store->ApplyBatch(OneSecond(2, kT, {2}))->status, Ack::Status::kApplied);
+  now = kT + 60;
+  ASSERT_EQ(store->ApplyBatch(other)->status, Ack::Status::kApplied);
+
+  now = kT + 100;  // web-1/1 idle exactly 100 s: kept
+  EXPECT_EQ(*store->PruneIdleAgents(), 0u);
+  now = kT + 101;
+  EXPECT_EQ(*store->PruneIdleAgents(), 1u);
+  EXPECT_EQ(store->Watermark("web-1/1"), 0u);
+  EXPECT_EQ(store->Watermark("db-1/9"), 1u);
+  EXPECT_EQ(store->Health().agents, 1u);
+  EXPECT_EQ(store->Health().agents_pruned, 1u);
+
+  // Reopened (Open prunes too, before any batch): still gone, the other still there; the data
+  // and the catalog stay.
+  store.reset();
+  store = std::move(Store::Open(dir.path(), options)).value();
+  EXPECT_EQ(store->Watermark("web-1/1"), 0u);
+  EXPECT_EQ(store->Watermark("db-1/9"), 1u);
+  EXPECT_EQ(TotalCount(*store, "disk.latency"), 3u);  // 1, 2 and 7
+  // The agent's next batch: it has to start again from 1 (its shipper takes a new incarnation).
+  Result<ApplyOutcome> r = store->ApplyBatch(OneSecond(3, kT, {3}));
+  EXPECT_EQ(r->status, Ack::Status::kOutOfOrder);
+  EXPECT_EQ(r->expected, 1u);
+
+  // Past db-1/9's idle time at the next open.
+  store.reset();
+  now = kT + 161;
+  store = std::move(Store::Open(dir.path(), options)).value();
+  EXPECT_EQ(store->Watermark("db-1/9"), 0u);
+  EXPECT_EQ(store->Health().agents_pruned, 1u);
+}
+
+// A background error is reported in Health until a Resume clears it.
+TEST(StoreTest, HealthReportsABackgroundErrorUntilResumed) {
+  TempDir dir;
+  std::unique_ptr<Store> store = MustOpen(dir.path());
+  EXPECT_EQ(store->Health().background_error, "");
+  EXPECT_TRUE(store->ResumeIfDue());
+  // As RocksDB's listener would be told (a real one: tests/disk_full_system_test.cc).
+  BackgroundErrors errors;
+  errors.Set("flush", "IO error: No space left on device");
+  EXPECT_EQ(errors.Current(), "background error in flush: IO error: No space left on device");
+  const auto t0 = BackgroundErrors::Clock::now();
+  EXPECT_TRUE(errors.ResumeDue(t0));
+  errors.ResumeDone(rocksdb::Status::IOError("still full"), t0);
+  EXPECT_FALSE(errors.ResumeDue(t0 + std::chrono::milliseconds(999)));
+  EXPECT_TRUE(errors.ResumeDue(t0 + std::chrono::seconds(1)));
+  errors.ResumeDone(rocksdb::Status::IOError("still full"), t0);
+  EXPECT_FALSE(errors.ResumeDue(t0 + std::chrono::milliseconds(1999)));  // doubled
+  errors.ResumeDone(rocksdb::Status::OK(), t0);
+  EXPECT_EQ(errors.Current(), "");
+  EXPECT_FALSE(errors.ResumeDue(t0 + std::chrono::hours(1)));
+  EXPECT_EQ(errors.errors(), 1u);
+  EXPECT_EQ(errors.recoveries(), 1u);
+  Result<uint64_t> pending = store->IntProperty("rocksdb.estimate-pending-compaction-bytes");
+  ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+  EXPECT_FALSE(store->IntProperty("rocksdb.no-such-property").ok());
+}
+
 }  // namespace
 }  // namespace trailmap::aggregator

@@ -62,6 +62,8 @@ std::string EncodeQuery(const Query& query) {
   q.setId(query.id);
   if (query.kind == Query::Kind::kMetrics) {
     q.setMetrics();
+  } else if (query.kind == Query::Kind::kStatus) {
+    q.setStatus();
   } else if (query.kind == Query::Kind::kStacks) {
     const StackQuery& sq = query.stacks;
     auto w = q.initStacks();
@@ -98,6 +100,9 @@ Result<Query> DecodeQuery(std::string_view bytes) {
     switch (q.which()) {
       case queryproto::Query::METRICS:
         query.kind = Query::Kind::kMetrics;
+        return query;
+      case queryproto::Query::STATUS:
+        query.kind = Query::Kind::kStatus;
         return query;
       case queryproto::Query::STACKS: {
         auto w = q.getStacks();
@@ -174,6 +179,17 @@ std::string EncodeAnswer(const Answer& answer) {
       auto fields = list[i].initFields(static_cast<unsigned>(keys.size()));
       for (size_t k = 0; k < keys.size(); ++k) fields.set(static_cast<unsigned>(k), AsText(keys[k]));
     }
+  } else if (answer.kind == Query::Kind::kStatus) {
+    const ShardStatus& s = answer.status;
+    auto w = a.initStatus();
+    w.setBackgroundError(AsText(s.background_error));
+    w.setBackgroundErrors(s.background_errors);
+    w.setRecoveries(s.recoveries);
+    w.setRollupFailures(s.rollup_failures);
+    w.setRollupAgedOut(s.rollup_aged_out);
+    w.setPendingRollups(s.pending_rollups);
+    w.setAgents(s.agents);
+    w.setAgentsPruned(s.agents_pruned);
   } else if (answer.kind == Query::Kind::kStacks) {
     auto list = a.initStacks().initStacks(static_cast<unsigned>(answer.stacks.stacks.size()));
     for (size_t i = 0; i < answer.stacks.stacks.size(); ++i) {
@@ -236,6 +252,15 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
         info.description = Str(m.getDescription());
         answer.metrics.push_back(std::move(info));
       }
+      return answer;
+    }
+    if (a.which() == queryproto::Answer::STATUS) {
+      answer.kind = Query::Kind::kStatus;
+      auto r = a.getStatus();
+      answer.status = ShardStatus{Str(r.getBackgroundError()), r.getBackgroundErrors(),
+                                  r.getRecoveries(),           r.getRollupFailures(),
+                                  r.getRollupAgedOut(),        r.getPendingRollups(),
+                                  r.getAgents(),               r.getAgentsPruned()};
       return answer;
     }
     if (a.which() == queryproto::Answer::STACKS) {

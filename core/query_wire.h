@@ -48,7 +48,7 @@ struct StackQuery {
 };
 
 struct Query {
-  enum class Kind : uint8_t { kHistograms, kMetrics, kStacks };
+  enum class Kind : uint8_t { kHistograms, kMetrics, kStacks, kStatus };
   uint64_t id = 0;
   Kind kind = Kind::kHistograms;
   HistogramQuery histograms;  // when kind == kHistograms
@@ -94,6 +94,19 @@ struct MetricInfo {
   std::string description;          // one line, "" = none
 };
 
+// A shard's health (schemas/query.capnp ShardStatus; aggregator/store_health.h fills it).
+struct ShardStatus {
+  std::string background_error;    // RocksDB's background error now, "" = none
+  uint64_t background_errors = 0;  // background errors RocksDB reported since start
+  uint64_t recoveries = 0;         // times the store recovered from one (by itself or Resume)
+  uint64_t rollup_failures = 0;    // minute rollups that failed (each retried after a backoff)
+  uint64_t rollup_aged_out = 0;    // pending minutes dropped because their 1 s data aged out
+  uint64_t pending_rollups = 0;    // minutes whose rollups are behind the 1 s data
+  uint64_t agents = 0;             // agents with a watermark
+  uint64_t agents_pruned = 0;      // watermarks of idle agents forgotten since start
+  bool operator==(const ShardStatus&) const = default;
+};
+
 struct Answer {
   uint64_t id = 0;
   std::string shard;  // which aggregator answered
@@ -102,6 +115,7 @@ struct Answer {
   HistogramAnswer histograms;
   std::vector<MetricInfo> metrics;
   StackAnswer stacks;  // when kind == kStacks
+  ShardStatus status;  // when kind == kStatus
 };
 
 // The checks DecodeQuery makes of a stack query (also for callers that build one).

@@ -15,6 +15,7 @@ struct Query {
     histograms @1 :HistogramQuery;
     metrics @2 :Void;     # the metric catalog
     stacks @3 :StackQuery;
+    status @4 :Void;      # this shard's health (ShardStatus)
   }
 }
 
@@ -53,7 +54,20 @@ struct Answer {
     histograms @3 :HistogramAnswer;
     metrics @4 :List(MetricInfo);
     stacks @5 :StackAnswer;
+    status @6 :ShardStatus;
   }
+}
+
+# A shard's health: its store's background error and counters since it started.
+struct ShardStatus {
+  backgroundError @0 :Text;   # RocksDB's background error now; "" = none (writes are taken)
+  backgroundErrors @1 :UInt64;  # background errors RocksDB reported
+  recoveries @2 :UInt64;      # times the store recovered from one (by itself or DB::Resume)
+  rollupFailures @3 :UInt64;  # minute rollups that failed (each retried after a backoff)
+  rollupAgedOut @4 :UInt64;   # pending minutes dropped because their 1 s data aged out
+  pendingRollups @5 :UInt64;  # minutes whose rollups are behind the 1 s data
+  agents @6 :UInt64;          # agents with a watermark
+  agentsPruned @7 :UInt64;    # watermarks of idle agents forgotten
 }
 
 # The shard's merge: every distinct stack with its summed count (never raw rows).

@@ -1,0 +1,285 @@
+// Disk full under a real trailmap-aggregator (issue 9): its data directory is on a small tmpfs
+// this test mounts, and a filler file takes the rest of it. Batches go in over a raw DEALER, one
+// at a time, as an agent's shipper sends them. What must hold:
+//   - once the disk is full, a write fails with a clear log line and is NOT acked (the aggregator
+//     says "background error" in its log and in its status answer);
+//   - what is stored is exactly what was acked, while full, after space returns and after a
+//     restart on the same data directory (RocksDB reopened);
+//   - once the filler is removed, ingest resumes by itself (no restart): the batch that failed is
+//     applied when resent, and every batch after it too.
+// It needs to mount a tmpfs (root or CAP_SYS_ADMIN). Where it cannot, it FAILS saying so; it
+// never skips.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <zmq.hpp>
+
+#include "core/batch.h"
+#include "core/histogram.h"
+#include "core/query_wire.h"
+#include "tests/cluster.h"
+
+namespace trailmap::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr int kSeries = 50;           // series per batch
+constexpr int kValuesPerSeries = 4;   // values per series per batch
+constexpr uint64_t kBatchCount = kSeries * kValuesPerSeries;
+
+int64_t Now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A tmpfs of `mib` MiB mounted at `path` for the test's lifetime; error() says why not.
+class Tmpfs {
+ public:
+  Tmpfs(const std::string& path, int mib) : path_(path) {
+    ::mkdir(path.c_str(), 0755);
+    const std::string options = "size=" + std::to_string(mib) + "m";
+    if (::mount("tmpfs", path.c_str(), "tmpfs", 0, options.c_str()) != 0) {
+      error_ = std::string("mount -t tmpfs -o ") + options + " tmpfs " + path + ": " +
+               std::strerror(errno);
+    }
+  }
+  ~Tmpfs() {
+    if (error_.empty()) ::umount2(path_.c_str(), MNT_DETACH);
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string path_;
+  std::string error_;
+};
+
+// Writes 1 MiB blocks to `path` until the disk refuses; returns the errno that stopped it.
+int FillDisk(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return errno;
+  const std::string block(1 << 20, 'x');
+  int error = 0;
+  for (int i = 0; i < 4096 && error == 0; ++i) {
+    ssize_t n = ::write(fd, block.data(), block.size());
+    if (n < 0) error = errno;
+    else if (n < static_cast<ssize_t>(block.size())) error = ENOSPC;
+  }
+  // Then byte by byte what is left of the last page.
+  while (error == ENOSPC && ::write(fd, "x", 1) == 1) {
+  }
+  ::close(fd);
+  return error;
+}
+
+// Batch `sequence` of agent full/1: kSeries series of one second, kValuesPerSeries values each.
+Batch MakeFullBatch(uint64_t sequence, int64_t start) {
+  Batch b;
+  b.agent = "full/1";
+  b.sequence = sequence;
+  b.host = "db-1";
+  for (int s = 0; s < kSeries; ++s) {
+    b.series.push_back({"disk.latency", MetricKind::kLatency, "ns", "op=s" + std::to_string(s)});
+  }
+  SecondDelta second{start + static_cast<int64_t>(sequence % 300), {}, {}};
+  for (int s = 0; s < kSeries; ++s) {
+    Histogram h;
+    for (int v = 0; v < kValuesPerSeries; ++v) h.Record(1000 + 37 * v + 101 * s + sequence);
+    second.histograms.push_back({static_cast<uint32_t>(s), h.Encode()});
+  }
+  b.seconds.push_back(std::move(second));
+  return b;
+}
+
+// One DEALER, one request at a time: the reply to `bytes`, or "" after `timeout`.
+class Dealer {
+ public:
+  Dealer(zmq::context_t* context, const std::string& endpoint)
+      : socket_(*context, zmq::socket_type::dealer) {
+    socket_.set(zmq::sockopt::linger, 0);
+    socket_.connect("tcp://" + endpoint);
+  }
+  std::string Exchange(const std::string& bytes, std::chrono::milliseconds timeout) {
+    socket_.send(zmq::buffer(bytes), zmq::send_flags::none);
+    return Receive(timeout);
+  }
+  std::string Receive(std::chrono::milliseconds timeout) {
+    socket_.set(zmq::sockopt::rcvtimeo, static_cast<int>(timeout.count()));
+    zmq::message_t reply;
+    if (!socket_.recv(reply)) return "";
+    return std::string(static_cast<const char*>(reply.data()), reply.size());
+  }
+
+ private:
+  zmq::socket_t socket_;
+};
+
+// The ack of `sequence` among the replies to one send: applied, duplicate, or nothing.
+std::optional<Ack> AckOf(Dealer* ingest, const Batch& batch, std::chrono::milliseconds timeout) {
+  std::string reply = ingest->Exchange(EncodeBatch(batch), timeout);
+  // Late replies to earlier sends of the same batch may come first; any of them will do.
+  while (!reply.empty()) {
+    Result<Ack> ack = DecodeAck(reply);
+    if (ack.ok() && ack->sequence == batch.sequence) return *ack;
+    reply = ingest->Receive(timeout);
+  }
+  return std::nullopt;
+}
+
+ShardStatus Status(zmq::context_t* context, const std::string& query_endpoint) {
+  Dealer query(context, query_endpoint);
+  Query q;
+  q.id = 7;
+  q.kind = Query::Kind::kStatus;
+  Result<Answer> a = DecodeAnswer(query.Exchange(EncodeQuery(q), 10s));
+  EXPECT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_TRUE(a.ok() && a->kind == Query::Kind::kStatus);
+  return a.ok() ? a->status : ShardStatus{};
+}
+
+// What the aggregator stores of disk.latency over the last 1200 s, asked over its query socket.
+uint64_t StoredCount(const std::string& query_endpoint) {
+  zmq::context_t context;
+  zmq::socket_t dealer(context, zmq::socket_type::dealer);
+  dealer.set(zmq::sockopt::linger, 0);
+  dealer.set(zmq::sockopt::rcvtimeo, 30000);
+  dealer.connect("tcp://" + query_endpoint);
+  Query q;
+  q.id = 1;
+  q.histograms.metric = "disk.latency";
+  q.histograms.to = Now() + 1;
+  q.histograms.from = q.histograms.to - 1200;
+  q.histograms.step = 1200;
+  dealer.send(zmq::buffer(EncodeQuery(q)), zmq::send_flags::none);
+  zmq::message_t reply;
+  if (!dealer.recv(reply)) return 0;
+  Result<Answer> a = DecodeAnswer({static_cast<const char*>(reply.data()), reply.size()});
+  EXPECT_TRUE(a.ok() && a->error.empty()) << (a.ok() ? a->error : a.status().ToString());
+  uint64_t total = 0;
+  if (a.ok()) {
+    for (const QueryCell& c : a->histograms.cells) total += c.histogram.count();
+  }
+  return total;
+}
+
+TEST(DiskFullSystem, WritesFailUnackedAndIngestResumesWhenSpaceReturns) {
+  TempDir dir;
+  const std::string disk = dir / "disk";
+  Tmpfs tmpfs(disk, 32);
+  ASSERT_EQ(tmpfs.error(), "")
+      << "this test makes a small disk with a tmpfs mount and cannot: " << tmpfs.error()
+      << " (run it as root or with CAP_SYS_ADMIN; it does not skip)";
+
+  const int ingest_port = FreePort(), query_port = FreePort();
+  const std::string ingest = "127.0.0.1:" + std::to_string(ingest_port);
+  const std::string query = "127.0.0.1:" + std::to_string(query_port);
+  const std::string config = dir / "aggregator.toml";
+  // Small memtables: RocksDB preallocates its WAL by the memtable size.
+  WriteFile(config, "data = \"" + disk + "/data\"\ningest = \"" + ingest + "\"\nquery = \"" +
+                        query + "\"\nname = \"agg-full\"\n[store]\nwrite_buffer_mb = 1\n");
+  auto start = [&] {
+    return std::make_unique<Process>(
+        std::vector<std::string>{Binary("trailmap-aggregator"), "--config", config}, dir.path(),
+        "agg-full");
+  };
+  std::unique_ptr<Process> aggregator = start();
+  zmq::context_t context;
+  auto ingest_socket = std::make_unique<Dealer>(&context, ingest);
+
+  const int64_t t0 = Now() - 600;
+  uint64_t sequence = 0, acked = 0;
+  // Phase 1: room to spare, every batch applied.
+  for (int i = 0; i < 100; ++i) {
+    const Batch b = MakeFullBatch(++sequence, t0);
+    std::optional<Ack> ack = AckOf(ingest_socket.get(), b, 10s);
+    ASSERT_TRUE(ack && ack->status == Ack::Status::kApplied) << aggregator->Stderr();
+    acked += kBatchCount;
+  }
+  EXPECT_EQ(StoredCount(query), acked);
+
+  // Phase 2: the disk is full. Batches go in until one is not acked (the WAL had room left in
+  // what RocksDB preallocated, so a few may still be written: those are acked, and counted).
+  ASSERT_EQ(FillDisk(disk + "/filler"), ENOSPC);
+  std::optional<Batch> refused;
+  for (int i = 0; i < 5000 && !refused; ++i) {
+    const Batch b = MakeFullBatch(++sequence, t0);
+    std::optional<Ack> ack = AckOf(ingest_socket.get(), b, 3s);
+    if (!ack) {
+      refused = b;
+      break;
+    }
+    ASSERT_EQ(ack->status, Ack::Status::kApplied) << ack->reason;
+    acked += kBatchCount;
+  }
+  ASSERT_TRUE(refused) << "5000 batches written on a full disk?\n" << aggregator->Stderr();
+  // Resent while still full: still not acked.
+  EXPECT_FALSE(AckOf(ingest_socket.get(), *refused, 2s));
+  EXPECT_TRUE(aggregator->Running());
+  std::string log = aggregator->Stderr();
+  EXPECT_NE(log.find("not written, not acked"), std::string::npos) << log;
+  EXPECT_NE(log.find("No space left on device"), std::string::npos) << log;
+  EXPECT_NE(log.find("rocksdb: background error"), std::string::npos) << log;
+  ShardStatus status = Status(&context, query);
+  EXPECT_NE(status.background_error, "");
+  EXPECT_GE(status.background_errors, 1u);
+  // Reads go on, and say exactly what was acked.
+  EXPECT_EQ(StoredCount(query), acked);
+
+  // Phase 3: space returns. The refused batch, resent as a shipper does, is applied without a
+  // restart; every batch after it too.
+  ASSERT_EQ(::unlink((disk + "/filler").c_str()), 0);
+  std::optional<Ack> ack;
+  const bool resumed = WaitFor(
+      [&] {
+        ack = AckOf(ingest_socket.get(), *refused, 1s);
+        return ack.has_value();
+      },
+      60s);
+  ASSERT_TRUE(resumed) << "ingest did not resume after space returned\n" << aggregator->Stderr();
+  ASSERT_EQ(ack->status, Ack::Status::kApplied) << ack->reason;
+  acked += kBatchCount;
+  for (int i = 0; i < 100; ++i) {
+    const Batch b = MakeFullBatch(++sequence, t0);
+    ack = AckOf(ingest_socket.get(), b, 10s);
+    ASSERT_TRUE(ack && ack->status == Ack::Status::kApplied) << aggregator->Stderr();
+    acked += kBatchCount;
+  }
+  // Every batch produced was acked exactly once, and is stored exactly once.
+  EXPECT_EQ(acked, sequence * kBatchCount);
+  EXPECT_EQ(StoredCount(query), acked);
+  status = Status(&context, query);
+  EXPECT_EQ(status.background_error, "");
+  EXPECT_GE(status.recoveries, 1u);
+  log = aggregator->Stderr();
+  EXPECT_NE(log.find("rocksdb: recovered"), std::string::npos) << log;
+
+  // Phase 4: RocksDB reopened on the same directory holds exactly what was acked, and the
+  // watermark: the last batch is a duplicate, the next one applies.
+  aggregator->Kill(SIGTERM);
+  ASSERT_EQ(aggregator->Wait(30s), 0) << aggregator->Stderr();
+  ingest_socket.reset();
+  aggregator = start();
+  ingest_socket = std::make_unique<Dealer>(&context, ingest);
+  ack = AckOf(ingest_socket.get(), MakeFullBatch(sequence, t0), 10s);
+  ASSERT_TRUE(ack) << aggregator->Stderr();
+  EXPECT_EQ(ack->status, Ack::Status::kDuplicate);
+  EXPECT_EQ(StoredCount(query), acked);
+  ack = AckOf(ingest_socket.get(), MakeFullBatch(++sequence, t0), 10s);
+  ASSERT_TRUE(ack);
+  EXPECT_EQ(ack->status, Ack::Status::kApplied);
+  acked += kBatchCount;
+  EXPECT_EQ(StoredCount(query), acked);
+  aggregator->Kill(SIGTERM);
+  EXPECT_EQ(aggregator->Wait(30s), 0);
+}
+
+}  // namespace
+}  // namespace trailmap::test
