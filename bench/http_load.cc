@@ -4,6 +4,8 @@
 //
 //   http_load --port 7402 --clients 20 --seconds 10 \
 //     '/api/heatmap?metric=disk.latency&from=-5m'
+#include <utility>  // before Boost 1.74's asio, which uses std::exchange without it
+
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
