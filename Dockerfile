@@ -7,7 +7,7 @@ COPY . /src
 RUN cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DTRAILMAP_TESTS=OFF -DTRAILMAP_BENCH=OFF \
  && cmake --build /build -j "$(nproc)" \
  && install -D -t /usr/local/bin /build/bin/trailmap-agent /build/bin/trailmap-aggregator \
-      /build/bin/trailmap /build/bench/trailmap-loadgen
+      /build/bin/trailmap /build/bin/trailmap-query /build/bench/trailmap-loadgen
 
 FROM debian:bookworm
 RUN apt-get update -qq \

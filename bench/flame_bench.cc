@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "core/stack_collapse.h"
-#include "query/flame.h"
-#include "query/render_flame.h"
+#include "query/views/flame.h"
+#include "query/render/flame.h"
 
 namespace trailmap {
 namespace {

@@ -9,9 +9,9 @@
 #include <cmath>
 #include <random>
 
-#include "query/heatmap.h"
-#include "query/render_png.h"
-#include "query/render_svg.h"
+#include "query/views/heatmap.h"
+#include "query/render/heatmap_png.h"
+#include "query/render/heatmap_svg.h"
 
 namespace trailmap {
 namespace {

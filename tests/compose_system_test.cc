@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "tests/cluster.h"
+#include "tests/http_client.h"
 #include "tests/stats_json.h"
 
 namespace trailmap::test {
@@ -60,14 +61,14 @@ TEST(Compose, DockerComposeValidatesTheFile) {
 
 TEST(Compose, TheSameTopologyRunsOnLoopback) {
   const auto commands = ServiceCommands(ReadFile(kCompose));
-  ASSERT_EQ(commands.size(), 5u) << "aggregator, three agents, the fleet";
+  ASSERT_EQ(commands.size(), 6u) << "aggregator, three agents, the fleet, the HTTP node";
   TempDir dir;
 
   // Every service gets loopback ports in place of its container's; names resolve to 127.0.0.1.
   std::map<std::string, std::string> ports;  // "service:port" -> "127.0.0.1:free"
   std::map<std::string, std::string> listen;  // service -> its own "0.0.0.0:port" replacement
   for (const auto& [service, cmd] : commands) {
-    for (const std::string container_port : {"7400", "7401", "8125"}) {
+    for (const std::string container_port : {"7400", "7401", "7402", "8125"}) {
       if (cmd.find("0.0.0.0:" + container_port) != std::string::npos) {
         ports[service + ":" + container_port] = "127.0.0.1:" + std::to_string(FreePort());
       }
@@ -83,7 +84,8 @@ TEST(Compose, TheSameTopologyRunsOnLoopback) {
   };
 
   std::vector<std::unique_ptr<Process>> processes;
-  for (const std::string service : {"aggregator", "agent-web-1", "agent-web-2", "agent-db-1", "fleet"}) {
+  for (const std::string service :
+       {"aggregator", "agent-web-1", "agent-web-2", "agent-db-1", "fleet", "query"}) {
     ASSERT_EQ(commands.count(service), 1u) << service;
     std::vector<std::string> argv;
     for (const auto& w : Words(commands.at(service))) argv.push_back(translate(service, w));
@@ -109,6 +111,18 @@ TEST(Compose, TheSameTopologyRunsOnLoopback) {
   ASSERT_TRUE(arrived) << disk.size() << " disk hosts, " << http.size() << " http hosts\n" << logs;
   for (const std::string host : {"web-1", "web-2", "db-1"}) EXPECT_GT(http[host].count, 0u) << host;
   EXPECT_GT(disk["sim-001"].count, 0u);
+  // The HTTP node answers from the same aggregator: all 50 simulated hosts.
+  const std::string http = ports.at("query:7402");
+  HttpResult stats;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        stats = HttpGet(std::stoi(http.substr(http.rfind(':') + 1)),
+                        "/api/stats?metric=disk.latency&by=host&from=-2m");
+        return stats.status == 200;
+      },
+      10s))
+      << stats.status << " " << stats.body;
+  EXPECT_EQ(ParseStats(stats.body).size(), 50u) << stats.body;
   for (const auto& p : processes) EXPECT_TRUE(p->Running()) << p->Stderr();
 }
 

@@ -1,0 +1,54 @@
+#include "cli/catalog_command.h"
+
+#include <CLI/CLI.hpp>
+
+namespace trailmap {
+namespace {
+
+// The aggregator and timeout flags of QueryFlags, without --metric and the time range.
+void AddShardFlags(CLI::App* command, QueryFlags* flags) {
+  command->add_option("--aggregators,-a", flags->aggregators,
+                      "Aggregator QUERY endpoints HOST:PORT,... (default port 7401); else "
+                      "$TRAILMAP_AGGREGATORS, else `aggregators` in the config file");
+  command->add_option("--config", flags->config, "TOML file with aggregators = [\"HOST:PORT\", ...]");
+  command->add_option("--timeout", flags->timeout, "How long to wait for every shard's answer")
+      ->capture_default_str();
+}
+
+}  // namespace
+
+CLI::App* AddMetricsCommand(CLI::App* app, MetricsFlags* flags) {
+  CLI::App* cmd = app->add_subcommand("metrics", "List every metric: name, kind, unit, the fields it carries and what it measures");
+  AddShardFlags(cmd, &flags->query);
+  cmd->add_option("--format,-f", flags->format, "table or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"table", "json"}));
+  cmd->footer("Examples:\n  trailmap metrics\n  trailmap metrics --format json --aggregators agg-1,agg-2");
+  return cmd;
+}
+
+int RunMetrics(const MetricsFlags& flags, const CliContext& context) {
+  return FinishView(context, "metrics", RunMetricsView(flags, context), "");
+}
+
+CLI::App* AddFieldsCommand(CLI::App* app, FieldsFlags* flags) {
+  CLI::App* cmd = app->add_subcommand(
+      "fields", "Each field of a metric (and host) with the values seen in a time range and their event counts");
+  AddQueryFlags(cmd, &flags->query);
+  cmd->add_option("--format,-f", flags->format, "table or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--top", flags->top, "Values shown per field, most events first (0 = all)")->capture_default_str();
+  cmd->footer(
+      "Examples:\n"
+      "  trailmap fields --metric disk.latency --from -1h\n"
+      "  trailmap fields --metric http.server.latency --where 'host =~ \"web.*\"' --format json\n"
+      "Then decompose by a field with --by, or filter with --where.");
+  return cmd;
+}
+
+int RunFields(const FieldsFlags& flags, const CliContext& context) {
+  return FinishView(context, "fields", RunFieldsView(flags, context), "");
+}
+
+}  // namespace trailmap

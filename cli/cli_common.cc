@@ -1,0 +1,95 @@
+#include "cli/cli_common.h"
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <ostream>
+
+#include "core/predicate.h"
+#include "core/timespec.h"
+#include "core/units.h"
+#include "query/fetch/endpoints.h"
+#include "query/fetch/fanout.h"
+
+namespace trailmap {
+
+void AddQueryFlags(CLI::App* command, QueryFlags* flags) {
+  command->add_option("--metric,-m", flags->metric, "Metric name, e.g. disk.latency")->required();
+  command
+      ->add_option("--from", flags->from,
+                   "Start: -10m, -1h, -2d, now, unix seconds or RFC 3339 (2026-11-22T16:00:00Z)")
+      ->capture_default_str();
+  command->add_option("--to", flags->to, "End (exclusive), same forms as --from")
+      ->capture_default_str();
+  command->add_option("--by", flags->by, "Group by host or by a field key (op, disk, url, ...)");
+  command->add_option("--hosts", flags->hosts, "Only these hosts: web-1,web-2");
+  command->add_option("--where,-w", flags->where,
+                      "Only events that pass a predicate, evaluated in the aggregators: "
+                      "'host =~ \"web.*\" and op == \"read\" and latency > 10ms' (docs/predicates.md)");
+  command->add_option("--aggregators,-a", flags->aggregators,
+                      "Aggregator QUERY endpoints HOST:PORT,... (default port 7401); else "
+                      "$TRAILMAP_AGGREGATORS, else `aggregators` in the config file, else "
+                      "127.0.0.1:7401");
+  command->add_option("--config", flags->config,
+                      "TOML file with aggregators = [\"HOST:PORT\", ...] (default "
+                      "$TRAILMAP_CONFIG or ~/.config/trailmap/trailmap.toml)");
+  command->add_option("--timeout", flags->timeout, "How long to wait for every shard's answer")
+      ->capture_default_str();
+}
+
+int ExitCodeFor(const Status& status) {
+  switch (status.code()) {
+    case Status::Code::kOk:
+      return kExitOk;
+    case Status::Code::kInvalidArgument:
+      return kExitUsage;
+    case Status::Code::kUnavailable:
+      return kExitPartial;
+    default:
+      return kExitError;
+  }
+}
+
+Status WriteOutput(const CliContext& context, const std::string& path, const std::string& bytes) {
+  if (path.empty() || path == "-") {
+    context.out->write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    context.out->flush();
+    return context.out->good() ? Status::Ok() : Status::IOError("cannot write to standard output");
+  }
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (!file) return Status::IOError("cannot open " + path + " for writing");
+  file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  file.close();
+  if (!file) return Status::IOError("cannot write " + path);
+  return Status::Ok();
+}
+
+int ReportMissing(const CliContext& context, const std::vector<std::string>& missing) {
+  if (missing.empty()) return kExitOk;
+  *context.err << "trailmap: partial result, " << missing.size()
+               << (missing.size() == 1 ? " shard" : " shards") << " did not answer:\n";
+  for (const std::string& m : missing) *context.err << "  " << m << "\n";
+  return kExitPartial;
+}
+
+int FinishView(const CliContext& context, const char* command, const Result<ViewDocument>& document,
+               const std::string& output) {
+  Status status = document.status();
+  if (status.ok()) status = WriteOutput(context, output, document->bytes);
+  if (!status.ok()) {
+    *context.err << "trailmap " << command << ": " << status.message() << "\n";
+    return ExitCodeFor(status);
+  }
+  for (const std::string& note : document->notes) *context.err << note << "\n";
+  return ReportMissing(context, document->missing);
+}
+
+std::string OutputFormat(const std::string& format, const std::string& output,
+                         const std::string& otherwise) {
+  if (!format.empty()) return format;
+  for (const char* ext : {"svg", "png", "json"}) {
+    if (output.ends_with(std::string(".") + ext)) return ext;
+  }
+  return otherwise;
+}
+
+}  // namespace trailmap

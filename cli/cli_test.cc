@@ -1,0 +1,135 @@
+// The commands run as main() runs them, against fake aggregators: exit codes and what they print.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/cli_common.h"
+#include "cli/testing_cli.h"
+#include "query/testing/fake_aggregator.h"
+#include "cli/heatmap_command.h"
+#include "query/draw/raster.h"
+#include "cli/stats_command.h"
+
+namespace trailmap {
+namespace {
+
+using Harness = testing::CliHarness;
+
+TEST(Cli, StatsWithOneShardSilentExitsThreeAndNamesIt) {
+  Harness h;
+  testing::FakeAggregator good(h.zmq, testing::CannedAnswer("agg-1", "web-1", 5'000'000, 7));
+  testing::FakeAggregator silent(h.zmq, Answer{}, /*silent=*/true);
+  StatsFlags flags;
+  flags.query.metric = "disk.latency";
+  flags.query.by = "host";
+  flags.query.from = "-1m";
+  flags.query.timeout = "300ms";
+  flags.query.aggregators = good.endpoint() + "," + silent.endpoint();
+  flags.format = "json";
+  EXPECT_EQ(RunStats(flags, h.context), kExitPartial);
+  const auto j = nlohmann::json::parse(h.out.str());
+  ASSERT_EQ(j["rows"].size(), 1u);  // the output is still produced from the other shard
+  EXPECT_EQ(j["rows"][0]["group"], "web-1");
+  EXPECT_EQ(j["rows"][0]["count"], 7);
+  ASSERT_EQ(j["missing_shards"].size(), 1u);
+  EXPECT_NE(h.err.str().find(silent.endpoint()), std::string::npos) << h.err.str();
+  EXPECT_NE(h.err.str().find("did not answer"), std::string::npos) << h.err.str();
+  EXPECT_EQ(good.last_query().histograms.from, 1'700'000'000);
+  EXPECT_EQ(good.last_query().histograms.to, 1'700'000'060);
+}
+
+TEST(Cli, HeatmapFromAllShardsExitsZero) {
+  Harness h;
+  testing::FakeAggregator a(h.zmq, testing::CannedAnswer("agg-1", "", 5'000'000, 7));
+  testing::FakeAggregator b(h.zmq, testing::CannedAnswer("agg-2", "", 5'000'000, 5));
+  HeatmapFlags flags;
+  flags.query.metric = "disk.latency";
+  flags.query.from = "-1m";
+  flags.query.aggregators = a.endpoint() + "," + b.endpoint();
+  flags.format = "json";
+  EXPECT_EQ(RunHeatmap(flags, h.context), kExitOk) << h.err.str();
+  const auto j = nlohmann::json::parse(h.out.str());
+  EXPECT_EQ(j["total"], 12);
+  EXPECT_EQ(j["columns"], 60);
+  EXPECT_EQ(j["ymax"], 10'000'000);
+  EXPECT_TRUE(h.err.str().empty()) << h.err.str();
+}
+
+TEST(Cli, NoShardAnsweringExitsThree) {
+  Harness h;
+  testing::FakeAggregator silent(h.zmq, Answer{}, /*silent=*/true);
+  HeatmapFlags flags;
+  flags.query.metric = "disk.latency";
+  flags.query.timeout = "200ms";
+  flags.query.aggregators = silent.endpoint();
+  EXPECT_EQ(RunHeatmap(flags, h.context), kExitPartial);
+  EXPECT_NE(h.err.str().find("no aggregator answered"), std::string::npos);
+}
+
+TEST(Cli, UsageErrorsExitTwoAndSayWhatToFix) {
+  Harness h;
+  HeatmapFlags flags;
+  flags.query.metric = "disk.latency";
+  flags.query.aggregators = "127.0.0.1:1";
+  flags.query.from = "yesterday";
+  EXPECT_EQ(RunHeatmap(flags, h.context), kExitUsage);
+  EXPECT_NE(h.err.str().find("RFC 3339"), std::string::npos);
+
+  flags.query.from = "-5m";
+  flags.ymax = "20 parsecs";
+  EXPECT_EQ(RunHeatmap(flags, h.context), kExitUsage);
+  flags.ymax = "";
+  flags.clip = "lots";
+  EXPECT_EQ(RunHeatmap(flags, h.context), kExitUsage);
+  flags.clip = "";
+  flags.step = "1.5s";
+  EXPECT_EQ(RunHeatmap(flags, h.context), kExitUsage);
+  flags.step = "";
+  flags.query.timeout = "soon";
+  EXPECT_EQ(RunHeatmap(flags, h.context), kExitUsage);
+
+  StatsFlags stats;
+  stats.query.metric = "disk.latency";
+  stats.sort = "p42";
+  EXPECT_EQ(RunStats(stats, h.context), kExitUsage);
+  EXPECT_NE(h.err.str().find("p99"), std::string::npos);
+}
+
+TEST(Cli, HeatmapPngAndCellDetails) {
+  Harness h;
+  testing::FakeAggregator a(h.zmq, testing::CannedAnswer("agg-1", "web-1", 5'000'000, 7));
+  HeatmapFlags flags;
+  flags.query.metric = "disk.latency";
+  flags.query.from = "-1m";
+  flags.query.by = "host";
+  flags.query.aggregators = a.endpoint();
+  flags.format = "png";
+  flags.per_column = true;
+  flags.overlay = "p50,p99";
+  ASSERT_EQ(RunHeatmap(flags, h.context), kExitOk) << h.err.str();
+  Result<Canvas> png = DecodePng(h.out.str());
+  ASSERT_TRUE(png.ok()) << png.status().message();
+  EXPECT_GT(png->width(), 900);
+
+  h.out.str("");
+  flags.format = "json";
+  flags.at = "1700000000,5ms";
+  ASSERT_EQ(RunHeatmap(flags, h.context), kExitOk) << h.err.str();
+  const auto j = nlohmann::json::parse(h.out.str());
+  EXPECT_EQ(j["view"], "heatmap_cell");
+  // The 5 ms bucket straddles a row boundary, so the cell holds part of the 7 events.
+  EXPECT_GE(j["count"], 1);
+  ASSERT_EQ(j["hosts"].size(), 1u);
+  EXPECT_EQ(j["hosts"][0]["host"], "web-1");
+  EXPECT_EQ(j["hosts"][0]["count"], j["count"]);
+
+  flags.at = "1700000000,5ms,";  // no value after the last comma
+  EXPECT_EQ(RunHeatmap(flags, h.context), kExitUsage);
+  flags.at = "";
+  flags.overlay = "p0";
+  EXPECT_EQ(RunHeatmap(flags, h.context), kExitUsage);
+}
+
+}  // namespace
+}  // namespace trailmap

@@ -1,0 +1,390 @@
+#include "cli/import_command.h"
+
+#include <sys/stat.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <algorithm>
+#include <cstdlib>
+#include <unordered_map>
+#include <memory>
+#include <optional>
+#include <ostream>
+
+#include "agent/bucketizer.h"
+#include "agent/shipper.h"
+#include "agent/trace_source.h"
+#include "core/stack_collapse.h"
+#include "cli/stack_import.h"
+#include "core/series.h"
+#include "core/shard.h"
+#include "core/timespec.h"
+#include "core/units.h"
+#include "query/fetch/endpoints.h"
+#include "query/draw/view_text.h"
+
+namespace trailmap {
+namespace {
+
+// "1 second", "2 seconds", "1,000 batches".
+std::string CountOf(uint64_t n, const std::string& one, const std::string& many = "") {
+  return FormatCount(n) + " " + (n == 1 ? one : many.empty() ? one + "s" : many);
+}
+
+// What both kinds of import need from the flags: the host's canonical --field set, the ack
+// timeout, and the ingest endpoint of the aggregator that owns --host. Errors name the flag.
+struct ImportTarget {
+  FieldSet field_set;  // --field, as given
+  std::string fields;  // the same, canonical
+  uint64_t ack_timeout = 0;  // as ParseDuration gives it
+  std::string endpoint;
+};
+
+Result<ImportTarget> ResolveImportTarget(const ImportFlags& flags, const CliContext& context) {
+  if (flags.host.empty()) return Status::InvalidArgument("--host is empty");
+  FieldSet fields;
+  for (const std::string& f : flags.fields) {
+    const size_t eq = f.find('=');
+    if (eq == std::string::npos) return Status::InvalidArgument("--field " + f + ": use key=value");
+    fields.emplace_back(f.substr(0, eq), f.substr(eq + 1));
+  }
+  Result<std::string> canonical = CanonicalFields(fields);
+  if (!canonical.ok()) return Status::InvalidArgument("--field: " + canonical.status().message());
+  Result<uint64_t> ack_timeout = ParseDuration(flags.ack_timeout);
+  if (!ack_timeout.ok()) {
+    return Status::InvalidArgument("--ack-timeout: " + ack_timeout.status().message());
+  }
+  EndpointSources sources{flags.ingest, flags.config, context.env_ingest, context.env_config,
+                          context.home};
+  Result<std::vector<std::string>> endpoints = ResolveEndpoints(EndpointKind::kIngest, sources);
+  if (!endpoints.ok()) {
+    return Status::InvalidArgument("ingest endpoints: " + endpoints.status().message());
+  }
+  return ImportTarget{std::move(fields), std::move(*canonical), *ack_timeout,
+                      (*endpoints)[ShardIndex(flags.host, endpoints->size())]};
+}
+
+constexpr size_t kChunk = 4 << 20;  // bytes read at a time
+constexpr int64_t kYear2000 = 946'684'800;
+
+int Fail(const CliContext& context, const Status& status) {
+  *context.err << "trailmap import: " << status.message() << "\n";
+  return ExitCodeFor(status);
+}
+
+// ParseTrace numbers lines from 1 within the text it is given; add the lines of earlier chunks.
+Status ShiftLineNumber(const Status& status, uint64_t lines_before) {
+  const std::string& m = status.message();
+  if (m.rfind("line ", 0) != 0) return status;
+  size_t end = 5;
+  uint64_t line = 0;
+  while (end < m.size() && m[end] >= '0' && m[end] <= '9') line = line * 10 + (m[end++] - '0');
+  if (end == 5) return status;
+  return Status::InvalidArgument("line " + std::to_string(line + lines_before) + m.substr(end));
+}
+
+// Ships every second the bucketizer holds to `endpoint`, then waits for every acknowledgement.
+int ShipAll(Bucketizer* bucketizer, const std::string& host, const std::string& endpoint,
+            uint64_t ack_timeout_ns, std::chrono::steady_clock::time_point began,
+            const std::string& summary, const CliContext& context) {
+  ShipperOptions shipper_options;
+  shipper_options.endpoint = endpoint;
+  shipper_options.agent_id = NewAgentId(host);
+  Shipper shipper(shipper_options);
+  uint64_t batches = 0;
+  const auto wait = std::chrono::milliseconds(std::max<uint64_t>(1, ack_timeout_ns / 1'000'000));
+  for (;;) {
+    CompletedSeconds done = bucketizer->TakeAll();
+    if (done.empty()) break;
+    for (Batch& batch : MakeBatches(std::move(done), host, {})) {
+      if (!shipper.Send(std::move(batch))) {
+        return Fail(context, Status::ResourceExhausted("the shipper's queue is full"));
+      }
+    }
+    // Keep the queue well below ShipperOptions::max_queued on long traces.
+    if (++batches % 1000 == 0) {
+      if (Status s = shipper.Flush(wait); !s.ok())
+        return Fail(context, Status::IOError(s.message()));
+    }
+  }
+  const Status flushed = shipper.Flush(wait);
+  const ShipperCounters c = shipper.counters();
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  *context.err << "trailmap import: " << summary << " → " << endpoint << ": "
+               << CountOf(c.sent, "batch", "batches") << " sent, "
+               << FormatCount(c.acked)
+               << " acknowledged, " << FormatCount(c.duplicates) << " duplicates, "
+               << FormatCount(c.rejected) << " rejected, in " << FormatSignificant(took) << "s\n";
+  if (!flushed.ok()) return Fail(context, Status::IOError(flushed.message()));
+  if (c.rejected > 0 || c.dropped > 0) {
+    *context.err << "trailmap import: " << c.rejected << " batches rejected and " << c.dropped
+                 << " dropped; see the aggregator's log for the reasons\n";
+    return kExitError;
+  }
+  return kExitOk;
+}
+
+Result<std::string> ReadWholeFile(const std::string& path) {
+  std::FILE* file = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return Status::IOError("cannot open " + path);
+  std::string text;
+  char buffer[1 << 16];
+  size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, n);
+  const bool failed = std::ferror(file) != 0;
+  if (file != stdin) std::fclose(file);
+  if (failed) return Status::IOError("error reading " + path);
+  return text;
+}
+
+int RunStackImport(const ImportFlags& flags, const CliContext& context) {
+  const std::string metric = flags.metric.empty() ? "cpu.stacks" : flags.metric;
+  if (Status s = ValidateMetricName(metric); !s.ok())
+    return Fail(context, Status::InvalidArgument("--metric: " + s.message()));
+  Result<ImportTarget> target = ResolveImportTarget(flags, context);
+  if (!target.ok()) return Fail(context, target.status());
+  const std::string& canonical = target->fields;
+  const uint64_t ack_timeout = target->ack_timeout;
+  const std::string& endpoint = target->endpoint;
+  const FieldSet& fields = target->field_set;
+  std::optional<int64_t> at;
+  if (!flags.time.empty()) {
+    Result<int64_t> t = ParseTimeSpec(flags.time, context.now);
+    if (!t.ok()) return Fail(context, Status::InvalidArgument("--time: " + t.status().message()));
+    at = *t;
+  }
+
+  const auto began = std::chrono::steady_clock::now();
+  Result<std::string> text = ReadWholeFile(flags.file);
+  if (!text.ok()) return Fail(context, text.status());
+  bool perf = flags.stacks_format == "perf";
+  if (flags.stacks_format == "auto") {
+    // perf script's frame lines start with a blank; folded lines never do.
+    perf = text->find("\n\t") != std::string::npos || text->find("\n ") != std::string::npos;
+  }
+  std::vector<std::pair<int64_t, FoldedStacks>> seconds;
+  if (perf) {
+    TimedStacks timed = CollapsePerfScriptBySecond(*text);
+    if (timed.stats.malformed_lines > 0 || timed.stats.other_event_records > 0) {
+      *context.err << "trailmap import: " << timed.stats.malformed_lines
+                   << " perf script lines not understood and " << timed.stats.other_event_records
+                   << " records of events other than " << timed.stats.event << " skipped\n";
+    }
+    const int64_t span = timed.seconds.empty() ? 0 : timed.seconds.back().first;
+    const int64_t base = at ? *at : context.now - 1 - span;
+    for (auto& [offset, stacks] : timed.seconds) seconds.emplace_back(base + offset, std::move(stacks));
+  } else {
+    Result<FoldedStacks> folded = ParseFoldedStackLines(*text);
+    if (!folded.ok()) return Fail(context, folded.status());
+    if (!folded->empty()) seconds.emplace_back(at ? *at : context.now, std::move(folded).value());
+  }
+
+  // perf script stacks start with the process name, which becomes the execname field (as the
+  // agent's perf source sets it), unless --field gives one.
+  const bool own_execname =
+      !perf || std::any_of(fields.begin(), fields.end(),
+                           [](const Field& f) { return f.first == "execname"; });
+  std::unordered_map<std::string, std::string> fields_of_comm;
+  const auto fields_for = [&](const std::string& comm) -> const std::string& {
+    auto [it, added] = fields_of_comm.emplace(comm, canonical);
+    if (added && ValidateField("execname", comm).ok()) {
+      FieldSet with = fields;
+      with.emplace_back("execname", comm);
+      if (Result<std::string> c = CanonicalFields(with); c.ok()) it->second = *c;
+    }
+    return it->second;
+  };
+  Bucketizer bucketizer;
+  uint64_t samples = 0;
+  StackSample sample;
+  sample.metric = metric;
+  sample.fields = canonical;
+  for (auto& [second, stacks] : seconds) {
+    for (FoldedStack& s : stacks) {
+      sample.second = second;
+      sample.frames = SplitFoldedFrames(s.stack);
+      if (!own_execname) sample.fields = fields_for(sample.frames.front());
+      sample.count = s.count;
+      samples += s.count;
+      bucketizer.AddStack(sample);
+    }
+  }
+  if (samples == 0) {
+    *context.err << "trailmap import: " << flags.file << " holds no stacks; nothing sent\n";
+    return kExitOk;
+  }
+  const BucketizerCounters counters = bucketizer.counters();
+  if (counters.truncated_stacks + counters.truncated_frames > 0) {
+    *context.err << "trailmap import: cut " << counters.truncated_stacks
+                 << " stacks at the depth bound and " << counters.truncated_frames
+                 << " frame names at the length bound\n";
+  }
+  const std::string summary = FormatCount(samples) + " " + (perf ? "perf" : "folded") +
+                              " stack samples over " + CountOf(seconds.size(), "second") +
+                              " (" + FormatRfc3339(seconds.front().first) + " to " +
+                              FormatRfc3339(seconds.back().first) + ") for " + flags.host + " " +
+                              metric;
+  return ShipAll(&bucketizer, flags.host, endpoint, ack_timeout, began, summary, context);
+}
+
+}  // namespace
+
+CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags) {
+  CLI::App* cmd = app->add_subcommand(
+      "import",
+      "Send a trace file (time and latency per line) to the aggregators as a host's metric");
+  cmd->add_option("--host", flags->host, "The host the events belong to")->required();
+  cmd->add_option("--metric,-m", flags->metric,
+                  "Metric name, e.g. disk.latency (required; with --stacks default cpu.stacks)");
+  cmd->add_option("--time-unit", flags->time_unit, "Unit of the time column: s, ms, us, ns")
+      ->capture_default_str();
+  cmd->add_option("--value-unit", flags->value_unit, "Unit of the latency column: s, ms, us, ns")
+      ->capture_default_str();
+  cmd->add_option("--field", flags->fields,
+                  "A field on every event, k=v (repeatable): --field op=read");
+  cmd->add_option("--start", flags->start,
+                  "Shift the events so the first lands at this time (-1h, RFC 3339, ...), for "
+                  "traces whose times are not unix time");
+  cmd->add_option("--ingest,--aggregators", flags->ingest,
+                  "Aggregator INGEST endpoints HOST:PORT,... (default port 7400; not the query "
+                  "port 7401), in the agents' order; else $TRAILMAP_INGEST, else `ingest` in the "
+                  "config file, else 127.0.0.1:7400");
+  cmd->add_option("--config", flags->config, "TOML file with ingest = [\"HOST:PORT\", ...]");
+  cmd->add_option("--ack-timeout", flags->ack_timeout,
+                  "How long to wait for every batch to be acknowledged")
+      ->capture_default_str();
+  cmd->add_flag("--quiet,-q", flags->quiet, "No progress lines");
+  cmd->add_flag("--stacks", flags->stacks,
+                "The file holds stacks: perf script output or folded \"a;b;c 42\" lines");
+  cmd->add_option("--stacks-format", flags->stacks_format,
+                  "With --stacks: perf, folded, or auto (perf when a line starts with a blank, "
+                  "as perf script's frame lines do)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "perf", "folded"}));
+  cmd->add_option("--time", flags->time,
+                  "With --stacks: folded stacks land at this second (default now); perf script "
+                  "samples are shifted so the first lands here (default: the last lands a "
+                  "second before now)");
+  cmd->add_option("FILE", flags->file, "The trace file, - for standard input")->required();
+  cmd->footer(
+      "Examples:\n"
+      "  trailmap import --host db-7 --metric disk.latency --time-unit us --value-unit us "
+      "trace.txt\n"
+      "  perf script ... | awk ... | trailmap import --host web-1 --metric io.latency "
+      "--start -10m -\n"
+      "  perf script | trailmap import --stacks --host web-1 -\n"
+      "  trailmap import --stacks --host web-1 --time -2m --field execname=nginx out.folded\n"
+      "Exit codes: 0 every batch acknowledged, 1 a batch rejected or unacknowledged, 2 usage or "
+      "file format error.");
+  return cmd;
+}
+
+int RunImport(const ImportFlags& flags, const CliContext& context) {
+  if (flags.stacks) return RunStackImport(flags, context);
+  if (flags.metric.empty()) return Fail(context, Status::InvalidArgument("--metric is required"));
+  // Flags first: nothing is read or sent until they all make sense.
+  Result<double> time_unit = TraceUnitNs(flags.time_unit);
+  if (!time_unit.ok())
+    return Fail(context, Status::InvalidArgument("--time-unit: " + time_unit.status().message()));
+  Result<double> value_unit = TraceUnitNs(flags.value_unit);
+  if (!value_unit.ok())
+    return Fail(context, Status::InvalidArgument("--value-unit: " + value_unit.status().message()));
+  if (Status s = ValidateMetricName(flags.metric); !s.ok())
+    return Fail(context, Status::InvalidArgument("--metric: " + s.message()));
+  Result<ImportTarget> target = ResolveImportTarget(flags, context);
+  if (!target.ok()) return Fail(context, target.status());
+  const std::string& canonical = target->fields;
+  const uint64_t ack_timeout = target->ack_timeout;
+  const std::string& endpoint = target->endpoint;
+  std::optional<int64_t> start;
+  if (!flags.start.empty()) {
+    Result<int64_t> t = ParseTimeSpec(flags.start, context.now);
+    if (!t.ok()) return Fail(context, Status::InvalidArgument("--start: " + t.status().message()));
+    start = *t;
+  }
+
+  // Read and bucketize the whole trace.
+  std::FILE* file = flags.file == "-" ? stdin : std::fopen(flags.file.c_str(), "rb");
+  if (file == nullptr) return Fail(context, Status::IOError("cannot open " + flags.file));
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(file == stdin ? nullptr : file,
+                                                         &std::fclose);
+  uint64_t file_size = 0;
+  struct stat st {};
+  if (file != stdin && fstat(fileno(file), &st) == 0 && S_ISREG(st.st_mode)) file_size = st.st_size;
+
+  const SeriesDef series{flags.metric, MetricKind::kLatency, "ns", canonical};
+  Bucketizer bucketizer;
+  TraceOptions trace_options{*time_unit, *value_unit};
+  int64_t first_second = 0, last_second = 0, shift = 0;
+  bool any = false;
+  auto on_event = [&bucketizer, &series, &first_second, &last_second, &shift, &any, &start](
+                      int64_t time_ns, uint64_t value_ns) {
+    int64_t second =
+        time_ns >= 0 ? time_ns / 1'000'000'000 : -((-time_ns + 999'999'999) / 1'000'000'000);
+    if (!any) {
+      any = true;
+      if (start) shift = *start - second;
+      first_second = last_second = second + shift;
+    }
+    second += shift;
+    first_second = std::min(first_second, second);
+    last_second = std::max(last_second, second);
+    bucketizer.Add(second, series, value_ns);
+  };
+
+  std::string buffer, pending;
+  buffer.resize(kChunk);
+  uint64_t bytes_read = 0, lines_before = 0, events = 0;
+  auto last_progress = std::chrono::steady_clock::now();
+  const auto began = last_progress;
+  for (;;) {
+    const size_t n = std::fread(buffer.data(), 1, buffer.size(), file);
+    bytes_read += n;
+    pending.append(buffer.data(), n);
+    const bool eof = n < buffer.size();
+    if (eof && std::ferror(file))
+      return Fail(context, Status::IOError("error reading " + flags.file));
+    // Parse up to the last complete line; the rest waits for the next block.
+    const size_t cut = eof ? pending.size() : pending.rfind('\n') + 1;
+    if (cut == 0 && !eof) continue;
+    const std::string_view text(pending.data(), cut);
+    Result<TraceSummary> summary = ParseTrace(text, trace_options, on_event);
+    if (!summary.ok()) return Fail(context, ShiftLineNumber(summary.status(), lines_before));
+    if (summary->had_header && lines_before > 0) {
+      // Only the file's first non-blank line may be a header.
+      Status bad = Status::InvalidArgument("line 1: expected two columns, time and latency");
+      return Fail(context, ShiftLineNumber(bad, lines_before));
+    }
+    lines_before += summary->lines;
+    events += summary->events;
+    pending.erase(0, cut);
+    const auto now = std::chrono::steady_clock::now();
+    if (!flags.quiet && now - last_progress > std::chrono::seconds(2)) {
+      last_progress = now;
+      *context.err << "trailmap import: read " << FormatSignificant(bytes_read / 1e6) << " MB"
+                   << (file_size ? " of " + FormatSignificant(file_size / 1e6) + " MB" : "") << ", "
+                   << FormatCount(events) << " events, "
+                   << CountOf(any ? last_second - first_second + 1 : 0, "second") << "\n";
+    }
+    if (eof) break;
+  }
+  if (!any) {
+    *context.err << "trailmap import: " << flags.file << " holds no events; nothing sent\n";
+    return kExitOk;
+  }
+  if (!start && first_second < kYear2000) {
+    *context.err << "trailmap import: note: the first event is at " << FormatRfc3339(first_second)
+                 << "; if the trace's times are not unix time, place them with --start\n";
+  }
+
+  const std::string summary = FormatCount(events) + " events over " +
+                              CountOf(last_second - first_second + 1, "second") + " (" +
+                              FormatRfc3339(first_second) + " to " + FormatRfc3339(last_second) +
+                              ") for " + flags.host + " " + flags.metric;
+  return ShipAll(&bucketizer, flags.host, endpoint, ack_timeout, began, summary, context);
+}
+
+}  // namespace trailmap

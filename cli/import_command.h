@@ -1,0 +1,46 @@
+// `trailmap import`: sends a trace file (trace2heatmap format: event time and latency per line)
+// through the normal ingest path, with the events' own timestamps, so it can be viewed like live
+// data. The trace is bucketized into per-second histograms (agent/bucketizer.h) and shipped
+// (agent/shipper.h) to the aggregator that owns the host: ShardIndex(host, n) over the INGEST
+// endpoints (port 7400), in the same order the agents use.
+//
+// With --stacks the file holds stacks instead: `perf script` text (folded by core/stack_collapse
+// as stackcollapse-perf does, one batch of counts per second of the samples' own timestamps,
+// which are shifted so the first lands at --time, or so the last lands a second before now) or
+// folded "stack count" lines (all at --time, default now). They become StackSamples of
+// --metric (default cpu.stacks) with the --field fields, through the same bucketizer and
+// shipper as the agent's stack sources.
+//
+// Nothing half-imported is claimed: the whole file is read and checked before the first batch is
+// sent, so a bad line 10 million lines in sends nothing. Then every batch must be acknowledged;
+// a rejected or unacknowledged batch makes the command fail (exit 1).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/cli_common.h"
+
+namespace trailmap {
+
+struct ImportFlags {
+  std::string host;
+  std::string metric;
+  std::string time_unit = "us";  // trace2heatmap's default
+  std::string value_unit = "us";
+  std::vector<std::string> fields;  // k=v
+  std::string start;                // "" = as in the file; else shift the first event to this time
+  std::string ingest;               // INGEST endpoints HOST:PORT,...; see query/fetch/endpoints.h
+  std::string config;
+  std::string ack_timeout = "60s";  // how long to wait for the last acknowledgement
+  bool quiet = false;
+  std::string file;  // "-" = standard input
+  bool stacks = false;                 // --stacks: the file holds perf script or folded stacks
+  std::string stacks_format = "auto";  // auto | perf | folded
+  std::string time;                    // --time: where stacks land ("" = see the header)
+};
+
+CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags);
+int RunImport(const ImportFlags& flags, const CliContext& context);
+
+}  // namespace trailmap

@@ -1,0 +1,96 @@
+// ViewRequest: what every view asks of the shards, as a front end received it. The CLI fills it
+// from its flags (cli/cli_common.cc), trailmap-query from URL parameters (query/http/); both get
+// the same parsing, the same error messages and the same fan-out from here.
+//
+// QueryContext: what main() reads once and hands down (clock, environment, ZeroMQ context), so
+// nothing below main() reads a clock or the environment and tests hand in their own.
+//
+// Errors: InvalidArgument for what the user typed (the message names the flag, written as the
+// CLI's long option: "--from: ..."), Unavailable when no shard answered at all, Corruption when
+// the answers do not merge. Value types; FanOutAll and FetchGrid may run on several threads at
+// once with one zmq::context_t (query/fetch/fanout.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+#include <zmq.hpp>
+
+#include "core/query_wire.h"
+#include "core/status.h"
+#include "query/fetch/fanout.h"
+#include "query/fetch/partials.h"
+
+namespace trailmap {
+
+struct QueryContext {
+  zmq::context_t* zmq = nullptr;
+  int64_t now = 0;              // unix seconds: relative times ("-5m") are taken from it
+  std::string env_aggregators;  // $TRAILMAP_AGGREGATORS
+  std::string env_ingest;       // $TRAILMAP_INGEST
+  std::string env_config;       // $TRAILMAP_CONFIG
+  std::string home;             // $HOME
+  bool stdout_is_terminal = false;  // the CLI's standard output is a terminal (never for HTTP)
+  int terminal_columns = 0;         // 0 when unknown
+};
+
+// The system clock in unix seconds: what a main() reads into QueryContext::now (the CLI once,
+// trailmap-query per request). Nothing else in query/ reads a clock.
+int64_t SystemNow();
+
+// The parameters every view shares, as text: parsing them is shared too.
+struct ViewRequest {
+  std::string metric;
+  std::string from = "-5m";
+  std::string to = "now";
+  std::string by;           // "" | "host" | a field key
+  std::string hosts;        // "a,b": only these hosts
+  std::string where;        // a predicate (core/predicate.h), evaluated in the aggregators
+  std::string aggregators;  // query endpoints; see query/fetch/endpoints.h for the fallbacks
+  std::string config;       // a TOML file naming the aggregators
+  std::string timeout = "5s";
+};
+
+// The time range of `request` (usage errors name the flag).
+struct TimeRange {
+  int64_t from = 0;
+  int64_t to = 0;
+};
+Result<TimeRange> ParseTimeRange(const ViewRequest& request, int64_t now);
+
+// The outcome of one query over all shards: the merged grid and the shards that did not answer.
+struct Fetched {
+  MergedGrid grid;
+  std::vector<std::string> missing;  // "tcp://host:port: reason"
+};
+
+// The query endpoints of `request` (request.aggregators, else the environment and config files of
+// `context`, query/fetch/endpoints.h). InvalidArgument names what is wrong.
+Result<std::vector<std::string>> QueryEndpoints(const QueryContext& context,
+                                                const ViewRequest& request);
+
+// Resolves the aggregators and sends `query` (its id is set here) to every one. Fails with
+// InvalidArgument for bad parameters and Unavailable when no shard answered at all; the shards
+// that did not answer are in the result's failures.
+Result<FanoutResult> FanOutAll(const QueryContext& context, const ViewRequest& request,
+                               Query query);
+
+// Resolves the aggregators, fans the query out (with request.where) and merges the answers. Fails
+// with InvalidArgument for bad parameters, Unavailable when no shard answered at all, Corruption
+// when the answers do not merge.
+Result<Fetched> FetchGrid(const QueryContext& context, const ViewRequest& request,
+                          const HistogramQuery& query);
+
+// A value-axis parameter (--ymax, --ymin) read in the metric's base unit: "20ms" for a metric in
+// ns. InvalidArgument names the flag and the metric's unit.
+Result<uint64_t> ParseAxisFlag(const char* flag, const std::string& text, const std::string& metric,
+                               const std::string& unit);
+
+// A number within [low, high], as CLI11's Range checks a flag: InvalidArgument "--rows 0: give a
+// number from 1 to 2000" otherwise. For front ends that do not parse with CLI11 (trailmap-query).
+Status CheckRange(const char* flag, int64_t value, int64_t low, int64_t high);
+
+// "a,b,,c" → {"a", "b", "c"}.
+std::vector<std::string> SplitList(const std::string& list);
+
+}  // namespace trailmap

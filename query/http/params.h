@@ -1,0 +1,50 @@
+// The parameters of an HTTP GET: "/api/heatmap?metric=disk.latency&from=-10m" split into the path
+// and its parameters, percent-decoded ("%20" and "+" are spaces), named as the CLI's long options
+// without the dashes in front ("per-column", "baseline-from").
+//
+// A Params is read by asking for each known parameter; what nobody asked for is a mistake the
+// user should hear about (a typo would otherwise be silently ignored), so Unknown() names it.
+// Errors are InvalidArgument with the CLI's way of naming a flag ("--rows: ...").
+//
+// Value type; not thread-safe (each request has its own).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace trailmap {
+
+class Params {
+ public:
+  // Splits `target` ("/path?a=1&b=2") into the path and its parameters. A parameter given twice
+  // is an error, as is a malformed percent escape.
+  static Result<Params> Parse(std::string_view target);
+
+  const std::string& path() const { return path_; }
+  bool Has(const std::string& name) const { return values_.count(name) > 0; }
+
+  // Each sets *out when the parameter is given and leaves it otherwise.
+  void Text(const std::string& name, std::string* out);
+  // "", "1", "true", "yes" → true; "0", "false", "no" → false.
+  Status Bool(const std::string& name, bool* out);
+  Status Unsigned(const std::string& name, uint64_t max, uint64_t* out);
+  Status Int(const std::string& name, int* out);
+  Status Double(const std::string& name, double* out);
+
+  // InvalidArgument naming the first parameter nothing asked for, else Ok.
+  Status Unknown() const;
+
+ private:
+  const std::string* Take(const std::string& name);
+
+  std::string path_;
+  std::map<std::string, std::string> values_;
+  std::set<std::string> taken_;
+};
+
+}  // namespace trailmap

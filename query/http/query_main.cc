@@ -1,0 +1,139 @@
+// trailmap-query: the HTTP node. It answers the JSON/SVG/PNG API (query/http/api.h) from the
+// aggregators the CLI would ask — the same flags, environment and config file — with the same
+// fan-out and views. main() reads the clock, the environment and the flags, listens, and serves
+// until SIGINT or SIGTERM.
+#include <pthread.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <zmq.hpp>
+
+#include "core/log.h"
+#include "core/units.h"
+#include "query/http/api.h"
+#include "query/http/server.h"
+
+namespace {
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+constexpr const char* kUsage =
+    "trailmap-query: the HTTP API (and, later, the page) of a trailmap cluster.\n"
+    "Usage: trailmap-query [--listen HOST:PORT] [--aggregators HOST:PORT,...] [--config FILE]\n"
+    "                      [--timeout 5s] [--workers 8]\n"
+    "  --listen       where to serve HTTP (default 127.0.0.1:7402)\n"
+    "  --aggregators  aggregator QUERY endpoints (default port 7401); else $TRAILMAP_AGGREGATORS,\n"
+    "                 else `aggregators` in the config file, else 127.0.0.1:7401\n"
+    "  --config       TOML file with aggregators = [\"HOST:PORT\", ...] (default $TRAILMAP_CONFIG\n"
+    "                 or ~/.config/trailmap/trailmap.toml)\n"
+    "  --timeout      how long a request waits for every shard's answer, unless it says\n"
+    "  --workers      threads that run requests at once\n"
+    "Endpoints: GET /api/heatmap, /api/columns, /api/trails, /api/line, /api/stats, /api/flame,\n"
+    "/api/metrics, /api/fields, with the CLI's long options as parameters (metric=, from=, ...).\n"
+    "Stop with SIGINT or SIGTERM.\n";
+
+int Usage(const std::string& message) {
+  std::cerr << "trailmap-query: " << message << "\n" << kUsage;
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace trailmap;
+  SetLogProgram("trailmap-query");
+  HttpServerOptions server_options;
+  ApiOptions api;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+    std::string value;
+    const size_t eq = arg.find('=');
+    if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg.resize(eq);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      return Usage(arg + " needs a value");
+    }
+    if (arg == "--listen") {
+      server_options.listen = value;
+    } else if (arg == "--aggregators" || arg == "-a") {
+      api.defaults.aggregators = value;
+    } else if (arg == "--config") {
+      api.defaults.config = value;
+    } else if (arg == "--timeout") {
+      if (!ParseDuration(value).ok()) return Usage("--timeout " + value + ": give e.g. 5s, 500ms");
+      api.defaults.timeout = value;
+    } else if (arg == "--workers") {
+      char* end = nullptr;
+      const long n = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || n < 1 || n > 256) {
+        return Usage("--workers " + value + ": give a number from 1 to 256");
+      }
+      server_options.workers = static_cast<int>(n);
+    } else {
+      return Usage("unknown flag " + arg);
+    }
+  }
+
+  zmq::context_t zmq_context(1);
+  QueryContext base;
+  base.zmq = &zmq_context;
+  base.env_aggregators = Env("TRAILMAP_AGGREGATORS");
+  base.env_config = Env("TRAILMAP_CONFIG");
+  base.home = Env("HOME");
+  Result<std::vector<std::string>> endpoints = QueryEndpoints(base, api.defaults);
+  if (!endpoints.ok()) return Usage(endpoints.status().message());
+  // Each request resolves the same list again; a config file read once is enough.
+  std::string list;
+  for (const std::string& e : *endpoints) list += (list.empty() ? "" : ",") + e;
+  api.defaults.aggregators = list;
+
+  // The signals are waited for by one thread; every other thread (the workers too) blocks them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  HttpHandler handler = [&base, &api](std::string_view method, std::string_view target) {
+    if (method != "GET") return ErrorReply(405, "only GET is served");
+    QueryContext context = base;
+    context.now = SystemNow();
+    return HandleApi(target, context, api);
+  };
+  Result<std::unique_ptr<HttpServer>> server = HttpServer::Listen(server_options, handler);
+  if (!server.ok()) {
+    std::cerr << "trailmap-query: " << server.status().message() << "\n";
+    return server.status().code() == Status::Code::kInvalidArgument ? 2 : 1;
+  }
+  std::string host = server_options.listen.substr(0, server_options.listen.rfind(':'));
+  if (server_options.listen.find(':') == std::string::npos) host = server_options.listen;
+  std::cout << "trailmap-query: serving http://" << host << ":" << (*server)->port()
+            << "/ from " << list << std::endl;
+  Log("serving http://" + host + ":" + std::to_string((*server)->port()) + "/ from " + list);
+
+  std::thread waiter([&signals, s = server->get()]() {
+    int signal = 0;
+    sigwait(&signals, &signal);
+    Log("stopping on signal " + std::to_string(signal));
+    s->Stop();
+  });
+  (*server)->Run();
+  // Run returns only after Stop: the waiter has finished.
+  waiter.join();
+  server->reset();  // joins the workers (each finishes its request)
+  return 0;
+}

@@ -1,0 +1,282 @@
+#include "query/http/server.h"
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "core/log.h"
+
+namespace trailmap {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+struct HttpServer::Impl {
+  explicit Impl(const HttpServerOptions& o, HttpHandler h)
+      : options(o), handler(std::move(h)), pool(static_cast<size_t>(std::max(1, o.workers))) {}
+  // The live streams' threads see `stopping` at their next send (within 100 ms while they wait)
+  // and end; none may outlive the io_context they post to.
+  ~Impl() {
+    stopping = true;
+    std::unique_lock<std::mutex> lock(streams_mu);
+    streams_done.wait(lock, [this] { return streams == 0; });
+  }
+  HttpServerOptions options;
+  HttpHandler handler;
+  std::atomic<bool> stopping{false};
+  std::mutex streams_mu;
+  std::condition_variable streams_done;
+  int streams = 0;  // guarded by streams_mu
+  asio::io_context io{1};
+  tcp::acceptor acceptor{io};
+  // Declared after io: destroyed (stopped and joined) first, so no worker outlives the sockets.
+  asio::thread_pool pool;
+};
+
+namespace {
+
+// How long a client may take to send a request or read a reply.
+constexpr std::chrono::seconds kIoTimeout{60};
+// Live streams at once (each has a thread).
+constexpr int kMaxStreams = 64;
+
+// One connection: read a request on the I/O thread, run it on the pool, write the reply on the
+// I/O thread, and read the next one when the client keeps the connection alive.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, HttpServer::Impl* server)
+      : stream_(std::move(socket)), server_(server) {}
+
+  void Read() {
+    parser_.emplace();
+    parser_->header_limit(server_->options.max_header_bytes);
+    parser_->body_limit(64 * 1024);
+    stream_.expires_after(kIoTimeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code ec, size_t) {
+                       self->OnRead(ec);
+                     });
+  }
+
+ private:
+  void OnRead(beast::error_code ec) {
+    if (ec == http::error::end_of_stream || ec == beast::error::timeout) return Close();
+    if (ec == http::error::header_limit) {
+      keep_alive_ = false;
+      return Write(ErrorReply(431, "request header fields too large"));
+    }
+    if (ec) {
+      keep_alive_ = false;
+      return Write(ErrorReply(400, "malformed HTTP request: " + ec.message()));
+    }
+    http::request<http::string_body> request = parser_->release();
+    keep_alive_ = request.keep_alive();
+    version_ = request.version();
+    std::string method(request.method_string());
+    std::string target(request.target());
+    stream_.expires_never();  // the work takes as long as its fan-out's timeout
+    asio::post(server_->pool, [self = shared_from_this(), method = std::move(method),
+                               target = std::move(target)]() {
+      HttpReply reply;
+      try {
+        reply = self->server_->handler(method, target);
+      } catch (const std::exception& e) {
+        reply = ErrorReply(500, std::string("internal error: ") + e.what());
+      }
+      asio::post(self->stream_.get_executor(), [self, reply = std::move(reply)]() mutable {
+        if (reply.stream) return self->StartStream(std::move(reply));
+        self->Write(std::move(reply));
+      });
+    });
+  }
+
+  void Write(HttpReply reply) {
+    auto response = std::make_shared<http::response<http::string_body>>(
+        static_cast<http::status>(reply.status), version_);
+    response->set(http::field::server, "trailmap-query");
+    response->set(http::field::content_type, reply.content_type);
+    response->set(http::field::cache_control, "no-store");
+    for (const auto& [name, value] : reply.headers) response->insert(name, value);
+    response->keep_alive(keep_alive_);
+    response->body() = std::move(reply.body);
+    response->prepare_payload();
+    stream_.expires_after(kIoTimeout);
+    http::async_write(stream_, *response,
+                      [self = shared_from_this(), response](beast::error_code ec, size_t) {
+                        if (ec || !self->keep_alive_) return self->Close();
+                        self->Read();
+                      });
+  }
+
+  // A live stream: the header now, no length (the body ends when the connection does), then each
+  // event the stream's own thread sends, written in order by the I/O thread.
+  void StartStream(HttpReply reply) {
+    {
+      std::lock_guard<std::mutex> lock(server_->streams_mu);
+      if (server_->streams >= kMaxStreams) {
+        keep_alive_ = false;
+        return Write(ErrorReply(503, "too many live streams (" + std::to_string(kMaxStreams) +
+                                         "): try again later"));
+      }
+      ++server_->streams;
+    }
+    auto header = std::make_shared<http::response<http::empty_body>>(http::status::ok, version_);
+    header->set(http::field::server, "trailmap-query");
+    header->set(http::field::content_type, "text/event-stream");
+    header->set(http::field::cache_control, "no-store");
+    header->keep_alive(false);
+    auto serializer = std::make_shared<http::response_serializer<http::empty_body>>(*header);
+    stream_.expires_never();
+    http::async_write_header(
+        stream_, *serializer,
+        [self = shared_from_this(), header, serializer,
+         events = std::move(reply.stream)](beast::error_code ec, size_t) {
+          if (ec) {
+            self->closed_ = true;
+            EndStream(self->server_);
+            return self->Close();
+          }
+          std::thread([session = self, events]() mutable {
+            try {
+              events([&session](const std::string& chunk) { return session->Push(chunk); });
+            } catch (const std::exception& e) {
+              Log(std::string("live stream failed: ") + e.what());
+            }
+            session->Push(std::nullopt);  // close once the events before are written
+            // The session goes before the count does: the server waits for the count to reach
+            // 0 before it destroys the io_context the session's socket belongs to.
+            HttpServer::Impl* server = session->server();
+            session.reset();
+            EndStream(server);
+          }).detach();
+        });
+  }
+
+  bool Push(std::optional<std::string> chunk) {
+    if (closed_ || server_->stopping) return false;
+    if (chunk && chunk->empty()) return true;
+    asio::post(stream_.get_executor(), [self = shared_from_this(), chunk = std::move(chunk)]() {
+      self->queue_.push_back(chunk);
+      if (self->queue_.size() == 1) self->WriteNext();
+    });
+    return true;
+  }
+
+  void WriteNext() {
+    if (!queue_.front()) {
+      closed_ = true;
+      return Close();
+    }
+    asio::async_write(stream_.socket(), asio::buffer(*queue_.front()),
+                      [self = shared_from_this()](beast::error_code ec, size_t) {
+                        if (ec) {
+                          self->closed_ = true;
+                          return self->Close();
+                        }
+                        self->queue_.pop_front();
+                        if (!self->queue_.empty()) self->WriteNext();
+                      });
+  }
+
+  HttpServer::Impl* server() const { return server_; }
+
+  static void EndStream(HttpServer::Impl* server) {
+    std::lock_guard<std::mutex> lock(server->streams_mu);
+    --server->streams;
+    server->streams_done.notify_all();
+  }
+
+  void Close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  }
+
+  beast::tcp_stream stream_;
+  HttpServer::Impl* server_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  bool keep_alive_ = false;
+  unsigned version_ = 11;
+  std::atomic<bool> closed_{false};               // a stream's client is gone
+  std::deque<std::optional<std::string>> queue_;  // a stream's chunks; nullopt: close (I/O thread)
+};
+
+void Accept(HttpServer::Impl* server) {
+  server->acceptor.async_accept([server](beast::error_code ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted) return;
+    if (ec) {
+      Log("accept failed: " + ec.message());
+    } else {
+      std::make_shared<Session>(std::move(socket), server)->Read();
+    }
+    Accept(server);
+  });
+}
+
+}  // namespace
+
+HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+HttpServer::~HttpServer() = default;
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& options,
+                                                       HttpHandler handler) {
+  // HOST:PORT, or HOST alone; "[::1]:7402" for IPv6.
+  std::string host = options.listen;
+  uint16_t port = kDefaultHttpPort;
+  const size_t colon = host.rfind(':');
+  if (colon != std::string::npos && host.find(']', colon) == std::string::npos &&
+      (host[0] == '[' || host.find(':') == colon)) {
+    const std::string digits = host.substr(colon + 1);
+    char* end = nullptr;
+    const unsigned long p = std::strtoul(digits.c_str(), &end, 10);
+    if (digits.empty() || *end != '\0' || p > 65535) {
+      return Status::InvalidArgument("--listen " + options.listen +
+                                     ": the port must be a number from 0 to 65535");
+    }
+    port = static_cast<uint16_t>(p);
+    host.resize(colon);
+  }
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  auto impl = std::make_unique<Impl>(options, std::move(handler));
+  beast::error_code ec;
+  const asio::ip::address address = asio::ip::make_address(host.empty() ? "0.0.0.0" : host, ec);
+  if (ec) {
+    return Status::InvalidArgument("--listen " + options.listen +
+                                   ": give an IP address and a port, e.g. 127.0.0.1:7402");
+  }
+  const tcp::endpoint endpoint(address, port);
+  impl->acceptor.open(endpoint.protocol(), ec);
+  if (!ec) impl->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) impl->acceptor.bind(endpoint, ec);
+  if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return Status::IOError("cannot listen on " + options.listen + ": " + ec.message());
+  Accept(impl.get());
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
+}
+
+uint16_t HttpServer::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+void HttpServer::Run() { impl_->io.run(); }
+
+void HttpServer::Stop() {
+  asio::post(impl_->io, [impl = impl_.get()]() {
+    beast::error_code ignored;
+    impl->acceptor.close(ignored);
+    impl->io.stop();
+  });
+}
+
+}  // namespace trailmap

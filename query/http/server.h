@@ -1,0 +1,60 @@
+// HttpServer: trailmap-query's HTTP/1.1 server (Boost.Beast on Asio).
+//
+// Threads: one I/O thread runs every socket (accept, read, write: all asynchronous); the work of
+// each request — a blocking ZeroMQ fan-out, assembly, rendering — runs on a pool of `workers`
+// threads, so one slow request (a shard that waits out its timeout) never holds up the others,
+// and the I/O thread keeps accepting and reading meanwhile. A connection is kept alive as HTTP/1.1
+// asks, one request at a time.
+//
+// Errors: a failing accept or a broken connection is logged and closes that connection only; an
+// exception from the handler is a 500 reply, never the end of the server.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+#include "query/http/api.h"
+
+namespace trailmap {
+
+inline constexpr uint16_t kDefaultHttpPort = 7402;
+
+struct HttpServerOptions {
+  // HOST:PORT to listen on; a HOST alone takes kDefaultHttpPort, port 0 any free port.
+  std::string listen = "127.0.0.1:7402";
+  // Threads that run requests. Default 8: each mostly waits on the aggregators.
+  int workers = 8;
+  // A request line and headers larger than this are refused (431); GET has no body. Default 16 KiB.
+  uint32_t max_header_bytes = 16 * 1024;
+};
+
+// Runs on a worker thread for every request: the method ("GET") and the target ("/api/...?...").
+using HttpHandler = std::function<HttpReply(std::string_view method, std::string_view target)>;
+
+class HttpServer {
+ public:
+  // Binds and listens; InvalidArgument for a malformed address, IOError when it cannot bind.
+  static Result<std::unique_ptr<HttpServer>> Listen(const HttpServerOptions& options,
+                                                    HttpHandler handler);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // The port it listens on (the chosen one when asked for 0).
+  uint16_t port() const;
+  // Serves until Stop() (from any thread, or a signal handler's Asio completion).
+  void Run();
+  void Stop();
+
+  struct Impl;  // server.cc: the sockets, the workers and the live streams
+
+ private:
+  explicit HttpServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace trailmap

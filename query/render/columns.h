@@ -1,0 +1,64 @@
+// Renderers of the sorted server columns (query/views/columns.h): pure functions from an assembled
+// ColumnsView to bytes, and the words they share.
+//
+// SVG: a title, the plot (hosts on x in sort order, value on y in the metric's unit), the host
+// names rotated under the columns (every n-th when they do not fit: a name needs ~12 px), and the
+// shade ramp. Columns are max(1, plot_width / hosts) pixels wide, so 1,000 hosts make a plot
+// ~1,000 px wide. Each column is a <g> whose <title> gives the host's statistics (shown on hover
+// anywhere in the column) and each non-empty cell a <rect> whose <title> gives the host, its
+// value range and count.
+//
+// ANSI: one terminal column per host, two value rows per line as upper half blocks (as the heat
+// map); host names under the columns where they fit. A terminal holds few hosts: the command
+// limits the view to what fits and the subtitle says how many are shown.
+//
+// PNG: the SVG's layout drawn on a raster canvas, host names turned to read upwards.
+//
+// JSON: documented in docs/json.md ("columns").
+#pragma once
+
+#include "query/draw/grid_layout.h"
+
+#include <string>
+
+#include "query/views/columns.h"
+
+namespace trailmap {
+
+// "disk.latency by host, sorted by p99".
+std::string ColumnsTitle(const ColumnsView& view);
+// "2026-11-22T16:00:00Z + 10m · 60 hosts · largest first · per-column rank shading · 1,234 events";
+// "60 of 1,000 hosts" when --limit cut some.
+std::string ColumnsSubtitle(const ColumnsView& view);
+// A host's hover text: name, events, mean and percentiles, CoV, bimodality.
+std::string HostDescription(const ColumnsView& view, uint32_t column);
+// A cell's hover text: host, value range, count.
+std::string ColumnCellDescription(const ColumnsView& view, uint32_t row, uint32_t column);
+// What the shades mean: "per column, rank: each column shaded by the rank of its cells' counts".
+std::string ShadingLegend(const ColumnsView& view);
+// How many columns apart host labels go so that labels `min_gap` px apart fit in columns
+// `column_px` wide: 1 = every host.
+uint32_t LabelEvery(int column_px, int min_gap);
+
+// The plot's cells in both images (query/draw/grid_layout.h): one per host and row. The band of
+// host names below depends on each format's font, so the height is the renderer's.
+inline constexpr GridMargins kColumnsSvgMargins{84, 76, 28, 0, 1, 3, 720};
+inline constexpr GridMargins kColumnsPngMargins{70, 64, 24, 0, 1, 3, 720};
+
+struct ColumnsSvgOptions {
+  int plot_width = 960;  // columns are max(1, plot_width / hosts) px wide
+  int plot_height = 450;  // rows are max(3, plot_height / rows) px high
+};
+std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& options = {});
+
+// The same layout as a PNG (query/draw/raster.h: a built-in bitmap font, so the pixels do not depend
+// on installed fonts). Fails only if the PNG cannot be encoded.
+Result<std::string> RenderColumnsPng(const ColumnsView& view,
+                                     const ColumnsSvgOptions& options = {});
+
+std::string RenderColumnsAnsi(const ColumnsView& view);
+
+// Pretty-printed (a key a line, a matrix row a line) when `pretty`, else one line.
+std::string RenderColumnsJson(const ColumnsView& view, bool pretty = true);
+
+}  // namespace trailmap

@@ -1,0 +1,113 @@
+// RenderColumnsPng (query/render/columns.h): the columns view as a PNG, drawn on a raster Canvas
+// (query/draw/raster.h) with the same layout as the SVG: title, plot, host names read upwards under
+// the columns (every n-th when they do not fit), the shade ramp.
+#include <algorithm>
+
+#include "core/units.h"
+#include "query/draw/axis.h"
+#include "query/draw/palette.h"
+#include "query/draw/raster.h"
+#include "query/render/columns.h"
+#include "query/draw/view_text.h"
+
+namespace trailmap {
+namespace {
+
+constexpr int kLeft = kColumnsPngMargins.left;  // room for value labels
+constexpr int kTop = kColumnsPngMargins.top;
+constexpr int kLabelGap = 11;  // a rotated name is 10 px wide
+constexpr size_t kLabelChars = 24;
+constexpr Rgb kInk{34, 34, 34};
+constexpr Rgb kGrey{85, 85, 85};
+constexpr Rgb kFrame{153, 153, 153};
+constexpr Rgb kWarn{160, 48, 0};
+
+// Draws `text` reading upwards with its right end at (x, y_top) ... i.e. the text's start at
+// the bottom: the glyphs are drawn on a small canvas and copied turned 90° counter-clockwise, so
+// the name's first letter sits at y_top + width and its last at y_top.
+void UpwardText(Canvas* canvas, int x, int y_top, std::string_view text, Rgb color) {
+  const int w = Canvas::TextWidth(text);
+  constexpr int kH = 10;
+  Canvas strip(w, kH);
+  strip.Text(0, 8, text, color);
+  for (int sy = 0; sy < kH; ++sy) {
+    for (int sx = 0; sx < w; ++sx) {
+      const Rgb c = strip.At(sx, sy);
+      if (c == Rgb{}) continue;
+      // (sx, sy) turns to (x + sy, y_top + w - 1 - sx): reading bottom to top.
+      canvas->Set(x + sy, y_top + w - 1 - sx, c);
+    }
+  }
+}
+
+}  // namespace
+
+Result<std::string> RenderColumnsPng(const ColumnsView& view, const ColumnsSvgOptions& options) {
+  const HeatmapView& grid = view.grid;
+  const GridLayout l = LayoutGrid(grid.rows, grid.columns, options.plot_width,
+                                  options.plot_height, kColumnsPngMargins);
+  const int cell_w = l.cell_w, cell_h = l.cell_h, plot_w = l.plot_w, plot_h = l.plot_h;
+  const int bottom = l.bottom();
+  const uint32_t every = LabelEvery(cell_w, kLabelGap);
+  int labels_h = 0;
+  for (uint32_t c = 0; c < grid.columns; c += every) {
+    labels_h = std::max(labels_h, Canvas::TextWidth(view.hosts[c].host.substr(0, kLabelChars)));
+  }
+  labels_h += 10;
+  const int legend_y = bottom + labels_h + 26;
+  const int width = l.width;
+  const int height = legend_y + (view.missing_shards.empty() ? 30 : 48);
+
+  Canvas canvas(width, height);
+  canvas.Text(kLeft, 22, ColumnsTitle(view), kInk, TextAlign::kLeft, 2);
+  canvas.Text(kLeft, 40, ColumnsSubtitle(view), kGrey);
+  if (const std::string not_drawn = HeatmapNotDrawn(grid); !not_drawn.empty()) {
+    canvas.Text(kLeft, 54, not_drawn, kWarn);
+  }
+
+  for (uint32_t c = 0; c < grid.columns; ++c) {
+    const int x = kLeft + static_cast<int>(c) * cell_w;
+    for (uint32_t r = 0; r < grid.rows; ++r) {
+      const size_t i = grid.Index(r, c);
+      if (grid.counts[i] == 0) continue;
+      canvas.FillRect(x, bottom - static_cast<int>(r + 1) * cell_h, cell_w, cell_h,
+                      ShadeColor(grid.levels[i]));
+    }
+  }
+  canvas.StrokeRect(kLeft - 1, kTop - 1, plot_w + 2, plot_h + 2, kFrame);
+
+  const double span = static_cast<double>(grid.ymax - grid.ymin);
+  for (double v : ValueTicks(span, std::max(2, std::min(8, plot_h / 50)), view.unit)) {
+    const int y = bottom - static_cast<int>(v / span * plot_h + 0.5);
+    canvas.Line(kLeft - 6, y, kLeft - 2, y, kGrey);
+    canvas.Text(kLeft - 9, y + 4, FormatQuantity(static_cast<double>(grid.ymin) + v, view.unit),
+                kInk, TextAlign::kRight);
+  }
+
+  for (uint32_t c = 0; c < grid.columns; c += every) {
+    const int x = kLeft + static_cast<int>(c) * cell_w + cell_w / 2;
+    canvas.Line(x, bottom + 1, x, bottom + 3, kGrey);
+    UpwardText(&canvas, x - 4, bottom + 6, view.hosts[c].host.substr(0, kLabelChars), kInk);
+  }
+  std::string caption = "hosts, sorted by " + std::string(ColumnsSortName(view.sort));
+  caption += view.reverse ? ", reversed" : "";
+  if (every > 1) caption += "; every " + Ordinal(every) + " named";
+  canvas.Text(kLeft + plot_w, bottom + labels_h + 12, caption, kGrey, TextAlign::kRight);
+
+  canvas.Text(kLeft, legend_y + 11, "fewer", kGrey);
+  const int ramp_x = kLeft + 40;
+  for (int level = 1; level < kShadeLevels; ++level) {
+    canvas.FillRect(ramp_x + (level - 1) * 8, legend_y, 8, 14, ShadeColor(level));
+  }
+  canvas.Text(ramp_x + (kShadeLevels - 1) * 8 + 6, legend_y + 11,
+              "more  (" + ShadingLegend(view) + ")", kGrey);
+  if (!view.missing_shards.empty()) {
+    std::string missing = "partial: shards missing:";
+    for (const std::string& m : view.missing_shards) missing += " " + m + ";";
+    missing.pop_back();
+    canvas.Text(kLeft, legend_y + 34, missing, Rgb{176, 0, 0});
+  }
+  return canvas.EncodePng();
+}
+
+}  // namespace trailmap

@@ -1,0 +1,33 @@
+// The heat map's layout, one for SVG and PNG: the plot's cells (query/draw/grid_layout.h) inside
+// margins that hold, left to right, the side panel (seed 003: average events per second per row)
+// and the value labels, and top to bottom the title lines, the plot, the time labels and the
+// legend. The margins differ by format only because the fonts do.
+#pragma once
+
+#include "query/draw/grid_layout.h"
+#include "query/views/heatmap.h"
+
+namespace trailmap {
+
+// What a caller asks of a heat-map image (SVG or PNG).
+struct HeatmapImageOptions {
+  // The plot aims at this many pixels wide and high (cells are whole pixels, see GridLayout).
+  int plot_width = 960;
+  int plot_height = 450;
+  bool side_panel = true;  // average events per second per row, left of the plot (seed 003)
+};
+
+struct HeatmapMargins {
+  int panel;   // the side panel, with its gap
+  int labels;  // value labels
+  int right, top, bottom;
+  int min_cell_w, min_cell_h;  // SVG keeps cells large enough to hover
+};
+inline constexpr HeatmapMargins kSvgHeatmapMargins{84, 84, 28, 76, 116, 2, 3};
+inline constexpr HeatmapMargins kPngHeatmapMargins{78, 64, 28, 76, 112, 1, 1};
+
+// The image is at least 640 px wide, room for the title.
+GridLayout LayoutHeatmap(const HeatmapView& view, const HeatmapImageOptions& options,
+                         const HeatmapMargins& margins);
+
+}  // namespace trailmap

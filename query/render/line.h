@@ -1,0 +1,49 @@
+// Line and area charts of a LineView (query/views/line.h), as SVG, PNG, JSON and ANSI sparklines.
+// Pure functions from the view to bytes.
+//
+// Layout (SVG and PNG alike): the heading (metric, statistic, decomposition, time range), the
+// plot with the value axis on the left (round ticks in the metric's unit: "25%", "1.5MiB/s") and
+// UTC clock labels below, and the legend on the right — one swatch per line in the order of the
+// lines (largest mean first; "other" last, in grey), each with its mean. A column without data
+// breaks its line. --area fills from each line down to zero (translucent in SVG, a paler tint in
+// PNG, which has no alpha); --stacked stacks the lines, the first at the bottom.
+//
+// ANSI: one row per line — its name, a sparkline (▁▂▃▄▅▆▇█, a space for no data) on one scale for
+// every row, so rows compare, and its last, mean and max values.
+#pragma once
+
+#include <string>
+
+#include "core/status.h"
+#include "query/views/line.h"
+#include "query/draw/raster.h"
+
+namespace trailmap {
+
+struct LineStyle {
+  int plot_width = 800;
+  int plot_height = 320;
+};
+
+// Where the plot is, in pixels.
+struct LineLayout {
+  int left = 0, top = 0, plot_w = 0, plot_h = 0, width = 0, height = 0;
+  double top_value = 1;  // the value at the top of the plot (a round number)
+  // The pixel x of column c's middle, and the pixel y of a value.
+  double X(const LineView& view, double column) const;
+  double Y(double value) const;
+};
+
+LineLayout LayoutLine(const LineView& view, const LineStyle& style = {});
+// The color of series i of the view: the group hues (query/draw/palette.h) without their grey, which
+// is "other"'s.
+Rgb LineColor(const LineView& view, size_t i);
+
+std::string RenderLineSvg(const LineView& view, const LineStyle& style = {});
+Canvas DrawLine(const LineView& view, const LineStyle& style = {});
+Result<std::string> RenderLinePng(const LineView& view, const LineStyle& style = {});
+std::string RenderLineJson(const LineView& view);
+// `width`: sparkline characters (the columns are resampled to it by averaging).
+std::string RenderLineAnsi(const LineView& view, int width = 60);
+
+}  // namespace trailmap

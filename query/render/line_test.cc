@@ -1,0 +1,95 @@
+#include "query/render/line.h"
+#include "query/testing/golden.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace trailmap {
+namespace {
+
+// cpu.usage by host over 12 one-second columns: web-1 busy at 80-91%, web-2 at 20%, db-1 at 5%
+// with a gap in columns 4-5.
+LineView SmallView(LineOptions options = {}) {
+  MergedGrid g;
+  g.metric = "cpu.usage";
+  g.kind = MetricKind::kScalar;
+  g.unit = "0.01%";
+  g.from = 1'795'363'200;
+  g.step = 1;
+  g.columns = 12;
+  g.to = g.from + 12;
+  g.group_by = "host";
+  g.groups = {"db-1", "web-1", "web-2"};
+  g.cells.assign(3, std::vector<Histogram>(12));
+  for (uint32_t c = 0; c < 12; ++c) {
+    if (c != 4 && c != 5) g.cells[0][c].Record(500);
+    g.cells[1][c].Record(8000 + c * 100);
+    g.cells[2][c].Record(2000);
+  }
+  return AssembleLineView(g, options);
+}
+
+TEST(RenderLine, SvgGolden) {
+  const std::string svg = RenderLineSvg(SmallView());
+  testing_golden::ExpectGolden("line_small.svg", svg);
+  // The axis reads percent, and the gap splits db-1's line in two.
+  EXPECT_NE(svg.find(">100%</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">web-1  85.5%</text>"), std::string::npos);
+  size_t lines = 0;
+  for (size_t p = svg.find("<polyline"); p != std::string::npos; p = svg.find("<polyline", p + 1))
+    ++lines;
+  EXPECT_EQ(lines, 4u);
+}
+
+TEST(RenderLine, PngPixels) {
+  const LineView view = SmallView();
+  const Canvas canvas = DrawLine(view);
+  const LineLayout l = LayoutLine(view);
+  EXPECT_EQ(canvas.width(), l.width);
+  // web-1 (the first line, largest mean) passes through its first point at 80%.
+  const int x = static_cast<int>(std::lround(l.X(view, 0)));
+  const int y = static_cast<int>(std::lround(l.Y(80)));
+  EXPECT_EQ(canvas.At(x, y), LineColor(view, 0));
+  // db-1 has no point in column 4: nothing of its color there at 5%.
+  const int gx = static_cast<int>(std::lround(l.X(view, 4.5)));
+  const int gy = static_cast<int>(std::lround(l.Y(5)));
+  for (int dy = -2; dy <= 2; ++dy) EXPECT_NE(canvas.At(gx, gy + dy), LineColor(view, 2));
+  // Stacked areas: below web-2's stacked line (5% + 20% on top of db-1) is its pale fill.
+  const LineView stacked = SmallView({.stat = LineStat::kAvg, .stacked = true});
+  const Canvas sc = DrawLine(stacked);
+  const LineLayout sl = LayoutLine(stacked);
+  EXPECT_EQ(stacked.series[1].name, "web-2");
+  const Rgb fill = sc.At(static_cast<int>(std::lround(sl.X(stacked, 8))),
+                         static_cast<int>(std::lround(sl.Y(15))));
+  EXPECT_NE(fill, Rgb{});
+  EXPECT_NE(fill, LineColor(stacked, 1));
+  Result<std::string> png = RenderLinePng(view);
+  ASSERT_TRUE(png.ok());
+  Result<Canvas> back = DecodePng(*png);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->At(x, y), LineColor(view, 0));
+}
+
+TEST(RenderLine, JsonAndAnsi) {
+  const nlohmann::json j = nlohmann::json::parse(RenderLineJson(SmallView({.top = 2})));
+  EXPECT_EQ(j["unit"], "%");
+  EXPECT_EQ(j["series"].size(), 3u);
+  EXPECT_EQ(j["series"][2]["name"], "other");
+  EXPECT_EQ(j["merged_into_other"], 1);
+  EXPECT_TRUE(j["series"][2]["values"][4].is_null());
+  EXPECT_DOUBLE_EQ(j["series"][0]["values"][3].get<double>(), 83);
+
+  const std::string ansi = RenderLineAnsi(SmallView(), 12);
+  EXPECT_EQ(ansi,
+            "cpu.usage · avg by host\n"
+            "2026-11-22T16:00:00Z to 2026-11-22T16:00:12Z, 1 s a point, 3 lines\n"
+            "                     last      mean      max\n"
+            "web-1  ████████████  91%       85.5%     91%       \n"
+            "web-2  ▂▂▂▂▂▂▂▂▂▂▂▂  20%       20%       20%       \n"
+            "db-1   ▁▁▁▁  ▁▁▁▁▁▁  5%        5%        5%        \n"
+            "scale: ▁ = 0, █ = 91%\n");
+}
+
+}  // namespace
+}  // namespace trailmap

@@ -1,0 +1,360 @@
+#include "query/render/trails.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "core/timespec.h"
+#include "core/units.h"
+#include "query/draw/json_text.h"
+#include "query/draw/axis.h"
+#include "query/views/micro_trail.h"
+#include "query/draw/palette.h"
+#include "query/draw/raster.h"
+#include "query/draw/svg_text.h"
+#include "query/draw/view_text.h"
+
+namespace trailmap {
+namespace {
+
+constexpr int kTop = 76;  // title lines
+constexpr int kRight = 24;
+constexpr int kBottom = 64;  // value axis and the note under it
+constexpr int kLabelGap = 9;  // px between two labels' baselines, at least
+
+struct Colors {
+  Rgb background, line, fill, border, text, faint;
+};
+
+Colors ColorsFor(const TrailsStyle& style) {
+  if (style.invert) {
+    return {{0, 0, 0}, {242, 242, 242}, {210, 210, 210}, {0, 0, 0}, {221, 221, 221},
+            {150, 150, 150}};
+  }
+  return {{255, 255, 255}, {26, 26, 26}, {127, 166, 216}, {0, 0, 0}, {34, 34, 34},
+          {100, 100, 100}};
+}
+
+// Where everything goes; shared by SVG and PNG so both pictures agree.
+struct Layout {
+  size_t n = 0;
+  int step = 0;        // px between baselines
+  int height = 0;      // px of one trail
+  int left = 0;        // x of the value range's start
+  int plot_w = 0;
+  int plot_h = 0;
+  int width = 0, total_height = 0;
+  size_t label_every = 1;  // 0 = no labels
+  int label_size = 11;
+
+  double X(const TrailsView& view, double point) const {
+    return left + (point + 0.5) * plot_w / static_cast<double>(view.points);
+  }
+  int Baseline(size_t trail) const {
+    return kTop + height + static_cast<int>(trail) * step;
+  }
+};
+
+Layout LayoutFor(const TrailsView& view, const TrailsStyle& style, double char_width) {
+  Layout l;
+  l.n = std::max<size_t>(view.trails.size(), 1);
+  const double overlap = style.overlap < 0 ? (l.n > 1 ? 0.85 : 0) : std::clamp(style.overlap, 0.0, 0.95);
+  if (l.n == 1) {
+    l.height = 160;
+    l.step = 0;
+  } else {
+    l.step = style.step > 0 ? style.step
+                            : std::clamp(static_cast<int>(900 / l.n), 2, 24);
+    l.height = std::max(2, static_cast<int>(std::lround(l.step / (1 - overlap))));
+  }
+  size_t longest = 0;
+  for (const FrequencyTrail& t : view.trails) {
+    longest = std::max(longest, std::max<size_t>(t.group.size(), 6));
+  }
+  l.label_every = l.n == 1 ? 1 : static_cast<size_t>(std::ceil(kLabelGap / std::max(1.0, l.step * 1.0)));
+  l.label_size = std::clamp(l.step + 1, 9, 12);
+  const int label_w = static_cast<int>(std::min<size_t>(longest, 24) * char_width);
+  l.left = std::max(64, label_w + 14);
+  l.plot_w = std::max(style.plot_width, 200);
+  l.plot_h = l.height + static_cast<int>(l.n - 1) * l.step;
+  l.width = std::max(l.left + l.plot_w + kRight, 640);
+  l.total_height = kTop + l.plot_h + kBottom;
+  return l;
+}
+
+// Rug ticks: short, and shorter than the gap between baselines, so the ticks of a dense but sparse
+// stretch read as hatching rather than merging with the trail above into a solid bar.
+double TickHeight(const Layout& l) {
+  double tick = std::min(l.height * 0.2, 6.0);
+  if (l.step > 0) tick = std::min(tick, l.step * 0.6);
+  return std::max(tick, 1.5);
+}
+
+double Height(const TrailsStyle& style, double density) {
+  return style.root ? std::sqrt(density) : density;
+}
+
+std::string GroupName(const TrailsView& view, const FrequencyTrail& t) {
+  if (t.group.empty()) return view.group_by == "host" ? "(no host)" : "(none)";
+  return t.group;
+}
+
+std::string TrailDescription(const TrailsView& view, const FrequencyTrail& t) {
+  auto q = [&view](double v) { return FormatQuantity(v, view.unit); };
+  char shape[96];
+  std::snprintf(shape, sizeof shape, "cov %.2f · bimodality %.2f", t.stats.cov,
+                t.stats.bimodality);
+  std::string s = GroupName(view, t) + ": " + FormatCount(t.count) + " " + CountNoun(view.kind, t.count) + " · p50 " +
+                  q(static_cast<double>(t.p50)) + " · p99 " + q(static_cast<double>(t.p99)) +
+                  " · max " + q(static_cast<double>(t.max)) + " · " + shape;
+  const double outside = (t.above + t.below) * static_cast<double>(t.count);
+  if (outside >= 0.5) s += " · " + FormatCount(static_cast<uint64_t>(std::lround(outside))) + " outside the range";
+  return s;
+}
+
+std::string NotDrawn(const TrailsView& view) {
+  if (view.above_events < 0.5) return "";
+  const uint64_t n = static_cast<uint64_t>(std::lround(view.above_events));
+  char share[32];
+  std::snprintf(share, sizeof share, "%.2g%%",
+                view.total ? 100.0 * view.above_events / static_cast<double>(view.total) : 0);
+  return FormatCount(n) + " " + CountNoun(view.kind, n) + " (" + share + ") outside " +
+         FormatQuantity(static_cast<double>(view.lo), view.unit) + "–" +
+         FormatQuantity(static_cast<double>(view.hi), view.unit) +
+         " not drawn; --range widens it";
+}
+
+std::string Note(const TrailsView& view, const TrailsStyle& style) {
+  char pct[32];
+  std::snprintf(pct, sizeof pct, "%g%%", view.threshold * 100);
+  return std::string("line: density >= ") + pct + " of the trail's peak; ticks: sparser events; " +
+         (style.root ? "height sqrt(density)" : "height density") + ", each trail to its own peak";
+}
+
+// The points of a line run as (x, y) pairs, dropping the middle of three points at the same
+// height (flat stretches need no vertices).
+std::vector<std::pair<double, double>> RunPoints(const TrailsView& view, const TrailsStyle& style,
+                                                 const Layout& l, const FrequencyTrail& t,
+                                                 uint32_t begin,
+                                                 uint32_t end, int baseline) {
+  std::vector<std::pair<double, double>> pts;
+  const double h = l.height - 1;
+  for (uint32_t p = begin; p < end; ++p) {
+    const double y = std::round((baseline - Height(style, t.density[p]) * h) * 10) / 10;
+    const double x = l.X(view, p);
+    if (pts.size() >= 2 && pts.back().second == y && pts[pts.size() - 2].second == y) {
+      pts.back().first = x;
+      continue;
+    }
+    pts.emplace_back(x, y);
+  }
+  return pts;
+}
+
+}  // namespace
+
+std::string TrailsTitle(const TrailsView& view) {
+  return view.metric + " frequency trails" + (view.group_by.empty() ? "" : " by " + view.group_by);
+}
+
+std::string TrailsSubtitle(const TrailsView& view) {
+  std::string s = FormatRfc3339(view.from) + " + " + FormatSpan(view.to - view.from) + " · ";
+  s += std::to_string(view.trails.size());
+  if (view.groups_total > view.trails.size()) s += " of " + std::to_string(view.groups_total);
+  s += view.trails.size() == 1 ? " trail" : " trails";
+  s += " sorted by " + TrailSortName(view.sort) + " · " +
+       FormatQuantity(static_cast<double>(view.lo), view.unit) + "–" +
+       FormatQuantity(static_cast<double>(view.hi), view.unit) + (view.range_auto ? " (auto)" : "") +
+       " in " + std::to_string(view.points) + " points · " + FormatCount(view.total) + " " + CountNoun(view.kind, view.total);
+  return s;
+}
+
+std::string RenderTrailsSvg(const TrailsView& view, const TrailsStyle& style) {
+  const Layout l = LayoutFor(view, style, 6.5);
+  const Colors c = ColorsFor(style);
+  std::string out;
+  out.reserve(8192 + view.trails.size() * 8192);
+  out += SvgOpen(l.width, l.total_height, HexColor(c.background));
+  out += "<text x=\"" + std::to_string(l.left) + "\" y=\"24\" font-size=\"16\" font-weight=\"bold\" fill=\"" +
+         HexColor(c.text) + "\">" + XmlEscape(TrailsTitle(view)) + "</text>\n";
+  out += "<text x=\"" + std::to_string(l.left) + "\" y=\"44\" fill=\"" + HexColor(c.faint) + "\">" +
+         XmlEscape(TrailsSubtitle(view)) + "</text>\n";
+  if (const std::string nd = NotDrawn(view); !nd.empty()) {
+    out += "<text x=\"" + std::to_string(l.left) + "\" y=\"62\" fill=\"#c04000\">" + XmlEscape(nd) +
+           "</text>\n";
+  }
+
+  const std::string line_color = HexColor(style.fill && style.border ? c.border : c.line);
+  const std::string fill_color = style.fill ? HexColor(c.fill) : HexColor(c.background);
+  const bool draw_fill = style.fill || style.border;  // --border alone hides what is behind
+  const bool draw_line = !style.fill || style.border;
+  const double tick = TickHeight(l);
+
+  for (size_t i = 0; i < view.trails.size(); ++i) {
+    const FrequencyTrail& t = view.trails[i];
+    const int base = l.Baseline(i);
+    out += "<g><title>" + XmlEscape(TrailDescription(view, t)) + "</title>\n";
+    std::string area, line, rug;
+    for (const auto& [begin, end] : t.split.lines) {
+      const auto pts = RunPoints(view, style, l, t, begin, end, base);
+      if (draw_fill) {
+        area += "M" + SvgNumber(pts.front().first) + "," + std::to_string(base);
+        for (const auto& [x, y] : pts) area += "L" + SvgNumber(x) + "," + SvgNumber(y);
+        area += "L" + SvgNumber(pts.back().first) + "," + std::to_string(base) + "Z";
+      }
+      if (draw_line) {
+        line += "M" + SvgNumber(pts.front().first) + "," + SvgNumber(pts.front().second);
+        if (pts.size() == 1) line += "h0.5";
+        for (size_t k = 1; k < pts.size(); ++k) line += "L" + SvgNumber(pts[k].first) + "," + SvgNumber(pts[k].second);
+      }
+    }
+    for (uint32_t p : t.split.rug) {
+      rug += "M" + SvgNumber(l.X(view, p)) + "," + std::to_string(base) + "v-" + SvgNumber(tick);
+    }
+    if (!area.empty()) out += "<path d=\"" + area + "\" fill=\"" + fill_color + "\"/>\n";
+    if (!line.empty()) {
+      out += "<path d=\"" + line + "\" fill=\"none\" stroke=\"" + line_color +
+             "\" stroke-width=\"1\" stroke-linejoin=\"round\"/>\n";
+    }
+    if (!rug.empty()) {
+      out += "<path d=\"" + rug + "\" stroke=\"" + HexColor(c.line) + "\" stroke-width=\"0.6\"/>\n";
+    }
+    if (l.label_every > 0 && i % l.label_every == 0) {
+      out += "<text x=\"" + std::to_string(l.left - 8) + "\" y=\"" + std::to_string(base) +
+             "\" text-anchor=\"end\" font-size=\"" + std::to_string(l.label_size) + "\" fill=\"" +
+             HexColor(c.text) + "\">" + XmlEscape(GroupName(view, t)) + "</text>\n";
+    }
+    out += "</g>\n";
+  }
+
+  // Value axis.
+  const int axis_y = kTop + l.plot_h + 6;
+  const double span = static_cast<double>(view.hi - view.lo);
+  out += "<g fill=\"" + HexColor(c.text) + "\" text-anchor=\"middle\">\n";
+  out += "<line x1=\"" + std::to_string(l.left) + "\" x2=\"" + std::to_string(l.left + l.plot_w) +
+         "\" y1=\"" + std::to_string(axis_y) + "\" y2=\"" + std::to_string(axis_y) + "\" stroke=\"" +
+         HexColor(c.faint) + "\"/>\n";
+  for (double v : ValueTicks(span, std::max(2, l.plot_w / 110), view.unit)) {
+    const double x = l.left + v / span * l.plot_w;
+    out += "<line x1=\"" + SvgNumber(x) + "\" x2=\"" + SvgNumber(x) + "\" y1=\"" + std::to_string(axis_y) +
+           "\" y2=\"" + std::to_string(axis_y + 5) + "\" stroke=\"" + HexColor(c.faint) + "\"/>";
+    out += "<text x=\"" + SvgNumber(x) + "\" y=\"" + std::to_string(axis_y + 18) + "\">" +
+           XmlEscape(FormatQuantity(static_cast<double>(view.lo) + v, view.unit)) + "</text>\n";
+  }
+  out += "</g>\n";
+  out += "<text x=\"" + std::to_string(l.left) + "\" y=\"" + std::to_string(axis_y + 38) +
+         "\" font-size=\"11\" fill=\"" + HexColor(c.faint) + "\">" + XmlEscape(Note(view, style)) + "</text>\n";
+  if (!view.missing_shards.empty()) {
+    std::string m;
+    for (const std::string& s : view.missing_shards) m += (m.empty() ? "" : "; ") + s;
+    out += "<text x=\"" + std::to_string(l.left) + "\" y=\"" + std::to_string(axis_y + 54) +
+           "\" fill=\"#b00000\">partial: shards missing: " + XmlEscape(m) + "</text>\n";
+  }
+  out += "</svg>\n";
+  return out;
+}
+
+Result<std::string> RenderTrailsPng(const TrailsView& view, const TrailsStyle& style) {
+  const Layout l = LayoutFor(view, style, 6);
+  const Colors c = ColorsFor(style);
+  Canvas canvas(l.width, l.total_height, c.background);
+  canvas.Text(l.left, 24, TrailsTitle(view), c.text, TextAlign::kLeft, 2);
+  canvas.Text(l.left, 44, TrailsSubtitle(view), c.faint);
+  if (const std::string nd = NotDrawn(view); !nd.empty()) canvas.Text(l.left, 62, nd, Rgb{192, 64, 0});
+
+  const Rgb line_color = style.fill && style.border ? c.border : c.line;
+  const Rgb fill_color = style.fill ? c.fill : c.background;
+  const bool draw_fill = style.fill || style.border;
+  const bool draw_line = !style.fill || style.border;
+  const int tick = static_cast<int>(std::lround(TickHeight(l)));
+  const double h = l.height - 1;
+  for (size_t i = 0; i < view.trails.size(); ++i) {
+    const FrequencyTrail& t = view.trails[i];
+    const int base = l.Baseline(i);
+    auto px = [&](uint32_t p) { return static_cast<int>(std::lround(l.X(view, p))); };
+    auto py = [&](uint32_t p) { return static_cast<int>(std::lround(base - Height(style, t.density[p]) * h)); };
+    for (const auto& [begin, end] : t.split.lines) {
+      if (draw_fill) {
+        // Columns under the line, interpolated between neighbouring points.
+        for (uint32_t p = begin; p < end; ++p) {
+          const int x0 = px(p), x1 = p + 1 < end ? px(p + 1) : x0 + 1;
+          for (int x = x0; x < std::max(x1, x0 + 1); ++x) {
+            const double f = x1 > x0 ? static_cast<double>(x - x0) / (x1 - x0) : 0;
+            const double y = p + 1 < end ? py(p) + f * (py(p + 1) - py(p)) : py(p);
+            const int top = static_cast<int>(std::lround(y));
+            canvas.FillRect(x, top, 1, base - top + 1, fill_color);
+          }
+        }
+      }
+      if (draw_line) {
+        if (end - begin == 1) canvas.Set(px(begin), py(begin), line_color);
+        for (uint32_t p = begin; p + 1 < end; ++p) canvas.Line(px(p), py(p), px(p + 1), py(p + 1), line_color);
+      }
+    }
+    for (uint32_t p : t.split.rug) canvas.Line(px(p), base, px(p), base - tick + 1, c.line);
+    if (l.label_every > 0 && i % l.label_every == 0) {
+      canvas.Text(l.left - 8, base, GroupName(view, t), c.text, TextAlign::kRight);
+    }
+  }
+  const int axis_y = kTop + l.plot_h + 6;
+  const double span = static_cast<double>(view.hi - view.lo);
+  canvas.Line(l.left, axis_y, l.left + l.plot_w, axis_y, c.faint);
+  for (double v : ValueTicks(span, std::max(2, l.plot_w / 110), view.unit)) {
+    const int x = static_cast<int>(std::lround(l.left + v / span * l.plot_w));
+    canvas.Line(x, axis_y, x, axis_y + 5, c.faint);
+    canvas.Text(x, axis_y + 18, FormatQuantity(static_cast<double>(view.lo) + v, view.unit), c.text,
+                TextAlign::kCenter);
+  }
+  canvas.Text(l.left, axis_y + 38, Note(view, style), c.faint);
+  if (!view.missing_shards.empty()) {
+    std::string m;
+    for (const std::string& s : view.missing_shards) m += (m.empty() ? "" : "; ") + s;
+    canvas.Text(l.left, axis_y + 54, "partial: shards missing: " + m, Rgb{176, 0, 0});
+  }
+  return canvas.EncodePng();
+}
+
+std::string RenderTrailsJson(const TrailsView& view) {
+  nlohmann::ordered_json j;
+  AddJsonHead({.view = "trails", .metric = view.metric, .unit = view.unit,
+               .group_by = view.group_by, .from = view.from, .to = view.to},
+              &j);
+  j["range"] = {view.lo, view.hi};
+  j["range_auto"] = view.range_auto;
+  j["points"] = view.points;
+  j["threshold"] = view.threshold;
+  j["sort"] = TrailSortName(view.sort);
+  j["groups_total"] = view.groups_total;
+  j["total"] = view.total;
+  nlohmann::ordered_json trails = nlohmann::ordered_json::array();
+  for (const FrequencyTrail& t : view.trails) {
+    nlohmann::ordered_json density = nlohmann::ordered_json::array();
+    for (double d : t.density) density.push_back(std::round(d * 1e4) / 1e4);
+    nlohmann::ordered_json lines = nlohmann::ordered_json::array();
+    for (const auto& [b, e] : t.split.lines) lines.push_back({b, e});
+    trails.push_back({{"group", t.group},
+                      {"count", t.count},
+                      {"p50", t.p50},
+                      {"p99", t.p99},
+                      {"max", t.max},
+                      {"mean", t.stats.mean},
+                      {"stddev", t.stats.stddev},
+                      {"cov", t.stats.cov},
+                      {"skewness", t.stats.skewness},
+                      {"kurtosis", t.stats.kurtosis},
+                      {"bimodality", t.stats.bimodality},
+                      {"bandwidth", t.bandwidth},
+                      {"below", t.below},
+                      {"above", t.above},
+                      {"sparkline", Sparkline(t, 32)},
+                      {"lines", std::move(lines)},
+                      {"rug", t.split.rug},
+                      {"density", std::move(density)}});
+  }
+  j["trails"] = std::move(trails);
+  j["missing_shards"] = view.missing_shards;
+  return j.dump(-1) + "\n";
+}
+
+}  // namespace trailmap

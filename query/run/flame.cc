@@ -1,0 +1,197 @@
+#include "query/run/flame.h"
+
+#include <cstdio>
+#include <fstream>
+#include <istream>
+#include <iterator>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include "core/query_wire.h"
+#include "query/fetch/fanout.h"
+#include "query/views/flame.h"
+#include "query/render/flame.h"
+
+namespace trailmap {
+namespace {
+
+// One stack query over every aggregator: the merged stacks, and the shards that did not answer.
+Result<FoldedStacks> FetchStacks(const FlameFleetRequest& flags, const QueryContext& context,
+                                 const std::string& from, const std::string& to,
+                                 const std::string& where, const char* what,
+                                 std::vector<std::string>* missing) {
+  ViewRequest query_flags;
+  query_flags.metric = flags.metric;
+  query_flags.from = from;
+  query_flags.to = to;
+  query_flags.aggregators = flags.aggregators;
+  query_flags.config = flags.config;
+  query_flags.timeout = flags.timeout;
+  // The baseline's mistakes name the baseline's flags: "--where: ..." -> "--baseline-where: ...".
+  const bool baseline = what[0] != '\0';
+  const auto rename = [baseline](const std::string& message) {
+    if (!baseline || message.rfind("--", 0) != 0) return message;
+    return "--baseline-" + message.substr(2);
+  };
+  Result<TimeRange> range = ParseTimeRange(query_flags, context.now);
+  if (!range.ok()) return Status::InvalidArgument(rename(range.status().message()));
+  Query query;
+  query.kind = Query::Kind::kStacks;
+  query.stacks.metric = flags.metric;
+  query.stacks.from = range->from;
+  query.stacks.to = range->to;
+  query.stacks.hosts = SplitList(flags.hosts);
+  query.stacks.where = where;
+  query.stacks.group_by = flags.by;
+  if (Status s = CheckStackQuery(query.stacks); !s.ok()) {
+    return Status::InvalidArgument(rename(s.message()));
+  }
+  Result<FanoutResult> result = FanOutAll(context, query_flags, std::move(query));
+  if (!result.ok()) return result.status();
+  for (const ShardFailure& f : result->failures) {
+    missing->push_back(std::string(what) + f.endpoint + ": " + f.reason);
+  }
+  return MergeStackAnswers(result->answers);
+}
+
+}  // namespace
+
+Result<FleetStacks> FetchFleetStacks(const FlameFleetRequest& flags, const QueryContext& context) {
+  FleetStacks out;
+  Result<FoldedStacks> target =
+      FetchStacks(flags, context, flags.from, flags.to, flags.where, "", &out.missing);
+  if (!target.ok()) return target.status();
+  out.target = std::move(target).value();
+  if (flags.has_baseline()) {
+    Result<FoldedStacks> baseline = FetchStacks(
+        flags, context, flags.baseline_from.empty() ? flags.from : flags.baseline_from,
+        flags.baseline_to.empty() ? flags.to : flags.baseline_to,
+        flags.baseline_where.empty() ? flags.where : flags.baseline_where, "baseline: ",
+        &out.missing);
+    if (!baseline.ok()) return baseline.status();
+    out.baseline = std::move(baseline).value();
+  }
+  return out;
+}
+
+namespace {
+
+Result<std::string> ReadFolded(const std::string& path, std::istream& in) {
+  if (path == "-") {
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Status::IOError("cannot open " + path);
+  std::ostringstream buf;
+  buf << file.rdbuf();
+  return std::move(buf).str();
+}
+
+}  // namespace
+
+Result<ViewDocument> RunFlameView(const FlameRequest& flags, const QueryContext& context,
+                                  std::istream& in) {
+  if (flags.format != "svg" && flags.format != "json" && flags.format != "folded") {
+    return Status::InvalidArgument("--format " + flags.format + ": give svg, json or folded");
+  }
+  if (Status s = CheckRange("--width", flags.width, 100, 100000); !s.ok()) return s;
+  if (!(flags.min_width >= 0)) {
+    return Status::InvalidArgument("--minwidth: give a number of pixels, 0 or more");
+  }
+  ViewDocument doc;
+  doc.format = flags.format;
+  Result<FlamePalette> palette = ParseFlamePalette(flags.palette);
+  if (!palette.ok()) return palette.status();
+  if (!flags.baseline_folded.empty() && !flags.folded.empty() && flags.fleet.has_baseline()) {
+    return Status::InvalidArgument(
+                             "give a local baseline (--baseline-folded) or a fleet one "
+                             "(--baseline-from/--baseline-to/--baseline-where), not both");
+  }
+  if (!flags.folded.empty() && !flags.fleet.by.empty()) {
+    return Status::InvalidArgument(
+                             "--by decomposes fleet stacks; a --folded file has no fields (use "
+                             "trailmap collapse --pid to split by process)");
+  }
+  if (!flags.baseline_folded.empty() && flags.baseline_folded == "-" && flags.folded == "-") {
+    return Status::InvalidArgument(
+                             "--folded and --baseline-folded cannot both be standard input");
+  }
+  // The target and (for a differential graph) the baseline, as folded text.
+  std::string text;
+  std::optional<std::string> base_text;
+  std::string baseline_name;
+  std::vector<std::string> missing;
+  if (flags.folded.empty()) {
+    Result<FleetStacks> fleet = FetchFleetStacks(flags.fleet, context);
+    if (!fleet.ok()) return fleet.status();
+    missing = std::move(fleet->missing);
+    if (fleet->target.empty()) {
+      doc.notes.push_back("trailmap flame: no " + flags.fleet.metric +
+                          " samples in that range and filter");
+    }
+    text = FormatFolded(fleet->target);
+    if (fleet->baseline) {
+      base_text = FormatFolded(*fleet->baseline);
+      baseline_name = "the baseline";
+    }
+  } else {
+    Result<std::string> read = ReadFolded(flags.folded, in);
+    if (!read.ok()) return read.status();
+    text = std::move(*read);
+    if (!flags.baseline_folded.empty()) {
+      Result<std::string> base = ReadFolded(flags.baseline_folded, in);
+      if (!base.ok()) return base.status();
+      base_text = std::move(*base);
+      baseline_name = flags.baseline_folded;
+    }
+  }
+  FlameTree tree;
+  std::string diff_folded;
+  std::string subtitle;
+  if (!base_text) {
+    tree = BuildFlameTree(text);
+  } else {
+    uint64_t bad_target = 0, bad_base = 0;
+    const FoldedMap target = ParseFoldedMap(text, &bad_target);
+    const FoldedMap baseline = ParseFoldedMap(*base_text, &bad_base);
+    if (bad_base > 0) {
+      doc.notes.push_back("trailmap flame: ignored " + std::to_string(bad_base) +
+                          " baseline lines with invalid format");
+    }
+    tree = BuildDiffFlameTree(baseline, target, !flags.no_normalize);
+    tree.invalid_lines = bad_target;
+    if (flags.format == "folded") diff_folded = FormatDiffFolded(baseline, target, !flags.no_normalize);
+    char scale[64];
+    snprintf(scale, sizeof scale, "%.4g", tree.baseline_scale);
+    subtitle = "red: more than in " + baseline_name + ", blue: less" +
+               (flags.no_normalize ? std::string(" (raw counts)")
+                                   : " (baseline scaled by " + std::string(scale) +
+                                         " to the same total)");
+  }
+  if (tree.invalid_lines > 0) {
+    doc.notes.push_back("trailmap flame: ignored " + std::to_string(tree.invalid_lines) +
+                        " lines with invalid format");
+  }
+  std::string bytes;
+  if (flags.format == "json") {
+    bytes = RenderFlameJson(tree);
+  } else if (flags.format == "folded") {
+    bytes = tree.differential ? diff_folded : RenderFlameFolded(tree);
+  } else {
+    FlameSvgOptions options;
+    options.title = flags.title;
+    options.inverted = flags.inverted;
+    options.min_width = flags.min_width;
+    options.width = flags.width;
+    options.palette = *palette;
+    options.count_name = flags.count_name;
+    options.subtitle = subtitle;
+    bytes = RenderFlameSvg(tree, options);
+  }
+  doc.bytes = std::move(bytes);
+  doc.missing = std::move(missing);
+  return doc;
+}
+
+}  // namespace trailmap

@@ -1,0 +1,74 @@
+// `trailmap flame`: a flame graph of folded stacks, from a local file (--folded FILE, "-" for
+// standard input, e.g. from `trailmap collapse`) or, without --folded, from the fleet: every
+// aggregator merges the stack samples of a `stacks` metric (default cpu.stacks) over --from/--to,
+// --hosts and --where and answers with its merged folded stacks, which are merged again here.
+// Output: an interactive SVG (default), the d3-flame-graph JSON tree, or the merged folded stacks.
+//
+// Differential (query/views/flame.h BuildDiffFlameTree): widths from the target, red/blue by the change
+// against a BASELINE — a local file (--baseline-folded) or, from the fleet,
+// --baseline-from/--baseline-to/--baseline-where (any of them not given is the target's), fetched
+// the same way. Both paths come out as the folded text a --folded file holds and feed one
+// renderer; `--format folded` then writes difffolded.pl's "stack baseline target".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/stack_collapse.h"
+
+#include "core/status.h"
+#include "query/fetch/view_request.h"
+#include "query/run/view_document.h"
+
+namespace trailmap {
+
+// Where fleet stacks come from (when --folded is not given).
+struct FlameFleetRequest {
+  std::string metric = "cpu.stacks";
+  std::string from = "-5m";
+  std::string to = "now";
+  std::string hosts;             // "a,b"
+  std::string where;             // predicate on host, labels and fields
+  std::string by;                // "" = none; host, a label or a field: a first frame per value
+  std::string baseline_from;     // "" = the target's
+  std::string baseline_to;
+  std::string baseline_where;
+  std::string aggregators;       // query endpoints; see query/fetch/endpoints.h
+  std::string config;
+  std::string timeout = "5s";
+  bool has_baseline() const {
+    return !baseline_from.empty() || !baseline_to.empty() || !baseline_where.empty();
+  }
+};
+
+// The fleet's merged stacks for the target and, when asked for, the baseline.
+struct FleetStacks {
+  FoldedStacks target;
+  std::optional<FoldedStacks> baseline;
+  std::vector<std::string> missing;  // shards that did not answer: "endpoint: reason"
+};
+
+// Asks every aggregator for the target (and baseline) stacks and merges the answers.
+// InvalidArgument for bad flags, Unavailable when no shard answered.
+Result<FleetStacks> FetchFleetStacks(const FlameFleetRequest& flags, const QueryContext& context);
+
+struct FlameRequest {
+  std::string folded;            // --folded FILE|-; "" = query the fleet
+  FlameFleetRequest fleet;  // without `folded`: the fleet's stacks
+  std::string format = "svg";    // svg | json | folded
+  std::string palette = "hot";   // hot | mem | io | java | js | self
+  std::string title;             // "" = "Flame Graph" / "Icicle Graph"
+  bool inverted = false;         // icicle graph
+  double min_width = 0.1;        // pixels
+  int width = 1200;              // pixels
+  std::string count_name = "samples";
+  std::string baseline_folded;   // --baseline-folded FILE: a differential graph against it
+  bool no_normalize = false;     // --no-normalize: compare raw counts, not shares
+};
+
+// `in` is read when `folded` or `baseline_folded` is "-". The notes say what was ignored.
+Result<ViewDocument> RunFlameView(const FlameRequest& request, const QueryContext& context,
+                                  std::istream& in);
+
+}  // namespace trailmap

@@ -1,0 +1,290 @@
+#include "query/run/heatmap.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "core/timespec.h"
+#include "core/units.h"
+#include "query/draw/json_text.h"
+#include "query/run/catalog.h"
+#include "query/views/heatmap.h"
+#include "query/render/heatmap_ansi.h"
+#include "query/render/heatmap_json.h"
+#include "query/render/heatmap_png.h"
+#include "query/render/heatmap_svg.h"
+
+namespace trailmap {
+namespace {
+
+Result<uint32_t> ParseStep(const std::string& text) {
+  if (text.empty()) return 0u;
+  bool digits = text.size() <= 9;
+  for (char c : text) digits = digits && c >= '0' && c <= '9';
+  Result<uint64_t> ns =
+      digits ? Result<uint64_t>(std::stoull(text) * 1'000'000'000ull) : ParseDuration(text);
+  if (!ns.ok()) return Status::InvalidArgument("--step: " + ns.status().message());
+  if (*ns < 1'000'000'000ull || *ns % 1'000'000'000ull != 0 ||
+      *ns / 1'000'000'000ull > 86400 * 366) {
+    return Status::InvalidArgument("--step " + text +
+                                   ": a step is whole seconds, at least 1s (e.g. 1s, 10s, 1m)");
+  }
+  return static_cast<uint32_t>(*ns / 1'000'000'000ull);
+}
+
+// "p99" or "99.9" → the percentile.
+Result<double> ParseOverlay(const std::string& text) {
+  std::string digits = text;
+  if (!digits.empty() && (digits[0] == 'p' || digits[0] == 'P')) digits.erase(0, 1);
+  char* end = nullptr;
+  const double p = digits.empty() ? -1 : std::strtod(digits.c_str(), &end);
+  if (digits.empty() || *end != '\0' || !(p > 0 && p <= 100)) {
+    return Status::InvalidArgument("--overlay " + text +
+                                   ": give percentiles like p50,p99,p99.9 (above 0, at most 100)");
+  }
+  return p;
+}
+
+// The time of --at: a clock time "HH:MM:SS" is taken on the UTC day of the range's start (the
+// next day when that is before the start), anything else as --from takes it.
+Result<int64_t> ParseAtTime(const std::string& text, int64_t range_from, int64_t now) {
+  int h = 0, m = 0, sec = 0;
+  char extra = 0;
+  if (std::sscanf(text.c_str(), "%d:%d:%d%c", &h, &m, &sec, &extra) == 3 && h >= 0 && h < 24 &&
+      m >= 0 && m < 60 && sec >= 0 && sec < 60) {
+    const int64_t day = range_from - ((range_from % 86400) + 86400) % 86400;
+    int64_t t = day + h * 3600 + m * 60 + sec;
+    if (t < range_from) t += 86400;
+    return t;
+  }
+  return ParseTimeSpec(text, now);
+}
+
+// --at: the cell's count, its --by values (from the view) and its hosts (a second query of that
+// one column grouped by host), as text or JSON.
+Result<ViewDocument> RunCellDetails(const HeatmapRequest& flags, const QueryContext& context, HistogramQuery query,
+                   const HeatmapView& view, const std::string& format) {
+  const size_t comma = flags.at.rfind(',');
+  if (comma == std::string::npos) {
+    return Status::InvalidArgument("--at " + flags.at +
+                                                 ": give TIME,VALUE, e.g. 16:05:03,12ms");
+  }
+  Result<int64_t> t = ParseAtTime(flags.at.substr(0, comma), view.from, context.now);
+  if (!t.ok()) return Status::InvalidArgument("--at: " + t.status().message());
+  Result<uint64_t> v = ParseQuantity(flags.at.substr(comma + 1), view.unit);
+  if (!v.ok()) return Status::InvalidArgument("--at: " + v.status().message());
+  if (*t < view.from || *t >= view.to) {
+    return Status::InvalidArgument("--at: " + FormatRfc3339(*t) +
+                                                 " is outside the range " +
+                                                 FormatRfc3339(view.from) + " + " +
+                                                 std::to_string(view.to - view.from) + "s");
+  }
+  const int64_t row = RowOf(view, static_cast<double>(*v));
+  if (row < 0) {
+    return Status::InvalidArgument(
+                             "--at: " + FormatQuantity(static_cast<double>(*v), view.unit) +
+                             " is outside the value axis [" +
+                             FormatQuantity(static_cast<double>(view.ymin), view.unit) + ", " +
+                             FormatQuantity(static_cast<double>(view.ymax), view.unit) + ")");
+  }
+  const auto column = static_cast<uint32_t>((*t - view.from) / view.step);
+  const auto r = static_cast<uint32_t>(row);
+  const size_t i = view.Index(r, column);
+
+  query.from = view.ColumnStart(column);
+  query.to = view.ColumnEnd(column);
+  query.step = view.step;
+  query.group_by = "host";
+  Result<Fetched> hosts = FetchGrid(context, flags.query, query);
+  if (!hosts.ok()) return hosts.status();
+  const auto by_host = CellGroups(hosts->grid, view, r);
+  std::vector<std::pair<std::string, uint64_t>> by_field;
+  if (!view.breakdown.empty() && view.group_by != "host") {
+    for (const auto& [g, n] : view.breakdown[i]) by_field.emplace_back(view.groups[g], n);
+    std::stable_sort(by_field.begin(), by_field.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+  }
+  std::vector<std::string> missing = view.missing_shards;
+  missing.insert(missing.end(), hosts->missing.begin(), hosts->missing.end());
+
+  std::string out;
+  if (format == "json") {
+    nlohmann::ordered_json j;
+    AddJsonHead({.view = "heatmap_cell", .metric = view.metric, .unit = view.unit,
+                 .from = view.ColumnStart(column), .to = view.ColumnEnd(column)},
+                &j);
+    j["row"] = r;
+    j["column"] = column;
+    j["low"] = view.RowLow(r);
+    j["high"] = view.RowHigh(r);
+    j["count"] = view.counts[i];
+    j["group_by"] = view.group_by;
+    nlohmann::ordered_json fields = nlohmann::ordered_json::array();
+    for (const auto& [name, n] : by_field) fields.push_back({{"value", name}, {"count", n}});
+    j["groups"] = std::move(fields);
+    nlohmann::ordered_json host_list = nlohmann::ordered_json::array();
+    for (const auto& [name, n] : by_host) host_list.push_back({{"host", name}, {"count", n}});
+    j["hosts"] = std::move(host_list);
+    j["missing_shards"] = missing;
+    out = j.dump(2) + "\n";
+  } else {
+    out = view.metric + " cell " + FormatClock(view.ColumnStart(column)) + "–" +
+          FormatClock(view.ColumnEnd(column)) + " UTC, " + FormatQuantity(view.RowLow(r), view.unit) +
+          " to " + FormatQuantity(view.RowHigh(r), view.unit) + ": " +
+          std::to_string(view.counts[i]) + (view.counts[i] == 1 ? " event\n" : " events\n");
+    if (!by_field.empty()) {
+      out += "by " + view.group_by + ":\n";
+      for (const auto& [name, n] : by_field) {
+        out += "  " + (name.empty() ? std::string("(none)") : name) + "  " + std::to_string(n) + "\n";
+      }
+    }
+    out += "by host:\n";
+    if (by_host.empty()) out += "  (none)\n";
+    for (const auto& [name, n] : by_host) out += "  " + name + "  " + std::to_string(n) + "\n";
+  }
+  ViewDocument doc;
+  doc.bytes = std::move(out);
+  doc.format = format == "json" ? "json" : "text";
+  doc.missing = std::move(missing);
+  return doc;
+}
+
+}  // namespace
+
+Result<ViewDocument> RunHeatmapView(const HeatmapRequest& flags, const QueryContext& context) {
+  // Everything a user typed is checked before any shard is asked; the ranges are CLI11's checks,
+  // again for front ends that do not parse with CLI11.
+  if (Status s = CheckRange("--rows", flags.rows, 1, 2000); !s.ok()) return s;
+  if (flags.cols != 0) {
+    if (Status s = CheckRange("--cols", flags.cols, 1, 100000); !s.ok()) return s;
+  }
+  if (Status s = CheckRange("--width", flags.width, 100, 20000); !s.ok()) return s;
+  if (Status s = CheckRange("--height", flags.height, 50, 20000); !s.ok()) return s;
+  if (flags.isolate && flags.exclude) {
+    return Status::InvalidArgument("--isolate excludes --exclude");
+  }
+  Result<TimeRange> range = ParseTimeRange(flags.query, context.now);
+  if (!range.ok()) return range.status();
+  Result<uint32_t> step = ParseStep(flags.step);
+  if (!step.ok()) return step.status();
+  if (*step && flags.cols)
+    return Status::InvalidArgument("give --cols or --step, not both");
+  Result<Coloring> coloring = ParseColoring(flags.coloring);
+  if (!coloring.ok()) return coloring.status();
+  Result<Palette> palette = ParsePalette(flags.palette);
+  if (!palette.ok()) return palette.status();
+  Result<ValueScale> scale = ParseValueScale(flags.scale);
+  if (!scale.ok()) return scale.status();
+  HeatmapOptions options;
+  options.rows = flags.rows;
+  options.coloring = *coloring;
+  options.per_column = flags.per_column;
+  options.palette = *palette;
+  options.scale = *scale;
+  options.select = SplitList(flags.select);
+  options.selection = flags.isolate   ? Selection::kIsolate
+                      : flags.exclude ? Selection::kExclude
+                                      : Selection::kHue;
+  if (!options.select.empty() && flags.query.by.empty()) {
+    return Status::InvalidArgument("--select needs --by host or --by FIELD");
+  }
+  if ((flags.isolate || flags.exclude) && options.select.empty()) {
+    return Status::InvalidArgument("--isolate and --exclude need --select a,b");
+  }
+  for (const std::string& p : SplitList(flags.overlay)) {
+    Result<double> percentile = ParseOverlay(p);
+    if (!percentile.ok()) return percentile.status();
+    options.overlay.push_back(*percentile);
+  }
+  if (!flags.clip.empty()) {
+    Result<double> clip = ParsePercent(flags.clip);
+    if (!clip.ok())
+      return Status::InvalidArgument("--clip: " + clip.status().message());
+    options.clip_percent = *clip;
+  }
+  for (const auto& [name, text] : {std::pair{"--ymin", &flags.ymin}, {"--ymax", &flags.ymax}}) {
+    if (!text->empty() && !ParseQuantity(*text, "ns").ok() && !ParseQuantity(*text, "B").ok()) {
+      return Status::InvalidArgument(std::string(name) + ": " +
+                                                   ParseQuantity(*text, "ns").status().message());
+    }
+  }
+  const std::string format = flags.format.empty() ? "ansi" : flags.format;
+  if (format != "ansi" && format != "svg" && format != "png" && format != "json") {
+    return Status::InvalidArgument("--format " + format + ": give ansi, svg, png or json");
+  }
+  // At most one column per pixel of the plot, and 600 (the cost follows the pixels).
+  uint32_t max_columns = static_cast<uint32_t>(std::clamp(flags.width, 1, 600));
+  if (format == "ansi" && flags.at.empty()) {  // --at prints no map: plan columns as for SVG
+    max_columns = 120;
+    if (context.terminal_columns > 20) {
+      max_columns =
+          std::min<uint32_t>(max_columns, static_cast<uint32_t>(context.terminal_columns) - 10);
+    }
+  }
+  Result<ColumnPlan> plan = PlanColumns(range->from, range->to, flags.cols, *step, max_columns);
+  if (!plan.ok()) return plan.status();
+
+  HistogramQuery query;
+  query.metric = flags.query.metric;
+  query.from = range->from;
+  query.to = range->from + int64_t{plan->step} * plan->columns;
+  query.to = std::min(query.to, range->to);
+  query.step = plan->step;
+  query.group_by = flags.query.by;
+  query.hosts = SplitList(flags.query.hosts);
+
+  Result<Fetched> fetched = FetchGrid(context, flags.query, query);
+  if (!fetched.ok()) return fetched.status();
+  if (!flags.ymax.empty()) {
+    Result<uint64_t> ymax = ParseAxisFlag("--ymax", flags.ymax, query.metric, fetched->grid.unit);
+    if (!ymax.ok()) return ymax.status();
+    if (*ymax == 0) return Status::InvalidArgument("--ymax must be above 0");
+    options.ymax = *ymax;
+  }
+  if (!flags.ymin.empty()) {
+    Result<uint64_t> ymin = ParseAxisFlag("--ymin", flags.ymin, query.metric, fetched->grid.unit);
+    if (!ymin.ok()) return ymin.status();
+    options.ymin = *ymin;
+  }
+  Result<HeatmapView> view = AssembleHeatmap(fetched->grid, options);
+  if (!view.ok()) return view.status();
+  view->missing_shards = fetched->missing;
+  view->where = flags.query.where;
+  if (!flags.at.empty()) return RunCellDetails(flags, context, query, *view, format);
+
+  std::string bytes;
+  if (format == "svg") {
+    SvgOptions svg;
+    svg.plot_width = flags.width;
+    svg.plot_height = flags.height;
+    svg.side_panel = flags.panel;
+    bytes = RenderHeatmapSvg(*view, svg);
+  } else if (format == "png") {
+    PngOptions png;
+    png.plot_width = flags.width;
+    png.plot_height = flags.height;
+    png.side_panel = flags.panel;
+    Result<std::string> encoded = RenderHeatmapPng(*view, png);
+    if (!encoded.ok()) return encoded.status();
+    bytes = std::move(*encoded);
+  } else if (format == "json") {
+    bytes = RenderHeatmapJson(*view);
+  } else {
+    bytes = RenderHeatmapAnsi(*view);
+  }
+  ViewDocument doc;
+  doc.bytes = std::move(bytes);
+  doc.format = format;
+  doc.missing = fetched->missing;
+  // Not when a shard is silent: its catalog query would wait out the timeout a second time.
+  if (fetched->missing.empty()) {
+    if (std::optional<std::string> note = OverflowNoteFor(context, flags.query, query.from, query.to)) {
+      doc.notes.push_back(std::move(*note));
+    }
+  }
+  return doc;
+}
+
+}  // namespace trailmap

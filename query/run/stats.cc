@@ -1,0 +1,56 @@
+#include "query/run/stats.h"
+
+#include <ostream>
+
+#include "query/run/catalog.h"
+#include "query/render/stats.h"
+#include "query/views/stats.h"
+
+namespace trailmap {
+Result<ViewDocument> RunStatsView(const StatsRequest& flags, const QueryContext& context) {
+  if (flags.format != "table" && flags.format != "json" && flags.format != "csv") {
+    return Status::InvalidArgument("--format " + flags.format + ": give table, json or csv");
+  }
+  Result<TimeRange> range = ParseTimeRange(flags.query, context.now);
+  if (!range.ok()) return range.status();
+  Result<StatsSort> sort = ParseStatsSort(flags.sort);
+  if (!sort.ok())
+    return Status::InvalidArgument("--sort: " + sort.status().message());
+
+  // One column covering the whole range: the aggregators merge the seconds themselves.
+  HistogramQuery query;
+  query.metric = flags.query.metric;
+  query.from = range->from;
+  query.to = range->to;
+  query.step = static_cast<uint32_t>(std::min<int64_t>(range->to - range->from, UINT32_MAX));
+  query.group_by = flags.query.by;
+  query.hosts = SplitList(flags.query.hosts);
+
+  Result<Fetched> fetched = FetchGrid(context, flags.query, query);
+  if (!fetched.ok()) return fetched.status();
+  StatsTable table = ComputeStats(fetched->grid);
+  table.missing_shards = fetched->missing;
+  SortStats(&table, *sort, flags.top);
+
+  std::string bytes;
+  if (flags.format == "json") {
+    bytes = RenderStatsJson(table);
+  } else if (flags.format == "csv") {
+    bytes = RenderStatsCsv(table);
+  } else {
+    bytes = RenderStatsTable(table);
+  }
+  ViewDocument doc;
+  doc.bytes = std::move(bytes);
+  doc.format = flags.format;
+  doc.missing = fetched->missing;
+  // Not when a shard is silent: its catalog query would wait out the timeout a second time.
+  if (fetched->missing.empty()) {
+    if (std::optional<std::string> note = OverflowNoteFor(context, flags.query, query.from, query.to)) {
+      doc.notes.push_back(std::move(*note));
+    }
+  }
+  return doc;
+}
+
+}  // namespace trailmap

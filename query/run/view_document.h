@@ -1,0 +1,19 @@
+// ViewDocument: what running one view produced, for any front end to deliver: the bytes in the
+// requested format, the shards that did not answer and remarks to show beside the document.
+// The CLI writes the bytes to stdout or -o, the notes and the missing shards to stderr and exits
+// 3 when a shard is missing; trailmap-query answers 200 or 206 with the bytes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace trailmap {
+
+struct ViewDocument {
+  std::string bytes;
+  std::string format;                // "json", "svg", "png", "ansi", "table", "csv", "folded"
+  std::vector<std::string> missing;  // shards that did not answer: "tcp://host:port: reason"
+  std::vector<std::string> notes;    // one line each, as the CLI prints them on stderr
+};
+
+}  // namespace trailmap

@@ -1,0 +1,31 @@
+// Small fixed views for the renderer tests (golden files) and the CLI tests.
+#pragma once
+
+#include "query/views/heatmap.h"
+
+namespace trailmap::testing_views {
+
+// 12 one-second columns from 2026-11-22T16:00:00Z, 8 rows up to 20 ms: a band near 3 ms with a
+// slow spell in columns 5-7 and a lone outlier at 17 ms.
+inline HeatmapView Small(Coloring coloring = Coloring::kRank) {
+  MergedGrid grid;
+  grid.metric = "disk.latency";
+  grid.from = 1'795'363'200;
+  grid.columns = 12;
+  grid.to = grid.from + grid.columns;
+  grid.step = 1;
+  grid.groups = {""};
+  grid.cells.assign(1, std::vector<Histogram>(grid.columns));
+  for (uint32_t c = 0; c < grid.columns; ++c) {
+    grid.cells[0][c].Record(3'000'000 + c * 20'000, 200 + c * 10);
+    grid.cells[0][c].Record(1'000'000, 20);
+    if (c >= 5 && c <= 7) grid.cells[0][c].Record(9'000'000, 30 * (c - 4));
+  }
+  grid.cells[0][9].Record(17'000'000, 1);
+  HeatmapOptions options;
+  options.rows = 8;
+  options.coloring = coloring;
+  return *AssembleHeatmap(grid, options);
+}
+
+}  // namespace trailmap::testing_views

@@ -1,0 +1,272 @@
+#include "query/views/trails.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "query/draw/axis.h"
+
+namespace trailmap {
+namespace {
+
+// Box widths (odd) whose three successive passes have the variance of a Gaussian of `sigma`:
+// a box of width w has variance (w² - 1) / 12.
+std::vector<int> BoxWidths(double sigma) {
+  const double ideal = std::sqrt(12 * sigma * sigma / 3 + 1);
+  int lower = static_cast<int>(std::floor(ideal));
+  if (lower % 2 == 0) --lower;
+  const int upper = lower + 2;
+  const double m = std::round((12 * sigma * sigma - 3.0 * lower * lower - 12.0 * lower - 9) /
+                              (-4.0 * lower - 4));
+  std::vector<int> widths;
+  for (int i = 0; i < 3; ++i) widths.push_back(i < m ? lower : upper);
+  return widths;
+}
+
+// One box filter of odd width over `in`, reflecting about the ends (x[-1] = x[0], x[n] = x[n-1]):
+// every value keeps its whole weight, so the sum is unchanged.
+std::vector<double> BoxFilter(const std::vector<double>& in, int width) {
+  const int n = static_cast<int>(in.size());
+  const int r = std::min(width / 2, n);
+  std::vector<double> prefix(static_cast<size_t>(n + 2 * r) + 1, 0);
+  for (int k = -r; k < n + r; ++k) {
+    int j = k < 0 ? -k - 1 : (k >= n ? 2 * n - k - 1 : k);
+    j = std::clamp(j, 0, n - 1);
+    prefix[static_cast<size_t>(k + r + 1)] = prefix[static_cast<size_t>(k + r)] + in[static_cast<size_t>(j)];
+  }
+  std::vector<double> out(in.size());
+  const double w = 2 * r + 1;
+  for (int i = 0; i < n; ++i) {
+    out[static_cast<size_t>(i)] =
+        (prefix[static_cast<size_t>(i + 2 * r + 1)] - prefix[static_cast<size_t>(i)]) / w;
+  }
+  return out;
+}
+
+double SortKey(const FrequencyTrail& t, TrailSort sort) {
+  switch (sort) {
+    case TrailSort::kCov:
+      return t.stats.cov;
+    case TrailSort::kP99:
+      return static_cast<double>(t.p99);
+    case TrailSort::kP50:
+      return static_cast<double>(t.p50);
+    case TrailSort::kMax:
+      return static_cast<double>(t.max);
+    case TrailSort::kBimodality:
+      return t.stats.bimodality;
+    case TrailSort::kName:
+      return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+TrailMass SpreadHistogram(const Histogram& histogram, uint64_t lo, uint64_t hi, size_t points) {
+  TrailMass out;
+  out.mass.assign(points, 0);
+  if (histogram.empty() || hi <= lo || points == 0) return out;
+  const double n = static_cast<double>(histogram.count());
+  const double dlo = static_cast<double>(lo), dhi = static_cast<double>(hi);
+  const double width = (dhi - dlo) / static_cast<double>(points);
+  const double vmin = static_cast<double>(histogram.min());
+  const double vmax = static_cast<double>(histogram.max()) + 1;
+  histogram.ForEachBucket([&](uint32_t index, uint64_t count) {
+    // The values the bucket covers, as the continuous interval [a, b).
+    const double a = std::max(static_cast<double>(BucketLower(index)), vmin);
+    const double b = std::min(static_cast<double>(BucketUpper(index)) + 1, vmax);
+    const double share = static_cast<double>(count) / n;
+    if (b <= a) return;  // cannot happen for a valid histogram; nothing to spread
+    const double per_value = share / (b - a);
+    if (a < dlo) out.below += per_value * (std::min(b, dlo) - a);
+    if (b > dhi) out.above += per_value * (b - std::max(a, dhi));
+    const double from = std::max(a, dlo), to = std::min(b, dhi);
+    if (to <= from) return;
+    // Where the bucket's tick goes if it is drawn as one: the middle of its part in range.
+    const auto mid = static_cast<uint32_t>(
+        std::min<double>(static_cast<double>(points - 1), ((from + to) / 2 - dlo) / width));
+    if (out.ticks.empty() || out.ticks.back() != mid) out.ticks.push_back(mid);
+    size_t p = static_cast<size_t>((from - dlo) / width);
+    for (; p < points; ++p) {
+      const double p_lo = dlo + static_cast<double>(p) * width;
+      const double p_hi = p + 1 == points ? dhi : p_lo + width;
+      const double overlap = std::min(to, p_hi) - std::max(from, p_lo);
+      if (overlap > 0) out.mass[p] += per_value * overlap;
+      if (p_hi >= to) break;
+    }
+  });
+  return out;
+}
+
+double SilvermanBandwidth(const Histogram& histogram) {
+  if (histogram.count() < 2) return 0;
+  const DistributionStats s = ComputeDistributionStats(histogram);
+  const double iqr = static_cast<double>(histogram.Percentile(75)) -
+                     static_cast<double>(histogram.Percentile(25));
+  double spread = s.stddev;
+  if (iqr > 0) spread = std::min(spread, iqr / 1.34);
+  return 0.9 * spread * std::pow(static_cast<double>(histogram.count()), -0.2);
+}
+
+std::vector<double> SmoothGaussian(const std::vector<double>& values, double sigma) {
+  if (sigma < 0.5 || values.empty()) return values;
+  std::vector<double> out = values;
+  for (int width : BoxWidths(sigma)) out = BoxFilter(out, width);
+  return out;
+}
+
+TrailSplit SplitTrail(const std::vector<double>& density, const std::vector<double>& mass,
+                      const std::vector<uint32_t>& ticks, double threshold, uint64_t events) {
+  TrailSplit split;
+  const auto n = static_cast<uint32_t>(density.size());
+  const auto above = [&density, threshold](uint32_t i) {
+    return density[i] > 0 && density[i] >= threshold;
+  };
+  // The mass of the points below the threshold, as prefix sums. Where it crowds (at least
+  // kRugCrowdEvents events within kRugCrowdHalf points of a point), the events are a sparse but
+  // continuous tail, not outliers, and join the line (see the header).
+  std::vector<double> low_mass(n + 1, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    const double m = i < mass.size() && !above(i) ? mass[i] : 0;
+    low_mass[i + 1] = low_mass[i] + m;
+  }
+  const double crowd_mass = events > 0 ? kRugCrowdEvents / static_cast<double>(events) : 2;
+  const auto crowded = [&low_mass, n, crowd_mass](uint32_t i) {
+    const uint32_t b = i >= kRugCrowdHalf ? i - kRugCrowdHalf : 0;
+    const uint32_t e = std::min(n, i + kRugCrowdHalf + 1);
+    return low_mass[e] - low_mass[b] >= crowd_mass * (1 - 1e-9);
+  };
+  std::vector<bool> on(n, false);
+  uint32_t run_start = 0;
+  bool on_line = false;
+  for (uint32_t i = 0; i < n; ++i) {
+    const bool has_events = i < mass.size() && mass[i] > 0;
+    const bool line = above(i) || (density[i] > 0 && has_events && crowded(i));
+    on[i] = line;
+    if (line && !on_line) run_start = i;
+    if (!line && on_line) split.lines.emplace_back(run_start, i);
+    on_line = line;
+  }
+  if (on_line) split.lines.emplace_back(run_start, n);
+  for (uint32_t t : ticks) {
+    if (t < n && !on[t] && (split.rug.empty() || split.rug.back() != t)) split.rug.push_back(t);
+  }
+  return split;
+}
+
+FrequencyTrail ComputeTrail(const Histogram& histogram, uint64_t lo, uint64_t hi, size_t points,
+                            double threshold, double bandwidth) {
+  FrequencyTrail t;
+  t.count = histogram.count();
+  t.p50 = histogram.Percentile(50);
+  t.p99 = histogram.Percentile(99);
+  t.max = histogram.max();
+  t.stats = ComputeDistributionStats(histogram);
+  TrailMass m = SpreadHistogram(histogram, lo, hi, points);
+  t.below = m.below;
+  t.above = m.above;
+  t.mass = std::move(m.mass);
+  t.ticks = std::move(m.ticks);
+  t.bandwidth = bandwidth < 0 ? SilvermanBandwidth(histogram) : bandwidth;
+  const double width = hi > lo ? static_cast<double>(hi - lo) / static_cast<double>(points) : 1;
+  // A kernel wider than an eighth of the range would flatten everything; cap it there.
+  const double sigma = std::min(t.bandwidth / width, static_cast<double>(points) / 8);
+  t.density = SmoothGaussian(t.mass, sigma);
+  const double peak = t.density.empty() ? 0 : *std::max_element(t.density.begin(), t.density.end());
+  if (peak > 0) {
+    for (double& d : t.density) d /= peak;
+  }
+  t.split = SplitTrail(t.density, t.mass, t.ticks, threshold, t.count);
+  return t;
+}
+
+Result<TrailSort> ParseTrailSort(std::string_view text) {
+  static constexpr std::pair<std::string_view, TrailSort> kNames[] = {
+      {"cov", TrailSort::kCov},     {"p99", TrailSort::kP99},
+      {"p50", TrailSort::kP50},     {"median", TrailSort::kP50},
+      {"max", TrailSort::kMax},     {"bimodality", TrailSort::kBimodality},
+      {"name", TrailSort::kName},
+  };
+  for (const auto& [name, sort] : kNames) {
+    if (name == text) return sort;
+  }
+  return Status::InvalidArgument("unknown sort \"" + std::string(text) +
+                                 "\": use cov, p99, p50, max, bimodality or name");
+}
+
+std::string TrailSortName(TrailSort sort) {
+  switch (sort) {
+    case TrailSort::kCov:
+      return "cov";
+    case TrailSort::kP99:
+      return "p99";
+    case TrailSort::kP50:
+      return "p50";
+    case TrailSort::kMax:
+      return "max";
+    case TrailSort::kBimodality:
+      return "bimodality";
+    case TrailSort::kName:
+      return "name";
+  }
+  return "";
+}
+
+void SortTrails(std::vector<FrequencyTrail>* trails, TrailSort sort) {
+  std::stable_sort(trails->begin(), trails->end(),
+                   [sort](const FrequencyTrail& a, const FrequencyTrail& b) {
+                     const double ka = SortKey(a, sort), kb = SortKey(b, sort);
+                     if (ka != kb) return ka > kb;
+                     return a.group < b.group;
+                   });
+}
+
+TrailsView AssembleTrails(const MergedGrid& grid, const TrailOptions& options) {
+  TrailsView view;
+  view.metric = grid.metric;
+  view.unit = grid.unit;
+  view.kind = grid.kind;
+  view.group_by = grid.group_by;
+  view.from = grid.from;
+  view.to = grid.to;
+  view.points = std::max<size_t>(options.points, 2);
+  view.threshold = options.threshold;
+  view.sort = options.sort;
+
+  std::vector<Histogram> groups;
+  std::vector<size_t> kept;
+  Histogram all;
+  for (size_t g = 0; g < grid.groups.size(); ++g) {
+    Histogram h = grid.Group(g);
+    if (h.empty()) continue;
+    (void)all.Merge(h);  // refused only past 2^64 events, and then p99 of the rest will do
+    groups.push_back(std::move(h));
+    kept.push_back(g);
+  }
+  view.lo = options.lo;
+  view.hi = options.hi;
+  if (view.hi == 0) {
+    view.range_auto = true;
+    view.lo = 0;
+    view.hi = static_cast<uint64_t>(
+        NiceTop(static_cast<double>(std::max<uint64_t>(all.Percentile(99), 1)), grid.unit));
+  }
+  if (view.hi <= view.lo) view.hi = view.lo + 1;
+
+  view.groups_total = groups.size();
+  for (size_t i = 0; i < groups.size(); ++i) {
+    FrequencyTrail t = ComputeTrail(groups[i], view.lo, view.hi, view.points, view.threshold,
+                                    options.bandwidth);
+    t.group = grid.groups[kept[i]];
+    view.trails.push_back(std::move(t));
+  }
+  SortTrails(&view.trails, options.sort);
+  if (options.limit > 0 && view.trails.size() > options.limit) view.trails.resize(options.limit);
+  for (const FrequencyTrail& t : view.trails) {
+    view.total += t.count;
+    view.above_events += (t.above + t.below) * static_cast<double>(t.count);
+  }
+  return view;
+}
+
+}  // namespace trailmap
