@@ -5,37 +5,15 @@
 namespace trailmap {
 namespace {
 
-// One counter (or gauge) field of a part's counters struct as a metric. Adding a metric is one
-// line in a table below.
-template <typename Counters>
-struct FieldMetric {
-  const char* metric;
-  bool counter;  // false: a gauge
-  const char* unit;
-  const char* description;
-  uint64_t Counters::*field;
-};
-
-template <typename Counters, size_t N>
-void AddFields(const Counters& c, const FieldMetric<Counters> (&table)[N],
-               const std::string& fields, SelfReadings* out) {
-  for (const FieldMetric<Counters>& m : table) {
-    if (m.counter) {
-      AddCounter(out, m.metric, m.unit, m.description, c.*m.field, fields);
-    } else {
-      AddGauge(out, m.metric, m.unit, m.description, static_cast<double>(c.*m.field), fields);
-    }
-  }
-}
-
-constexpr FieldMetric<StatsdCounters> kStatsd[] = {
+// Each part's counters as metrics (core/self_metrics.h): adding a metric is one line here.
+constexpr CounterField<StatsdCounters> kStatsd[] = {
     {"trailmap.agent.statsd.packets", true, "packets/s", "UDP datagrams received on the statsd port",
      &StatsdCounters::packets},
     {"trailmap.agent.statsd.lines", true, "lines/s", "statsd lines accepted",
      &StatsdCounters::lines_accepted},
 };
 
-constexpr FieldMetric<BucketizerCounters> kBucketizer[] = {
+constexpr CounterField<BucketizerCounters> kBucketizer[] = {
     {"trailmap.agent.events", true, "events/s", "events recorded into histograms (sum of counts)",
      &BucketizerCounters::events},
     {"trailmap.agent.events.overflow", true, "events/s",
@@ -60,7 +38,7 @@ constexpr FieldMetric<BucketizerCounters> kBucketizer[] = {
 
 // The shipper's counters. The spool's counters (when ShipperCounters has them) are one line each
 // here, e.g. {"trailmap.agent.spool.bytes", false, "B", "bytes in the spool", &...::spool_bytes}.
-constexpr FieldMetric<ShipperCounters> kShipper[] = {
+constexpr CounterField<ShipperCounters> kShipper[] = {
     {"trailmap.agent.batches.sent", true, "batches/s", "batches sent for the first time",
      &ShipperCounters::sent},
     {"trailmap.agent.batches.acked", true, "batches/s", "batches the aggregator applied",
@@ -88,7 +66,7 @@ constexpr FieldMetric<ShipperCounters> kShipper[] = {
      &ShipperCounters::frame_defs_sent},
 };
 
-constexpr FieldMetric<ProcCounters> kProc[] = {
+constexpr CounterField<ProcCounters> kProc[] = {
     {"trailmap.agent.proc.passes", true, "passes/s", "passes over /proc", &ProcCounters::passes},
     {"trailmap.agent.proc.processes", false, "processes", "processes read in the last pass",
      &ProcCounters::processes},
@@ -102,7 +80,7 @@ constexpr FieldMetric<ProcCounters> kProc[] = {
      &ProcCounters::resets},
 };
 
-constexpr FieldMetric<ExecCounters> kExec[] = {
+constexpr CounterField<ExecCounters> kExec[] = {
     {"trailmap.agent.exec.starts", true, "starts/s", "times an exec command was started",
      &ExecCounters::starts},
     {"trailmap.agent.exec.exits", true, "exits/s", "times an exec command ended",
@@ -113,7 +91,7 @@ constexpr FieldMetric<ExecCounters> kExec[] = {
      &ExecCounters::stderr_lines},
 };
 
-constexpr FieldMetric<PerfSourceStats> kPerf[] = {
+constexpr CounterField<PerfSourceStats> kPerf[] = {
     {"trailmap.agent.perf.windows", true, "windows/s", "perf windows read",
      &PerfSourceStats::windows},
     {"trailmap.agent.perf.samples", true, "samples/s", "perf samples folded",
@@ -127,7 +105,7 @@ constexpr FieldMetric<PerfSourceStats> kPerf[] = {
      &PerfSourceStats::untimed_samples},
 };
 
-constexpr FieldMetric<FoldedSourceStats> kFolded[] = {
+constexpr CounterField<FoldedSourceStats> kFolded[] = {
     {"trailmap.agent.folded.lines", true, "lines/s", "folded-stack lines read",
      &FoldedSourceStats::lines},
     {"trailmap.agent.folded.malformed", true, "lines/s", "folded-stack lines refused",

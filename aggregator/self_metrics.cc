@@ -5,28 +5,9 @@
 namespace trailmap::aggregator {
 namespace {
 
-// One field of a counters struct as a metric; adding a metric is one line in a table below.
-template <typename Counters>
-struct FieldMetric {
-  const char* metric;
-  bool counter;  // false: a gauge
-  const char* unit;
-  const char* description;
-  uint64_t Counters::*field;
-};
-
-template <typename Counters, size_t N>
-void AddFields(const Counters& c, const FieldMetric<Counters> (&table)[N], SelfReadings* out) {
-  for (const FieldMetric<Counters>& m : table) {
-    if (m.counter) {
-      AddCounter(out, m.metric, m.unit, m.description, c.*m.field);
-    } else {
-      AddGauge(out, m.metric, m.unit, m.description, static_cast<double>(c.*m.field));
-    }
-  }
-}
-
-constexpr FieldMetric<IngestCounters> kIngest[] = {
+// The counters as metrics (core/self_metrics.h): adding a metric is one line here. Every
+// reading gets the shard field at the end (AggregatorReadings).
+constexpr CounterField<IngestCounters> kIngest[] = {
     {"trailmap.aggregator.ingest.batches", true, "batches/s", "agent batches applied",
      &IngestCounters::applied},
     {"trailmap.aggregator.ingest.duplicate", true, "batches/s",
@@ -48,7 +29,7 @@ constexpr FieldMetric<IngestCounters> kIngest[] = {
      "(second, series) stack count lists written", &IngestCounters::stack_values},
 };
 
-constexpr FieldMetric<RocksDbStats> kRocksDb[] = {
+constexpr CounterField<RocksDbStats> kRocksDb[] = {
     {"trailmap.aggregator.rocksdb.pending_compaction_bytes", false, "B",
      "bytes RocksDB estimates compaction still has to rewrite",
      &RocksDbStats::pending_compaction_bytes},
@@ -92,7 +73,7 @@ int64_t SystemSecond() {
 
 SelfReadings AggregatorReadings(const AggregatorCounters& c, const std::string& fields) {
   SelfReadings out;
-  if (c.ingest) AddFields(*c.ingest, kIngest, &out);
+  if (c.ingest) AddFields(*c.ingest, kIngest, "", &out);
   if (c.queries_answered) {
     AddCounter(&out, "trailmap.aggregator.query.answered", "queries/s", "queries answered",
                *c.queries_answered);
@@ -102,7 +83,7 @@ SelfReadings AggregatorReadings(const AggregatorCounters& c, const std::string& 
                "queries answered with an error", *c.query_errors);
   }
   if (c.rocksdb) {
-    AddFields(*c.rocksdb, kRocksDb, &out);
+    AddFields(*c.rocksdb, kRocksDb, "", &out);
     AddGauge(&out, "trailmap.aggregator.rollups.pending", "minutes",
              "minutes whose 10 s and 60 s rollups are behind",
              static_cast<double>(c.pending_rollups));

@@ -48,6 +48,31 @@ void AddGauge(SelfReadings* readings, std::string metric, std::string unit,
 void AddCounter(SelfReadings* readings, std::string metric, std::string unit,
                 std::string description, uint64_t total, std::string fields = "");
 
+// One uint64_t field of a part's counters struct as a metric: a table of these turns the struct
+// into readings, one line per metric (agent/self_metrics.cc, aggregator/self_metrics.cc).
+template <typename Counters>
+struct CounterField {
+  const char* metric;
+  bool counter;  // false: a gauge
+  const char* unit;
+  const char* description;
+  uint64_t Counters::*field;
+};
+
+// Appends one reading of `counters` per row of `table`, each with the field set `fields`.
+template <typename Counters, size_t N>
+void AddFields(const Counters& counters, const CounterField<Counters> (&table)[N],
+               const std::string& fields, SelfReadings* readings) {
+  for (const CounterField<Counters>& m : table) {
+    if (m.counter) {
+      AddCounter(readings, m.metric, m.unit, m.description, counters.*m.field, fields);
+    } else {
+      AddGauge(readings, m.metric, m.unit, m.description,
+               static_cast<double>(counters.*m.field), fields);
+    }
+  }
+}
+
 class CounterDeltas {
  public:
   // The value to store for each reading, in order (see the header).
