@@ -114,6 +114,19 @@ TEST(AggregatorSelfMetrics, QueryLatenciesAreOneEventPerQueryInTheSecondAnswered
   EXPECT_EQ(a->groups, (std::vector<std::string>{"histograms", "metrics", "stacks"}));
 }
 
+TEST(QueryLatencies, KindOfAnAnswer) {
+  Answer a;
+  a.id = 7;
+  a.kind = Query::Kind::kStacks;
+  EXPECT_STREQ(QueryLatencies::KindOf(a), "stacks");
+  a.kind = Query::Kind::kMetrics;
+  a.error = "corruption: ...";  // a query that decoded and failed keeps its kind
+  EXPECT_STREQ(QueryLatencies::KindOf(a), "metrics");
+  a.id = 0;  // what DecodeQuery's failure answers
+  a.error = "bad query: query is not a Cap'n Proto message";
+  EXPECT_STREQ(QueryLatencies::KindOf(a), "invalid");
+}
+
 TEST(AggregatorSelfMetrics, ARestartContinuesTheSequenceFromTheWatermark) {
   TempDir dir;
   {
