@@ -27,7 +27,8 @@ int64_t NowSecond() {
 // The values of every line of a `trailmap line --format json` document, nulls skipped.
 std::vector<double> LineValues(const std::string& json) {
   std::vector<double> out;
-  for (const auto& series : nlohmann::json::parse(json).at("series")) {
+  const nlohmann::json doc = nlohmann::json::parse(json);
+  for (const auto& series : doc.at("series")) {
     for (const auto& v : series.at("values")) {
       if (!v.is_null()) out.push_back(v.get<double>());
     }
@@ -107,7 +108,8 @@ TEST_F(SelfMetricsSystem, DaemonsPublishExactCountsOfThemselves) {
   CommandResult catalog = Query({"metrics", "--format", "json"});
   ASSERT_EQ(catalog.exit_code, 0) << catalog.err;
   bool described = false;
-  for (const auto& m : nlohmann::json::parse(catalog.out).at("metrics")) {
+  const nlohmann::json listed = nlohmann::json::parse(catalog.out);
+  for (const auto& m : listed.at("metrics")) {
     if (m.at("name") != "trailmap.agent.statsd.lines") continue;
     described = true;
     EXPECT_EQ(m.at("unit"), "lines/s");
