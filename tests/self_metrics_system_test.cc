@@ -147,7 +147,7 @@ TEST_F(SelfMetricsSystem, DaemonsPublishExactCountsOfThemselves) {
                             QueryList(aggs_));
       ASSERT_EQ(r.exit_code, 0) << r.err;
       const std::vector<double> values = LineValues(r.out);
-      ASSERT_GE(values.size(), 2u) << metric;
+      ASSERT_FALSE(values.empty()) << metric;
       for (double v : values) {
         EXPECT_GT(v, low) << metric;
         EXPECT_LT(v, high) << metric;
