@@ -41,6 +41,7 @@ struct AgentConfig {
   int64_t max_queued = 10000;     // batches held unacknowledged before Send drops
   int64_t window = 64;            // batches in flight without an ack
   int64_t ack_timeout_ms = 2000;  // then reconnect and resend
+  bool self_metrics = true;       // publish trailmap.agent.* (agent/self_metrics.h); a flag only
   ProcConfig proc;
   std::vector<ExecSpec> exec;     // [[exec]] sections and --exec flags, each one command
   // Stack sources (issue 4). [perf]: CPU stacks of the whole host from Linux perf; keys

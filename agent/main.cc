@@ -27,6 +27,7 @@
 #include "agent/folded_source.h"
 #include "agent/perf_source.h"
 #include "agent/proc_source.h"
+#include "agent/self_metrics.h"
 #include "agent/shipper.h"
 #include "agent/stack_flags.h"
 #include "agent/statsd_server.h"
@@ -145,7 +146,7 @@ int Configure(int argc, char** argv, AgentConfig* config) {
       "do wc -l </var/q; done'"};
   std::string config_path, host, aggregators, statsd, proc_root;
   std::vector<std::string> labels, execs;
-  bool no_proc = false;
+  bool no_proc = false, no_self_metrics = false;
   int64_t flush_ms = 0, max_series = 0, max_queued = 0, window = 0, ack_timeout_ms = 0;
   app.add_option("--config", config_path, "TOML config (see configs/agent.toml)");
   app.add_option("--host", host, "this host's name (default: the hostname)");
@@ -162,6 +163,9 @@ int Configure(int argc, char** argv, AgentConfig* config) {
                "do not read this host's /proc every second (cpu.usage, mem.rss, net.*, disk.*, "
                "fs.*; see agent/proc_source.h for the table)");
   app.add_option("--proc-root", proc_root, "read /proc from this directory (default /proc)");
+  app.add_flag("--no-self-metrics", no_self_metrics,
+               "do not publish the agent's own counters every second (trailmap.agent.*: statsd "
+               "lines, batches sent and acked, RSS, fds, CPU; see agent/self_metrics.h)");
   app.add_option("--exec", execs,
                  "run a command and read '[time] value [key=value ...]' lines from its stdout: "
                  "'metric=M[,kind=latency|size|scalar][,unit=U][,field.K=V],command=CMD' "
@@ -208,6 +212,7 @@ int Configure(int argc, char** argv, AgentConfig* config) {
   if (app.count("--ack-timeout-ms")) config->ack_timeout_ms = ack_timeout_ms;
   if (no_proc) config->proc.enabled = false;
   if (app.count("--proc-root")) config->proc.root = proc_root;
+  if (no_self_metrics) config->self_metrics = false;
   for (const std::string& text : execs) {
     Result<ExecSpec> spec = ParseExecFlag(text);
     if (!spec.ok()) {
@@ -311,6 +316,12 @@ int Run(const AgentConfig& config) {
       (perf ? std::to_string(config.perf.frequency) + " Hz" : std::string("off")) +
       ", folded stacks " + (folded ? std::string("on") : std::string("off")));
 
+  std::unique_ptr<AgentSelfMetrics> self_metrics;
+  if (config.self_metrics) {
+    self_metrics = std::make_unique<AgentSelfMetrics>(
+        &bucketizer, AgentParts{&bucketizer, &shipper, statsd.get(), proc.get(), &execs,
+                                perf.get(), folded.get()});
+  }
   const std::chrono::milliseconds tick(config.flush_ms);
   const auto report_every = std::chrono::seconds(10);
   auto last_report = std::chrono::steady_clock::now();
@@ -323,7 +334,9 @@ int Run(const AgentConfig& config) {
       Log(std::string("stopping on ") + (signal == SIGINT ? "SIGINT" : "SIGTERM"));
       break;
     }
-    ShipSecondsBefore(NowSecond(), config, &bucketizer, &shipper);
+    const int64_t now = NowSecond();
+    if (self_metrics) self_metrics->Tick(now);  // into the second before `now`, shipped next
+    ShipSecondsBefore(now, config, &bucketizer, &shipper);
     if (std::chrono::steady_clock::now() - last_report >= report_every) {
       last_report = std::chrono::steady_clock::now();
       std::string line =
@@ -343,6 +356,11 @@ int Run(const AgentConfig& config) {
   if (folded) folded->Stop();
   ShipSecondsBefore(std::numeric_limits<int64_t>::max(), config, &bucketizer, &shipper);
   if (Status s = shipper.Flush(std::chrono::seconds(2)); !s.ok()) Log("at exit: " + s.ToString());
+  if (self_metrics) {  // the counters since the last tick, acks included, in one last batch
+    self_metrics->RecordAtExit(NowSecond(), statsd_counters);
+    ShipSecondsBefore(std::numeric_limits<int64_t>::max(), config, &bucketizer, &shipper);
+    if (Status s = shipper.Flush(std::chrono::seconds(2)); !s.ok()) Log("at exit: " + s.ToString());
+  }
   Log(CountersLine(statsd_counters, bucketizer, shipper, proc.get(), execs, perf.get(),
                    folded.get()) +
       " (at exit)");

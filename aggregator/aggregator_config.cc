@@ -127,7 +127,8 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
   }
   if (Status s =
           CheckKeys(root, source, "",
-                    {"data", "ingest", "query", "name", "store", "retention", "limits"});
+                    {"data", "ingest", "query", "name", "host", "self_metrics", "store", "retention",
+                     "limits"});
       !s.ok()) {
     return s;
   }
@@ -135,6 +136,11 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
   if (Status s = ReadEndpoint(root, source, "ingest", &config->ingest_endpoint); !s.ok()) return s;
   if (Status s = ReadEndpoint(root, source, "query", &config->query_endpoint); !s.ok()) return s;
   if (Status s = ReadString(root, source, "name", &config->name); !s.ok()) return s;
+  if (Status s = ReadString(root, source, "host", &config->host); !s.ok()) return s;
+  if (const toml::node* self = root.get("self_metrics")) {
+    if (!self->as_boolean()) return KeyError(source, "self_metrics", "expected true or false");
+    config->self_metrics = self->as_boolean()->get();
+  }
 
   if (const toml::node* node = root.get("store")) {
     const toml::table* store = node->as_table();
@@ -210,6 +216,11 @@ Status ValidateAggregatorConfig(const AggregatorConfig& config) {
   if (config.data_dir.empty()) {
     return Status::InvalidArgument(
         "no data directory: give --data DIR or `data = \"DIR\"` in the config");
+  }
+  if (!config.host.empty()) {
+    if (Status s = ValidateField("host", config.host); !s.ok()) {
+      return Status::InvalidArgument("host (--host) \"" + config.host + "\": " + s.message());
+    }
   }
   if (config.ingest_endpoint == config.query_endpoint) {
     return Status::InvalidArgument("ingest and query endpoints are the same: " +

@@ -5,6 +5,8 @@
 //   ingest = "127.0.0.1:7400"           # HOST:PORT or tcp://HOST:PORT
 //   query  = "127.0.0.1:7401"
 //   name   = "agg-1"                    # default "<hostname>:<ingest port>"
+//   host   = "db-7"                     # the host of its self-metrics; default the hostname
+//   self_metrics = true                 # publish trailmap.aggregator.* (aggregator/self_metrics.h)
 //   [store]  sync, max_successive_merges, block_cache_mb, write_buffer_mb (see StoreOptions)
 //   [retention] hist = "2d", hist_10s = "14d", hist_60s = "90d", scalar = "14d", stacks = "2d",
 //               stacks_60s = "30d", agents = "30d"     (a duration, or "forever")
@@ -46,6 +48,8 @@ struct AggregatorConfig {
   std::string ingest_endpoint = "tcp://127.0.0.1:7400";  // always a tcp:// endpoint once parsed
   std::string query_endpoint = "tcp://127.0.0.1:7401";
   std::string name;  // "" until main() fills the default
+  std::string host;  // the self-metrics' host; "" until main() fills the hostname
+  bool self_metrics = true;  // --no-self-metrics: false
   StoreOptions store = [] {
     StoreOptions o;
     o.retention_seconds = kDefaultRetention;

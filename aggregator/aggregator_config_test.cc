@@ -83,6 +83,16 @@ TEST(AggregatorConfigTest, ShippedExampleParses) {
   EXPECT_EQ(c.store.agent_idle_seconds, kDefaultAgentIdle);
 }
 
+TEST(AggregatorConfigTest, SelfMetricsHostAndSwitch) {
+  AggregatorConfig c;
+  EXPECT_TRUE(c.self_metrics);
+  ASSERT_TRUE(ParseAggregatorConfig("host = \"db-7\"\nself_metrics = false\n", "a.toml", &c).ok());
+  EXPECT_EQ(c.host, "db-7");
+  EXPECT_FALSE(c.self_metrics);
+  EXPECT_EQ(ParseAggregatorConfig("self_metrics = 1\n", "a.toml", &c).message(),
+            "a.toml: self_metrics: expected true or false");
+}
+
 TEST(AggregatorConfigTest, ErrorsNameTheKey) {
   AggregatorConfig c;
   Status s = ParseAggregatorConfig("dta = \"/x\"\n", "a.toml", &c);

@@ -16,6 +16,7 @@
 #include "aggregator/aggregator_config.h"
 #include "aggregator/ingest_server.h"
 #include "aggregator/query_server.h"
+#include "aggregator/self_metrics.h"
 #include "aggregator/store.h"
 #include "core/log.h"
 
@@ -51,7 +52,8 @@ int Run(int argc, char** argv) {
       "  trailmap-aggregator --data /var/lib/trailmap --retain-1s 36h --retain-60s forever\n"
       "Flags override the config file. Stop with SIGINT or SIGTERM.\n"
       "Exit status: 0 after a clean shutdown, 2 on a bad flag or config, 1 on any other error.");
-  std::string config_path, data, ingest, query, name;
+  std::string config_path, data, ingest, query, name, host;
+  bool no_self_metrics = false;
   app.add_option("--config", config_path, "TOML config file (example: configs/aggregator.toml)")
       ->type_name("FILE");
   app.add_option("--data", data,
@@ -65,6 +67,12 @@ int Run(int argc, char** argv) {
       ->type_name("HOST:PORT");
   app.add_option("--name", name, "this shard's name in answers [<hostname>:<ingest port>]")
       ->type_name("NAME");
+  app.add_option("--host", host,
+                 "the host its own metrics (trailmap.aggregator.*) belong to [<hostname>]")
+      ->type_name("NAME");
+  app.add_flag("--no-self-metrics", no_self_metrics,
+               "do not publish its own counters every second (trailmap.aggregator.*: ingest, "
+               "query latency, RocksDB compaction and memory, RSS, fds, CPU)");
   // One flag per histogram family: --retain-1s, --retain-10s, --retain-60s.
   std::array<std::string, kHistogramResolutionCount> retain;
   for (size_t i = 0; i < kHistogramResolutionCount; ++i) {
@@ -91,6 +99,8 @@ int Run(int argc, char** argv) {
   }
   if (!data.empty()) config.data_dir = data;
   if (!name.empty()) config.name = name;
+  if (!host.empty()) config.host = host;
+  if (no_self_metrics) config.self_metrics = false;
   for (auto [flag, text, out] : {std::tuple{"--ingest", &ingest, &config.ingest_endpoint},
                                  std::tuple{"--query", &query, &config.query_endpoint}}) {
     if (text->empty()) continue;
@@ -109,6 +119,7 @@ int Run(int argc, char** argv) {
   }
   if (Status s = ValidateAggregatorConfig(config); !s.ok()) return Usage(s.message());
   if (config.name.empty()) config.name = DefaultName(Hostname(), config.ingest_endpoint);
+  if (config.host.empty()) config.host = Hostname();
 
   // Signals are taken by sigwait below, so every thread started from here on blocks them.
   sigset_t signals;
@@ -127,7 +138,10 @@ int Run(int argc, char** argv) {
   ingest_options.endpoint = config.ingest_endpoint;
   ingest_options.limits = config.limits;
   IngestServer ingest_server(&context, store->get(), ingest_options);
-  QueryServer query_server(&context, store->get(), {config.query_endpoint, config.name});
+  QueryLatencies latencies;
+  QueryServer query_server(&context, store->get(),
+                           {config.query_endpoint, config.name,
+                            config.self_metrics ? &latencies : nullptr});
   if (Status s = ingest_server.Start(); !s.ok()) {
     Log(s.ToString());
     return 1;
@@ -136,12 +150,21 @@ int Run(int argc, char** argv) {
     Log(s.ToString());
     return 1;
   }
+  std::unique_ptr<AggregatorSelfMetrics> self_metrics;
+  if (config.self_metrics) {
+    self_metrics = std::make_unique<AggregatorSelfMetrics>(
+        AggregatorParts{store->get(), &ingest_server, &query_server, &latencies},
+        AggregatorSelfMetricsOptions{.host = config.host, .shard = config.name});
+    self_metrics->Start();
+  }
   Log("started " + config.name + ": ingest " + ingest_server.endpoint() + ", query " +
-      query_server.endpoint() + ", data " + config.data_dir);
+      query_server.endpoint() + ", data " + config.data_dir + ", self-metrics " +
+      (self_metrics ? "as host " + config.host : std::string("off")));
 
   int signal = 0;
   sigwait(&signals, &signal);
   Log(std::string("stopping on ") + (signal == SIGINT ? "SIGINT" : "SIGTERM"));
+  self_metrics.reset();
   ingest_server.Stop();
   query_server.Stop();
   const IngestCounters c = ingest_server.counters();

@@ -27,9 +27,19 @@ QueryServer::QueryServer(zmq::context_t* context, const Store* store, QueryServe
                   answer.shard = options_.shard;
                   answer.error = payload.status().message();
                   ++errors_;
+                  if (options_.latencies != nullptr) {
+                    options_.latencies->Record("invalid", std::chrono::nanoseconds(0));
+                  }
                   return EncodeAnswer(answer);
                 }
-                return EncodeAnswer(AnswerQuery(*payload));
+                const auto start = std::chrono::steady_clock::now();
+                const Answer answer = AnswerQuery(*payload);
+                std::string bytes = EncodeAnswer(answer);
+                if (options_.latencies != nullptr) {
+                  options_.latencies->Record(QueryLatencies::KindOf(answer),
+                                             std::chrono::steady_clock::now() - start);
+                }
+                return bytes;
               }) {}
 
 QueryServer::~QueryServer() { Stop(); }

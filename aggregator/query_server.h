@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 
+#include "aggregator/query_latencies.h"
 #include "aggregator/router_server.h"
 #include "aggregator/store.h"
 #include "core/query_wire.h"
@@ -24,6 +25,9 @@ struct QueryServerOptions {
   std::string endpoint = "tcp://127.0.0.1:7401";
   std::string
       shard;  // the name put in every Answer; main() defaults it to "<hostname>:<ingest port>"
+  // Where each query's latency is recorded (self-metrics); nullptr = nowhere. Not owned; must
+  // outlive the server.
+  QueryLatencies* latencies = nullptr;
 };
 
 class QueryServer {

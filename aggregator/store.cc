@@ -802,4 +802,36 @@ Status Store::Compact() {
   return Status::Ok();
 }
 
+std::optional<std::string> Store::HostLabels(std::string_view host) const {
+  const std::optional<uint32_t> id = catalog_.FindHost(host);
+  if (!id) return std::nullopt;
+  return catalog_.Host(*id).labels;
+}
+
+RocksDbStats Store::RocksDbProperties() const {
+  rocksdb::DB* db = db_->db.get();
+  const auto per_family = [&](const std::string& name) {
+    uint64_t sum = 0;
+    for (rocksdb::ColumnFamilyHandle* h : db_->all) {
+      uint64_t v = 0;
+      if (db->GetIntProperty(h, name, &v)) sum += v;
+    }
+    return sum;
+  };
+  const auto whole_db = [&](const std::string& name) {
+    uint64_t v = 0;
+    return db->GetIntProperty(name, &v) ? v : 0;
+  };
+  RocksDbStats s;
+  s.pending_compaction_bytes = per_family(rocksdb::DB::Properties::kEstimatePendingCompactionBytes);
+  s.running_compactions = whole_db(rocksdb::DB::Properties::kNumRunningCompactions);
+  s.running_flushes = whole_db(rocksdb::DB::Properties::kNumRunningFlushes);
+  s.memtable_bytes = per_family(rocksdb::DB::Properties::kCurSizeAllMemTables);
+  s.live_sst_bytes = per_family(rocksdb::DB::Properties::kLiveSstFilesSize);
+  s.block_cache_bytes = whole_db(rocksdb::DB::Properties::kBlockCacheUsage);
+  s.table_reader_bytes = per_family(rocksdb::DB::Properties::kEstimateTableReadersMem);
+  s.background_errors = whole_db(rocksdb::DB::Properties::kBackgroundErrors);
+  return s;
+}
+
 }  // namespace trailmap::aggregator

@@ -160,6 +160,19 @@ struct ApplyOutcome {
   std::string reason;                          // kNeedDictionary: which id is unknown
 };
 
+// What RocksDB says of its own state (read for the aggregator's self-metrics). A number kept per
+// column family is the sum over all of them.
+struct RocksDbStats {
+  uint64_t pending_compaction_bytes = 0;  // rocksdb.estimate-pending-compaction-bytes
+  uint64_t running_compactions = 0;       // rocksdb.num-running-compactions
+  uint64_t running_flushes = 0;           // rocksdb.num-running-flushes
+  uint64_t memtable_bytes = 0;            // rocksdb.cur-size-all-mem-tables
+  uint64_t live_sst_bytes = 0;            // rocksdb.live-sst-files-size
+  uint64_t block_cache_bytes = 0;         // rocksdb.block-cache-usage (the shared cache)
+  uint64_t table_reader_bytes = 0;        // rocksdb.estimate-table-readers-mem (index, filters)
+  uint64_t background_errors = 0;         // rocksdb.background-errors: since the DB was opened
+};
+
 class Store {
  public:
   // Opens (creating if missing) the database in `dir` and loads the catalog and watermarks.
@@ -230,6 +243,11 @@ class Store {
   // One stored scalar, for tools and tests; nullopt when absent.
   std::optional<double> ScalarAt(std::string_view metric, std::string_view host,
                                  std::string_view fields, int64_t second) const;
+
+  // RocksDB's properties now; a property RocksDB does not report reads as 0. Any thread.
+  RocksDbStats RocksDbProperties() const;
+  // The canonical labels `host` was last written with; nullopt for a host never seen.
+  std::optional<std::string> HostLabels(std::string_view host) const;
 
   // Flushes every memtable to disk / compacts every column family fully (tests, tools, shutdown).
   Status Flush();

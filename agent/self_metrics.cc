@@ -1,0 +1,201 @@
+#include "agent/self_metrics.h"
+
+#include "core/log.h"
+
+namespace trailmap {
+namespace {
+
+// Each part's counters as metrics (core/self_metrics.h): adding a metric is one line here.
+constexpr CounterField<StatsdCounters> kStatsd[] = {
+    {"trailmap.agent.statsd.packets", true, "packets/s", "UDP datagrams received on the statsd port",
+     &StatsdCounters::packets},
+    {"trailmap.agent.statsd.lines", true, "lines/s", "statsd lines accepted",
+     &StatsdCounters::lines_accepted},
+};
+
+constexpr CounterField<BucketizerCounters> kBucketizer[] = {
+    {"trailmap.agent.events", true, "events/s", "events recorded into histograms (sum of counts)",
+     &BucketizerCounters::events},
+    {"trailmap.agent.events.overflow", true, "events/s",
+     "events that went to a metric's overflow series (over --max-series field sets)",
+     &BucketizerCounters::overflow_events},
+    {"trailmap.agent.events.late", true, "events/s",
+     "events for a second already shipped (sent as a further delta of it)",
+     &BucketizerCounters::late_events},
+    {"trailmap.agent.scalars", true, "values/s", "scalar values recorded",
+     &BucketizerCounters::scalars},
+    {"trailmap.agent.scalars.overflow", true, "values/s",
+     "scalar values summed into an overflow series", &BucketizerCounters::overflow_scalars},
+    {"trailmap.agent.scalars.bad", true, "values/s", "scalar values dropped: NaN or infinite",
+     &BucketizerCounters::bad_scalars},
+    {"trailmap.agent.stacks.samples", true, "samples/s", "CPU stack samples recorded",
+     &BucketizerCounters::stack_samples},
+    {"trailmap.agent.stacks.truncated", true, "stacks/s", "stacks cut at the depth bound",
+     &BucketizerCounters::truncated_stacks},
+    {"trailmap.agent.stacks.truncated_frames", true, "frames/s",
+     "frame names cut at the length bound", &BucketizerCounters::truncated_frames},
+};
+
+// The shipper's counters. The spool's counters (when ShipperCounters has them) are one line each
+// here, e.g. {"trailmap.agent.spool.bytes", false, "B", "bytes in the spool", &...::spool_bytes}.
+constexpr CounterField<ShipperCounters> kShipper[] = {
+    {"trailmap.agent.batches.sent", true, "batches/s", "batches sent for the first time",
+     &ShipperCounters::sent},
+    {"trailmap.agent.batches.acked", true, "batches/s", "batches the aggregator applied",
+     &ShipperCounters::acked},
+    {"trailmap.agent.batches.duplicate", true, "batches/s",
+     "resent batches the aggregator already had", &ShipperCounters::duplicates},
+    {"trailmap.agent.batches.rejected", true, "batches/s",
+     "batches the aggregator refused (malformed; their data is lost)", &ShipperCounters::rejected},
+    {"trailmap.agent.batches.resent", true, "batches/s", "transmissions after a batch's first",
+     &ShipperCounters::resent},
+    {"trailmap.agent.batches.dropped", true, "batches/s",
+     "batches dropped because the queue of unacknowledged batches was full",
+     &ShipperCounters::dropped},
+    {"trailmap.agent.batches.out_of_order", true, "acks/s", "outOfOrder acks received",
+     &ShipperCounters::out_of_order},
+    {"trailmap.agent.batches.need_dictionary", true, "acks/s",
+     "needDictionary acks acted on (stack definitions resent)", &ShipperCounters::need_dictionary},
+    {"trailmap.agent.reconnects", true, "reconnects/s",
+     "ingest sockets reopened (ack timeout, new incarnation)", &ShipperCounters::reconnects},
+    {"trailmap.agent.incarnations", true, "ids/s",
+     "new agent ids taken because the aggregator lost its state", &ShipperCounters::incarnations},
+    {"trailmap.agent.stack_defs.sent", true, "defs/s", "stack definitions sent",
+     &ShipperCounters::stack_defs_sent},
+    {"trailmap.agent.frame_defs.sent", true, "defs/s", "frame definitions sent",
+     &ShipperCounters::frame_defs_sent},
+};
+
+constexpr CounterField<ProcCounters> kProc[] = {
+    {"trailmap.agent.proc.passes", true, "passes/s", "passes over /proc", &ProcCounters::passes},
+    {"trailmap.agent.proc.processes", false, "processes", "processes read in the last pass",
+     &ProcCounters::processes},
+    {"trailmap.agent.proc.vanished", true, "processes/s",
+     "processes that exited between listing and reading", &ProcCounters::vanished},
+    {"trailmap.agent.proc.unreadable", true, "files/s",
+     "/proc files skipped (not readable, e.g. another user's io)", &ProcCounters::unreadable},
+    {"trailmap.agent.proc.parse_errors", true, "files/s", "/proc files that did not parse",
+     &ProcCounters::parse_errors},
+    {"trailmap.agent.proc.resets", true, "counters/s", "/proc counters that went backwards",
+     &ProcCounters::resets},
+};
+
+constexpr CounterField<ExecCounters> kExec[] = {
+    {"trailmap.agent.exec.starts", true, "starts/s", "times an exec command was started",
+     &ExecCounters::starts},
+    {"trailmap.agent.exec.exits", true, "exits/s", "times an exec command ended",
+     &ExecCounters::exits},
+    {"trailmap.agent.exec.lines", true, "lines/s", "exec output lines accepted",
+     &ExecCounters::lines_accepted},
+    {"trailmap.agent.exec.stderr", true, "lines/s", "exec stderr lines (logged, not data)",
+     &ExecCounters::stderr_lines},
+};
+
+constexpr CounterField<PerfSourceStats> kPerf[] = {
+    {"trailmap.agent.perf.windows", true, "windows/s", "perf windows read",
+     &PerfSourceStats::windows},
+    {"trailmap.agent.perf.samples", true, "samples/s", "perf samples folded",
+     &PerfSourceStats::samples},
+    {"trailmap.agent.perf.failures", true, "runs/s", "failed perf runs (record or script)",
+     &PerfSourceStats::failures},
+    {"trailmap.agent.perf.malformed", true, "lines/s", "perf script lines that did not parse",
+     &PerfSourceStats::malformed_lines},
+    {"trailmap.agent.perf.untimed", true, "samples/s",
+     "perf samples without a usable time (counted at the window's start)",
+     &PerfSourceStats::untimed_samples},
+};
+
+constexpr CounterField<FoldedSourceStats> kFolded[] = {
+    {"trailmap.agent.folded.lines", true, "lines/s", "folded-stack lines read",
+     &FoldedSourceStats::lines},
+    {"trailmap.agent.folded.malformed", true, "lines/s", "folded-stack lines refused",
+     &FoldedSourceStats::malformed},
+    {"trailmap.agent.folded.clients", true, "clients/s", "folded-stack socket clients accepted",
+     &FoldedSourceStats::clients},
+    {"trailmap.agent.folded.clients_refused", true, "clients/s",
+     "folded-stack socket clients refused (over max_clients)", &FoldedSourceStats::clients_refused},
+};
+
+}  // namespace
+
+AgentCounters ReadAgentCounters(const AgentParts& parts) {
+  AgentCounters c;
+  if (parts.statsd != nullptr) c.statsd = parts.statsd->counters();
+  if (parts.bucketizer != nullptr) {
+    c.bucketizer = parts.bucketizer->counters();
+    c.pending_seconds = parts.bucketizer->pending_seconds();
+  }
+  if (parts.shipper != nullptr) c.shipper = parts.shipper->counters();
+  if (parts.proc != nullptr) c.proc = parts.proc->counters();
+  if (parts.execs != nullptr) {
+    for (const auto& e : *parts.execs) c.execs.emplace_back(e->spec().metric, e->counters());
+  }
+  if (parts.perf != nullptr) c.perf = parts.perf->stats();
+  if (parts.folded != nullptr) c.folded = parts.folded->stats();
+  if (Result<ProcessStats> p = ReadProcessStats(); p.ok()) c.process = *p;
+  return c;
+}
+
+SelfReadings AgentReadings(const AgentCounters& c) {
+  SelfReadings out;
+  if (c.statsd) {
+    AddFields(*c.statsd, kStatsd, "", &out);
+    for (size_t i = 0; i < kStatsdRejectClasses; ++i) {
+      AddCounter(&out, "trailmap.agent.statsd.rejected", "lines/s", "statsd lines refused, by reason",
+                 c.statsd->rejected_by_reason[i],
+                 std::string("reason=") + StatsdRejectName(static_cast<StatsdReject>(i)));
+    }
+  }
+  if (c.bucketizer) {
+    AddFields(*c.bucketizer, kBucketizer, "", &out);
+    AddGauge(&out, "trailmap.agent.seconds.pending", "seconds",
+             "seconds held in the bucketizer, not yet shipped",
+             static_cast<double>(c.pending_seconds));
+  }
+  if (c.shipper) AddFields(*c.shipper, kShipper, "", &out);
+  if (c.proc) {
+    AddFields(*c.proc, kProc, "", &out);
+    AddGauge(&out, "trailmap.agent.proc.pass_time", "ns", "wall time of the last pass over /proc",
+             static_cast<double>(c.proc->last_pass_us) * 1000);
+  }
+  for (const auto& [metric, x] : c.execs) {
+    const std::string exec = "exec=" + metric;
+    AddFields(x, kExec, exec, &out);
+    for (size_t i = 0; i < kExecRejectClasses; ++i) {
+      AddCounter(&out, "trailmap.agent.exec.rejected", "lines/s", "exec output lines refused, by reason",
+                 x.rejected_by_reason[i],
+                 exec + ",reason=" + ExecRejectName(static_cast<ExecReject>(i)));
+    }
+  }
+  if (c.perf) AddFields(*c.perf, kPerf, "", &out);
+  if (c.folded) AddFields(*c.folded, kFolded, "", &out);
+  if (c.process) AddProcessReadings("trailmap.agent", *c.process, &out);
+  return out;
+}
+
+AgentSelfMetrics::AgentSelfMetrics(Bucketizer* into, AgentParts parts)
+    : into_(into), parts_(parts) {}
+
+bool AgentSelfMetrics::Tick(int64_t now_second) {
+  if (now_second <= last_tick_) return false;
+  last_tick_ = now_second;
+  Record(now_second - 1, ReadAgentCounters(parts_));
+  return true;
+}
+
+void AgentSelfMetrics::RecordAtExit(int64_t now_second,
+                                    const std::optional<StatsdCounters>& stopped_statsd) {
+  AgentParts parts = parts_;
+  parts.statsd = nullptr;
+  AgentCounters counters = ReadAgentCounters(parts);
+  counters.statsd = stopped_statsd;
+  Record(now_second, counters);
+}
+
+void AgentSelfMetrics::Record(int64_t second, const AgentCounters& counters) {
+  const SelfReadings readings = AgentReadings(counters);
+  const std::vector<double> values = deltas_.Take(readings);
+  for (size_t i = 0; i < readings.size(); ++i) into_->SetScalar(second, readings[i].series, values[i]);
+}
+
+}  // namespace trailmap

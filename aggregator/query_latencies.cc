@@ -1,0 +1,42 @@
+#include "aggregator/query_latencies.h"
+
+namespace trailmap::aggregator {
+
+QueryLatencies::QueryLatencies(std::function<int64_t()> clock) : clock_(std::move(clock)) {}
+
+void QueryLatencies::Record(const char* kind, std::chrono::nanoseconds latency) {
+  const int64_t now = clock_ ? clock_()
+                             : std::chrono::duration_cast<std::chrono::seconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count();
+  const uint64_t ns = latency.count() > 0 ? static_cast<uint64_t>(latency.count()) : 0;
+  std::lock_guard<std::mutex> lock(mu_);
+  held_[{now, kind}].Record(ns);
+}
+
+std::vector<QueryLatencies::Second> QueryLatencies::TakeBefore(int64_t second) {
+  std::vector<Second> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = held_.begin();
+  for (; it != held_.end() && it->first.first < second; ++it) {
+    out.push_back(Second{it->first.first, it->first.second, std::move(it->second)});
+  }
+  held_.erase(held_.begin(), it);
+  return out;
+}
+
+const char* QueryLatencies::KindOf(const Answer& answer) {
+  // DecodeQuery's failure is the only answer without an id: every query trailmap sends has one.
+  if (answer.id == 0 && !answer.error.empty()) return "invalid";
+  switch (answer.kind) {
+    case Query::Kind::kHistograms:
+      return "histograms";
+    case Query::Kind::kMetrics:
+      return "metrics";
+    case Query::Kind::kStacks:
+      return "stacks";
+  }
+  return "invalid";
+}
+
+}  // namespace trailmap::aggregator

@@ -1,0 +1,54 @@
+// QueryLatencies: how long this aggregator took to answer each query, by the second the answer
+// was ready and by kind of query, for its self-metric trailmap.aggregator.query.latency
+// (aggregator/self_metrics.h). The query server records every query it answers (from the
+// message's arrival to its encoded answer); the self-metrics thread takes the complete seconds.
+//
+// Kinds: "histograms" (heat maps, columns, trails, stats, lines), "metrics" (the catalog),
+// "stacks" (flame graphs) and "invalid" (a message that did not decode as a query).
+//
+// Thread safety: every method may be called from any thread (a mutex inside).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/histogram.h"
+#include "core/query_wire.h"
+
+namespace trailmap::aggregator {
+
+class QueryLatencies {
+ public:
+  // `clock`: unix seconds now; empty = the system clock (tests hand down a fixed one).
+  explicit QueryLatencies(std::function<int64_t()> clock = {});
+  QueryLatencies(const QueryLatencies&) = delete;
+  QueryLatencies& operator=(const QueryLatencies&) = delete;
+
+  // One answered query of `kind` that took `latency`, in the second it is now.
+  void Record(const char* kind, std::chrono::nanoseconds latency);
+
+  struct Second {
+    int64_t time = 0;
+    std::string kind;
+    Histogram latencies;  // ns, one event per query
+  };
+  // Removes and returns what was recorded in the seconds before `second`, by time then kind.
+  std::vector<Second> TakeBefore(int64_t second);
+
+  // "histograms", "metrics" or "stacks" for an answer to a query of that kind, "invalid" when
+  // the query did not decode (an answer with an error and no id).
+  static const char* KindOf(const Answer& answer);
+
+ private:
+  const std::function<int64_t()> clock_;
+  std::mutex mu_;
+  std::map<std::pair<int64_t, std::string>, Histogram> held_;  // guarded by mu_
+};
+
+}  // namespace trailmap::aggregator

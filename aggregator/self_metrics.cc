@@ -1,0 +1,224 @@
+#include "aggregator/self_metrics.h"
+
+#include "core/log.h"
+
+namespace trailmap::aggregator {
+namespace {
+
+// The counters as metrics (core/self_metrics.h): adding a metric is one line here. Every
+// reading gets the shard field at the end (AggregatorReadings).
+constexpr CounterField<IngestCounters> kIngest[] = {
+    {"trailmap.aggregator.ingest.batches", true, "batches/s", "agent batches applied",
+     &IngestCounters::applied},
+    {"trailmap.aggregator.ingest.duplicate", true, "batches/s",
+     "agent batches already applied (a resend), acked duplicate", &IngestCounters::duplicate},
+    {"trailmap.aggregator.ingest.out_of_order", true, "batches/s",
+     "agent batches past a gap in their sequence, acked outOfOrder", &IngestCounters::out_of_order},
+    {"trailmap.aggregator.ingest.rejected", true, "batches/s",
+     "agent batches refused as malformed (their data is lost)", &IngestCounters::rejected},
+    {"trailmap.aggregator.ingest.failed", true, "batches/s",
+     "agent batches the store could not write (not acked; the agent resends)",
+     &IngestCounters::failed},
+    {"trailmap.aggregator.ingest.need_dictionary", true, "batches/s",
+     "agent batches using a stack the store has no definition of", &IngestCounters::need_dictionary},
+    {"trailmap.aggregator.ingest.bytes", true, "B/s", "batch bytes received",
+     &IngestCounters::bytes},
+    {"trailmap.aggregator.ingest.histograms", true, "histograms/s",
+     "histogram deltas written (host-series-seconds)", &IngestCounters::histogram_seconds},
+    {"trailmap.aggregator.ingest.stack_values", true, "values/s",
+     "(second, series) stack count lists written", &IngestCounters::stack_values},
+};
+
+constexpr CounterField<RocksDbStats> kRocksDb[] = {
+    {"trailmap.aggregator.rocksdb.pending_compaction_bytes", false, "B",
+     "bytes RocksDB estimates compaction still has to rewrite",
+     &RocksDbStats::pending_compaction_bytes},
+    {"trailmap.aggregator.rocksdb.running_compactions", false, "compactions",
+     "RocksDB compactions running", &RocksDbStats::running_compactions},
+    {"trailmap.aggregator.rocksdb.running_flushes", false, "flushes", "RocksDB flushes running",
+     &RocksDbStats::running_flushes},
+    {"trailmap.aggregator.rocksdb.memtable_bytes", false, "B", "bytes in RocksDB memtables",
+     &RocksDbStats::memtable_bytes},
+    {"trailmap.aggregator.rocksdb.live_sst_bytes", false, "B",
+     "bytes of the SST files the database uses", &RocksDbStats::live_sst_bytes},
+    {"trailmap.aggregator.rocksdb.block_cache_bytes", false, "B",
+     "bytes held in RocksDB's block cache", &RocksDbStats::block_cache_bytes},
+    {"trailmap.aggregator.rocksdb.table_reader_bytes", false, "B",
+     "bytes of index and filter blocks RocksDB holds", &RocksDbStats::table_reader_bytes},
+    {"trailmap.aggregator.rocksdb.background_errors", true, "errors/s",
+     "RocksDB background errors (flush or compaction failed)", &RocksDbStats::background_errors},
+};
+
+constexpr const char* kLatencyMetric = "trailmap.aggregator.query.latency";
+constexpr const char* kLatencyDescription =
+    "time to answer a query, from its arrival to its encoded answer, by kind of query";
+
+// `a` and `b` (canonical field sets without a common key) as one canonical field set.
+std::string Joined(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return a.empty() ? b : a;
+  Result<FieldSet> fa = ParseFields(a), fb = ParseFields(b);
+  if (!fa.ok() || !fb.ok()) return a;
+  fa->insert(fa->end(), fb->begin(), fb->end());
+  Result<std::string> joined = CanonicalFields(std::move(*fa));
+  return joined.ok() ? *joined : a;
+}
+
+int64_t SystemSecond() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+SelfReadings AggregatorReadings(const AggregatorCounters& c, const std::string& fields) {
+  SelfReadings out;
+  if (c.ingest) AddFields(*c.ingest, kIngest, "", &out);
+  if (c.queries_answered) {
+    AddCounter(&out, "trailmap.aggregator.query.answered", "queries/s", "queries answered",
+               *c.queries_answered);
+  }
+  if (c.query_errors) {
+    AddCounter(&out, "trailmap.aggregator.query.errors", "queries/s",
+               "queries answered with an error", *c.query_errors);
+  }
+  if (c.rocksdb) {
+    AddFields(*c.rocksdb, kRocksDb, "", &out);
+    AddGauge(&out, "trailmap.aggregator.rollups.pending", "minutes",
+             "minutes whose 10 s and 60 s rollups are behind",
+             static_cast<double>(c.pending_rollups));
+  }
+  if (c.process) AddProcessReadings("trailmap.aggregator", *c.process, &out);
+  for (SelfReading& r : out) r.series.fields = Joined(r.series.fields, fields);
+  return out;
+}
+
+uint32_t AggregatorSelfMetrics::Pending::SeriesOf(const SeriesDef& def) {
+  std::string key = def.metric;
+  key.push_back('\0');
+  key += def.fields;
+  auto [it, added] = index.try_emplace(std::move(key), static_cast<uint32_t>(series.size()));
+  if (added) series.push_back(def);
+  return it->second;
+}
+
+AggregatorSelfMetrics::AggregatorSelfMetrics(AggregatorParts parts,
+                                             AggregatorSelfMetricsOptions options)
+    : parts_(parts),
+      options_(std::move(options)),
+      agent_id_(options_.host + "/aggregator"),
+      next_sequence_(parts_.store->Watermark(agent_id_) + 1) {
+  if (!options_.shard.empty()) {
+    Result<std::string> f = CanonicalFields({{"shard", options_.shard}});
+    if (f.ok()) fields_ = *f;
+  }
+}
+
+AggregatorSelfMetrics::~AggregatorSelfMetrics() { Stop(); }
+
+void AggregatorSelfMetrics::Start() {
+  if (thread_.joinable()) return;
+  thread_ = std::thread([this] { Run(); });
+}
+
+void AggregatorSelfMetrics::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(stop_mu_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void AggregatorSelfMetrics::Run() {
+  // Wake `offset` after each second begins (by the system clock), publish the second just ended.
+  std::unique_lock<std::mutex> lock(stop_mu_);
+  while (!stopping_) {
+    const auto now = std::chrono::system_clock::now();
+    const auto next = std::chrono::floor<std::chrono::seconds>(now) + std::chrono::seconds(1) +
+                      options_.offset;
+    if (stop_cv_.wait_until(lock, next, [this] { return stopping_; })) break;
+    lock.unlock();
+    const int64_t second = options_.clock ? options_.clock() : SystemSecond();
+    Publish(second - 1);  // logs its own failures
+    lock.lock();
+  }
+}
+
+AggregatorCounters AggregatorSelfMetrics::Read() const {
+  AggregatorCounters c;
+  if (parts_.ingest != nullptr) c.ingest = parts_.ingest->counters();
+  if (parts_.query != nullptr) {
+    c.queries_answered = parts_.query->answered();
+    c.query_errors = parts_.query->errors();
+  }
+  c.rocksdb = parts_.store->RocksDbProperties();
+  c.pending_rollups = parts_.store->PendingRollups();
+  if (Result<ProcessStats> p = ReadProcessStats(); p.ok()) c.process = *p;
+  return c;
+}
+
+Result<ApplyOutcome> AggregatorSelfMetrics::Publish(int64_t second) {
+  return Publish(second, Read());
+}
+
+Result<ApplyOutcome> AggregatorSelfMetrics::Publish(int64_t second,
+                                                    const AggregatorCounters& counters) {
+  const SelfReadings readings = AggregatorReadings(counters, fields_);
+  const std::vector<double> values = deltas_.Take(readings);
+  SecondDelta& now = pending_.seconds[second];
+  now.time = second;
+  for (size_t i = 0; i < readings.size(); ++i) {
+    now.scalars.push_back(ScalarValue{pending_.SeriesOf(readings[i].series), values[i]});
+  }
+  if (parts_.latencies != nullptr) {
+    for (QueryLatencies::Second& l : parts_.latencies->TakeBefore(second + 1)) {
+      const SeriesDef def{kLatencyMetric, MetricKind::kLatency, "ns", Joined("kind=" + l.kind, fields_),
+                          kLatencyDescription};
+      SecondDelta& s = pending_.seconds[l.time];
+      s.time = l.time;
+      s.histograms.push_back(HistogramDelta{pending_.SeriesOf(def), l.latencies.Encode()});
+    }
+  }
+  while (pending_.seconds.size() > options_.max_unapplied_seconds) {
+    pending_.seconds.erase(pending_.seconds.begin());
+    ++dropped_seconds_;
+  }
+
+  Batch batch;
+  batch.agent = agent_id_;
+  batch.host = options_.host;
+  if (std::optional<std::string> labels = parts_.store->HostLabels(options_.host)) {
+    if (Result<FieldSet> parsed = ParseFields(*labels); parsed.ok()) batch.labels = *parsed;
+  }
+  batch.series = pending_.series;
+  for (const auto& [time, s] : pending_.seconds) batch.seconds.push_back(s);
+  batch.sent_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  Result<ApplyOutcome> outcome = Status::Unavailable("not applied");
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    batch.sequence = next_sequence_;
+    outcome = parts_.store->ApplyBatch(batch);
+    if (!outcome.ok()) break;
+    next_sequence_ = outcome->expected;  // after kApplied: the next; else where the store is
+    if (outcome->status == Ack::Status::kApplied) break;
+  }
+  if (outcome.ok() && outcome->status == Ack::Status::kApplied) {
+    if (failing_) Log("self-metrics: writing again");
+    failing_ = false;
+    pending_ = Pending{};
+    return outcome;
+  }
+  if (!failing_) {
+    Log("self-metrics: cannot write second " + std::to_string(second) + " (kept for the next " +
+        "try, at most " + std::to_string(options_.max_unapplied_seconds) + " s): " +
+        (outcome.ok() ? std::string(AckStatusName(outcome->status)) + " " + outcome->reason
+                      : outcome.status().ToString()));
+  }
+  failing_ = true;
+  if (outcome.ok()) return Status::Unavailable(std::string("self-metrics batch ") + AckStatusName(outcome->status));
+  return outcome;
+}
+
+}  // namespace trailmap::aggregator
