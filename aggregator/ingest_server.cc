@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/failpoint.h"
 #include "core/log.h"
 
 namespace trailmap::aggregator {
@@ -82,6 +83,9 @@ void IngestServer::Commit(std::vector<Batch>* pending,
   group.reserve(pending->size());
   for (const Batch& b : *pending) group.push_back(&b);
   std::vector<Result<ApplyOutcome>> outcomes = store_->ApplyBatches(group);
+  // Fault tests: written, not yet acked. A kill here must make the agent resend, and the
+  // watermark must turn the resend into `duplicate` (counted once).
+  if (TRAILMAP_FAILPOINT("ingest.after_write")) Log("ingest: failpoint ingest.after_write");
   for (size_t i = 0; i < pending->size(); ++i) {
     const Batch& batch = (*pending)[i];
     const Result<ApplyOutcome>& outcome = outcomes[i];
