@@ -467,15 +467,19 @@ Status ValidateAgentConfig(const AgentConfig& c) {
   if (Status s = CheckRange("flush_ms", c.flush_ms, 10, 60'000); !s.ok()) return s;
   if (Status s = CheckRange("max_series", c.max_series, 1, 1'000'000); !s.ok()) return s;
   if (c.spool.max_bytes < (int64_t{1} << 20) || c.spool.max_bytes > (int64_t{1} << 40)) {
-    return Status::InvalidArgument("spool.max_bytes (--spool-bytes) must be from 1 MiB to 1 TiB, "
-                                   "got " + std::to_string(c.spool.max_bytes));
+    return Status::InvalidArgument(
+        "spool.max_bytes (--spool-bytes) must be from 1 MiB to 1 TiB, "
+        "got " +
+        std::to_string(c.spool.max_bytes));
   }
   if (Result<SpoolFsync> f = ParseSpoolFsync(c.spool.fsync); !f.ok()) {
     return Status::InvalidArgument("spool.fsync (--spool-fsync): " + f.status().message());
   }
   if (c.spool.fsync_ms < 10 || c.spool.fsync_ms > 60'000) {
-    return Status::InvalidArgument("spool.fsync_ms (--spool-fsync-ms) must be from 10 to 60000, "
-                                   "got " + std::to_string(c.spool.fsync_ms));
+    return Status::InvalidArgument(
+        "spool.fsync_ms (--spool-fsync-ms) must be from 10 to 60000, "
+        "got " +
+        std::to_string(c.spool.fsync_ms));
   }
   if (Status s = CheckRange("window", c.window, 1, 10'000); !s.ok()) return s;
   if (Status s = CheckRange("ack_timeout_ms", c.ack_timeout_ms, 100, 600'000); !s.ok()) return s;
@@ -525,9 +529,10 @@ std::string DefaultSpoolDir(const std::string& host) {
   if (!ec && ::access(system.c_str(), W_OK) == 0) return (system / "spool" / host).string();
   const char* state = std::getenv("XDG_STATE_HOME");
   const char* home = std::getenv("HOME");
-  const std::filesystem::path base = state != nullptr && state[0] == '/'
-                                         ? std::filesystem::path(state)
-                                         : std::filesystem::path(home ? home : ".") / ".local/state";
+  const std::filesystem::path base =
+      state != nullptr && state[0] == '/'
+          ? std::filesystem::path(state)
+          : std::filesystem::path(home ? home : ".") / ".local/state";
   return (base / "trailmap-agent" / "spool" / host).string();
 }
 

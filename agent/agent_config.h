@@ -33,10 +33,10 @@ struct ProcConfig {
 
 // [spool]: the on-disk spool of unacknowledged batches (agent/spool.h).
 struct SpoolConfig {
-  std::string dir;                        // --spool; "" = DefaultSpoolDir(host), "off" = memory
-  int64_t max_bytes = int64_t{1} << 30;   // --spool-bytes, 1 MiB..1 TiB; oldest dropped beyond
-  std::string fsync = "always";           // --spool-fsync: always | interval | never
-  int64_t fsync_ms = 1000;                // --spool-fsync-ms (interval), 10..60000
+  std::string dir;                       // --spool; "" = DefaultSpoolDir(host), "off" = memory
+  int64_t max_bytes = int64_t{1} << 30;  // --spool-bytes, 1 MiB..1 TiB; oldest dropped beyond
+  std::string fsync = "always";          // --spool-fsync: always | interval | never
+  int64_t fsync_ms = 1000;               // --spool-fsync-ms (interval), 10..60000
 };
 
 struct AgentConfig {

@@ -108,9 +108,9 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
           " incarnations=" + std::to_string(c.incarnations);
   const SpoolCounters sp = shipper.spool_counters();
   line += "; spool bytes=" + std::to_string(sp.bytes) + " batches=" + std::to_string(sp.batches) +
-          " replayed=" + std::to_string(sp.replayed) + " dropped_batches=" +
-          std::to_string(sp.dropped_batches) + " dropped_events=" +
-          std::to_string(sp.dropped_events);
+          " replayed=" + std::to_string(sp.replayed) +
+          " dropped_batches=" + std::to_string(sp.dropped_batches) +
+          " dropped_events=" + std::to_string(sp.dropped_events);
   if (b.stack_samples > 0) {  // stack sources: samples, cuts, and definitions (re)sent
     line += "; stacks samples=" + std::to_string(b.stack_samples) +
             " truncated_stacks=" + std::to_string(b.truncated_stacks) +
@@ -262,8 +262,8 @@ int Run(const AgentConfig& config) {
   shipper_options.agent_id = (*spool)->agent_id();
   shipper_options.window = static_cast<size_t>(config.window);
   shipper_options.ack_timeout = std::chrono::milliseconds(config.ack_timeout_ms);
-  const std::string spool_text = (*spool)->options().dir.empty() ? std::string("in memory")
-                                                                  : (*spool)->options().dir;
+  const std::string spool_text =
+      (*spool)->options().dir.empty() ? std::string("in memory") : (*spool)->options().dir;
   Shipper shipper(shipper_options, std::move(*spool));
 
   std::unique_ptr<StatsdServer> statsd;

@@ -225,8 +225,10 @@ const std::string& Shipper::Encoded(Pending& p) {
   wire.agent = agent_id_;  // the spool may hold it under an earlier numbering
   wire.sequence = p.sequence;
   // Only the definitions the aggregator has not been sent in this epoch.
-  std::erase_if(wire.stacks, [this](const StackDef& d) { return !sent_stacks_.insert(d.id).second; });
-  std::erase_if(wire.frames, [this](const FrameDef& f) { return !sent_frames_.insert(f.id).second; });
+  std::erase_if(wire.stacks,
+                [this](const StackDef& d) { return !sent_stacks_.insert(d.id).second; });
+  std::erase_if(wire.frames,
+                [this](const FrameDef& f) { return !sent_frames_.insert(f.id).second; });
   counters_.stack_defs_sent += wire.stacks.size();
   counters_.frame_defs_sent += wire.frames.size();
   p.bytes = EncodeBatch(wire);

@@ -1,7 +1,6 @@
 #include "agent/shipper.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <atomic>
@@ -303,7 +302,10 @@ TEST(Shipper, TakesANewIncarnationWhenTheAggregatorLostItsState) {
 
 TEST(Shipper, DropsTheOldestBeyondMaxBytesAndFlushSaysHowManyAreLeft) {
   ShipperOptions o = Fast("tcp://127.0.0.1:1");  // nobody listens there
-  o.max_bytes = 3 * EncodeBatch(OneSecond(1)).size() + 10;
+  Batch spooled = OneSecond(1);                  // as the spool holds it
+  spooled.agent = o.agent_id;
+  spooled.sequence = 1;
+  o.max_bytes = 3 * EncodeBatch(spooled).size() + 10;
   Shipper shipper(o);
   EXPECT_TRUE(shipper.Send(OneSecond(1)));
   EXPECT_TRUE(shipper.Send(OneSecond(2)));

@@ -18,8 +18,8 @@ namespace trailmap {
 namespace {
 
 enum RecordType : uint8_t { kHeader = 1, kBatch = 2, kDone = 3, kDropped = 4 };
-constexpr size_t kRecordPrefix = 9;   // length, crc, type
-constexpr size_t kBatchPrefix = 24;   // sequence, events, stack_high, frame_high
+constexpr size_t kRecordPrefix = 9;  // length, crc, type
+constexpr size_t kBatchPrefix = 24;  // sequence, events, stack_high, frame_high
 
 // CRC32C (Castagnoli), bytewise table: the spool writes a few batches a second.
 uint32_t Crc32c(std::string_view data) {
@@ -70,7 +70,8 @@ bool ReadAt(int fd, uint64_t offset, size_t length, std::string* out) {
   out->resize(length);
   size_t got = 0;
   while (got < length) {
-    const ssize_t n = ::pread(fd, out->data() + got, length - got, static_cast<off_t>(offset + got));
+    const ssize_t n =
+        ::pread(fd, out->data() + got, length - got, static_cast<off_t>(offset + got));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     got += static_cast<size_t>(n);
@@ -110,9 +111,12 @@ Result<SpoolFsync> ParseSpoolFsync(std::string_view text) {
 
 const char* SpoolFsyncName(SpoolFsync fsync) {
   switch (fsync) {
-    case SpoolFsync::kAlways: return "always";
-    case SpoolFsync::kInterval: return "interval";
-    case SpoolFsync::kNever: return "never";
+    case SpoolFsync::kAlways:
+      return "always";
+    case SpoolFsync::kInterval:
+      return "interval";
+    case SpoolFsync::kNever:
+      return "never";
   }
   return "?";
 }
@@ -157,7 +161,8 @@ Status Spool::Load(std::string_view host, std::string_view agent_id) {
   lock_fd_ = ::open((dir + "/LOCK").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock_fd_ < 0) return Status::IOError(Errno("spool " + dir + "/LOCK"));
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    return Status::Unavailable("spool " + dir + " is in use by another trailmap-agent (its LOCK "
+    return Status::Unavailable("spool " + dir +
+                               " is in use by another trailmap-agent (its LOCK "
                                "is held); give each agent its own --spool directory");
   }
   std::vector<uint64_t> numbers;
@@ -260,8 +265,12 @@ Status Spool::LoadSegment(uint64_t number, std::string* agent_id) {
       if (e.segment != 0) {
         for (Segment& s : segments_) s.live -= s.number == e.segment ? 1 : 0;
       }
-      e = Entry{number, offset + 8 + 1 + kBatchPrefix,
-                static_cast<uint32_t>(body_size - kBatchPrefix), GetFixed64(body + 8), false, ""};
+      e = Entry{number,
+                offset + 8 + 1 + kBatchPrefix,
+                static_cast<uint32_t>(body_size - kBatchPrefix),
+                GetFixed64(body + 8),
+                false,
+                ""};
       ++segments_.back().live;
       next_sequence_ = std::max(next_sequence_, sequence + 1);
       stack_high_ = std::max(stack_high_, GetFixed32(body + 16));
@@ -411,8 +420,8 @@ Status Spool::Append(uint64_t sequence, uint64_t events, uint32_t stack_high, ui
       e.memory = std::string();
       dropped->push_back(it->first);
     }
-    owed_[sequence] = Entry{0, 0, static_cast<uint32_t>(batch.size()), events, false,
-                            std::string(batch)};
+    owed_[sequence] =
+        Entry{0, 0, static_cast<uint32_t>(batch.size()), events, false, std::string(batch)};
     memory_bytes_ += need;
   } else {
     if (segments_.back().bytes >= options_.segment_bytes) {
@@ -434,8 +443,12 @@ Status Spool::Append(uint64_t sequence, uint64_t events, uint32_t stack_high, ui
     body.append(batch);
     uint64_t offset = 0;
     if (Status s = Write(kBatch, body, &offset); !s.ok()) return s;
-    owed_[sequence] = Entry{segments_.back().number, offset + kBatchPrefix,
-                            static_cast<uint32_t>(batch.size()), events, false, ""};
+    owed_[sequence] = Entry{segments_.back().number,
+                            offset + kBatchPrefix,
+                            static_cast<uint32_t>(batch.size()),
+                            events,
+                            false,
+                            ""};
     ++segments_.back().live;
   }
   next_sequence_ = std::max(next_sequence_, sequence + 1);

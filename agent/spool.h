@@ -63,10 +63,10 @@ Result<SpoolFsync> ParseSpoolFsync(std::string_view text);
 const char* SpoolFsyncName(SpoolFsync fsync);
 
 struct SpoolOptions {
-  std::string dir;                          // "" = in memory, nothing kept across restarts
-  uint64_t max_bytes = uint64_t{1} << 30;   // segment files (in memory: batch bytes) at most
-  uint64_t segment_bytes = 0;               // 0 = max_bytes / 16, from 4 KiB to 64 MiB
-  SpoolFsync fsync = SpoolFsync::kAlways;   // see "Durability" above
+  std::string dir;                                 // "" = in memory, nothing kept across restarts
+  uint64_t max_bytes = uint64_t{1} << 30;          // segment files (in memory: batch bytes) at most
+  uint64_t segment_bytes = 0;                      // 0 = max_bytes / 16, from 4 KiB to 64 MiB
+  SpoolFsync fsync = SpoolFsync::kAlways;          // see "Durability" above
   std::chrono::milliseconds fsync_interval{1000};  // kInterval: at most this long unsynced
 };
 
@@ -137,7 +137,7 @@ class Spool {
     uint32_t length = 0;   // of the body
     uint64_t events = 0;
     bool dropped = false;
-    std::string memory;    // the encoded batch, in-memory spool only
+    std::string memory;  // the encoded batch, in-memory spool only
   };
   struct Segment {
     uint64_t number = 0;
@@ -163,7 +163,7 @@ class Spool {
   const SpoolOptions options_;
   const bool memory_;  // options_.dir empty
   int lock_fd_ = -1;
-  int fd_ = -1;        // current segment, opened for append
+  int fd_ = -1;  // current segment, opened for append
   std::string agent_id_;
   uint64_t next_sequence_ = 1;
   uint32_t stack_high_ = 0, frame_high_ = 0;

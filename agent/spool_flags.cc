@@ -17,14 +17,15 @@ void AddSpoolFlags(CLI::App* app, SpoolFlags* f) {
       ->group(group);
   app->add_option("--spool-bytes", f->bytes,
                   "Bound of the spool in bytes; when full the OLDEST batches are dropped, "
-                  "counted and logged once per episode (default 1073741824 = 1 GiB, days of a "
-                  "typical host; see docs)")
+                  "counted and logged once per episode (default 1073741824 = 1 GiB: ~4.4 hours "
+                  "of a busy host at 65 KB/s; see docs/BENCHMARKS.md)")
       ->group(group);
   app->add_option("--spool-fsync", f->fsync,
-                  "When the spool reaches the disk: always (fdatasync per batch, a few a second: "
-                  "a power loss loses nothing spooled), interval (every --spool-fsync-ms: a power "
-                  "loss loses up to that much), never (the kernel decides, ~30 s). A kill -9 of "
-                  "the agent loses nothing spooled with any of them (default always)")
+                  "When the spool reaches the disk: always (one fdatasync per batch, about one "
+                  "a second: a power loss loses nothing spooled), interval (every "
+                  "--spool-fsync-ms: a power loss loses up to that much), never (the kernel "
+                  "decides, ~30 s). A kill -9 of the agent loses nothing spooled with any of "
+                  "them (default always)")
       ->group(group);
   app->add_option("--spool-fsync-ms", f->fsync_ms,
                   "Period of --spool-fsync interval, 10..60000 (default 1000)")

@@ -65,7 +65,8 @@ int64_t ParseSeconds(const std::string& s) {
 // One shipper per aggregator; a host's batches go to the shard that owns it.
 class ShardedShippers {
  public:
-  ShardedShippers(const std::vector<std::string>& endpoints, const std::string& id, uint64_t max_bytes) {
+  ShardedShippers(const std::vector<std::string>& endpoints, const std::string& id,
+                  uint64_t max_bytes) {
     for (const auto& e : endpoints) {
       ShipperOptions o;
       o.endpoint = e;
@@ -245,8 +246,9 @@ int Main(int argc, char** argv) {
   app.add_flag("--bench", bench, "Measure acknowledged ingest throughput and exit");
   app.add_option("--series", series, "--bench: series (field sets) per host")->check(CLI::Range(1, 1000));
   app.add_option("--seconds", bench_seconds, "--bench: seconds of data per host");
-  app.add_option("--max-bytes", max_bytes,
-                 "Encoded batches the shippers may hold in memory (beyond, the oldest are dropped)");
+  app.add_option(
+      "--max-bytes", max_bytes,
+      "Encoded batches the shippers may hold in memory (beyond, the oldest are dropped)");
   app.add_option("--seed", seed, "Random seed of the fleet model");
   app.add_option("--stacks-rate", stacks_rate,
                  "Also send this many CPU stack samples per host per second (cpu.stacks; 0 = none)")

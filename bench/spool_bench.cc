@@ -56,10 +56,11 @@ int Fill(const std::string& from, const std::string& to, uint64_t batches) {
       return 1;
     }
   }
-  std::printf("fill: %llu batches (%zu distinct from %s), %.1f MB of batches, spool %.1f MB, "
-              "%.2f s\n",
-              static_cast<unsigned long long>(batches), real.size(), from.c_str(), bytes / 1e6,
-              spool->counters().bytes / 1e6, SecondsSince(start));
+  std::printf(
+      "fill: %llu batches (%zu distinct from %s), %.1f MB of batches, spool %.1f MB, "
+      "%.2f s\n",
+      static_cast<unsigned long long>(batches), real.size(), from.c_str(), bytes / 1e6,
+      spool->counters().bytes / 1e6, SecondsSince(start));
   return 0;
 }
 
@@ -73,12 +74,13 @@ int Replay(const std::string& dir, const std::string& endpoint) {
   const Status flushed = shipper.Flush(std::chrono::hours(2));
   const double seconds = SecondsSince(start);
   const ShipperCounters c = shipper.counters();
-  std::printf("replay: %llu batches (%.1f MB spooled) to %s in %.2f s: %.0f batches/s, %.1f MB/s; "
-              "acked %llu, duplicates %llu, resent %llu; %s\n",
-              static_cast<unsigned long long>(batches), bytes / 1e6, endpoint.c_str(), seconds,
-              batches / seconds, bytes / 1e6 / seconds, static_cast<unsigned long long>(c.acked),
-              static_cast<unsigned long long>(c.duplicates),
-              static_cast<unsigned long long>(c.resent), flushed.ok() ? "ok" : flushed.ToString().c_str());
+  std::printf(
+      "replay: %llu batches (%.1f MB spooled) to %s in %.2f s: %.0f batches/s, %.1f MB/s; "
+      "acked %llu, duplicates %llu, resent %llu; %s\n",
+      static_cast<unsigned long long>(batches), bytes / 1e6, endpoint.c_str(), seconds,
+      batches / seconds, bytes / 1e6 / seconds, static_cast<unsigned long long>(c.acked),
+      static_cast<unsigned long long>(c.duplicates), static_cast<unsigned long long>(c.resent),
+      flushed.ok() ? "ok" : flushed.ToString().c_str());
   return flushed.ok() ? 0 : 1;
 }
 

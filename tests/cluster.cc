@@ -24,9 +24,19 @@ std::string Aggregator::Log() const { return ReadFile(dir_ / (name_ + ".err")); 
 
 Agent::Agent(const TempDir& dir, std::string host, std::string aggregators_ingest,
              std::vector<std::string> extra_args)
-    : dir_(dir), host_(std::move(host)), statsd_port_(FreePort()), spool_dir_(dir / ("spool-" + host_)) {
-  argv_ = {Binary("trailmap-agent"), "--host", host_, "--aggregators", aggregators_ingest,
-           "--statsd", "127.0.0.1:" + std::to_string(statsd_port_), "--spool", spool_dir_};
+    : dir_(dir),
+      host_(std::move(host)),
+      statsd_port_(FreePort()),
+      spool_dir_(dir / ("spool-" + host_)) {
+  argv_ = {Binary("trailmap-agent"),
+           "--host",
+           host_,
+           "--aggregators",
+           aggregators_ingest,
+           "--statsd",
+           "127.0.0.1:" + std::to_string(statsd_port_),
+           "--spool",
+           spool_dir_};
   argv_.insert(argv_.end(), extra_args.begin(), extra_args.end());
   Start();
 }

@@ -84,7 +84,8 @@ TEST(FaultSystem, AgentKilledAfterSpoolingLosesOnlySecondsNotYetSpooled) {
   std::unique_ptr<Agent> agent;
   {
     Failpoints fp("agent.after_spool=kill@6");
-    agent = std::make_unique<Agent>(dir, "web-1", IngestList(aggs), std::vector<std::string>{"--no-proc"});
+    agent = std::make_unique<Agent>(dir, "web-1", IngestList(aggs),
+                                    std::vector<std::string>{"--no-proc"});
   }
   std::this_thread::sleep_for(300ms);
   std::vector<uint64_t> bursts;
@@ -117,8 +118,10 @@ TEST(FaultSystem, AgentKilledAfterSpoolingLosesOnlySecondsNotYetSpooled) {
         return k < prefix.size();
       },
       20s);
-  ASSERT_LT(k, prefix.size()) << "stored " << stored << " is no sum of whole seconds\n" << agent->Log();
-  EXPECT_GE(k, 2u) << "the kill came after the 6th batch: at least 2 seconds of bursts were spooled";
+  ASSERT_LT(k, prefix.size()) << "stored " << stored << " is no sum of whole seconds\n"
+                              << agent->Log();
+  EXPECT_GE(k, 2u)
+      << "the kill came after the 6th batch: at least 2 seconds of bursts were spooled";
   EXPECT_LT(k, bursts.size()) << "the bursts sent after the kill cannot have arrived";
   const std::string log = agent->Log();
   // The restart kept the agent id and resent what the spool held (at least the 6th batch).
