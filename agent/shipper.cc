@@ -318,7 +318,11 @@ void Shipper::Run() {
         if (stop_) break;
         spool_->SyncIfDue();
         const Clock::time_point now = Clock::now();
-        const bool timed_out = in_flight_ > 0 && now - held_.front().sent_at > options_.ack_timeout;
+        // Acks still coming mean a slow aggregator working through the window (a replay of
+        // fat batches), not a lost connection: time out only when nothing has been answered.
+        const bool timed_out = in_flight_ > 0 &&
+                               now - std::max(held_.front().sent_at, last_answer_at_) >
+                                   options_.ack_timeout;
         if (socket == nullptr || timed_out || reconnect_now_) {
           if (socket != nullptr) {
             ++counters_.reconnects;
@@ -360,6 +364,7 @@ void Shipper::Run() {
         if (frame.size() > 0) last.assign(frame.data<char>(), frame.size());
         if (frame.more()) continue;
         std::lock_guard<std::mutex> lock(mu_);
+        last_answer_at_ = Clock::now();
         OnAck(last);
         last.clear();
       }

@@ -9,8 +9,8 @@
 //     before it (the watermark is past them); a rejection is counted and logged with its reason;
 //   - on `outOfOrder` with expected E is done with everything before E and resends from E in
 //     order (once per gap: the outOfOrder answers to batches already in flight are ignored);
-//   - when the oldest batch in flight has waited `ack_timeout`, closes the socket, opens a new
-//     one and resends every unacknowledged batch in order.
+//   - when the oldest batch in flight has waited `ack_timeout` and no ack at all came in that
+//     time, closes the socket, opens a new one and resends every unacknowledged batch in order.
 // Resends are safe because the aggregator's watermark turns them into `duplicate`. If the
 // aggregator expects a sequence older than any batch still held, it has lost its state (a new
 // data directory); the shipper then takes a new agent id (same host, new incarnation) and
@@ -147,6 +147,7 @@ class Shipper {
   uint64_t gap_resent_ = 0;        // outOfOrder gap already resent from (0 = none); mu_
   uint64_t gap_boundary_ = 0;      // highest sequence sent before that resend; mu_
   uint64_t highest_sent_ = 0;      // mu_
+  std::chrono::steady_clock::time_point last_answer_at_;  // of any ack; mu_
   bool reconnect_now_ = false;     // set by Reincarnate for the thread; mu_
   uint64_t dictionary_reset_for_ = 0;  // needDictionary gap definitions were reset for; mu_
   uint64_t dictionary_boundary_ = 0;   // highest sequence sent before that reset; mu_
