@@ -305,7 +305,7 @@ TEST(Shipper, DropsTheOldestBeyondMaxBytesAndFlushSaysHowManyAreLeft) {
   Batch spooled = OneSecond(1);                  // as the spool holds it
   spooled.agent = o.agent_id;
   spooled.sequence = 1;
-  o.max_bytes = 3 * EncodeBatch(spooled).size() + 10;
+  o.max_bytes = 3 * EncodeBatch(spooled).size() + EncodeBatch(spooled).size() / 2;
   Shipper shipper(o);
   EXPECT_TRUE(shipper.Send(OneSecond(1)));
   EXPECT_TRUE(shipper.Send(OneSecond(2)));
