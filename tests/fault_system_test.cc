@@ -22,6 +22,21 @@ class Failpoints {
   ~Failpoints() { unsetenv("TRAILMAP_FAILPOINTS"); }
 };
 
+// Waits until the agent has logged its n-th "started:" line (its statsd port is bound).
+bool Started(const Agent& agent, size_t n) {
+  return WaitFor(
+      [&] {
+        const std::string log = agent.Log();
+        size_t count = 0;
+        for (size_t at = log.find("started:"); at != std::string::npos;
+             at = log.find("started:", at + 1)) {
+          ++count;
+        }
+        return count >= n;
+      },
+      20s);
+}
+
 std::string AgentIdOf(const std::string& started_line_log, size_t nth) {
   size_t at = 0;
   for (size_t i = 0; i <= nth; ++i) {
@@ -43,7 +58,7 @@ TEST(FaultSystem, AggregatorKilledBetweenWriteAndAckCountsTheResendOnce) {
     aggs[0]->Start();
   }
   Agent agent(dir, "web-1", IngestList(aggs), {"--no-proc", "--ack-timeout-ms", "500"});
-  std::this_thread::sleep_for(300ms);
+  ASSERT_TRUE(Started(agent, 1)) << agent.Log();
   uint64_t sent = 0;
   // One burst a second until the failpoint has killed the aggregator (its 3rd write).
   for (int i = 0; i < 15 && aggs[0]->process().Running(); ++i) {
@@ -87,7 +102,7 @@ TEST(FaultSystem, AgentKilledAfterSpoolingLosesOnlySecondsNotYetSpooled) {
     agent = std::make_unique<Agent>(dir, "web-1", IngestList(aggs),
                                     std::vector<std::string>{"--no-proc"});
   }
-  std::this_thread::sleep_for(300ms);
+  ASSERT_TRUE(Started(*agent, 1)) << agent->Log();
   std::vector<uint64_t> bursts;
   int after_death = 0;
   for (int i = 0; i < 20 && after_death < 2; ++i) {
@@ -99,7 +114,7 @@ TEST(FaultSystem, AgentKilledAfterSpoolingLosesOnlySecondsNotYetSpooled) {
   }
   ASSERT_EQ(agent->process().Wait(1s), -SIGKILL) << agent->Log();
   agent->Start();  // same spool, no failpoint
-  std::this_thread::sleep_for(300ms);
+  ASSERT_TRUE(Started(*agent, 2)) << agent->Log();
   SleepUntilMsOfSecond(400);
   const uint64_t last_burst = 77;
   SendEvents(agent->statsd_port(), "disk.latency", last_burst);

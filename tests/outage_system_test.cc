@@ -20,7 +20,7 @@ TEST(OutageSystem, AggregatorDownForAMinuteLosesNothing) {
   aggs.push_back(std::make_unique<Aggregator>(dir, "agg-1"));
   aggs[0]->Start();
   Agent agent(dir, "web-1", IngestList(aggs), {"--no-proc"});
-  std::this_thread::sleep_for(300ms);
+  ASSERT_TRUE(WaitFor([&] { return agent.Log().find("started:") != std::string::npos; }, 20s));
   SendEvents(agent.statsd_port(), "disk.latency", 100);
   uint64_t sent = 100;
   ASSERT_EQ(WaitForCount(aggs, "disk.latency", sent, 10s), sent) << agent.Log();
