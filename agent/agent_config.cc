@@ -4,9 +4,12 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "agent/spool.h"
 #include "core/shard.h"
 
 namespace trailmap {
@@ -53,6 +56,26 @@ Result<MetricKind> ParseKind(std::string_view text) {
 // The unit a kind implies when none is given ("" for scalar: it must be given).
 std::string DefaultUnit(MetricKind kind) {
   return kind == MetricKind::kLatency ? "ns" : kind == MetricKind::kSize ? "B" : "";
+}
+
+Status ParseSpoolTable(const toml::table& t, const std::string& where, SpoolConfig* spool) {
+  for (auto&& [key, node] : t) {
+    const std::string k(key.str());
+    const std::string name = "spool." + k;
+    if (k == "dir" || k == "fsync") {
+      const std::optional<std::string> v = node.value<std::string>();
+      if (!v) return Status::InvalidArgument(where + name + " must be a string");
+      (k == "dir" ? spool->dir : spool->fsync) = *v;
+    } else if (k == "max_bytes" || k == "fsync_ms") {
+      const std::optional<int64_t> v = node.value_exact<int64_t>();
+      if (!v) return Status::InvalidArgument(where + name + " must be an integer");
+      (k == "max_bytes" ? spool->max_bytes : spool->fsync_ms) = *v;
+    } else {
+      return Status::InvalidArgument(where + "unknown key " + Quote(name) +
+                                     " (known: dir, max_bytes, fsync, fsync_ms)");
+    }
+  }
+  return Status::Ok();
 }
 
 Status ParseProcTable(const toml::table& t, const std::string& where, ProcConfig* proc) {
@@ -321,16 +344,18 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
           return Status::InvalidArgument(where + s.message());
         }
       }
-    } else if (k == "flush_ms" || k == "max_series" || k == "max_queued" || k == "window" ||
-               k == "ack_timeout_ms") {
+    } else if (k == "flush_ms" || k == "max_series" || k == "window" || k == "ack_timeout_ms") {
       const std::optional<int64_t> v = node.value_exact<int64_t>();
       if (!v) return want("an integer");
       int64_t* field = k == "flush_ms"     ? &config->flush_ms
                        : k == "max_series" ? &config->max_series
-                       : k == "max_queued" ? &config->max_queued
                        : k == "window"     ? &config->window
                                            : &config->ack_timeout_ms;
       *field = *v;
+    } else if (k == "spool") {
+      const toml::table* t = node.as_table();
+      if (t == nullptr) return want("a table ([spool])");
+      if (Status s = ParseSpoolTable(*t, where, &config->spool); !s.ok()) return s;
     } else if (k == "proc") {
       const toml::table* t = node.as_table();
       if (t == nullptr) return want("a table ([proc])");
@@ -354,7 +379,7 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
     } else {
       return Status::InvalidArgument(where + "unknown key " + Quote(k) +
                                      " (known: host, labels, aggregators, statsd, flush_ms, "
-                                     "max_series, max_queued, window, ack_timeout_ms, [proc], "
+                                     "max_series, window, ack_timeout_ms, [spool], [proc], "
                                      "[[exec]], [perf], [folded])");
     }
   }
@@ -442,7 +467,21 @@ Status ValidateAgentConfig(const AgentConfig& c) {
   }
   if (Status s = CheckRange("flush_ms", c.flush_ms, 10, 60'000); !s.ok()) return s;
   if (Status s = CheckRange("max_series", c.max_series, 1, 1'000'000); !s.ok()) return s;
-  if (Status s = CheckRange("max_queued", c.max_queued, 1, 10'000'000); !s.ok()) return s;
+  if (c.spool.max_bytes < (int64_t{1} << 20) || c.spool.max_bytes > (int64_t{1} << 40)) {
+    return Status::InvalidArgument(
+        "spool.max_bytes (--spool-bytes) must be from 1 MiB to 1 TiB, "
+        "got " +
+        std::to_string(c.spool.max_bytes));
+  }
+  if (Result<SpoolFsync> f = ParseSpoolFsync(c.spool.fsync); !f.ok()) {
+    return Status::InvalidArgument("spool.fsync (--spool-fsync): " + f.status().message());
+  }
+  if (c.spool.fsync_ms < 10 || c.spool.fsync_ms > 60'000) {
+    return Status::InvalidArgument(
+        "spool.fsync_ms (--spool-fsync-ms) must be from 10 to 60000, "
+        "got " +
+        std::to_string(c.spool.fsync_ms));
+  }
   if (Status s = CheckRange("window", c.window, 1, 10'000); !s.ok()) return s;
   if (Status s = CheckRange("ack_timeout_ms", c.ack_timeout_ms, 100, 600'000); !s.ok()) return s;
   if (c.proc.interval_ms < 1000 || c.proc.interval_ms > 3'600'000) {
@@ -482,6 +521,20 @@ std::string IngestEndpoint(const AgentConfig& config) {
     return "tcp://[" + hp->host + "]:" + std::to_string(hp->port);
   }
   return "tcp://" + chosen;
+}
+
+std::string DefaultSpoolDir(const std::string& host) {
+  std::error_code ec;
+  const std::filesystem::path system = "/var/lib/trailmap-agent";
+  std::filesystem::create_directories(system, ec);
+  if (!ec && ::access(system.c_str(), W_OK) == 0) return (system / "spool" / host).string();
+  const char* state = std::getenv("XDG_STATE_HOME");
+  const char* home = std::getenv("HOME");
+  const std::filesystem::path base =
+      state != nullptr && state[0] == '/'
+          ? std::filesystem::path(state)
+          : std::filesystem::path(home ? home : ".") / ".local/state";
+  return (base / "trailmap-agent" / "spool" / host).string();
 }
 
 std::string DefaultHostName() {

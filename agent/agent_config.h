@@ -31,6 +31,14 @@ struct ProcConfig {
   int64_t max_process_names = 200;            // beyond: summed into execname=(other)
 };
 
+// [spool]: the on-disk spool of unacknowledged batches (agent/spool.h).
+struct SpoolConfig {
+  std::string dir;                       // --spool; "" = DefaultSpoolDir(host), "off" = memory
+  int64_t max_bytes = int64_t{1} << 30;  // --spool-bytes, 1 MiB..1 TiB; oldest dropped beyond
+  std::string fsync = "always";          // --spool-fsync: always | interval | never
+  int64_t fsync_ms = 1000;               // --spool-fsync-ms (interval), 10..60000
+};
+
 struct AgentConfig {
   std::string host;                                        // "" = this machine's hostname
   FieldSet labels;                                         // host labels, e.g. role=web
@@ -38,11 +46,11 @@ struct AgentConfig {
   std::string statsd = "127.0.0.1:8125";                   // UDP HOST:PORT, or "off"
   int64_t flush_ms = 250;         // how often completed seconds become a batch
   int64_t max_series = 1000;      // distinct field sets per metric per second
-  int64_t max_queued = 10000;     // batches held unacknowledged before Send drops
   int64_t window = 64;            // batches in flight without an ack
   int64_t ack_timeout_ms = 2000;  // then reconnect and resend
   bool self_metrics = true;       // publish trailmap.agent.* (agent/self_metrics.h); a flag only
   ProcConfig proc;
+  SpoolConfig spool;
   std::vector<ExecSpec> exec;     // [[exec]] sections and --exec flags, each one command
   // Stack sources (issue 4). [perf]: CPU stacks of the whole host from Linux perf; keys
   // enabled, frequency, window_ms, callgraph, pid, perf_path, metric (agent/perf_source.h).
@@ -81,6 +89,12 @@ Status ValidateAgentConfig(const AgentConfig& config);
 
 // The aggregator this host ships to: "tcp://" + aggregators[ShardIndex(host, n)].
 std::string IngestEndpoint(const AgentConfig& config);
+
+// Where the spool lives when --spool is not given: /var/lib/trailmap-agent/spool when that can be
+// created and written (a system service), else $XDG_STATE_HOME/trailmap-agent/spool, else
+// $HOME/.local/state/trailmap-agent/spool (an agent run by a user), each ending in "/" + host so
+// that agents of different --host on one machine never share one.
+std::string DefaultSpoolDir(const std::string& host);
 
 // gethostname(), or "localhost" if it fails.
 std::string DefaultHostName();

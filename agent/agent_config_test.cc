@@ -15,9 +15,13 @@ aggregators = ["10.0.0.1:7400", "10.0.0.2:7400"]
 statsd = "off"
 flush_ms = 500
 max_series = 50
-max_queued = 100
 window = 8
 ack_timeout_ms = 1000
+[spool]
+dir = "/tmp/spool"
+max_bytes = 2097152
+fsync = "interval"
+fsync_ms = 200
 [labels]
 role = "web"
 zone = "b"
@@ -30,6 +34,10 @@ zone = "b"
   EXPECT_EQ(c.flush_ms, 500);
   EXPECT_EQ(c.max_series, 50);
   EXPECT_EQ(c.window, 8);
+  EXPECT_EQ(c.spool.dir, "/tmp/spool");
+  EXPECT_EQ(c.spool.max_bytes, 2097152);
+  EXPECT_EQ(c.spool.fsync, "interval");
+  EXPECT_EQ(c.spool.fsync_ms, 200);
   EXPECT_EQ(c.labels, (FieldSet{{"role", "web"}, {"zone", "b"}}));
   EXPECT_TRUE(ValidateAgentConfig(c).ok());
 }
@@ -70,6 +78,11 @@ TEST(AgentConfig, ValidationSaysWhichKeyIsWrong) {
             "aggregators (--aggregators) must name at least one HOST:PORT");
   EXPECT_EQ(check([](AgentConfig* c) { c->host = "web 1"; }),
             "host (--host) 'web 1' must be 1..200 printable bytes without spaces or ','");
+  EXPECT_EQ(check([](AgentConfig* c) { c->spool.fsync = "sometimes"; }),
+            "spool.fsync (--spool-fsync): spool fsync must be always, interval or never, got "
+            "'sometimes'");
+  EXPECT_EQ(check([](AgentConfig* c) { c->spool.max_bytes = 1000; }),
+            "spool.max_bytes (--spool-bytes) must be from 1 MiB to 1 TiB, got 1000");
   EXPECT_EQ(check([](AgentConfig* c) {}), "");
 }
 

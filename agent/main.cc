@@ -29,6 +29,7 @@
 #include "agent/proc_source.h"
 #include "agent/self_metrics.h"
 #include "agent/shipper.h"
+#include "agent/spool_flags.h"
 #include "agent/stack_flags.h"
 #include "agent/statsd_server.h"
 #include "core/log.h"
@@ -107,6 +108,11 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
           " reconnects=" + std::to_string(c.reconnects) + " dropped=" + std::to_string(c.dropped) +
           " out_of_order=" + std::to_string(c.out_of_order) +
           " incarnations=" + std::to_string(c.incarnations);
+  const SpoolCounters sp = shipper.spool_counters();
+  line += "; spool bytes=" + std::to_string(sp.bytes) + " batches=" + std::to_string(sp.batches) +
+          " replayed=" + std::to_string(sp.replayed) +
+          " dropped_batches=" + std::to_string(sp.dropped_batches) +
+          " dropped_events=" + std::to_string(sp.dropped_events);
   if (b.stack_samples > 0) {  // stack sources: samples, cuts, and definitions (re)sent
     line += "; stacks samples=" + std::to_string(b.stack_samples) +
             " truncated_stacks=" + std::to_string(b.truncated_stacks) +
@@ -147,7 +153,7 @@ int Configure(int argc, char** argv, AgentConfig* config) {
   std::string config_path, host, aggregators, statsd, proc_root;
   std::vector<std::string> labels, execs;
   bool no_proc = false, no_self_metrics = false;
-  int64_t flush_ms = 0, max_series = 0, max_queued = 0, window = 0, ack_timeout_ms = 0;
+  int64_t flush_ms = 0, max_series = 0, window = 0, ack_timeout_ms = 0;
   app.add_option("--config", config_path, "TOML config (see configs/agent.toml)");
   app.add_option("--host", host, "this host's name (default: the hostname)");
   app.add_option("--label", labels, "host label KEY=VALUE (repeatable)");
@@ -156,7 +162,6 @@ int Configure(int argc, char** argv, AgentConfig* config) {
   app.add_option("--statsd", statsd, "statsd UDP HOST:PORT, or off (default 127.0.0.1:8125)");
   app.add_option("--flush-ms", flush_ms, "ship completed seconds this often (default 250)");
   app.add_option("--max-series", max_series, "field sets per metric per second (default 1000)");
-  app.add_option("--max-queued", max_queued, "unacknowledged batches held (default 10000)");
   app.add_option("--window", window, "batches in flight without an ack (default 64)");
   app.add_option("--ack-timeout-ms", ack_timeout_ms, "then reconnect and resend (default 2000)");
   app.add_flag("--no-proc", no_proc,
@@ -173,6 +178,8 @@ int Configure(int argc, char** argv, AgentConfig* config) {
       ->allow_extra_args(false);
   StackSourceFlags stack_flags;
   AddStackSourceFlags(&app, &stack_flags);
+  SpoolFlags spool_flags;
+  AddSpoolFlags(&app, &spool_flags);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -207,7 +214,6 @@ int Configure(int argc, char** argv, AgentConfig* config) {
   if (app.count("--statsd")) config->statsd = statsd;
   if (app.count("--flush-ms")) config->flush_ms = flush_ms;
   if (app.count("--max-series")) config->max_series = max_series;
-  if (app.count("--max-queued")) config->max_queued = max_queued;
   if (app.count("--window")) config->window = window;
   if (app.count("--ack-timeout-ms")) config->ack_timeout_ms = ack_timeout_ms;
   if (no_proc) config->proc.enabled = false;
@@ -225,6 +231,7 @@ int Configure(int argc, char** argv, AgentConfig* config) {
     std::fprintf(stderr, "trailmap-agent: %s\n", s.message().c_str());
     return 2;
   }
+  ApplySpoolFlags(app, spool_flags, config);
   if (config->host.empty()) config->host = DefaultHostName();
   if (Status s = ValidateAgentConfig(*config); !s.ok()) {
     std::fprintf(stderr, "trailmap-agent: %s\n", s.message().c_str());
@@ -248,14 +255,24 @@ int Run(const AgentConfig& config) {
     files.rlim_cur = files.rlim_max;
     setrlimit(RLIMIT_NOFILE, &files);
   }
-  Bucketizer bucketizer(BucketizerOptions{static_cast<size_t>(config.max_series)});
+  // The spool keeps the agent id, and the stack and frame ids used under it: continue above them.
+  Result<std::unique_ptr<Spool>> spool = OpenAgentSpool(config);
+  if (!spool.ok()) {
+    Log(spool.status().ToString());
+    return 1;
+  }
+  BucketizerOptions bucketizer_options{static_cast<size_t>(config.max_series)};
+  bucketizer_options.stacks.first_stack_id = (*spool)->stack_high() + 1;
+  bucketizer_options.stacks.first_frame_id = (*spool)->frame_high() + 1;
+  Bucketizer bucketizer(bucketizer_options);
   ShipperOptions shipper_options;
   shipper_options.endpoint = IngestEndpoint(config);
-  shipper_options.agent_id = NewAgentId(config.host);
-  shipper_options.max_queued = static_cast<size_t>(config.max_queued);
+  shipper_options.agent_id = (*spool)->agent_id();
   shipper_options.window = static_cast<size_t>(config.window);
   shipper_options.ack_timeout = std::chrono::milliseconds(config.ack_timeout_ms);
-  Shipper shipper(shipper_options);
+  const std::string spool_text =
+      (*spool)->options().dir.empty() ? std::string("in memory") : (*spool)->options().dir;
+  Shipper shipper(shipper_options, std::move(*spool));
 
   std::unique_ptr<StatsdServer> statsd;
   if (config.statsd != "off") {
@@ -314,7 +331,8 @@ int Run(const AgentConfig& config) {
                         : std::string("off")) +
       ", exec " + std::to_string(execs.size()) + ", perf " +
       (perf ? std::to_string(config.perf.frequency) + " Hz" : std::string("off")) +
-      ", folded stacks " + (folded ? std::string("on") : std::string("off")));
+      ", folded stacks " + (folded ? std::string("on") : std::string("off")) + ", spool " +
+      spool_text);
 
   std::unique_ptr<AgentSelfMetrics> self_metrics;
   if (config.self_metrics) {

@@ -36,9 +36,14 @@ constexpr CounterField<BucketizerCounters> kBucketizer[] = {
      "frame names cut at the length bound", &BucketizerCounters::truncated_frames},
 };
 
-// The shipper's counters. The spool's counters (when ShipperCounters has them) are one line each
-// here, e.g. {"trailmap.agent.spool.bytes", false, "B", "bytes in the spool", &...::spool_bytes}.
+// The shipper's counters.
 constexpr CounterField<ShipperCounters> kShipper[] = {
+    {"trailmap.agent.items.refused", true, "items/s",
+     "items the aggregator left out of applied batches (named in its acks)",
+     &ShipperCounters::items_refused},
+    {"trailmap.agent.batches.unreadable", true, "acks/s",
+     "rejected acks with sequence 0 (a message the aggregator could not read; resent)",
+     &ShipperCounters::unreadable},
     {"trailmap.agent.batches.sent", true, "batches/s", "batches sent for the first time",
      &ShipperCounters::sent},
     {"trailmap.agent.batches.acked", true, "batches/s", "batches the aggregator applied",
@@ -50,7 +55,7 @@ constexpr CounterField<ShipperCounters> kShipper[] = {
     {"trailmap.agent.batches.resent", true, "batches/s", "transmissions after a batch's first",
      &ShipperCounters::resent},
     {"trailmap.agent.batches.dropped", true, "batches/s",
-     "batches dropped because the queue of unacknowledged batches was full",
+     "batches dropped by the spool to make room, or that could not be spooled",
      &ShipperCounters::dropped},
     {"trailmap.agent.batches.out_of_order", true, "acks/s", "outOfOrder acks received",
      &ShipperCounters::out_of_order},
@@ -64,6 +69,27 @@ constexpr CounterField<ShipperCounters> kShipper[] = {
      &ShipperCounters::stack_defs_sent},
     {"trailmap.agent.frame_defs.sent", true, "defs/s", "frame definitions sent",
      &ShipperCounters::frame_defs_sent},
+};
+
+// The spool's (agent/spool.h): gauges of what it holds, counters of what went through it.
+constexpr CounterField<SpoolCounters> kSpool[] = {
+    {"trailmap.agent.spool.bytes", false, "B", "bytes in the spool", &SpoolCounters::bytes},
+    {"trailmap.agent.spool.batches", false, "batches", "unacknowledged batches in the spool",
+     &SpoolCounters::batches},
+    {"trailmap.agent.spool.appended", true, "batches/s", "batches written to the spool",
+     &SpoolCounters::appended},
+    {"trailmap.agent.spool.replayed", true, "batches/s",
+     "batches found in the spool at start, from an earlier run", &SpoolCounters::replayed},
+    {"trailmap.agent.spool.dropped.batches", true, "batches/s",
+     "unacknowledged batches deleted from the full spool (oldest first)",
+     &SpoolCounters::dropped_batches},
+    {"trailmap.agent.spool.dropped.bytes", true, "B/s", "bytes of those dropped batches",
+     &SpoolCounters::dropped_bytes},
+    {"trailmap.agent.spool.dropped.events", true, "events/s",
+     "events and stack samples in those dropped batches: data lost", &SpoolCounters::dropped_events},
+    {"trailmap.agent.spool.truncated", true, "B/s", "torn or corrupt spool tails cut off at start",
+     &SpoolCounters::truncated_bytes},
+    {"trailmap.agent.spool.fsyncs", true, "fsyncs/s", "spool fsyncs", &SpoolCounters::fsyncs},
 };
 
 constexpr CounterField<ProcCounters> kProc[] = {
@@ -125,7 +151,10 @@ AgentCounters ReadAgentCounters(const AgentParts& parts) {
     c.bucketizer = parts.bucketizer->counters();
     c.pending_seconds = parts.bucketizer->pending_seconds();
   }
-  if (parts.shipper != nullptr) c.shipper = parts.shipper->counters();
+  if (parts.shipper != nullptr) {
+    c.shipper = parts.shipper->counters();
+    c.spool = parts.shipper->spool_counters();
+  }
   if (parts.proc != nullptr) c.proc = parts.proc->counters();
   if (parts.execs != nullptr) {
     for (const auto& e : *parts.execs) c.execs.emplace_back(e->spec().metric, e->counters());
@@ -153,6 +182,7 @@ SelfReadings AgentReadings(const AgentCounters& c) {
              static_cast<double>(c.pending_seconds));
   }
   if (c.shipper) AddFields(*c.shipper, kShipper, "", &out);
+  if (c.spool) AddFields(*c.spool, kSpool, "", &out);
   if (c.proc) {
     AddFields(*c.proc, kProc, "", &out);
     AddGauge(&out, "trailmap.agent.proc.pass_time", "ns", "wall time of the last pass over /proc",

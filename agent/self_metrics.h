@@ -10,7 +10,10 @@
 //   events, events.overflow, events.late, scalars, scalars.overflow, scalars.bad,
 //   stacks.samples, stacks.truncated, stacks.truncated_frames, seconds.pending   the bucketizer
 //   batches.{sent,acked,duplicate,rejected,resent,dropped,out_of_order,need_dictionary},
-//   reconnects, incarnations, stack_defs.sent, frame_defs.sent                  the shipper
+//   reconnects, incarnations, stack_defs.sent, frame_defs.sent,
+//   items.refused, batches.unreadable                                            the shipper
+//   spool.{bytes,batches,appended,replayed,dropped.batches,dropped.bytes,
+//   dropped.events,truncated_bytes,fsyncs}                                       the spool
 //   proc.*, exec.*{exec}, perf.*, folded.*                                       each source
 //   process.rss, process.fds, process.cpu{mode}                                  the process
 // A part that does not run publishes nothing.
@@ -60,6 +63,7 @@ struct AgentCounters {
   std::optional<BucketizerCounters> bucketizer;
   size_t pending_seconds = 0;  // the bucketizer's held seconds
   std::optional<ShipperCounters> shipper;
+  std::optional<SpoolCounters> spool;
   std::optional<ProcCounters> proc;
   std::vector<std::pair<std::string, ExecCounters>> execs;  // by the exec's metric name
   std::optional<PerfSourceStats> perf;

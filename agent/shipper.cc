@@ -6,6 +6,8 @@
 #include <random>
 #include <zmq.hpp>
 
+#include "core/failpoint.h"
+#include "core/histogram.h"
 #include "core/log.h"
 
 namespace trailmap {
@@ -31,6 +33,28 @@ std::unique_ptr<zmq::socket_t> OpenSocket(zmq::context_t& context, const std::st
 
 std::string HostOf(const std::string& agent_id) { return agent_id.substr(0, agent_id.rfind('/')); }
 
+// Histogram events and stack samples in `batch` (for the spool's dropped_events).
+uint64_t EventsIn(const Batch& batch) {
+  uint64_t events = 0;
+  for (const SecondDelta& second : batch.seconds) {
+    for (const HistogramDelta& h : second.histograms) {
+      if (Result<Histogram> decoded = Histogram::Decode(h.encoded); decoded.ok()) {
+        events += decoded->count();
+      }
+    }
+    for (const StackCount& c : second.stacks) events += c.count;
+  }
+  return events;
+}
+
+std::unique_ptr<Spool> MemorySpool(const ShipperOptions& options) {
+  SpoolOptions spool_options;
+  spool_options.max_bytes = options.max_bytes;
+  Result<std::unique_ptr<Spool>> spool =
+      Spool::Open(spool_options, HostOf(options.agent_id), options.agent_id);
+  return std::move(*spool);  // in memory: cannot fail
+}
+
 }  // namespace
 
 std::string NewAgentId(std::string_view host) {
@@ -43,8 +67,15 @@ std::string NewAgentId(std::string_view host) {
   return id;
 }
 
-Shipper::Shipper(ShipperOptions options)
-    : options_(std::move(options)), agent_id_(options_.agent_id) {
+Shipper::Shipper(ShipperOptions options, std::unique_ptr<Spool> spool)
+    : options_(std::move(options)), spool_(spool ? std::move(spool) : MemorySpool(options_)) {
+  agent_id_ = spool_->agent_id();
+  next_sequence_ = spool_->next_sequence();
+  // What an earlier run left: sent first, in order, as fast as the window allows.
+  for (const SpooledBatch& b : spool_->Owed()) {
+    held_.push_back({b.sequence, b.dropped, "", 0, false, {}});
+    ++accepted_total_;
+  }
   thread_ = std::thread([this] { Run(); });  // joined in the destructor
 }
 
@@ -55,28 +86,51 @@ Shipper::~Shipper() {
   }
   thread_.join();
   if (!held_.empty()) {
+    const std::string& dir = spool_->options().dir;
     Log("shipper " + options_.endpoint + ": stopping with " + std::to_string(held_.size()) +
-        " unacknowledged batches, which are lost");
+        " unacknowledged batches, " +
+        (dir.empty() ? std::string("which are lost") : "which stay in the spool " + dir));
   }
 }
 
 bool Shipper::Send(Batch batch) {
+  batch.sent_at_ms = NowMs();
+  const uint64_t events = EventsIn(batch);
+  uint32_t stack_high = 0, frame_high = 0;
+  for (const StackDef& d : batch.stacks) stack_high = std::max(stack_high, d.id);
+  for (const FrameDef& f : batch.frames) frame_high = std::max(frame_high, f.id);
   std::lock_guard<std::mutex> lock(mu_);
-  if (held_.size() >= options_.max_queued) {
+  const uint64_t sequence = next_sequence_;
+  batch.agent = agent_id_;
+  batch.sequence = sequence;
+  const std::string bytes = EncodeBatch(batch);  // with every definition it uses
+  std::vector<uint64_t> dropped;
+  const Status s = spool_->Append(sequence, events, stack_high, frame_high, bytes, &dropped);
+  MarkDropped(dropped);
+  if (!s.ok()) {
     ++counters_.dropped;
-    Log("shipper " + options_.endpoint + ": " + std::to_string(held_.size()) +
-        " batches unacknowledged (max_queued), dropped a batch of " +
-        std::to_string(batch.seconds.size()) + " seconds; dropped so far " +
-        std::to_string(counters_.dropped));
+    Log("shipper " + options_.endpoint + ": dropped a batch of " +
+        std::to_string(batch.seconds.size()) + " seconds (" + std::to_string(events) +
+        " events): " + s.ToString() + "; dropped so far " + std::to_string(counters_.dropped));
     return false;
   }
-  batch.agent = agent_id_;
-  batch.sequence = next_sequence_++;
-  batch.sent_at_ms = NowMs();
-  const uint64_t sequence = batch.sequence;
-  held_.push_back({sequence, std::move(batch), "", 0, false, {}});
+  ++next_sequence_;
+  held_.push_back({sequence, false, "", 0, false, {}});
   ++accepted_total_;
+  // In the spool, not yet sent: a kill here loses nothing the spool holds.
+  TRAILMAP_FAILPOINT("agent.after_spool");
   return true;
+}
+
+void Shipper::MarkDropped(const std::vector<uint64_t>& sequences) {
+  for (uint64_t sequence : sequences) {
+    auto it = std::lower_bound(held_.begin(), held_.end(), sequence,
+                               [](const Pending& p, uint64_t s) { return p.sequence < s; });
+    if (it == held_.end() || it->sequence != sequence) continue;
+    it->dropped = true;
+    it->bytes.clear();  // a resend goes out empty (the first transmission may still apply)
+    ++counters_.dropped;
+  }
 }
 
 Status Shipper::Flush(std::chrono::milliseconds timeout) {
@@ -95,6 +149,11 @@ ShipperCounters Shipper::counters() const {
   return counters_;
 }
 
+SpoolCounters Shipper::spool_counters() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return spool_->counters();
+}
+
 std::string Shipper::agent_id() const {
   std::lock_guard<std::mutex> lock(mu_);
   return agent_id_;
@@ -103,6 +162,7 @@ std::string Shipper::agent_id() const {
 size_t Shipper::DoneBefore(uint64_t below) {
   size_t n = 0;
   while (!held_.empty() && held_.front().sequence < below) {
+    spool_->Done(held_.front().sequence);
     held_.pop_front();
     ++n;
   }
@@ -145,14 +205,17 @@ void Shipper::OnRefused(uint64_t sequence, const Refusals& refused) {
 void Shipper::Reincarnate(uint64_t expected) {
   const std::string old_id = agent_id_;
   agent_id_ = NewAgentId(HostOf(old_id));
+  if (Status s = spool_->Renumber(agent_id_); !s.ok()) {
+    Log("shipper " + options_.endpoint + ": the spool could not be renumbered (" + s.ToString() +
+        "); a restart before these batches are acked would resend them under " + old_id);
+  }
   Log("shipper " + options_.endpoint + ": aggregator expects sequence " + std::to_string(expected) +
       " of " + old_id + " but the oldest batch held is " + std::to_string(held_.front().sequence) +
       ": it lost its state; continuing as " + agent_id_ + " with the " +
       std::to_string(held_.size()) + " held batches renumbered from 1");
   uint64_t sequence = 0;
   for (Pending& p : held_) {
-    p.batch.agent = agent_id_;
-    p.sequence = p.batch.sequence = ++sequence;
+    p.sequence = ++sequence;
     p.bytes.clear();
   }
   ForgetDefinitions();  // the new agent id has no dictionary at the aggregator
@@ -171,27 +234,34 @@ void Shipper::ForgetDefinitions() {
 
 const std::string& Shipper::Encoded(Pending& p) {
   if (!p.bytes.empty() && p.epoch == epoch_) return p.bytes;
-  // Same batch, only the definitions the aggregator has not been sent in this epoch.
   Batch wire;
-  wire.agent = p.batch.agent;
-  wire.sequence = p.batch.sequence;
-  wire.host = p.batch.host;
-  wire.labels = p.batch.labels;
-  wire.sent_at_ms = p.batch.sent_at_ms;
-  for (const StackDef& d : p.batch.stacks) {
-    if (sent_stacks_.insert(d.id).second) wire.stacks.push_back(d);
+  if (!p.dropped) {
+    Result<std::string> stored = spool_->Read(p.sequence);
+    Result<Batch> batch = stored.ok() ? DecodeBatch(*stored) : Result<Batch>(stored.status());
+    if (batch.ok()) {
+      wire = std::move(*batch);
+    } else {
+      Log("shipper " + options_.endpoint + ": batch " + std::to_string(p.sequence) +
+          " cannot be read back from the spool (" + batch.status().ToString() +
+          "); sending it empty");
+      p.dropped = true;
+      ++counters_.dropped;
+    }
   }
-  for (const FrameDef& f : p.batch.frames) {
-    if (sent_frames_.insert(f.id).second) wire.frames.push_back(f);
+  if (p.dropped) {  // only its sequence, so the watermark passes it
+    wire.host = HostOf(agent_id_);
+    wire.sent_at_ms = NowMs();
   }
+  wire.agent = agent_id_;  // the spool may hold it under an earlier numbering
+  wire.sequence = p.sequence;
+  // Only the definitions the aggregator has not been sent in this epoch.
+  std::erase_if(wire.stacks,
+                [this](const StackDef& d) { return !sent_stacks_.insert(d.id).second; });
+  std::erase_if(wire.frames,
+                [this](const FrameDef& f) { return !sent_frames_.insert(f.id).second; });
   counters_.stack_defs_sent += wire.stacks.size();
   counters_.frame_defs_sent += wire.frames.size();
-  // The series and seconds are shared by copy only for the encoding: swap them in and back.
-  std::swap(wire.series, p.batch.series);
-  std::swap(wire.seconds, p.batch.seconds);
   p.bytes = EncodeBatch(wire);
-  std::swap(wire.series, p.batch.series);
-  std::swap(wire.seconds, p.batch.seconds);
   p.epoch = epoch_;
   return p.bytes;
 }
@@ -281,8 +351,13 @@ void Shipper::Run() {
       {
         std::lock_guard<std::mutex> lock(mu_);
         if (stop_) break;
+        spool_->SyncIfDue();
         const Clock::time_point now = Clock::now();
-        const bool timed_out = in_flight_ > 0 && now - held_.front().sent_at > options_.ack_timeout;
+        // Acks still coming mean a slow aggregator working through the window (a replay of
+        // fat batches), not a lost connection: time out only when nothing has been answered.
+        const bool timed_out = in_flight_ > 0 &&
+                               now - std::max(held_.front().sent_at, last_answer_at_) >
+                                   options_.ack_timeout;
         if (socket == nullptr || timed_out || reconnect_now_) {
           if (socket != nullptr) {
             ++counters_.reconnects;
@@ -324,6 +399,7 @@ void Shipper::Run() {
         if (frame.size() > 0) last.assign(frame.data<char>(), frame.size());
         if (frame.more()) continue;
         std::lock_guard<std::mutex> lock(mu_);
+        last_answer_at_ = Clock::now();
         OnAck(last);
         last.clear();
       }

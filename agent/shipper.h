@@ -14,8 +14,8 @@
 //     in `unreadable`, and otherwise treated as no answer, so the ack timeout resends;
 //   - on `outOfOrder` with expected E is done with everything before E and resends from E in
 //     order (once per gap: the outOfOrder answers to batches already in flight are ignored);
-//   - when the oldest batch in flight has waited `ack_timeout`, closes the socket, opens a new
-//     one and resends every unacknowledged batch in order.
+//   - when the oldest batch in flight has waited `ack_timeout` and no ack at all came in that
+//     time, closes the socket, opens a new one and resends every unacknowledged batch in order.
 // Resends are safe because the aggregator's watermark turns them into `duplicate`. If the
 // aggregator expects a sequence older than any batch still held, it has lost its state (a new
 // data directory); the shipper then takes a new agent id (same host, new incarnation) and
@@ -29,21 +29,33 @@
 // E: then it is done with everything before E and resends from E in order, E now carrying every
 // definition it uses. `stack_defs_sent` / `frame_defs_sent` count the definitions that went out.
 //
+// Storage (agent/spool.h): Send appends every batch, with every definition it uses, to the
+// spool before it can be sent, and a batch leaves the spool only when it is done with (acked,
+// rejected, or past the watermark). The constructor takes what an earlier run left in the spool
+// and sends it first, in order, at full speed. Held batches are read back from the spool when
+// (re)encoded, so memory holds only the encodings in flight, whatever the spool holds. When the
+// spool is full it drops its oldest batches (counted in `dropped` and in the spool's counters);
+// their sequences still go out, as empty batches, so the aggregator's watermark passes them.
+//
 // Threading: the constructor starts one thread that owns the socket; Send, Flush and counters
 // may be called from any thread. The destructor stops the thread without waiting for acks
-// (call Flush first); unacknowledged batches are then lost, which is logged.
+// (call Flush first); unacknowledged batches then stay in the spool for the next start (an
+// in-memory spool loses them, which is logged).
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <unordered_set>
+#include <vector>
 
+#include "agent/spool.h"
 #include "core/batch.h"
 #include "core/status.h"
 
@@ -52,10 +64,12 @@ namespace trailmap {
 struct ShipperOptions {
   // The aggregator's ingest socket, "tcp://127.0.0.1:7400".
   std::string endpoint;
-  // "host/incarnation" (NewAgentId); sequences are per agent id.
+  // "host/incarnation" (NewAgentId); sequences are per agent id. Used only without a spool of
+  // its own (Shipper's constructor): a spool directory keeps its agent id.
   std::string agent_id;
-  // Batches waiting or unacknowledged; beyond it Send() drops and counts.
-  size_t max_queued = 10000;
+  // Without a spool of its own: the bound of the in-memory one that holds unacknowledged
+  // batches (their encoded bytes); beyond it the oldest are dropped.
+  uint64_t max_bytes = uint64_t{256} << 20;
   // Batches in flight without an ack (at least 1).
   size_t window = 64;
   // With no ack for the oldest batch in flight this long: reconnect, resend from the oldest.
@@ -73,7 +87,7 @@ struct ShipperCounters {
   uint64_t unreadable = 0;    // `rejected` acks with sequence 0 (a message it could not read)
   uint64_t resent = 0;        // transmissions after the first, of any batch
   uint64_t reconnects = 0;    // sockets reopened (ack timeout, new incarnation)
-  uint64_t dropped = 0;       // refused by Send() because max_queued were held
+  uint64_t dropped = 0;       // dropped by the spool to make room, or that Send() could not spool
   uint64_t out_of_order = 0;  // `outOfOrder` acks received
   uint64_t incarnations = 0;  // new agent ids taken because the aggregator lost its state
   uint64_t need_dictionary = 0;  // `needDictionary` acks acted on (definitions resent)
@@ -84,13 +98,16 @@ struct ShipperCounters {
 
 class Shipper {
  public:
-  explicit Shipper(ShipperOptions options);  // starts the thread; connecting is lazy/async
+  // Starts the thread; connecting is lazy/async. Without `spool`, an in-memory one of
+  // options.max_bytes under options.agent_id.
+  explicit Shipper(ShipperOptions options, std::unique_ptr<Spool> spool = nullptr);
   ~Shipper();                                // stops the thread (does not wait for acks)
   Shipper(const Shipper&) = delete;
   Shipper& operator=(const Shipper&) = delete;
 
-  // Assigns the agent id and the next sequence, stamps sent_at_ms, encodes and queues the
-  // batch. Returns false (counted in `dropped` and logged) if max_queued batches are held.
+  // Assigns the agent id and the next sequence, stamps sent_at_ms, encodes the batch and appends
+  // it to the spool (which may drop its oldest batches for room). Returns false (counted in
+  // `dropped` and logged) if it could not be spooled: a write error, or larger than the spool.
   bool Send(Batch batch);
 
   // Blocks until every batch Send() accepted before the call is acknowledged (or rejected).
@@ -98,13 +115,14 @@ class Shipper {
   Status Flush(std::chrono::milliseconds timeout);
 
   ShipperCounters counters() const;
+  SpoolCounters spool_counters() const;
   // The agent id batches are sent under now (changes only with a new incarnation).
   std::string agent_id() const;
 
  private:
   struct Pending {
     uint64_t sequence = 0;
-    Batch batch;        // with agent id, sequence and every stack definition it uses
+    bool dropped = false;  // dropped by the spool: goes out as an empty batch
     std::string bytes;  // its encoding for dictionary epoch `epoch` ("" = not yet encoded)
     uint64_t epoch = 0;
     bool sent_before = false;
@@ -123,11 +141,15 @@ class Shipper {
   void Reincarnate(uint64_t expected);
   // Forgets which definitions were sent (a new dictionary epoch); mu_ held.
   void ForgetDefinitions();
-  // p.bytes for the current epoch, with the definitions not yet sent in it; mu_ held.
+  // Marks the held batches the spool dropped for room; mu_ held.
+  void MarkDropped(const std::vector<uint64_t>& sequences);
+  // p.bytes for the current epoch, with the definitions not yet sent in it (the batch is read
+  // back from the spool, which keeps every definition it uses); mu_ held.
   const std::string& Encoded(Pending& p);
 
   const ShipperOptions options_;
   mutable std::mutex mu_;
+  std::unique_ptr<Spool> spool_;   // guarded by mu_
   std::condition_variable acked_;  // signalled whenever held batches are done
   std::string agent_id_;           // guarded by mu_
   uint64_t next_sequence_ = 1;     // guarded by mu_
@@ -136,6 +158,7 @@ class Shipper {
   uint64_t gap_resent_ = 0;        // outOfOrder gap already resent from (0 = none); mu_
   uint64_t gap_boundary_ = 0;      // highest sequence sent before that resend; mu_
   uint64_t highest_sent_ = 0;      // mu_
+  std::chrono::steady_clock::time_point last_answer_at_;  // of any ack; mu_
   bool reconnect_now_ = false;     // set by Reincarnate for the thread; mu_
   uint64_t dictionary_reset_for_ = 0;  // needDictionary gap definitions were reset for; mu_
   uint64_t dictionary_boundary_ = 0;   // highest sequence sent before that reset; mu_

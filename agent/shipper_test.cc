@@ -1,8 +1,10 @@
 #include "agent/shipper.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <random>
@@ -298,19 +300,59 @@ TEST(Shipper, TakesANewIncarnationWhenTheAggregatorLostItsState) {
   EXPECT_EQ(shipper.agent_id().substr(0, 6), "web-1/");
 }
 
-TEST(Shipper, DropsBeyondMaxQueuedAndFlushSaysHowManyAreLeft) {
+TEST(Shipper, DropsTheOldestBeyondMaxBytesAndFlushSaysHowManyAreLeft) {
   ShipperOptions o = Fast("tcp://127.0.0.1:1");  // nobody listens there
-  o.max_queued = 3;
+  Batch spooled = OneSecond(1);                  // as the spool holds it
+  spooled.agent = o.agent_id;
+  spooled.sequence = 1;
+  o.max_bytes = 3 * EncodeBatch(spooled).size() + EncodeBatch(spooled).size() / 2;
   Shipper shipper(o);
   EXPECT_TRUE(shipper.Send(OneSecond(1)));
   EXPECT_TRUE(shipper.Send(OneSecond(2)));
   EXPECT_TRUE(shipper.Send(OneSecond(3)));
-  EXPECT_FALSE(shipper.Send(OneSecond(4)));
+  EXPECT_TRUE(shipper.Send(OneSecond(4)));  // drops second 1, whose sequence is still owed
   EXPECT_EQ(shipper.counters().dropped, 1u);
+  EXPECT_EQ(shipper.spool_counters().dropped_batches, 1u);
+  EXPECT_EQ(shipper.spool_counters().batches, 3u);
   EXPECT_EQ(shipper.counters().sent, 0u);  // ZMQ_IMMEDIATE: nothing queued toward nobody
   const Status s = shipper.Flush(milliseconds(100));
   EXPECT_EQ(s.code(), Status::Code::kUnavailable);
-  EXPECT_EQ(s.message(), "3 batches still unacknowledged by tcp://127.0.0.1:1 after 100 ms");
+  EXPECT_EQ(s.message(), "4 batches still unacknowledged by tcp://127.0.0.1:1 after 100 ms");
+}
+
+// A restart on the same spool directory keeps the agent id and sends what the last run left, in
+// order; batches the full spool dropped go out empty under their sequences, so the aggregator's
+// watermark passes them and every later batch applies exactly once.
+TEST(Shipper, ARestartSendsWhatTheSpoolHeldAndDroppedBatchesGoOutEmpty) {
+  const std::string dir = ::testing::TempDir() + "/shipper-spool-" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  SpoolOptions spool_options;
+  spool_options.dir = dir;
+  spool_options.max_bytes = 64 << 10;  // 4 KiB segments: drops take whole segments
+  std::string first_id;
+  uint64_t dropped = 0;
+  {
+    auto spool = Spool::Open(spool_options, "web-1");
+    ASSERT_TRUE(spool.ok()) << spool.status().ToString();
+    first_id = (*spool)->agent_id();
+    Shipper offline(Fast("tcp://127.0.0.1:1"), std::move(*spool));  // nobody listens there
+    for (int i = 0; i < 400; ++i) ASSERT_TRUE(offline.Send(OneSecond(1000 + i)));
+    dropped = offline.spool_counters().dropped_batches;
+    EXPECT_EQ(offline.counters().dropped, dropped);
+  }
+  ASSERT_GT(dropped, 0u);
+  ASSERT_LT(dropped, 400u);
+  FakeAggregator fake({});
+  auto spool = Spool::Open(spool_options, "web-1");
+  ASSERT_TRUE(spool.ok()) << spool.status().ToString();
+  EXPECT_EQ((*spool)->counters().replayed, 400 - dropped);
+  Shipper shipper(Fast(fake.endpoint()), std::move(*spool));
+  EXPECT_EQ(shipper.agent_id(), first_id);
+  ASSERT_TRUE(shipper.Send(OneSecond(1400)));  // sequence 401, after the replay
+  ASSERT_TRUE(shipper.Flush(milliseconds(10'000)).ok());
+  ExpectAppliedOnce(fake, static_cast<int64_t>(1000 + dropped), static_cast<int>(401 - dropped));
+  EXPECT_EQ(shipper.spool_counters().batches, 0u);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Shipper, NewAgentIdIsHostSlashSixteenHexDigits) {

@@ -23,7 +23,10 @@ bool CleanFrame(std::string* name, size_t max_bytes) {
 
 }  // namespace
 
-StackInterner::StackInterner(StackInternerOptions options) : options_(options) {}
+StackInterner::StackInterner(StackInternerOptions options)
+    : options_(options),
+      next_frame_(std::max<uint32_t>(1, options.first_frame_id)),
+      next_stack_(std::max<uint32_t>(1, options.first_stack_id)) {}
 
 uint32_t StackInterner::InternFrame(std::string name) {
   auto [it, added] = frame_ids_.emplace(std::move(name), next_frame_);

@@ -72,5 +72,20 @@ TEST(StackInterner, RetainForgetsButNeverReusesIds) {
   EXPECT_EQ(Names(frames, stacks[0]), (std::vector<std::string>{"main", "a"}));
 }
 
+// A restarted agent that keeps its agent id starts above every id its spool has seen.
+TEST(StackInterner, StartsAtTheFirstIdsItIsGiven) {
+  StackInterner interner({.first_stack_id = 18, .first_frame_id = 41});
+  uint64_t cut = 0;
+  bool truncated = false;
+  EXPECT_EQ(interner.Intern({"main", "a"}, &cut, &truncated), 18u);
+  EXPECT_EQ(interner.Intern({"main", "b"}, &cut, &truncated), 19u);
+  std::vector<StackDef> stacks;
+  std::vector<FrameDef> frames;
+  interner.Define({18, 19}, &stacks, &frames);
+  ASSERT_EQ(frames.size(), 3u);
+  EXPECT_EQ(frames[0].id, 41u);  // main
+  EXPECT_EQ(frames[2].id, 43u);  // b
+}
+
 }  // namespace
 }  // namespace trailmap

@@ -91,6 +91,9 @@ void IngestServer::Commit(std::vector<Decoded>* pending,
   group.reserve(pending->size());
   for (const Decoded& d : *pending) group.push_back(&d.batch);
   std::vector<Result<ApplyOutcome>> outcomes = store_->ApplyBatches(group);
+  // Fault tests: written, not yet acked. A kill here must make the agent resend, and the
+  // watermark must turn the resend into `duplicate` (counted once).
+  if (TRAILMAP_FAILPOINT("ingest.after_write")) Log("ingest: failpoint ingest.after_write");
   for (size_t i = 0; i < pending->size(); ++i) {
     const Batch& batch = (*pending)[i].batch;
     const Refusals& refused = (*pending)[i].refused;

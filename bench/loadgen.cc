@@ -66,12 +66,13 @@ int64_t ParseSeconds(const std::string& s) {
 // One shipper per aggregator; a host's batches go to the shard that owns it.
 class ShardedShippers {
  public:
-  ShardedShippers(const std::vector<std::string>& endpoints, const std::string& id, size_t max_queued) {
+  ShardedShippers(const std::vector<std::string>& endpoints, const std::string& id,
+                  uint64_t max_bytes) {
     for (const auto& e : endpoints) {
       ShipperOptions o;
       o.endpoint = e;
       o.agent_id = NewAgentId(id);
-      o.max_queued = max_queued;
+      o.max_bytes = max_bytes;
       o.window = 256;
       shippers_.push_back(std::make_unique<Shipper>(std::move(o)));
     }
@@ -171,7 +172,7 @@ int RunBench(ShardedShippers& shippers, size_t hosts, size_t series, int64_t sec
       histograms += series;
       b.seconds.push_back(std::move(sd));
       while (!shippers.Send(std::move(b))) {
-        Log("bench: queue full; increase --max-queued");
+        Log("bench: a batch did not fit the shippers' spool; increase --max-bytes");
         return 1;
       }
     }
@@ -231,7 +232,8 @@ int Main(int argc, char** argv) {
                "  trailmap-loadgen --hosts 50 --backfill 10m            # history, then live seconds\n"
                "  trailmap-loadgen --bench --hosts 5000 --series 20 --seconds 20   # ingest benchmark"};
   std::string aggregators = "127.0.0.1:7400", statsd, backfill = "0", prefix = "sim-", metric = "disk.latency";
-  size_t hosts = 50, series = 20, max_queued = 200'000;
+  size_t hosts = 50, series = 20;
+  uint64_t max_bytes = uint64_t{4} << 30;
   int64_t duration = 0, bench_seconds = 20;
   double rate = 200;
   bool bench = false, realtime = false, backfill_only = false, wire_bytes = false;
@@ -251,7 +253,9 @@ int Main(int argc, char** argv) {
   app.add_flag("--bench", bench, "Measure acknowledged ingest throughput and exit");
   app.add_option("--series", series, "--bench: series (field sets) per host")->check(CLI::Range(1, 1000));
   app.add_option("--seconds", bench_seconds, "--bench: seconds of data per host");
-  app.add_option("--max-queued", max_queued, "Batches the shippers may hold");
+  app.add_option(
+      "--max-bytes", max_bytes,
+      "Encoded batches the shippers may hold in memory (beyond, the oldest are dropped)");
   app.add_option("--seed", seed, "Random seed of the fleet model");
   app.add_option("--stacks-rate", stacks_rate,
                  "Also send this many CPU stack samples per host per second (cpu.stacks; 0 = none)")
@@ -280,7 +284,7 @@ int Main(int argc, char** argv) {
   }
   char self[256] = "loadgen";
   gethostname(self, sizeof self);
-  ShardedShippers shippers(*endpoints, std::string("loadgen@") + self, max_queued);
+  ShardedShippers shippers(*endpoints, std::string("loadgen@") + self, max_bytes);
   if (bench) return RunBench(shippers, hosts, series, bench_seconds);
 
   FleetModel model({.hosts = hosts, .prefix = prefix, .metric = metric, .events_per_second = rate, .seed = seed,

@@ -103,7 +103,7 @@ int ShipAll(Bucketizer* bucketizer, const std::string& host, const std::string& 
         return Fail(context, Status::ResourceExhausted("the shipper's queue is full"));
       }
     }
-    // Keep the queue well below ShipperOptions::max_queued on long traces.
+    // Keep the held batches well below ShipperOptions::max_bytes on long traces.
     if (++batches % 1000 == 0) {
       if (Status s = shipper.Flush(wait); !s.ok())
         return Fail(context, Status::IOError(s.message()));

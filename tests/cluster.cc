@@ -24,14 +24,40 @@ std::string Aggregator::Log() const { return ReadFile(dir_ / (name_ + ".err")); 
 
 Agent::Agent(const TempDir& dir, std::string host, std::string aggregators_ingest,
              std::vector<std::string> extra_args)
-    : statsd_port_(FreePort()) {
-  std::vector<std::string> argv = {Binary("trailmap-agent"), "--host", host, "--aggregators", aggregators_ingest,
-                                   "--statsd", "127.0.0.1:" + std::to_string(statsd_port_)};
-  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
-  process_ = std::make_unique<Process>(argv, dir.path(), "agent-" + host);
-  WaitFor([this] { return process_->Stderr().find(" started: ") != std::string::npos || !process_->Running(); },
+    : dir_(dir),
+      host_(std::move(host)),
+      statsd_port_(FreePort()),
+      spool_dir_(dir / ("spool-" + host_)) {
+  argv_ = {Binary("trailmap-agent"),
+           "--host",
+           host_,
+           "--aggregators",
+           aggregators_ingest,
+           "--statsd",
+           "127.0.0.1:" + std::to_string(statsd_port_),
+           "--spool",
+           spool_dir_};
+  argv_.insert(argv_.end(), extra_args.begin(), extra_args.end());
+  Start();
+}
+
+namespace {
+size_t CountStarts(const std::string& log) {
+  size_t n = 0;
+  for (size_t at = log.find(" started: "); at != std::string::npos; at = log.find(" started: ", at + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+void Agent::Start() {
+  // The log is appended to across restarts: wait for one more "started:" than it holds now.
+  const size_t starts_before = CountStarts(Log());
+  process_ = std::make_unique<Process>(argv_, dir_.path(), "agent-" + host_);
+  WaitFor([&] { return CountStarts(process_->Stderr()) > starts_before || !process_->Running(); },
           std::chrono::seconds(30));
 }
+
+std::string Agent::Log() const { return ReadFile(dir_ / ("agent-" + host_ + ".err")); }
 
 CommandResult Cli(std::vector<std::string> args, const std::string& query_list) {
   args.insert(args.begin(), Binary("trailmap"));

@@ -31,17 +31,27 @@ class Aggregator {
   std::unique_ptr<Process> process_;
 };
 
-// The constructor returns once the agent has logged "started:" (its statsd port is bound), or has
-// exited, or after 30 s: a datagram sent after it is received, however loaded the machine.
+// Started by the constructor, with its spool in DIR/spool-HOST (never the user's default). Start()
+// returns once the agent has logged "started:" (its statsd port is bound), or has exited, or after
+// 30 s: a datagram sent after it is received, however loaded the machine.
 class Agent {
  public:
   Agent(const TempDir& dir, std::string host, std::string aggregators_ingest,
         std::vector<std::string> extra_args = {});
+  // Starts again (after it died or was killed) with the same flags, statsd port and spool.
+  void Start();
   int statsd_port() const { return statsd_port_; }
+  const std::string& spool_dir() const { return spool_dir_; }
   Process& process() { return *process_; }
+  // Everything it logged, across restarts.
+  std::string Log() const;
 
  private:
+  const TempDir& dir_;
+  std::string host_;
   int statsd_port_;
+  std::string spool_dir_;
+  std::vector<std::string> argv_;
   std::unique_ptr<Process> process_;
 };
 
