@@ -147,7 +147,8 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
     if (!store) return KeyError(source, "store", "expected a table");
     if (Status s =
             CheckKeys(*store, source, "store.",
-                      {"sync", "max_successive_merges", "block_cache_mb", "write_buffer_mb"});
+                      {"sync", "max_successive_merges", "block_cache_mb", "write_buffer_mb",
+                       "min_free_mb"});
         !s.ok()) {
       return s;
     }
@@ -165,6 +166,8 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
       return s;
     if (Status s = ReadSize(*store, source, "write_buffer_mb", 1, 4096, &o.write_buffer_mb);
         !s.ok())
+      return s;
+    if (Status s = ReadSize(*store, source, "min_free_mb", 0, 1 << 20, &o.min_free_mb); !s.ok())
       return s;
   }
   if (const toml::node* node = root.get("retention")) {

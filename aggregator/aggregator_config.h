@@ -7,7 +7,8 @@
 //   name   = "agg-1"                    # default "<hostname>:<ingest port>"
 //   host   = "db-7"                     # the host of its self-metrics; default the hostname
 //   self_metrics = true                 # publish trailmap.aggregator.* (aggregator/self_metrics.h)
-//   [store]  sync, max_successive_merges, block_cache_mb, write_buffer_mb (see StoreOptions)
+//   [store]  sync, max_successive_merges, block_cache_mb, write_buffer_mb, min_free_mb (see
+//            StoreOptions)
 //   [retention] hist = "2d", hist_10s = "14d", hist_60s = "90d", scalar = "14d", stacks = "2d",
 //               stacks_60s = "30d", agents = "30d"     (a duration, or "forever")
 //   [limits] max_batch_bytes

@@ -1,5 +1,7 @@
 #include "aggregator/store.h"
 
+#include <sys/statvfs.h>
+
 #include <rocksdb/cache.h>
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
@@ -187,6 +189,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
 
   std::unique_ptr<Store> store(
       new Store(options, std::move(handles), std::move(background_errors)));
+  store->dir_ = dir;
   if (Status l = store->Load(); !l.ok()) return l;
   if (Status b = store->MarkOldMinutesIfNeeded(); !b.ok()) return b;
   // Before any batch can come: an agent back after its idle time is new (store.h).
@@ -385,7 +388,29 @@ rocksdb::Status Store::Write(const rocksdb::WriteOptions& options, rocksdb::Writ
   if (std::string held = background_errors_->Current(); !held.empty()) {
     return rocksdb::Status::IOError("not written while RocksDB holds a " + held);
   }
+  if (Status space = CheckFreeSpace(); !space.ok()) {
+    return rocksdb::Status::NoSpace(space.message());
+  }
   return db_->db->Write(options, wb);
+}
+
+Status Store::CheckFreeSpace() {
+  if (options_.min_free_mb == 0 || dir_.empty()) return Status::Ok();
+  struct statvfs fs;
+  if (statvfs(dir_.c_str(), &fs) != 0) return Status::Ok();  // cannot tell: let RocksDB try
+  const uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
+  const uint64_t reserve = static_cast<uint64_t>(options_.min_free_mb) << 20;
+  const std::string where = std::to_string(free_bytes >> 20) + " MiB free under " + dir_ +
+                            ", reserve " + std::to_string(options_.min_free_mb) + " MiB";
+  if (free_bytes < reserve) {
+    if (!disk_low_.exchange(true)) {
+      Log("disk full: " + where + " (store.min_free_mb); writes are refused, not acked, until "
+          "space returns (agents keep their batches and resend)");
+    }
+    return Status::ResourceExhausted("disk full: " + where);
+  }
+  if (disk_low_.exchange(false)) Log("disk space returned: " + where + "; writes resume");
+  return Status::Ok();
 }
 
 bool Store::ResumeIfDue() {
@@ -398,6 +423,9 @@ bool Store::ResumeIfDue() {
 StoreHealth Store::Health() const {
   StoreHealth h;
   h.background_error = background_errors_->Current();
+  if (h.background_error.empty() && disk_low_) {
+    h.background_error = "disk full: less than store.min_free_mb free; writes refused until space returns";
+  }
   h.background_errors = background_errors_->errors();
   h.recoveries = background_errors_->recoveries();
   h.rollup_failures = rollup_failures_;

@@ -109,6 +109,13 @@ struct StoreOptions {
   size_t block_cache_mb = 256;
   // Memtable size of the `hist` column family, MiB (the others use a quarter of it).
   size_t write_buffer_mb = 32;
+  // Free space, MiB, that the data directory's file system must keep: below it a write is
+  // refused (not written, so not acked; the agents resend) until space returns. RocksDB must
+  // never meet ENOSPC itself: Debian's RocksDB 7.8 is built with assertions, and the first WAL
+  // append that fails with ENOSPC aborts the process (WritableFileWriter,
+  // `sync_without_flush_called_`). The reserve leaves room for flushes and compactions of what is
+  // already written. 0 = no check.
+  size_t min_free_mb = 256;
   // Flushes plus compactions at once: sized for a 2-core box.
   int background_jobs = 2;
   // Threads one histogram query scans with (time slices of a long range in parallel); 1 = the
@@ -284,7 +291,13 @@ class Store {
   void AppendDescriptionLocked(uint32_t metric, const std::string& description,
                                rocksdb::WriteBatch* wb);
 
+  // Whether the data directory's file system has options_.min_free_mb free; logs once when it
+  // falls below and once when it returns. Any thread.
+  Status CheckFreeSpace();
+
   const StoreOptions options_;
+  std::string dir_;              // the data directory (set by Open)
+  std::atomic<bool> disk_low_{false};
   std::unique_ptr<Handles> db_;  // the DB and its column families
   Catalog catalog_;
   mutable std::mutex write_mu_;  // serializes writers; guards watermarks_ and dictionaries_

@@ -7,6 +7,9 @@
 //     restart on the same data directory (RocksDB reopened);
 //   - once the filler is removed, ingest resumes by itself (no restart): the batch that failed is
 //     applied when resent, and every batch after it too.
+// The aggregator refuses writes itself once less than store.min_free_mb is free (StoreOptions), so
+// RocksDB never meets ENOSPC (Debian's RocksDB 7.8 asserts on a failed WAL append); the filler
+// takes the disk below that reserve.
 // It needs to mount a tmpfs (root or CAP_SYS_ADMIN). Where it cannot, it FAILS saying so; it
 // never skips.
 #include <gtest/gtest.h>
@@ -184,7 +187,7 @@ TEST(DiskFullSystem, WritesFailUnackedAndIngestResumesWhenSpaceReturns) {
   const std::string config = dir / "aggregator.toml";
   // Small memtables: RocksDB preallocates its WAL by the memtable size.
   WriteFile(config, "data = \"" + disk + "/data\"\ningest = \"" + ingest + "\"\nquery = \"" +
-                        query + "\"\nname = \"agg-full\"\n[store]\nwrite_buffer_mb = 1\n");
+                        query + "\"\nname = \"agg-full\"\n[store]\nwrite_buffer_mb = 1\nmin_free_mb = 4\n");
   auto start = [&] {
     return std::make_unique<Process>(
         std::vector<std::string>{Binary("trailmap-aggregator"), "--config", config}, dir.path(),
@@ -225,11 +228,9 @@ TEST(DiskFullSystem, WritesFailUnackedAndIngestResumesWhenSpaceReturns) {
   EXPECT_TRUE(aggregator->Running());
   std::string log = aggregator->Stderr();
   EXPECT_NE(log.find("not written, not acked"), std::string::npos) << log;
-  EXPECT_NE(log.find("No space left on device"), std::string::npos) << log;
-  EXPECT_NE(log.find("rocksdb: background error"), std::string::npos) << log;
+  EXPECT_NE(log.find("disk full: "), std::string::npos) << log;
   ShardStatus status = Status(&context, query);
-  EXPECT_NE(status.background_error, "");
-  EXPECT_GE(status.background_errors, 1u);
+  EXPECT_NE(status.background_error.find("disk full"), std::string::npos) << status.background_error;
   // Reads go on, and say exactly what was acked.
   EXPECT_EQ(StoredCount(query), acked);
 
@@ -257,9 +258,8 @@ TEST(DiskFullSystem, WritesFailUnackedAndIngestResumesWhenSpaceReturns) {
   EXPECT_EQ(StoredCount(query), acked);
   status = Status(&context, query);
   EXPECT_EQ(status.background_error, "");
-  EXPECT_GE(status.recoveries, 1u);
   log = aggregator->Stderr();
-  EXPECT_NE(log.find("rocksdb: recovered"), std::string::npos) << log;
+  EXPECT_NE(log.find("disk space returned: "), std::string::npos) << log;
 
   // Phase 4: RocksDB reopened on the same directory holds exactly what was acked, and the
   // watermark: the last batch is a duplicate, the next one applies.
