@@ -80,7 +80,8 @@ constexpr FamilySpec kFamilies[] = {
 };
 
 rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o, const FamilySpec& spec,
-                                           const std::shared_ptr<rocksdb::Cache>& cache) {
+                                           const std::shared_ptr<rocksdb::Cache>& cache,
+                                           const std::shared_ptr<MergeCounters>& merges) {
   rocksdb::ColumnFamilyOptions cf;
   cf.write_buffer_size = (o.write_buffer_mb << 20) * spec.memtable_quarters / 4;
   cf.max_write_buffer_number = 3;
@@ -92,12 +93,12 @@ rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o, const FamilySp
   table.block_size = 16 << 10;  // scans dominate: bigger blocks, fewer index entries
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   if (spec.merge == FamilyMerge::kStacks) {
-    cf.merge_operator = std::make_shared<StackMergeOperator>();
+    cf.merge_operator = std::make_shared<StackMergeOperator>(merges);
     cf.max_successive_merges = o.max_successive_merges;
   }
   if (spec.resolution == 0) return cf;
 
-  cf.merge_operator = std::make_shared<HistogramMergeOperator>();
+  cf.merge_operator = std::make_shared<HistogramMergeOperator>(merges);
   cf.max_successive_merges = o.max_successive_merges;
   size_t index = 0;
   while (kHistogramResolutions[index].seconds != spec.resolution) ++index;
@@ -116,6 +117,10 @@ const std::string kRollupMarkerKey = "Rollups";
 
 Store::Store(const StoreOptions& options, std::unique_ptr<Handles> handles)
     : options_(options), db_(std::move(handles)), dictionaries_(options.dictionaries) {}
+
+uint64_t Store::SaturatedMerges() const {
+  return merges_->saturated.load(std::memory_order_relaxed);
+}
 
 Store::~Store() {
   {
@@ -147,9 +152,10 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   db_options.bytes_per_sync = 1 << 20;
 
   auto cache = rocksdb::NewLRUCache(options.block_cache_mb << 20);
+  auto merges = std::make_shared<MergeCounters>();
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   for (const FamilySpec& spec : kFamilies) {
-    families.emplace_back(spec.name, FamilyOptions(options, spec, cache));
+    families.emplace_back(spec.name, FamilyOptions(options, spec, cache, merges));
   }
   auto handles = std::make_unique<Handles>();
   rocksdb::DB* db = nullptr;
@@ -165,6 +171,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   handles->stacks_60s = handles->Named("stacks_60s");
 
   std::unique_ptr<Store> store(new Store(options, std::move(handles)));
+  store->merges_ = std::move(merges);
   if (Status l = store->Load(); !l.ok()) return l;
   if (Status b = store->MarkOldMinutesIfNeeded(); !b.ok()) return b;
   if (options.rollup_interval_ms > 0) {

@@ -74,6 +74,8 @@ class WriteBatch;
 
 namespace trailmap::aggregator {
 
+struct MergeCounters;  // aggregator/encoding_merge_operator.h
+
 struct StoreOptions {
   // fsync the WAL before ApplyBatch returns. An ack is a promise: with false, a power loss can
   // lose acknowledged batches (a process crash cannot).
@@ -176,6 +178,9 @@ class Store {
   Result<size_t> RollUp(bool all = false);
   // Minutes whose rollups are behind `hist`.
   size_t PendingRollups() const { return pending_.size(); }
+  // Merges (in RocksDB's merge operators, since Open) that cut a count at kMaxTotalCount
+  // (core/counts.h) instead of failing.
+  uint64_t SaturatedMerges() const;
 
   // The metric catalog, by name.
   std::vector<MetricInfo> Metrics() const;
@@ -210,6 +215,7 @@ class Store {
                                rocksdb::WriteBatch* wb);
 
   const StoreOptions options_;
+  std::shared_ptr<MergeCounters> merges_;  // shared with the merge operators
   std::unique_ptr<Handles> db_;  // the DB and its column families
   Catalog catalog_;
   mutable std::mutex write_mu_;  // serializes writers; guards watermarks_ and dictionaries_

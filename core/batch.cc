@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "core/capnp_bytes.h"
+#include "core/counts.h"
 #include "core/histogram.h"
 #include "schemas/ingest.capnp.h"
 
@@ -118,9 +119,7 @@ Result<Batch> Read(ingest::Batch::Reader r, const BatchLimits& limits) {
         return Status::InvalidArgument(at + ": series " + b.series[h.series].metric + " is not a distribution");
       }
       h.encoded = std::string(View(hists[j].getEncoded()));
-      Histogram check;
-      if (Status s = check.MergeEncoded(h.encoded); !s.ok()) return Where(at, s);
-      if (check.empty()) return Status::InvalidArgument(at + ": empty histogram");
+      if (Status s = Histogram::ValidateItem(h.encoded); !s.ok()) return Where(at, s);
       sd.histograms.push_back(std::move(h));
     }
     for (auto sv : sr.getScalars()) {
@@ -141,6 +140,7 @@ Result<Batch> Read(ingest::Batch::Reader r, const BatchLimits& limits) {
         return Status::InvalidArgument(at + ": series " + b.series[c.series].metric + " is not of kind stacks");
       }
       if (c.count == 0) return Status::InvalidArgument(at + ": count 0");
+      if (c.count > kMaxItemCount) return Status::InvalidArgument(at + ": count " + std::to_string(c.count) + ", at most 2^40");
       sd.stacks.push_back(c);
     }
     b.seconds.push_back(std::move(sd));

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/counts.h"
+
 namespace trailmap {
 namespace {
 
@@ -373,9 +375,10 @@ void StackCollapser::EndRecord() {
     key_.append(frame_text_, frames_[i].first, frames_[i].second);
   }
   if (auto it = counts_.find(std::string_view(key_)); it != counts_.end()) {
-    it->second += period_;
+    bool saturated = false;  // periods add up to at most kMaxTotalCount
+    it->second = SaturatingCountAdd(it->second, period_, &saturated);
   } else {
-    counts_.emplace(key_, period_);
+    counts_.emplace(key_, std::min(period_, kMaxTotalCount));
   }
   ++stats_.records;
   frames_.clear();
