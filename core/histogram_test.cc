@@ -288,7 +288,7 @@ TEST(HistogramSaturation, RecordAndOldEncodingsPastTheBoundSaturate) {
 
 TEST(HistogramSaturation, AnyMergeOfValidHistogramsDecodes) {
   std::mt19937_64 rng(2026);
-  for (int round = 0; round < 200; ++round) {
+  for (int round = 0; round < 100; ++round) {
     Histogram into;
     for (int part = 0; part < 4; ++part) {
       Histogram h;

@@ -12,6 +12,7 @@
 #include <signal.h>
 
 #include <filesystem>
+#include <map>
 #include <thread>
 #include <zmq.hpp>
 
