@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/batch_split.h"
+#include "core/counts.h"
 
 namespace trailmap {
 namespace {
@@ -21,6 +22,12 @@ void SeriesKey(const SeriesDef& s, std::string* key) {
   key->append(s.unit);
   key->push_back('\x1f');
   key->append(s.fields);
+}
+
+// Adds n to a counter; it stops at kMaxTotalCount instead of wrapping.
+void Count(uint64_t* counter, uint64_t n) {
+  bool saturated = false;
+  *counter = SaturatingCountAdd(*counter, n, &saturated);
 }
 
 }  // namespace
@@ -74,23 +81,28 @@ Histogram* Bucketizer::FindOrAdd(Second* second, const SeriesDef& series, uint64
 void Bucketizer::Add(int64_t unix_second, const SeriesDef& series, uint64_t value, uint64_t count) {
   if (count == 0) return;
   std::lock_guard<std::mutex> lock(mu_);
-  counters_.events += count;
-  if (unix_second < taken_before_) counters_.late_events += count;
+  Histogram* h = nullptr;
   // Fast path: same second and exactly the series of the last event (not its overflow).
   if (last_second_ != nullptr && last_time_ == unix_second &&
       last_second_->cells[last_cell_].series == series) {
-    last_second_->cells[last_cell_].histogram.Record(value, count);
+    h = &last_second_->cells[last_cell_].histogram;
+  } else {
+    Second* second = &seconds_[unix_second];
+    h = FindOrAdd(second, series, count);
+    if (second->cells[last_cell_].series == series) {
+      last_second_ = second;
+      last_time_ = unix_second;
+    } else {
+      last_second_ = nullptr;  // went to overflow: keep counting those on the slow path
+    }
+  }
+  if (count > kMaxItemCount - h->count()) {
+    Count(&counters_.refused_events, count);
     return;
   }
-  Second* second = &seconds_[unix_second];
-  Histogram* h = FindOrAdd(second, series, count);
+  Count(&counters_.events, count);
+  if (unix_second < taken_before_) Count(&counters_.late_events, count);
   h->Record(value, count);
-  if (second->cells[last_cell_].series == series) {
-    last_second_ = second;
-    last_time_ = unix_second;
-  } else {
-    last_second_ = nullptr;  // went to overflow: keep counting those on the slow path
-  }
 }
 
 void Bucketizer::SetScalar(int64_t unix_second, const SeriesDef& series, double value) {
@@ -117,16 +129,22 @@ void Bucketizer::AddStack(const StackSample& sample) {
   if (sample.count == 0) return;
   const SeriesDef series{sample.metric, MetricKind::kStacks, "samples", sample.fields};
   std::lock_guard<std::mutex> lock(mu_);
-  counters_.events += sample.count;
-  counters_.stack_samples += sample.count;
-  if (sample.second < taken_before_) counters_.late_events += sample.count;
   bool truncated = false;
   const uint32_t stack = interner_.Intern(sample.frames, &counters_.truncated_frames, &truncated);
   if (truncated) ++counters_.truncated_stacks;
   Second* second = &seconds_[sample.second];
   FindOrAdd(second, series, sample.count);
-  second->stack_counts[(uint64_t{last_cell_} << 32) | stack] += sample.count;
   last_second_ = nullptr;  // last_cell_ now names a stacks cell: Add takes the slow path once
+  uint64_t& held = second->stack_counts[(uint64_t{last_cell_} << 32) | stack];
+  if (sample.count > kMaxItemCount - held) {
+    if (held == 0) second->stack_counts.erase((uint64_t{last_cell_} << 32) | stack);
+    Count(&counters_.refused_events, sample.count);
+    return;
+  }
+  held += sample.count;
+  Count(&counters_.events, sample.count);
+  Count(&counters_.stack_samples, sample.count);
+  if (sample.second < taken_before_) Count(&counters_.late_events, sample.count);
 }
 
 CompletedSeconds Bucketizer::TakeSecondsBefore(int64_t second, size_t max_seconds) {

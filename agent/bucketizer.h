@@ -10,6 +10,12 @@
 // the next take as a further delta of that second (histogram deltas merge at the aggregator);
 // `late_events` counts them.
 //
+// Counts are bounded (core/counts.h): an event (or stack sample) whose count would take its
+// (second, series) histogram, or its (second, series, stack) count, past kMaxItemCount is refused
+// whole and counted in `refused_events` — not saturated: every item taken is one the aggregator
+// accepts, with the exact count of what it holds, and the refusal is visible. Counters saturate
+// at kMaxTotalCount instead of wrapping.
+//
 // Scalars (SetScalar) share the table of series and the bound: a scalar is one value per
 // (second, series), the last one set wins. Beyond the bound a scalar is added to the metric's
 // overflow series (so for additive scalars — %, bytes, rates — the overflow holds the sum of
@@ -55,6 +61,7 @@ struct BucketizerCounters {
   uint64_t events = 0;           // events added (sum of counts)
   uint64_t overflow_events = 0;  // of which went to an overflow series
   uint64_t late_events = 0;      // of which were for a second <= the newest taken
+  uint64_t refused_events = 0;   // not added: past kMaxItemCount in their second and series
   uint64_t scalars = 0;           // SetScalar calls kept
   uint64_t overflow_scalars = 0;  // of which were summed into an overflow series
   uint64_t bad_scalars = 0;       // SetScalar calls dropped: the value was NaN or infinite

@@ -100,6 +100,30 @@ TEST(Bucketizer, MakeBatchCarriesHostLabelsAndEncodes) {
   EXPECT_EQ(back->series[0].fields, "op=r");
 }
 
+TEST(Bucketizer, RefusesWhatWouldTakeASecondOfASeriesPastTheItemBound) {
+  Bucketizer b;
+  const SeriesDef x = Latency("x"), y = Latency("y");
+  b.Add(100, x, 5, kMaxItemCount - 1);
+  b.Add(100, y, 7, 3);
+  b.Add(100, x, 5, 2);                 // would make 2^40 + 1: refused whole
+  b.Add(100, x, 6, 1);                 // 2^40 exactly: taken (the fast path)
+  b.Add(100, x, 6, 1);                 // refused
+  b.Add(100, y, 7, UINT64_MAX);        // refused (a count no statsd line can carry any more)
+  b.Add(101, x, 5, kMaxItemCount);     // another second: taken
+  const BucketizerCounters c = b.counters();
+  EXPECT_EQ(c.refused_events, kMaxTotalCount);  // 2 + 1 + (2^64 - 1): saturated, not wrapped
+  EXPECT_EQ(c.events, 2 * kMaxItemCount + 3);
+  Batch batch = MakeBatch(b.TakeAll(), "web-1", {});
+  batch.agent = "web-1/x";
+  batch.sequence = 1;
+  Result<Batch> back = DecodeBatch(EncodeBatch(batch));  // every item within the bound
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  CompletedSeconds shown;
+  shown.series = back->series;
+  shown.seconds = back->seconds;
+  EXPECT_EQ(Show(shown), "100: x{}=1099511627776 y{}=3\n101: x{}=1099511627776\n");
+}
+
 TEST(Bucketizer, AddAndTakeFromTwoThreads) {
   Bucketizer b;
   std::thread adder([&b] {  // joined below, before b goes away
@@ -266,6 +290,22 @@ TEST(BucketizerStacks, CountsPerSecondSeriesAndStackWithDefinitions) {
   Result<Batch> back = DecodeBatch(EncodeBatch(batch));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->stacks.size(), 2u);
+}
+
+TEST(BucketizerStacks, RefusesWhatWouldTakeAStackCountPastTheItemBound) {
+  Bucketizer b;
+  b.AddStack(Sample(100, "execname=nginx", {"main", "foo"}, kMaxItemCount));
+  b.AddStack(Sample(100, "execname=nginx", {"main", "foo"}, 1));       // refused
+  b.AddStack(Sample(100, "execname=nginx", {"main", "bar"}, 7));       // another stack: taken
+  b.AddStack(Sample(100, "execname=redis", {"main"}, kMaxItemCount + 1));  // refused
+  EXPECT_EQ(b.counters().refused_events, kMaxItemCount + 2);
+  EXPECT_EQ(b.counters().stack_samples, kMaxItemCount + 7);
+  CompletedSeconds done = b.TakeAll();
+  ASSERT_EQ(done.seconds.size(), 1u);
+  ASSERT_EQ(done.seconds[0].stacks.size(), 2u);  // no empty count for the refused redis stack
+  uint64_t total = 0;
+  for (const StackCount& c : done.seconds[0].stacks) total += c.count;
+  EXPECT_EQ(total, kMaxItemCount + 7);
 }
 
 TEST(BucketizerStacks, SeriesBoundAppliesToStacksToo) {

@@ -18,6 +18,7 @@
 #include <optional>
 #include <thread>
 
+#include "core/counts.h"
 #include "core/log.h"
 
 namespace trailmap {
@@ -148,9 +149,16 @@ FoldedLineParser::Parsed FoldedLineParser::Parse(std::string_view line, int64_t 
   }
   const std::string_view count_text = line.substr(sep);
   uint64_t count = 0;
-  if (!ParseWhole(count_text, INT64_MAX, &count)) {
+  if (!ParseWhole(count_text, UINT64_MAX, &count)) {
     r.ok = false;
-    r.error = "count '" + std::string(count_text) + "' is not a whole number from 1 to 2^63-1";
+    r.error = "count '" + std::string(count_text) + "' is not a whole number from 1 to 2^40";
+    return r;
+  }
+  if (count > kMaxItemCount) {
+    r.ok = false;
+    r.over_count = true;
+    r.error = "count " + std::to_string(count) + " is more than one line may carry (2^40 = " +
+              std::to_string(kMaxItemCount) + ")";
     return r;
   }
   std::string_view stack = line.substr(0, sep);
@@ -235,6 +243,7 @@ struct FoldedSource::Impl {
       std::lock_guard<std::mutex> lock(mu);
       ++stats.lines;
       if (!r.ok) {
+        if (r.over_count) ++stats.over_count;
         Reject(st, r.error + ": " + Shown(line));
         return;
       }

@@ -7,7 +7,8 @@
 //           | '#' anything               a comment
 //           | blank                      (only spaces, tabs, '\r')
 //   STACK  := FRAME { ';' FRAME }        root first; a frame may hold spaces, never ';' or '\n'
-//   COUNT  := the text after the LAST run of spaces/tabs: a whole number from 1 to 2^63-1
+//   COUNT  := the text after the LAST run of spaces/tabs: a whole number from 1 to 2^40
+//             (kMaxItemCount, core/counts.h: the most one line may carry)
 //   WS     := spaces or tabs
 //
 // A line counts at the second it arrives (the agent's clock), or at UNIX_SECONDS when it starts
@@ -17,7 +18,7 @@
 // to max_depth frames (the leaf end dropped), both counted.
 //
 // Bad lines are rejected with a reason that names the stream and the line ("socket client 3
-// line 7: count 'x' is not a whole number from 1 to 2^63-1"), counted (stats), the first
+// line 7: count 'x' is not a whole number from 1 to 2^40"), counted (stats), the first
 // kMaxLoggedErrors of each stream logged; the source and every other line go on. A line longer
 // than max_line_bytes is rejected up to its newline.
 //
@@ -67,6 +68,7 @@ struct FoldedSourceStats {
   uint64_t lines = 0;             // lines read (all kinds)
   uint64_t samples = 0;           // StackSamples delivered
   uint64_t malformed = 0;         // lines rejected
+  uint64_t over_count = 0;        // of which had a count past kMaxItemCount (2^40)
   uint64_t truncated_stacks = 0;  // cut to max_depth
   uint64_t truncated_frames = 0;  // cut to max_frame_bytes
   uint64_t clients = 0;           // socket connections accepted
@@ -85,6 +87,7 @@ class FoldedLineParser {
     bool has_sample = false;
     StackSample sample;
     std::string error;         // when !ok: the reason, without the stream and line
+    bool over_count = false;   // refused for a count past kMaxItemCount
     bool truncated_stack = false;
     uint64_t truncated_frames = 0;
   };

@@ -15,6 +15,8 @@
 #include <mutex>
 #include <thread>
 
+#include "core/counts.h"
+
 namespace trailmap {
 namespace {
 
@@ -117,11 +119,11 @@ TEST(FoldedLineParser, BadLinesSayWhy) {
   FoldedLineParser p(o, {});
   const std::pair<const char*, const char*> cases[] = {
       {"main;foo", "no count after the stack (want \"frame;frame COUNT\")"},
-      {"main;foo x", "count 'x' is not a whole number from 1 to 2^63-1"},
-      {"main;foo 2.5", "count '2.5' is not a whole number from 1 to 2^63-1"},
-      {"main;foo 0", "count '0' is not a whole number from 1 to 2^63-1"},
-      {"main;foo -3", "count '-3' is not a whole number from 1 to 2^63-1"},
-      {"main;foo 99999999999999999999", "count '99999999999999999999' is not a whole number from 1 to 2^63-1"},
+      {"main;foo x", "count 'x' is not a whole number from 1 to 2^40"},
+      {"main;foo 2.5", "count '2.5' is not a whole number from 1 to 2^40"},
+      {"main;foo 0", "count '0' is not a whole number from 1 to 2^40"},
+      {"main;foo -3", "count '-3' is not a whole number from 1 to 2^40"},
+      {"main;foo 99999999999999999999", "count '99999999999999999999' is not a whole number from 1 to 2^40"},
       {"main;;foo 1", "empty frame (frame 2) in the stack"},
       {";foo 1", "empty frame (frame 1) in the stack"},
       {"main; 1", "empty frame (frame 2) in the stack"},
@@ -134,6 +136,26 @@ TEST(FoldedLineParser, BadLinesSayWhy) {
     EXPECT_FALSE(r.ok) << line;
     EXPECT_EQ(r.error, why) << line;
   }
+}
+
+TEST(FoldedLineParser, ALineCarriesAtMostTheItemBound) {
+  FoldedSourceOptions o;
+  FoldedLineParser p(o, {});
+  auto r = p.Parse("main;foo 1099511627776", 1);  // 2^40
+  ASSERT_TRUE(r.ok && r.has_sample) << r.error;
+  EXPECT_EQ(r.sample.count, kMaxItemCount);
+  for (const char* line : {"main;foo 1099511627777", "main;foo 9223372036854775807"}) {
+    r = p.Parse(line, 1);
+    EXPECT_FALSE(r.ok) << line;
+    EXPECT_TRUE(r.over_count) << line;
+    EXPECT_NE(r.error.find("is more than one line may carry (2^40 = 1099511627776)"),
+              std::string::npos)
+        << r.error;
+  }
+  r = p.Parse("main;foo 1099511627777", 1);
+  EXPECT_EQ(r.error, "count 1099511627777 is more than one line may carry (2^40 = 1099511627776)");
+  r = p.Parse("main;foo x", 1);
+  EXPECT_FALSE(r.over_count);
 }
 
 TEST(FoldedLineParser, DepthAndFrameLengthAreBounded) {
@@ -209,7 +231,7 @@ TEST(FoldedSource, UnixSocketManyClients) {
   std::vector<std::string> errors = st.recent_errors;
   std::sort(errors.begin(), errors.end());
   EXPECT_EQ(errors[0],
-            "socket client 2 line 3: count 'line' is not a whole number from 1 to 2^63-1: "
+            "socket client 2 line 3: count 'line' is not a whole number from 1 to 2^40: "
             "'broken line'");
   EXPECT_EQ(errors[1], "socket client 3 line 2: empty frame (frame 2) in the stack: 'main;;z 1'");
 
@@ -253,7 +275,7 @@ TEST(FoldedSource, FifoWithComingAndGoingWriters) {
   ASSERT_EQ(st.recent_errors.size(), 2u);
   EXPECT_EQ(st.recent_errors[0], "file " + fifo + " line 3: line longer than 64 bytes");
   EXPECT_EQ(st.recent_errors[1],
-            "file " + fifo + " line 5: count 'x' is not a whole number from 1 to 2^63-1: "
+            "file " + fifo + " line 5: count 'x' is not a whole number from 1 to 2^40: "
             "'main 1 x'");
   source.Stop();
 }

@@ -94,11 +94,13 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
   if (folded != nullptr) {
     const FoldedSourceStats f = folded->stats();
     line += " folded lines=" + std::to_string(f.lines) + " malformed=" +
-            std::to_string(f.malformed) + " clients=" + std::to_string(f.clients) + ";";
+            std::to_string(f.malformed) + " over_count=" + std::to_string(f.over_count) +
+            " clients=" + std::to_string(f.clients) + ";";
   }
   const BucketizerCounters b = bucketizer.counters();
   line += " events=" + std::to_string(b.events) + " overflow=" + std::to_string(b.overflow_events) +
-          " late=" + std::to_string(b.late_events) + " scalars=" + std::to_string(b.scalars) +
+          " late=" + std::to_string(b.late_events) + " refused=" + std::to_string(b.refused_events) +
+          " scalars=" + std::to_string(b.scalars) +
           " overflow_scalars=" + std::to_string(b.overflow_scalars) + ";";
   const ShipperCounters c = shipper.counters();
   line += " batches sent=" + std::to_string(c.sent) + " acked=" + std::to_string(c.acked) +

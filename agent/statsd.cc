@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "core/counts.h"
 #include "core/series.h"
 
 namespace trailmap {
@@ -65,8 +66,14 @@ std::optional<Failure> ParseRate(std::string_view text, uint64_t* count) {
     return Failure{StatsdReject::kRate,
                    "sample rate " + Quote("@" + std::string(text)) + " must be a number in (0, 1]"};
   }
-  // 1/rate is at most 1/DBL_TRUE_MIN, beyond int64: cap it so llround stays defined.
-  const double inverse = std::min(1.0 / *rate, 9.0e18);
+  // One line may stand for at most kMaxItemCount events (core/counts.h): past it, the count would
+  // be more than the aggregator takes in one item, and would cost the host's whole second.
+  const double inverse = 1.0 / *rate;
+  if (!(std::round(inverse) <= static_cast<double>(kMaxItemCount))) {
+    return Failure{StatsdReject::kRate, "sample rate " + Quote("@" + std::string(text)) +
+                                            " stands for more than 2^40 events (at most 1 in " +
+                                            std::to_string(kMaxItemCount) + ")"};
+  }
   *count = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(inverse)));
   return std::nullopt;
 }

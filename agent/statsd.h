@@ -4,7 +4,8 @@
 //
 //   line    := name ':' value '|' type { '|' section }
 //   type    := "ms" | "h" | "d"           a distribution, the value taken as milliseconds
-//   section := '@' rate                    sample rate in (0, 1]: count = llround(1 / rate) >= 1
+//   section := '@' rate                    sample rate in (0, 1]: count = llround(1 / rate) >= 1,
+//                                          at most kMaxItemCount (2^40, core/counts.h)
 //            | '#' tag { ',' tag }         DogStatsD tags, each becoming a field
 //   tag     := key ':' value               "op:read" -> op=read (value may hold further ':')
 //            | key                         "canary"  -> canary=true
@@ -42,7 +43,7 @@ enum class StatsdReject : uint8_t {
   kValue,       // not a number, negative, too large
   kName,        // bad metric name
   kTag,         // bad tag or too many tags
-  kRate,        // bad sample rate
+  kRate,        // bad sample rate, or one standing for more than kMaxItemCount events
 };
 inline constexpr size_t kStatsdRejectClasses = 6;
 const char* StatsdRejectName(StatsdReject reason);

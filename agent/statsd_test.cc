@@ -40,6 +40,9 @@ TEST(Statsd, LineTable) {
       {"http.latency:7|d|#op:r|@0.5", "http.latency", 7'000'000, 2, "op=r", ""},
       {"http.latency:7|d|@0.5|#op:r", "http.latency", 7'000'000, 2, "op=r", ""},
       {"a-b_c.D9:1|ms", "a-b_c.D9", 1'000'000, 1, "", ""},
+      // 2^-40: the smallest rate, standing for kMaxItemCount events.
+      {"x:1|ms|@0.0000000000009094947017729282379150390625", "x", 1'000'000, 1'099'511'627'776, "",
+       ""},
       // Refused, with the exact reason.
       {"db.query:-3|ms", "", 0, 0, "", "value '-3' is negative"},
       {"db.query:1|c", "", 0, 0, "", "type 'c' is not supported (only ms, h, d)"},
@@ -61,6 +64,12 @@ TEST(Statsd, LineTable) {
       {"db.query:1|ms|@0", "", 0, 0, "", "sample rate '@0' must be a number in (0, 1]"},
       {"db.query:1|ms|@1.5", "", 0, 0, "", "sample rate '@1.5' must be a number in (0, 1]"},
       {"db.query:1|ms|@x", "", 0, 0, "", "sample rate '@x' must be a number in (0, 1]"},
+      {"db.query:1|ms|@nan", "", 0, 0, "", "sample rate '@nan' must be a number in (0, 1]"},
+      {"x:1|ms|@0.0000000000000000001", "", 0, 0, "",
+       "sample rate '@0.0000000000000000001' stands for more than 2^40 events (at most 1 in "
+       "1099511627776)"},
+      {"x:1|ms|@5e-324", "", 0, 0, "",
+       "sample rate '@5e-324' stands for more than 2^40 events (at most 1 in 1099511627776)"},
       {"db.query:1|ms|#o p:r", "", 0, 0, "",
        "tag 'o p:r': field key 'o p' has a character outside [A-Za-z0-9_.-]"},
       {"db.query:1|ms|#op:", "", 0, 0, "", "tag 'op:': field 'op' value must be 1..200 bytes"},
@@ -89,6 +98,7 @@ TEST(Statsd, ReasonClasses) {
       {"x", StatsdReject::kSyntax},      {"x:1|c", StatsdReject::kType},
       {"x:-1|ms", StatsdReject::kValue}, {"x y:1|ms", StatsdReject::kName},
       {"x:1|ms|#,", StatsdReject::kTag}, {"x:1|ms|@2", StatsdReject::kRate},
+      {"x:1|ms|@0.0000000000000000001", StatsdReject::kRate},
   };
   for (const auto& [line, want] : cases) {
     StatsdReject got = StatsdReject::kSyntax;

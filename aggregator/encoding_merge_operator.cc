@@ -20,8 +20,18 @@ bool EncodingMergeOperator::MergeOrFail(const rocksdb::Slice* existing, const Op
     views.reserve(operands.size());
     for (const rocksdb::Slice& s : operands) views.push_back(View(s));
     const std::string_view existing_view = existing ? View(*existing) : std::string_view();
-    Status s = merge_(existing ? &existing_view : nullptr, views, out);
-    if (s.ok()) return true;
+    bool saturated = false;
+    Status s = merge_(existing ? &existing_view : nullptr, views, out, &saturated);
+    if (s.ok()) {
+      if (saturated) {
+        if (counters_) counters_->saturated.fetch_add(1, std::memory_order_relaxed);
+        if (logger) {
+          rocksdb::Log(rocksdb::InfoLogLevel::WARN_LEVEL, logger,
+                       "%s: a count passed 2^62 and was saturated", name_);
+        }
+      }
+      return true;
+    }
     if (logger) {
       rocksdb::Log(rocksdb::InfoLogLevel::ERROR_LEVEL, logger, "%s: merge failed: %s", name_,
                    s.ToString().c_str());

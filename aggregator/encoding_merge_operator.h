@@ -2,16 +2,21 @@
 // pure merge function over encoded values (MergeHistogramEncodings, MergeStackCountEncodings)
 // and a name; this class turns it into FullMergeV2 / PartialMerge / PartialMergeMulti.
 //
-// A function that fails (an existing value or operand does not decode, a sum overflows) fails
-// the merge, logged to RocksDB's info log with the operator's name: RocksDB then reports
-// Corruption for the key instead of dropping counts. No exception crosses into RocksDB: every
-// callback catches everything and fails the merge. Stateless; one instance serves any number of
+// A function that fails (an existing value or operand does not decode) fails the merge, logged
+// to RocksDB's info log with the operator's name: RocksDB then reports Corruption for the key
+// instead of dropping counts. Valid operands never fail: a count that would pass kMaxTotalCount
+// (core/counts.h) saturates; each such merge is counted in MergeCounters::saturated and logged
+// (warning) to the info log. No exception crosses into RocksDB: every callback catches everything
+// and fails the merge. Stateless but for the counters (atomic); one instance serves any number of
 // column families and threads.
 #pragma once
 
 #include <rocksdb/merge_operator.h>
 
+#include <atomic>
+#include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,14 +25,22 @@
 
 namespace trailmap::aggregator {
 
+// What the merge operators of one store did, shared by them and read by the store.
+struct MergeCounters {
+  std::atomic<uint64_t> saturated{0};  // merges that cut a count at kMaxTotalCount
+};
+
 class EncodingMergeOperator : public rocksdb::MergeOperator {
  public:
-  // Writes the merge of `existing` (if non-null) and `operands` to *out; on error *out is
-  // unspecified.
+  // Writes the merge of `existing` (if non-null) and `operands` to *out and sets *saturated (it
+  // is false on entry) when a count was cut at kMaxTotalCount; on error *out is unspecified.
   using MergeFn = Status (*)(const std::string_view* existing,
-                             const std::vector<std::string_view>& operands, std::string* out);
+                             const std::vector<std::string_view>& operands, std::string* out,
+                             bool* saturated);
 
-  EncodingMergeOperator(const char* name, MergeFn merge) : name_(name), merge_(merge) {}
+  // `counters` (may be null: not counted) are shared with whoever reads them.
+  EncodingMergeOperator(const char* name, MergeFn merge, std::shared_ptr<MergeCounters> counters)
+      : name_(name), merge_(merge), counters_(std::move(counters)) {}
 
   const char* Name() const override { return name_; }
   bool FullMergeV2(const MergeOperationInput& in, MergeOperationOutput* out) const override;
@@ -44,6 +57,7 @@ class EncodingMergeOperator : public rocksdb::MergeOperator {
 
   const char* const name_;
   const MergeFn merge_;
+  const std::shared_ptr<MergeCounters> counters_;
 };
 
 }  // namespace trailmap::aggregator

@@ -5,7 +5,8 @@
 namespace trailmap::aggregator {
 
 Status MergeHistogramEncodings(const std::string_view* existing,
-                               const std::vector<std::string_view>& operands, std::string* out) {
+                               const std::vector<std::string_view>& operands, std::string* out,
+                               bool* saturated) {
   // One encoding alone (RocksDB reads a key written once through the merge operator): it is its
   // own merge, once it is known to decode. This is every fresh key a query reads; decoding and
   // re-encoding it cost most of a heat-map query's time.
@@ -28,6 +29,7 @@ Status MergeHistogramEncodings(const std::string_view* existing,
       return Status::Corruption("operand " + std::to_string(i) + ": " + s.message());
     }
   }
+  *saturated = sum.saturated();
   out->clear();
   sum.EncodeTo(out);
   return Status::Ok();

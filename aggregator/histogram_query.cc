@@ -231,7 +231,7 @@ Status Combine(std::vector<Partial>* partials, HistogramAnswer* answer) {
   for (size_t i = 0; i < cells.size(); ++i) {
     if (kept > 0 && cells[kept - 1].column == cells[i].column &&
         cells[kept - 1].group == cells[i].group) {
-      if (Status s = cells[kept - 1].histogram.Merge(cells[i].histogram); !s.ok()) return s;
+      cells[kept - 1].histogram.Merge(cells[i].histogram);
     } else {
       if (kept != i) cells[kept] = std::move(cells[i]);
       ++kept;

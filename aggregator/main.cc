@@ -168,10 +168,12 @@ int Run(int argc, char** argv) {
   ingest_server.Stop();
   query_server.Stop();
   const IngestCounters c = ingest_server.counters();
+  const uint64_t saturated = (*store)->SaturatedMerges();
   store->reset();
   Log("stopped: " + std::to_string(c.applied) + " batches applied, " + std::to_string(c.duplicate) +
       " duplicate, " + std::to_string(c.out_of_order) + " out of order, " +
-      std::to_string(c.rejected) + " rejected");
+      std::to_string(c.rejected) + " rejected, " + std::to_string(saturated) +
+      " merges saturated");
   return 0;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/counts.h"
 #include "core/varint.h"
 
 namespace trailmap::aggregator {
@@ -69,9 +70,9 @@ Result<StackCounts> DecodeStackCounts(std::string_view value) {
 }
 
 Status MergeStackCountEncodings(const std::string_view* existing,
-                                const std::vector<std::string_view>& operands, std::string* out) {
+                                const std::vector<std::string_view>& operands, std::string* out,
+                                bool* saturated) {
   StackCounts all;
-  bool overflow = false;
   auto add = [&all](uint32_t id, uint64_t count) { all.emplace_back(id, count); };
   if (existing) {
     if (Status s = ForEachStackCount(*existing, add); !s.ok()) {
@@ -91,13 +92,9 @@ Status MergeStackCountEncodings(const std::string_view* existing,
   StackCounts merged;
   merged.reserve(all.size());
   for (const auto& [id, count] : all) {
-    if (!merged.empty() && merged.back().first == id) {
-      overflow |= __builtin_add_overflow(merged.back().second, count, &merged.back().second);
-    } else {
-      merged.emplace_back(id, count);
-    }
+    if (merged.empty() || merged.back().first != id) merged.emplace_back(id, 0);
+    merged.back().second = SaturatingCountAdd(merged.back().second, count, saturated);
   }
-  if (overflow) return Status::Corruption("stack counts: a sum passes 2^64");
   *out = EncodeStackCounts(merged);
   return Status::Ok();
 }

@@ -11,8 +11,11 @@
 //   Example: {(3, 5), (10, 1)} encodes as 03 05 07 01.
 //
 // Merging adds the counts of equal ids, so any order and grouping of merges gives the same
-// value. An existing value or operand that does not decode (or a sum that overflows 64 bits)
-// makes the merge fail, and RocksDB reports Corruption for that key, rather than losing counts.
+// value — until a count passes kMaxTotalCount (core/counts.h): then that count saturates at
+// 2^62 (each stack on its own; the others keep theirs) and the merge succeeds and says so
+// (*saturated; the operator counts it). Valid operands never fail the merge. An existing value or
+// operand that does not decode makes the merge fail, and RocksDB reports Corruption for that key,
+// rather than losing counts.
 // The RocksDB callbacks (no exception crosses into RocksDB; stateless) are
 // aggregator/encoding_merge_operator.h's, around MergeStackCountEncodings.
 #pragma once
@@ -41,14 +44,17 @@ Status ForEachStackCount(std::string_view value,
                          const std::function<void(uint32_t, uint64_t)>& visit);
 Result<StackCounts> DecodeStackCounts(std::string_view value);
 
-// The merge as a pure function (see the header); on error *out is unspecified.
+// The merge as a pure function (see the header); *saturated is set when a count was cut at
+// kMaxTotalCount. On error *out is unspecified.
 Status MergeStackCountEncodings(const std::string_view* existing,
-                                const std::vector<std::string_view>& operands, std::string* out);
+                                const std::vector<std::string_view>& operands, std::string* out,
+                                bool* saturated);
 
 class StackMergeOperator : public EncodingMergeOperator {
  public:
   static constexpr const char* kName = "trailmap.stacks";
-  StackMergeOperator() : EncodingMergeOperator(kName, &MergeStackCountEncodings) {}
+  explicit StackMergeOperator(std::shared_ptr<MergeCounters> counters = nullptr)
+      : EncodingMergeOperator(kName, &MergeStackCountEncodings, std::move(counters)) {}
 };
 
 }  // namespace trailmap::aggregator

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "aggregator/testing.h"
+#include "core/counts.h"
 
 namespace trailmap::aggregator {
 namespace {
@@ -50,33 +51,60 @@ TEST(StackCountsTest, RefusesADeltaThatWrapsTheId) {
 
 // ---- the merge as a pure function ----
 
+// The pure merge of counts far from the bound: it never saturates.
+Status PureMerge(const std::string_view* existing, const std::vector<std::string_view>& operands,
+                 std::string* out) {
+  bool saturated = false;
+  Status s = MergeStackCountEncodings(existing, operands, out, &saturated);
+  EXPECT_FALSE(saturated);
+  return s;
+}
+
 TEST(StackMergeTest, AddsCountsOfEqualIds) {
   const std::string existing = EncodeStackCounts({{1, 4}, {5, 1}});
   const std::string_view existing_view = existing;
   const std::string a = EncodeStackCounts({{5, 2}, {9, 1}});
   const std::string b = EncodeStackCounts({{1, 1}});
   std::string out;
-  ASSERT_TRUE(MergeStackCountEncodings(&existing_view, {a, b}, &out).ok());
+  ASSERT_TRUE(PureMerge(&existing_view, {a, b}, &out).ok());
   EXPECT_EQ(Show(out), "1:5 5:3 9:1");
-  ASSERT_TRUE(MergeStackCountEncodings(nullptr, {a, b}, &out).ok());
+  ASSERT_TRUE(PureMerge(nullptr, {a, b}, &out).ok());
   EXPECT_EQ(Show(out), "1:1 5:2 9:1");
-  ASSERT_TRUE(MergeStackCountEncodings(nullptr, {a}, &out).ok());
+  ASSERT_TRUE(PureMerge(nullptr, {a}, &out).ok());
   EXPECT_EQ(out, a);
 }
 
 TEST(StackMergeTest, ACorruptOperandOrValueFailsTheMerge) {
   const std::string good = EncodeStackCounts({{2, 2}});
   std::string out;
-  Status s = MergeStackCountEncodings(nullptr, {good, std::string("\x02\x00", 2)}, &out);
+  Status s = PureMerge(nullptr, {good, std::string("\x02\x00", 2)}, &out);
   EXPECT_EQ(s.code(), Status::Code::kCorruption);
   EXPECT_NE(s.message().find("operand 1"), std::string::npos) << s.message();
   const std::string_view bad = "\x01";
-  s = MergeStackCountEncodings(&bad, {good}, &out);
+  s = PureMerge(&bad, {good}, &out);
   EXPECT_NE(s.message().find("existing value"), std::string::npos) << s.message();
-  EXPECT_FALSE(MergeStackCountEncodings(nullptr, {std::string()}, &out).ok());
-  const std::string huge = EncodeStackCounts({{2, UINT64_MAX}});
-  s = MergeStackCountEncodings(nullptr, {huge, good}, &out);
-  EXPECT_NE(s.message().find("passes 2^64"), std::string::npos) << s.message();
+  EXPECT_FALSE(PureMerge(nullptr, {std::string()}, &out).ok());
+}
+
+TEST(StackMergeTest, CountsPastTheBoundSaturateInsteadOfFailing) {
+  const uint64_t near = kMaxTotalCount - 3;
+  const std::string a = EncodeStackCounts({{1, near}, {2, 1}});
+  const std::string b = EncodeStackCounts({{1, 5}, {3, 2}});
+  const std::string huge = EncodeStackCounts({{2, UINT64_MAX}});  // valid: from before the bound
+  std::string out;
+  bool saturated = false;
+  ASSERT_TRUE(MergeStackCountEncodings(nullptr, {a, b}, &out, &saturated).ok());
+  EXPECT_TRUE(saturated);
+  EXPECT_EQ(Show(out), "1:4611686018427387904 2:1 3:2");  // only stack 1 is cut
+  saturated = false;
+  ASSERT_TRUE(MergeStackCountEncodings(nullptr, {huge, b}, &out, &saturated).ok());
+  EXPECT_TRUE(saturated);
+  EXPECT_EQ(Show(out), "1:5 2:4611686018427387904 3:2");
+  auto counters = std::make_shared<MergeCounters>();
+  StackMergeOperator op(counters);
+  ASSERT_TRUE(op.PartialMerge("k", a, a, &out, nullptr));
+  EXPECT_EQ(Show(out), "1:4611686018427387904 2:2");
+  EXPECT_EQ(counters->saturated.load(), 1u);
 }
 
 TEST(StackMergeTest, OperatorCallbacksFailInsteadOfCountingZero) {
@@ -109,7 +137,7 @@ class StackMergeDbTest : public ::testing::Test {
   void Open() {
     rocksdb::Options options;
     options.create_if_missing = true;
-    options.merge_operator = std::make_shared<StackMergeOperator>();
+    options.merge_operator = std::make_shared<StackMergeOperator>(counters_);
     options.max_successive_merges = 4;
     rocksdb::DB* db = nullptr;
     ASSERT_TRUE(rocksdb::DB::Open(options, dir_.path(), &db).ok());
@@ -124,7 +152,14 @@ class StackMergeDbTest : public ::testing::Test {
     return s.ok() ? Show(value) : s.ToString();
   }
 
+  uint64_t BackgroundErrors() {
+    uint64_t errors = 0;
+    EXPECT_TRUE(db_->GetIntProperty(rocksdb::DB::Properties::kBackgroundErrors, &errors));
+    return errors;
+  }
+
   TempDir dir_;
+  std::shared_ptr<MergeCounters> counters_ = std::make_shared<MergeCounters>();
   std::unique_ptr<rocksdb::DB> db_;
 };
 
@@ -144,6 +179,29 @@ TEST_F(StackMergeDbTest, CountsExactAcrossFlushCompactionAndReopen) {
   Open();
   EXPECT_EQ(Get("a"), "1:15 2:1 3:2 4:3 5:4 6:5 7:6 8:7 9:8 10:9 11:10 12:1");
   EXPECT_EQ(Get("b"), "7:7");
+}
+
+TEST_F(StackMergeDbTest, CountsPastTheBoundSaturateAcrossFlushCompactionAndReopen) {
+  Open();
+  const uint64_t near = kMaxTotalCount - 10;
+  Merge("a", {{1, near}, {2, 1}});
+  Merge("b", {{7, 7}});
+  ASSERT_TRUE(db_->Flush(rocksdb::FlushOptions()).ok());
+  for (int i = 0; i < 6; ++i) Merge("a", {{1, near}, {2, 1}});
+  EXPECT_EQ(Get("a"), "1:4611686018427387904 2:7");
+  ASSERT_TRUE(db_->Flush(rocksdb::FlushOptions()).ok());
+  ASSERT_TRUE(db_->CompactRange(rocksdb::CompactRangeOptions(), nullptr, nullptr).ok());
+  EXPECT_EQ(BackgroundErrors(), 0u);
+  EXPECT_GT(counters_->saturated.load(), 0u);
+  Merge("a", {{3, 1}});
+  Merge("b", {{7, 1}});
+  ASSERT_TRUE(db_->Flush(rocksdb::FlushOptions()).ok());
+  ASSERT_TRUE(db_->CompactRange(rocksdb::CompactRangeOptions(), nullptr, nullptr).ok());
+  EXPECT_EQ(BackgroundErrors(), 0u);
+  db_.reset();
+  Open();
+  EXPECT_EQ(Get("a"), "1:4611686018427387904 2:7 3:1");
+  EXPECT_EQ(Get("b"), "7:8");
 }
 
 TEST_F(StackMergeDbTest, UndecodableOperandFailsTheRead) {

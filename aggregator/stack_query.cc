@@ -10,6 +10,7 @@
 #include "aggregator/keys.h"
 #include "aggregator/series_filter.h"
 #include "aggregator/stack_merge_operator.h"
+#include "core/counts.h"
 #include "core/predicate.h"
 #include "core/series.h"
 
@@ -63,8 +64,10 @@ struct Scan {
     std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options, cf));
     DataKey key;
     uint64_t group = 0;
-    const auto add = [this, &group](uint32_t id, uint64_t count) {
-      counts[(group << 32) | id] += count;
+    bool saturated = false;  // a fleet's count past kMaxTotalCount stops there
+    const auto add = [this, &group, &saturated](uint32_t id, uint64_t count) {
+      uint64_t& sum = counts[(group << 32) | id];
+      sum = SaturatingCountAdd(sum, count, &saturated);
     };
     for (it->Seek(lower); it->Valid(); it->Next()) {
       const rocksdb::Slice k = it->key();

@@ -98,7 +98,8 @@ std::pair<uint32_t, int64_t> Retention(const StoreOptions& o, const FamilySpec& 
 }
 
 rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o, const FamilySpec& spec,
-                                           const std::shared_ptr<rocksdb::Cache>& cache) {
+                                           const std::shared_ptr<rocksdb::Cache>& cache,
+                                           const std::shared_ptr<MergeCounters>& merges) {
   rocksdb::ColumnFamilyOptions cf;
   cf.write_buffer_size = (o.write_buffer_mb << 20) * spec.memtable_quarters / 4;
   cf.max_write_buffer_number = 3;
@@ -110,11 +111,11 @@ rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o, const FamilySp
   table.block_size = 16 << 10;  // scans dominate: bigger blocks, fewer index entries
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   if (spec.merge == FamilyMerge::kStacks) {
-    cf.merge_operator = std::make_shared<StackMergeOperator>();
+    cf.merge_operator = std::make_shared<StackMergeOperator>(merges);
     cf.max_successive_merges = o.max_successive_merges;
   }
   if (spec.merge == FamilyMerge::kHistogram) {
-    cf.merge_operator = std::make_shared<HistogramMergeOperator>();
+    cf.merge_operator = std::make_shared<HistogramMergeOperator>(merges);
     cf.max_successive_merges = o.max_successive_merges;
   }
   const auto [span, retention] = Retention(o, spec);
@@ -137,6 +138,10 @@ Store::Store(const StoreOptions& options, std::unique_ptr<Handles> handles,
       db_(std::move(handles)),
       dictionaries_(options.dictionaries),
       background_errors_(std::move(background_errors)) {}
+
+uint64_t Store::SaturatedMerges() const {
+  return merges_->saturated.load(std::memory_order_relaxed);
+}
 
 Store::~Store() {
   {
@@ -170,9 +175,10 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   db_options.listeners.push_back(background_errors);
 
   auto cache = rocksdb::NewLRUCache(options.block_cache_mb << 20);
+  auto merges = std::make_shared<MergeCounters>();
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   for (const FamilySpec& spec : kFamilies) {
-    families.emplace_back(spec.name, FamilyOptions(options, spec, cache));
+    families.emplace_back(spec.name, FamilyOptions(options, spec, cache, merges));
   }
   auto handles = std::make_unique<Handles>();
   rocksdb::DB* db = nullptr;
@@ -190,6 +196,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   std::unique_ptr<Store> store(
       new Store(options, std::move(handles), std::move(background_errors)));
   store->dir_ = dir;
+  store->merges_ = std::move(merges);
   if (Status l = store->Load(); !l.ok()) return l;
   if (Status b = store->MarkOldMinutesIfNeeded(); !b.ok()) return b;
   // Before any batch can come: an agent back after its idle time is new (store.h).

@@ -96,6 +96,8 @@ struct WriteOptions;
 
 namespace trailmap::aggregator {
 
+struct MergeCounters;  // aggregator/encoding_merge_operator.h
+
 struct StoreOptions {
   // fsync the WAL before ApplyBatch returns. An ack is a promise: with false, a power loss can
   // lose acknowledged batches (a process crash cannot).
@@ -244,6 +246,9 @@ class Store {
   // "rocksdb.estimate-pending-compaction-bytes" (for self-metrics); NotFound if RocksDB has no
   // such property.
   Result<uint64_t> IntProperty(const std::string& name) const;
+  // Merges (in RocksDB's merge operators, since Open) that cut a count at kMaxTotalCount
+  // (core/counts.h) instead of failing.
+  uint64_t SaturatedMerges() const;
 
   // The metric catalog, by name.
   std::vector<MetricInfo> Metrics() const;
@@ -298,6 +303,7 @@ class Store {
   const StoreOptions options_;
   std::string dir_;              // the data directory (set by Open)
   std::atomic<bool> disk_low_{false};
+  std::shared_ptr<MergeCounters> merges_;  // shared with the merge operators
   std::unique_ptr<Handles> db_;  // the DB and its column families
   Catalog catalog_;
   mutable std::mutex write_mu_;  // serializes writers; guards watermarks_ and dictionaries_

@@ -68,6 +68,25 @@ void BM_MergeEncoded(benchmark::State& state) {
 }
 BENCHMARK(BM_MergeEncoded)->Arg(100)->Arg(1000);
 
+// The same merge into a histogram already at kMaxTotalCount: every merge saturates, so each one
+// also rescales every bucket (core/histogram.h). The rare path, priced against the one above.
+void BM_MergeEncodedSaturating(benchmark::State& state) {
+  Histogram h;
+  for (uint64_t v : RealisticLatencies(static_cast<size_t>(state.range(0)), 3)) h.Record(v);
+  const std::string encoded = h.Encode();
+  Histogram into;
+  for (uint64_t v : RealisticLatencies(static_cast<size_t>(state.range(0)), 4)) {
+    into.Record(v, kMaxTotalCount / static_cast<uint64_t>(state.range(0)));
+  }
+  into.Record(1, kMaxTotalCount);  // now exactly at the bound
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(into.MergeEncoded(encoded).ok());
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["saturated"] = into.saturated() ? 1 : 0;
+}
+BENCHMARK(BM_MergeEncodedSaturating)->Arg(100)->Arg(1000);
+
 }  // namespace
 }  // namespace trailmap
 

@@ -89,6 +89,11 @@ Status ShiftLineNumber(const Status& status, uint64_t lines_before) {
 int ShipAll(Bucketizer* bucketizer, const std::string& host, const std::string& endpoint,
             uint64_t ack_timeout_ns, std::chrono::steady_clock::time_point began,
             const std::string& summary, const CliContext& context) {
+  if (const uint64_t refused = bucketizer->counters().refused_events; refused > 0) {
+    return Fail(context, Status::InvalidArgument(
+                             std::to_string(refused) + " events would take a second of the series "
+                             "(or of one stack) past 2^40, the most one item carries; nothing sent"));
+  }
   ShipperOptions shipper_options;
   shipper_options.endpoint = endpoint;
   shipper_options.agent_id = NewAgentId(host);

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "core/counts.h"
+
 namespace trailmap {
 
 std::optional<double> PerfSampleTime(std::string_view line) {
@@ -93,6 +95,10 @@ Result<FoldedStacks> ParseFoldedStackLines(std::string_view text) {
       return Status::InvalidArgument("line " + std::to_string(line_number) +
                                      ": expected \"frame;frame;... COUNT\" (a whole count after "
                                      "the last space)");
+    }
+    if (count > kMaxItemCount) {
+      return Status::InvalidArgument("line " + std::to_string(line_number) + ": count " +
+                                     std::to_string(count) + " is more than one line may carry (2^40)");
     }
     if (count > 0) out.push_back({std::string(line.substr(0, space)), count});
   }

@@ -29,8 +29,9 @@ struct TimedStacks {
 };
 TimedStacks CollapsePerfScriptBySecond(std::string_view text);
 
-// Folded lines, "frame;frame;... COUNT" (the count after the last blank, a whole number); blank
-// lines skipped, zero counts dropped. InvalidArgument naming the first line that is not one.
+// Folded lines, "frame;frame;... COUNT" (the count after the last blank, a whole number up to
+// kMaxItemCount = 2^40); blank lines skipped, zero counts dropped. InvalidArgument naming the
+// first line that is not one.
 Result<FoldedStacks> ParseFoldedStackLines(std::string_view text);
 
 // "a;b;c" -> {"a", "b", "c"} (an empty frame stays an empty string).

@@ -65,6 +65,9 @@ TEST(StackImport, FoldedLinesParseOrNameTheBadLine) {
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_EQ(r.status().message().rfind("line 2: ", 0), 0u) << r.status().message();
   }
+  EXPECT_TRUE(ParseFoldedStackLines("main 1099511627776\n").ok());  // 2^40
+  EXPECT_EQ(ParseFoldedStackLines("main 1\nmain 1099511627777\n").status().message(),
+            "line 2: count 1099511627777 is more than one line may carry (2^40)");
 }
 
 TEST(StackImport, SplitFoldedFrames) {

@@ -71,7 +71,7 @@ Status CheckSeries(ingest::SeriesDef::Reader d, const BatchLimits& limits, Serie
 // A histogram delta's encoding: it decodes (Histogram::Validate, with every bound it checks)
 // and holds something.
 Status CheckHistogram(std::string_view encoded) {
-  if (Status s = Histogram::Validate(encoded); !s.ok()) return s;
+  if (Status s = Histogram::ValidateItem(encoded); !s.ok()) return s;
   // A valid encoding with no buckets is "01 00" (core/histogram.h).
   if (encoded.size() < 3) return Status::InvalidArgument("empty histogram");
   return Status::Ok();
@@ -217,7 +217,7 @@ Result<Batch> Read(ingest::Batch::Reader r, const BatchLimits& limits, Refusals*
       Status s = to.ok() ? Status::Ok() : to.status();
       if (s.ok() && c.count == 0) s = Status::InvalidArgument("count 0");
       if (s.ok() && c.count > kMaxItemCount) {
-        s = Status::InvalidArgument("count " + std::to_string(c.count) + " over 2^40");
+        s = Status::InvalidArgument("count " + std::to_string(c.count) + ", at most 2^40");
       }
       if (!s.ok() || !time_ok) {
         refuse(RefusedItem::Kind::kStackCount, j, at, s);

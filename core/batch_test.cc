@@ -52,6 +52,13 @@ TEST(Batch, RejectsWithAReasonThatSaysWhere) {
       {[](Batch* b) { b->seconds[0].histograms[0].encoded[1] = 9; }, "second 0 (1700000000), histogram 0: histogram:"},
       {[](Batch* b) { b->seconds[0].time = -5; }, "outside 1970..2100"},
       {[](Batch* b) { b->series[0].kind = MetricKind::kScalar; }, "not a distribution"},
+      {[](Batch* b) { b->seconds[0].histograms[0].encoded = Histogram().Encode(); }, "histogram 0: empty histogram"},
+      {[](Batch* b) {
+         Histogram h;
+         h.Record(5, kMaxItemCount + 1);
+         b->seconds[0].histograms[0].encoded = h.Encode();
+       },
+       "histogram 0: histogram of 1099511627777 events: one item holds at most 1099511627776"},
   };
   for (const Case& c : cases) {
     Batch b = Sample();
@@ -136,6 +143,7 @@ TEST(BatchStacks, RejectsWithAReasonThatSaysWhere) {
       {[](Batch* b) { b->stacks[0].frames.clear(); }, "stack 0 (id 1): no frames"},
       {[](Batch* b) { b->stacks[0].frames.assign(1001, 1); }, "stack 0 (id 1): 1001 frames, at most 1000"},
       {[](Batch* b) { b->seconds[1].stacks[0].count = 0; }, "second 1 (1700000001), stack count 0: count 0"},
+      {[](Batch* b) { b->seconds[1].stacks[0].count = kMaxItemCount + 1; }, "stack count 0: count 1099511627777, at most 2^40"},
       {[](Batch* b) { b->seconds[0].stacks[1].series = 4; }, "second 0 (1700000000), stack count 1: series index 4"},
       {[](Batch* b) { b->series[0].kind = MetricKind::kLatency; }, "is not of kind stacks"},
   };

@@ -82,9 +82,11 @@ void Histogram::Grow(uint32_t index) {
   first_ = new_first;
 }
 
-Status Histogram::Merge(const Histogram& other) {
-  if (other.empty()) return Status::Ok();
-  if (other.count_ > UINT64_MAX - count_) return Status::ResourceExhausted("histogram: merged count would pass 2^64");
+void Histogram::Merge(const Histogram& other) {
+  saturated_ = saturated_ || other.saturated_;
+  if (other.empty()) return;
+  // Both hold at most kMaxTotalCount = 2^62 events: bucket counts and the count add up below
+  // 2^63, sums below 2^127. Only then is the total cut back.
   const uint32_t other_last = other.first_ + static_cast<uint32_t>(other.counts_.size()) - 1;
   Grow(other.first_);
   Grow(other_last);
@@ -93,7 +95,40 @@ Status Histogram::Merge(const Histogram& other) {
   max_ = std::max(max_, other.max_);
   count_ += other.count_;
   sum_ += other.sum_;
-  return Status::Ok();
+  if (count_ > kMaxTotalCount) ScaleToMaxTotal();
+}
+
+void Histogram::RecordSaturating(uint64_t value, uint64_t count) {
+  Histogram one;
+  one.first_ = BucketIndex(value);
+  one.counts_.assign(1, count);
+  one.count_ = count;
+  one.min_ = one.max_ = value;
+  one.sum_ = static_cast<uint128_t>(value) * count;
+  if (count > kMaxTotalCount) one.ScaleToMaxTotal();
+  Merge(one);
+}
+
+void Histogram::ScaleToMaxTotal() {
+  // count_ < 2^64, so every product below is under 2^126.
+  const uint64_t total = count_;
+  uint64_t kept = 0;
+  size_t largest = 0;
+  for (size_t i = 0; i < counts_.size(); ++i) {
+    if (counts_[i] == 0) continue;
+    const auto scaled = static_cast<uint64_t>(static_cast<uint128_t>(counts_[i]) * kMaxTotalCount / total);
+    counts_[i] = std::max<uint64_t>(scaled, 1);
+    kept += counts_[i];  // at most kMaxTotalCount + kBucketCount
+    if (counts_[i] > counts_[largest]) largest = i;
+  }
+  // The largest bucket holds at least kMaxTotalCount / kBucketCount, far more than the rounding.
+  counts_[largest] = counts_[largest] + kMaxTotalCount - kept;
+  const uint128_t excess = sum_ - static_cast<uint128_t>(total) * min_;  // <= total * (max - min)
+  const uint128_t scaled_excess =
+      excess / total * kMaxTotalCount + excess % total * kMaxTotalCount / total;
+  sum_ = static_cast<uint128_t>(kMaxTotalCount) * min_ + scaled_excess;
+  count_ = kMaxTotalCount;
+  saturated_ = true;
 }
 
 namespace {
@@ -134,17 +169,39 @@ Status WalkBuckets(std::string_view in, const Header& h, Add&& add, uint64_t* to
 
 }  // namespace
 
-Status Histogram::Validate(std::string_view encoded) {
+namespace {
+
+// Validate's checks; *total receives the count.
+Status Check(std::string_view encoded, uint64_t* total) {
   Header h;
   if (Status s = ParseHeader(encoded, &h); !s.ok()) return s;
-  uint64_t total = 0, added = 0;
-  return WalkBuckets(encoded, h, [](uint32_t, uint64_t) {}, &total, &added);
+  uint64_t added = 0;
+  return WalkBuckets(encoded, h, [](uint32_t, uint64_t) {}, total, &added);
+}
+
+}  // namespace
+
+Status Histogram::Validate(std::string_view encoded) {
+  uint64_t total = 0;
+  return Check(encoded, &total);
+}
+
+Status Histogram::ValidateItem(std::string_view encoded) {
+  uint64_t total = 0;
+  if (Status s = Check(encoded, &total); !s.ok()) return s;
+  if (total == 0) return Status::InvalidArgument("empty histogram: an item holds at least one event");
+  if (total > kMaxItemCount) {
+    return Status::InvalidArgument("histogram of " + std::to_string(total) + " events: one item holds at most " +
+                                   std::to_string(kMaxItemCount) + " (2^40)");
+  }
+  return Status::Ok();
 }
 
 Status Histogram::MergeEncoded(std::string_view encoded) {
   // One pass: buckets are added as they are read, and if the encoding turns out to be corrupt
-  // the ones already added are taken back out, so on error nothing has changed. Corrupt input is
-  // rare; a second checking pass on every merge would double the cost of every query.
+  // (or to hold more than kMaxTotalCount) the ones already added are taken back out, so on error
+  // nothing has changed. Corrupt input is rare; a second checking pass on every merge would
+  // double the cost of every query.
   Header h;
   if (Status s = ParseHeader(encoded, &h); !s.ok()) return s;
   if (h.nbuckets == 0) return Status::Ok();
@@ -153,25 +210,37 @@ Status Histogram::MergeEncoded(std::string_view encoded) {
   Grow(BucketIndex(h.max));
   auto add = [this](uint32_t i, uint64_t count) {
     if (i - first_ >= counts_.size()) Grow(i);
-    counts_[i - first_] += count;
+    counts_[i - first_] += count;  // may wrap for a total past 2^62: then it is taken back
   };
   uint64_t total = 0, added = 0;
   Status s = WalkBuckets(encoded, h, add, &total, &added);
-  if (s.ok() && total > UINT64_MAX - count_) {
-    s = Status::ResourceExhausted("histogram: merged count would pass 2^64");
-  }
-  if (!s.ok()) {
+  if (!s.ok() || total > kMaxTotalCount) {
     uint64_t undone = 0, ignored = 0;
     auto subtract = [this, &undone, added](uint32_t i, uint64_t count) {
       if (undone++ < added) counts_[i - first_] -= count;
     };
     (void)WalkBuckets(encoded, h, subtract, &ignored, &ignored);
-    return s;
+    if (!s.ok()) return s;
+    // A valid encoding of more than kMaxTotalCount events (written before the bounds): built
+    // apart, where its counts fit, cut to kMaxTotalCount, then merged.
+    Histogram big;
+    big.Grow(BucketIndex(h.min));
+    big.Grow(BucketIndex(h.max));
+    auto add_big = [&big](uint32_t i, uint64_t count) { big.counts_[i - big.first_] += count; };
+    (void)WalkBuckets(encoded, h, add_big, &ignored, &ignored);
+    big.count_ = total;
+    big.min_ = h.min;
+    big.max_ = h.max;
+    big.sum_ = static_cast<uint128_t>(total) * h.min + h.excess;  // <= total * max < 2^128
+    big.ScaleToMaxTotal();
+    Merge(big);
+    return Status::Ok();
   }
   min_ = count_ == 0 ? h.min : std::min(min_, h.min);
   max_ = std::max(max_, h.max);
-  count_ += total;
+  count_ += total;  // both at most 2^62
   sum_ += static_cast<uint128_t>(total) * h.min + h.excess;
+  if (count_ > kMaxTotalCount) ScaleToMaxTotal();
   return Status::Ok();
 }
 

@@ -38,6 +38,23 @@
 //   a0 01 01    bucket 164 (gap 164 - 4 = 160), count 1
 //   98 01 01    bucket 317 (gap 317 - 165 = 152), count 1
 //
+// Counts are bounded (core/counts.h): one batch item holds at most kMaxItemCount events
+// (ValidateItem), and no histogram ever holds more than kMaxTotalCount. A Record or Merge whose
+// total would pass kMaxTotalCount saturates instead of failing, so no valid input can make a
+// merge fail (an encoding that does not decode still does). Saturating scales every bucket by
+// kMaxTotalCount / total, rounding down but keeping each non-empty bucket at least 1, and puts
+// the rounding difference on the largest bucket, so the count is exactly kMaxTotalCount; min and
+// max stay; the sum is scaled by the same factor, so the mean stays (within rounding) and the
+// result still decodes. The proportions of the distribution, hence every percentile, are kept;
+// what is lost is the absolute count past 2^62, and saturated() says so.
+//
+// Saturation example: a = {2^61 events of 10, 2^61 events of 1000} (count 2^62) merged with
+// b = {2^61 events of 10}: the total 3 * 2^61 passes 2^62, so bucket 10 gets
+// floor(2^62 * 2^62 / (3 * 2^61)) = 3074457345618258602 and bucket 317 (1000) gets
+// floor(2^61 * 2^62 / (3 * 2^61)) = 1537228672809129301; the sum of those is 2^62 - 1, so the
+// largest bucket takes the 1: 3074457345618258603 events of 10 (2/3) and 1537228672809129301 of
+// 1000 (1/3), count 2^62, min 10, max 1000, saturated() true.
+//
 // Thread safety: a Histogram is a value type; concurrent reads are safe, writes need a lock.
 #pragma once
 
@@ -47,6 +64,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/counts.h"
 #include "core/status.h"
 #include "core/varint.h"
 
@@ -77,9 +95,13 @@ class Histogram {
  public:
   Histogram() = default;
 
-  // Adds `count` occurrences of `value`. The total count must stay below 2^64.
+  // Adds `count` occurrences of `value`; a total past kMaxTotalCount saturates (rule above).
   void Record(uint64_t value, uint64_t count = 1) {
     if (count == 0) return;
+    if (count > kMaxTotalCount - count_) [[unlikely]] {
+      RecordSaturating(value, count);
+      return;
+    }
     const uint32_t index = BucketIndex(value);
     if (index - first_ < counts_.size()) {
       counts_[index - first_] += count;
@@ -93,11 +115,16 @@ class Histogram {
     sum_ += static_cast<uint128_t>(value) * count;
   }
 
-  // Adds every count of `other`. Refuses (and changes nothing) if the total count would pass
-  // 2^64 - 1.
-  Status Merge(const Histogram& other);
-  // Decodes `encoded` and merges it in; on a decode error nothing is changed.
+  // Adds every count of `other`. Never fails: a total past kMaxTotalCount saturates (rule above).
+  void Merge(const Histogram& other);
+  // Decodes `encoded` and merges it in, saturating like Merge; on a decode error (Corruption)
+  // nothing is changed. An encoding may hold up to 2^64 - 1 events (stores written before the
+  // bounds); merged, it saturates like any other.
   Status MergeEncoded(std::string_view encoded);
+
+  // True once a Record or Merge into this histogram (or into one merged into it) saturated at
+  // kMaxTotalCount: the count is then a floor, the proportions still hold. Not part of ==.
+  bool saturated() const { return saturated_; }
 
   bool empty() const { return count_ == 0; }
   uint64_t count() const { return count_; }
@@ -134,14 +161,23 @@ class Histogram {
     EncodeTo(&out);
     return out;
   }
+  // Decode of an encoding holding more than kMaxTotalCount events saturates (see MergeEncoded).
   static Result<Histogram> Decode(std::string_view encoded);
   // Checks an encoding exactly as Decode does, without building anything.
   static Status Validate(std::string_view encoded);
+  // Checks one histogram that comes from outside as one item (a batch's histogram delta):
+  // Validate's checks, and that it holds from 1 to kMaxItemCount events. InvalidArgument naming
+  // the count for a count out of that range; Corruption for an encoding that does not decode.
+  static Status ValidateItem(std::string_view encoded);
 
   friend bool operator==(const Histogram& a, const Histogram& b);
 
  private:
   void Grow(uint32_t index);
+  void RecordSaturating(uint64_t value, uint64_t count);
+  // Scales a histogram holding more than kMaxTotalCount (and less than 2^64) events down to
+  // exactly kMaxTotalCount (rule above) and sets saturated_.
+  void ScaleToMaxTotal();
 
   uint32_t first_ = 0;            // bucket index of counts_[0]
   std::vector<uint64_t> counts_;  // dense window over [first_, first_ + size)
@@ -149,6 +185,7 @@ class Histogram {
   uint128_t sum_ = 0;
   uint64_t min_ = 0;
   uint64_t max_ = 0;
+  bool saturated_ = false;
 };
 
 }  // namespace trailmap

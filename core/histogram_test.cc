@@ -191,15 +191,15 @@ TEST(Histogram, MergeIsAssociativeCommutativeAndConservesCounts) {
       }
     }
     Histogram ab_c = a;
-    ASSERT_TRUE(ab_c.Merge(b).ok());
-    ASSERT_TRUE(ab_c.Merge(c).ok());
+    ab_c.Merge(b);
+    ab_c.Merge(c);
     Histogram bc = b;
-    ASSERT_TRUE(bc.Merge(c).ok());
+    bc.Merge(c);
     Histogram a_bc = a;
-    ASSERT_TRUE(a_bc.Merge(bc).ok());
+    a_bc.Merge(bc);
     Histogram cba = c;
-    ASSERT_TRUE(cba.Merge(b).ok());
-    ASSERT_TRUE(cba.Merge(a).ok());
+    cba.Merge(b);
+    cba.Merge(a);
     // Through the encoding too, as the aggregator merges.
     Histogram enc;
     for (auto* h : {&c, &a, &b}) ASSERT_TRUE(enc.MergeEncoded(h->Encode()).ok());
@@ -211,12 +211,120 @@ TEST(Histogram, MergeIsAssociativeCommutativeAndConservesCounts) {
   }
 }
 
-TEST(Histogram, MergeRefusesCountOverflow) {
+// ---- counts past kMaxTotalCount saturate (the rule and its example in histogram.h) ----
+
+// An encoding of `count` events of `value` (one bucket), as a store written before the bounds
+// could hold: counts up to 2^64 - 1 decode.
+std::string OneBucket(uint64_t value, uint64_t count) {
+  std::string out("\x01\x01", 2);
+  PutVarint(&out, value);
+  PutVarint(&out, uint64_t{0});  // spread
+  PutVarint(&out, uint64_t{0});  // excess
+  PutVarint(&out, uint64_t{BucketIndex(value)});
+  PutVarint(&out, count);
+  return out;
+}
+
+TEST(HistogramSaturation, TheWorkedExample) {
   Histogram a, b;
-  a.Record(1, UINT64_MAX - 1);
-  b.Record(2, 2);
-  EXPECT_EQ(a.Merge(b).code(), Status::Code::kResourceExhausted);
-  EXPECT_EQ(a.count(), UINT64_MAX - 1);
+  a.Record(10, uint64_t{1} << 61);
+  a.Record(1000, uint64_t{1} << 61);
+  b.Record(10, uint64_t{1} << 61);
+  EXPECT_FALSE(a.saturated());
+  Histogram through_encoding = a;
+  a.Merge(b);
+  ASSERT_TRUE(through_encoding.MergeEncoded(b.Encode()).ok());
+  for (const Histogram* h : {&a, &through_encoding}) {
+    EXPECT_TRUE(h->saturated());
+    EXPECT_EQ(h->count(), kMaxTotalCount);
+    EXPECT_EQ(h->BucketCount(10), 3074457345618258603u);
+    EXPECT_EQ(h->BucketCount(BucketIndex(1000)), 1537228672809129301u);
+    EXPECT_EQ(h->min(), 10u);
+    EXPECT_EQ(h->max(), 1000u);
+    EXPECT_NEAR(h->mean(), (2 * 10 + 1000) / 3.0, 1e-9);
+    EXPECT_EQ(h->Percentile(50), 10u);
+    EXPECT_EQ(h->Percentile(90), 1000u);
+  }
+  EXPECT_EQ(a, through_encoding);
+  // The result decodes, and merging more into it stays at the bound.
+  Result<Histogram> back = Histogram::Decode(a.Encode());
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, a);
+  EXPECT_FALSE(back->saturated());  // the flag is not encoded: a stored value is just a value
+  back->Merge(b);
+  EXPECT_EQ(back->count(), kMaxTotalCount);
+  EXPECT_TRUE(Histogram::Validate(back->Encode()).ok());
+}
+
+TEST(HistogramSaturation, RecordAndOldEncodingsPastTheBoundSaturate) {
+  Histogram h;
+  h.Record(5, UINT64_MAX);
+  EXPECT_TRUE(h.saturated());
+  EXPECT_EQ(h.count(), kMaxTotalCount);
+  EXPECT_EQ(h.sum(), static_cast<uint128_t>(kMaxTotalCount) * 5);
+  h.Record(7, 3);
+  EXPECT_EQ(h.count(), kMaxTotalCount);
+  EXPECT_EQ(h.max(), 7u);
+  EXPECT_GE(h.BucketCount(7), 1u);  // a bucket is never scaled away
+  EXPECT_TRUE(Histogram::Validate(h.Encode()).ok());
+
+  // 2^64 - 1 events in one encoding: valid, merged saturated, the target unchanged otherwise.
+  const std::string old = OneBucket(300, UINT64_MAX);
+  EXPECT_TRUE(Histogram::Validate(old).ok());
+  Histogram target;
+  target.Record(42, 10);
+  ASSERT_TRUE(target.MergeEncoded(old).ok());
+  EXPECT_TRUE(target.saturated());
+  EXPECT_EQ(target.count(), kMaxTotalCount);
+  EXPECT_EQ(target.min(), 42u);
+  EXPECT_EQ(target.max(), 300u);
+  EXPECT_EQ(target.BucketCount(42), 9u);  // cut to 2^62 alone, then 10 * 2^62 / (2^62 + 10)
+  EXPECT_TRUE(Histogram::Validate(target.Encode()).ok());
+  Result<Histogram> decoded = Histogram::Decode(old);
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ(decoded->count(), kMaxTotalCount);
+  EXPECT_EQ(decoded->sum(), static_cast<uint128_t>(kMaxTotalCount) * 300);
+}
+
+TEST(HistogramSaturation, AnyMergeOfValidHistogramsDecodes) {
+  std::mt19937_64 rng(2026);
+  for (int round = 0; round < 100; ++round) {
+    Histogram into;
+    for (int part = 0; part < 4; ++part) {
+      Histogram h;
+      for (int i = 0; i < 1 + static_cast<int>(rng() % 40); ++i) {
+        h.Record(rng() >> (rng() % 64), (rng() >> (rng() % 64)) | 1);
+      }
+      ASSERT_TRUE(Histogram::Validate(h.Encode()).ok());
+      const uint64_t min = into.empty() ? h.min() : std::min(into.min(), h.min());
+      const uint64_t max = std::max(into.max(), h.max());
+      if (part % 2) {
+        into.Merge(h);
+      } else {
+        ASSERT_TRUE(into.MergeEncoded(h.Encode()).ok());
+      }
+      ASSERT_LE(into.count(), kMaxTotalCount);
+      ASSERT_EQ(into.min(), min);
+      ASSERT_EQ(into.max(), max);
+      Result<Histogram> back = Histogram::Decode(into.Encode());
+      ASSERT_TRUE(back.ok()) << "round " << round << ": " << back.status().ToString();
+      ASSERT_EQ(*back, into);
+    }
+  }
+}
+
+TEST(HistogramSaturation, AnItemHoldsOneToMaxItemCountEvents) {
+  Histogram h;
+  h.Record(1000, kMaxItemCount);
+  EXPECT_TRUE(Histogram::ValidateItem(h.Encode()).ok());
+  h.Record(1000);
+  Status s = Histogram::ValidateItem(h.Encode());
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("histogram of 1099511627777 events"), std::string::npos) << s.message();
+  EXPECT_TRUE(Histogram::Validate(h.Encode()).ok());  // a valid value: only too big for an item
+  s = Histogram::ValidateItem(Histogram().Encode());
+  EXPECT_NE(s.message().find("empty histogram"), std::string::npos) << s.message();
+  EXPECT_EQ(Histogram::ValidateItem(std::string("\x02", 1)).code(), Status::Code::kCorruption);
 }
 
 TEST(Histogram, EncodingIsSmallOnARealisticDistribution) {

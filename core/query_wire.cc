@@ -6,6 +6,7 @@
 #include <kj/exception.h>
 
 #include "core/capnp_bytes.h"
+#include "core/counts.h"
 #include "core/predicate.h"
 #include "schemas/query.capnp.h"
 
@@ -147,7 +148,8 @@ void CellSummary::Add(const CellSummary& other) {
     min = std::min(min, other.min);
     max = std::max(max, other.max);
   }
-  count += other.count;
+  bool saturated = false;  // as a histogram's count does (core/histogram.h)
+  count = SaturatingCountAdd(count, other.count, &saturated);
   sum += other.sum;
 }
 

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/counts.h"
+
 namespace trailmap {
 namespace {
 
@@ -377,10 +379,10 @@ void StackCollapser::EndRecord() {
     key_.append(frame_text_, frames_[i].first, frames_[i].second);
   }
   if (auto it = counts_.find(std::string_view(key_)); it != counts_.end()) {
-    // Periods near 2^64 (ParseCount saturates) would wrap the sum: saturate it too.
-    it->second = it->second > UINT64_MAX - period_ ? UINT64_MAX : it->second + period_;
+    bool saturated = false;  // periods add up to at most kMaxTotalCount
+    it->second = SaturatingCountAdd(it->second, period_, &saturated);
   } else {
-    counts_.emplace(key_, period_);
+    counts_.emplace(key_, std::min(period_, kMaxTotalCount));
   }
   ++stats_.records;
   frames_.clear();

@@ -5,6 +5,8 @@
 #include <optional>
 #include <unordered_map>
 
+#include "core/counts.h"
+
 namespace trailmap {
 namespace {
 
@@ -119,9 +121,12 @@ FanoutResult FanOut(zmq::context_t& context, const std::vector<std::string>& end
 
 FoldedStacks MergeStackAnswers(const std::vector<Answer>& answers) {
   std::unordered_map<std::string, uint64_t> counts;
+  bool saturated = false;  // past kMaxTotalCount a count stops there, as in the store
   for (const Answer& answer : answers) {
     if (answer.kind != Query::Kind::kStacks) continue;
-    for (const FoldedStack& s : answer.stacks.stacks) counts[s.stack] += s.count;
+    for (const FoldedStack& s : answer.stacks.stacks) {
+      counts[s.stack] = SaturatingCountAdd(counts[s.stack], s.count, &saturated);
+    }
   }
   FoldedStacks out;
   out.reserve(counts.size());

@@ -162,7 +162,7 @@ Result<MergedGrid> SelectGroups(const MergedGrid& grid, const std::vector<std::s
         *excluded += grid.cells[g][c].count();
         continue;
       }
-      if (Status s = out.cells[target[g]][c].Merge(grid.cells[g][c]); !s.ok()) return s;
+      out.cells[target[g]][c].Merge(grid.cells[g][c]);
     }
   }
   return out;
