@@ -87,6 +87,20 @@ SelfReadings AggregatorReadings(const AggregatorCounters& c, const std::string& 
     AddGauge(&out, "trailmap.aggregator.rollups.pending", "minutes",
              "minutes whose 10 s and 60 s rollups are behind",
              static_cast<double>(c.pending_rollups));
+    AddCounter(&out, "trailmap.aggregator.merges.saturated", "merges/s",
+               "merges that cut a count at 2^62 instead of failing (core/counts.h)",
+               c.saturated_merges);
+  }
+  if (c.health) {
+    AddCounter(&out, "trailmap.aggregator.rollups.failed", "minutes/s",
+               "rollup minutes that failed and will be retried", c.health->rollup_failures);
+    AddCounter(&out, "trailmap.aggregator.agents.pruned", "agents/s",
+               "watermarks of long-idle agents deleted", c.health->agents_pruned);
+    AddGauge(&out, "trailmap.aggregator.agents", "agents", "agents with a watermark",
+             static_cast<double>(c.health->agents));
+    AddGauge(&out, "trailmap.aggregator.store.error", "errors",
+             "1 while a RocksDB background error or a full disk stops writes",
+             c.health->background_error.empty() ? 0.0 : 1.0);
   }
   if (c.process) AddProcessReadings("trailmap.aggregator", *c.process, &out);
   for (SelfReading& r : out) r.series.fields = Joined(r.series.fields, fields);
@@ -154,6 +168,8 @@ AggregatorCounters AggregatorSelfMetrics::Read() const {
   }
   c.rocksdb = parts_.store->RocksDbProperties();
   c.pending_rollups = parts_.store->PendingRollups();
+  c.saturated_merges = parts_.store->SaturatedMerges();
+  c.health = parts_.store->Health();
   if (Result<ProcessStats> p = ReadProcessStats(); p.ok()) c.process = *p;
   return c;
 }

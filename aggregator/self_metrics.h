@@ -73,6 +73,8 @@ struct AggregatorCounters {
   std::optional<uint64_t> queries_answered, query_errors;
   std::optional<RocksDbStats> rocksdb;
   size_t pending_rollups = 0;
+  uint64_t saturated_merges = 0;  // Store::SaturatedMerges
+  std::optional<StoreHealth> health;
   std::optional<ProcessStats> process;
 };
 
