@@ -112,11 +112,11 @@ TEST(Compose, TheSameTopologyRunsOnLoopback) {
   for (const std::string host : {"web-1", "web-2", "db-1"}) EXPECT_GT(http[host].count, 0u) << host;
   EXPECT_GT(disk["sim-001"].count, 0u);
   // The HTTP node answers from the same aggregator: all 50 simulated hosts.
-  const std::string http = ports.at("query:7402");
+  const std::string node = ports.at("query:7402");
   HttpResult stats;
   EXPECT_TRUE(WaitFor(
       [&] {
-        stats = HttpGet(std::stoi(http.substr(http.rfind(':') + 1)),
+        stats = HttpGet(std::stoi(node.substr(node.rfind(':') + 1)),
                         "/api/stats?metric=disk.latency&by=host&from=-2m");
         return stats.status == 200;
       },
