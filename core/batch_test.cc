@@ -240,7 +240,7 @@ TEST(BatchItems, ARefusedSeriesTakesItsItemsAndTheRestAreRenumbered) {
   EXPECT_EQ(refused.named[1].reason,
             "second 0 (1700000000), histogram 0: its series 0 was refused (unit is empty)");
   EXPECT_EQ(refused.named[2].kind, RefusedItem::Kind::kStackCount);
-  EXPECT_NE(refused.named[2].reason.find("over 2^40"), std::string::npos);
+  EXPECT_NE(refused.named[2].reason.find("at most 2^40"), std::string::npos);
   EXPECT_EQ(refused.named[3].reason,
             "second 1 (5000000000), histogram 0: time outside 1970..2100");
   ASSERT_EQ(r->series.size(), 2u);

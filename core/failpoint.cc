@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <vector>
 #include <string>
 #include <thread>
 
@@ -60,12 +62,21 @@ FailpointTable Parse(std::string_view text) {
   return table;
 }
 
+// The table for the current value of TRAILMAP_FAILPOINTS: parsed again (hit counts from 0)
+// whenever the variable changes, so a test may set it after an earlier failpoint was reached.
+// Tables are kept for the process's life, so a reference handed out stays valid.
 const FailpointTable& Table() {
-  static const FailpointTable table = [] {
-    const char* env = std::getenv("TRAILMAP_FAILPOINTS");
-    return Parse(env ? env : "");
-  }();
-  return table;
+  static std::mutex mu;
+  static std::string text;
+  static std::vector<std::unique_ptr<FailpointTable>> tables;
+  const char* env = std::getenv("TRAILMAP_FAILPOINTS");
+  const std::string now = env ? env : "";
+  std::lock_guard lock(mu);
+  if (tables.empty() || now != text) {
+    text = now;
+    tables.push_back(std::make_unique<FailpointTable>(Parse(now)));
+  }
+  return *tables.back();
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 //
 // They exist only in builds configured with -DTRAILMAP_FAILPOINTS=ON (scripts/test turns it on;
 // scripts/demo and release builds do not), where TRAILMAP_FAILPOINT(name) expands to a check of
-// the environment variable TRAILMAP_FAILPOINTS, read once per process:
+// the environment variable TRAILMAP_FAILPOINTS:
 //
 //   TRAILMAP_FAILPOINTS := spec ("," spec)*
 //   spec                := name "=" action ["@" n]     fire at the n-th time the point is reached
@@ -15,7 +15,8 @@
 //
 // e.g. TRAILMAP_FAILPOINTS="ingest.after_write=kill@3" kills an aggregator after its third
 // write, before that write's ack. In other builds TRAILMAP_FAILPOINT(name) is `false` and
-// compiles to nothing. Thread-safe: hit counts are atomic.
+// compiles to nothing. The variable is read at every check and parsed again when it changes
+// (hit counts start from 0 then). Thread-safe.
 #pragma once
 
 #include <string_view>

@@ -1,5 +1,7 @@
 #include "core/stack_collapse.h"
 
+#include "core/counts.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -343,7 +345,7 @@ TEST(StackCollapse, HugePeriodsSaturate) {
       "java 1 [000] 1.5: 18446744073709551615 cycles:\n\t1 f (/x)\n\n"
       "java 1 [000] 1.6: 99999999999999999999999 cycles:\n\t1 f (/x)\n\n",
       {});
-  EXPECT_EQ(got, (FoldedStacks{{"java;f", UINT64_MAX}}));
+  EXPECT_EQ(got, (FoldedStacks{{"java;f", kMaxTotalCount}}));  // core/counts.h
 }
 
 }  // namespace

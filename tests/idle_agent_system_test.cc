@@ -69,7 +69,9 @@ TEST(IdleAgentSystem, AnAgentBackAfterItsWatermarkWasPrunedLosesAndRepeatsNothin
   const std::string query = "127.0.0.1:" + std::to_string(FreePort());
   const std::string config = dir / "aggregator.toml";
   WriteFile(config, "data = \"" + (dir / "data") + "\"\ningest = \"" + ingest +
-                        "\"\nquery = \"" + query + "\"\nname = \"agg-idle\"\n[retention]\n" +
+                        "\"\nquery = \"" + query + "\"\nname = \"agg-idle\"\n" +
+                        // Its own self-metrics agent would be idle (and pruned) too.
+                        "self_metrics = false\n[retention]\n" +
                         "agents = \"2s\"\n");
   auto start = [&] {
     return std::make_unique<Process>(
