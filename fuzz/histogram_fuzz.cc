@@ -58,7 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   FUZZ_CHECK(merged.count() == a.count() + b.count() && merged.sum() == a.sum() + b.sum());
   Histogram other = b;
-  FUZZ_CHECK(other.Merge(a).ok());
+  other.Merge(a);  // saturates rather than fails (core/histogram.h)
   FUZZ_CHECK(other == merged, "merge is not commutative");
   trailmap::Result<Histogram> round = Histogram::Decode(merged.Encode());
   FUZZ_CHECK(round.ok() && *round == merged, "%s", round.status().ToString().c_str());

@@ -56,8 +56,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < operands.size(); ++i) ok &= Decode(operands[i], &parts[i + 1]);
   const std::string_view* existing_ptr = existing.empty() ? nullptr : &existing;
   std::string merged;
+  bool saturated = false;
   const trailmap::Status s =
-      trailmap::aggregator::MergeStackCountEncodings(existing_ptr, operands, &merged);
+      trailmap::aggregator::MergeStackCountEncodings(existing_ptr, operands, &merged, &saturated);
   if (!ok) {
     FUZZ_CHECK(!s.ok(), "merged a value that does not decode");
     return 0;
@@ -76,6 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   FUZZ_CHECK(s.ok(), "merge failed below the count bound: %s", s.ToString().c_str());
+  FUZZ_CHECK(!saturated, "a merge below the count bound says it saturated");
   FUZZ_CHECK(Decode(merged, &result), "the merge does not decode");
   StackCounts expected;
   for (const auto& [id, sum] : sums) expected.emplace_back(id, static_cast<uint64_t>(sum));
@@ -87,7 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   reversed.erase(reversed.begin());
   std::string other;
   FUZZ_CHECK(
-      trailmap::aggregator::MergeStackCountEncodings(&first, reversed, &other).ok());
+      trailmap::aggregator::MergeStackCountEncodings(&first, reversed, &other, &saturated).ok());
   FUZZ_CHECK(other == merged, "the merge depends on the order of operands");
   return 0;
 }
