@@ -26,7 +26,9 @@ Status Check(const HistogramQuery& q) {
     return Status::InvalidArgument("empty time range: from " + std::to_string(q.from) + " is not before to " +
                                    std::to_string(q.to));
   }
-  const uint64_t columns = (static_cast<uint64_t>(q.to - q.from) + q.step - 1) / q.step;
+  // to > from, so the unsigned difference is exact even where the signed one would overflow.
+  const uint64_t span = static_cast<uint64_t>(q.to) - static_cast<uint64_t>(q.from);
+  const uint64_t columns = span / q.step + (span % q.step != 0);
   if (columns > kMaxQueryColumns) {
     return Status::InvalidArgument(std::to_string(columns) + " columns, at most " +
                                    std::to_string(kMaxQueryColumns) + ": use a larger step");

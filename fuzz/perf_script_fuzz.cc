@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/counts.h"
 #include "core/stack_collapse.h"
 #include "fuzz/fuzz_check.h"
 
@@ -41,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   unsigned __int128 total = 0;
   bool saturated = false;
   for (size_t i = 0; i < whole.size(); ++i) {
-    saturated |= whole[i].count == UINT64_MAX;
+    saturated |= whole[i].count == trailmap::kMaxTotalCount;  // core/counts.h
     FUZZ_CHECK(whole[i].count >= 1);
     FUZZ_CHECK(i == 0 || whole[i - 1].stack < whole[i].stack, "stacks not sorted and distinct");
     total += whole[i].count;
