@@ -28,6 +28,7 @@
 #include "core/histogram.h"
 #include "core/query_wire.h"
 #include "tests/cluster.h"
+#include "tests/stored_events.h"
 
 namespace trailmap::test {
 namespace {
@@ -148,29 +149,8 @@ ShardStatus Status(zmq::context_t* context, const std::string& query_endpoint) {
   return a.ok() ? a->status : ShardStatus{};
 }
 
-// What the aggregator stores of disk.latency over the last 1200 s, asked over its query socket.
 uint64_t StoredCount(const std::string& query_endpoint) {
-  zmq::context_t context;
-  zmq::socket_t dealer(context, zmq::socket_type::dealer);
-  dealer.set(zmq::sockopt::linger, 0);
-  dealer.set(zmq::sockopt::rcvtimeo, 30000);
-  dealer.connect("tcp://" + query_endpoint);
-  Query q;
-  q.id = 1;
-  q.histograms.metric = "disk.latency";
-  q.histograms.to = Now() + 1;
-  q.histograms.from = q.histograms.to - 1200;
-  q.histograms.step = 1200;
-  dealer.send(zmq::buffer(EncodeQuery(q)), zmq::send_flags::none);
-  zmq::message_t reply;
-  if (!dealer.recv(reply)) return 0;
-  Result<Answer> a = DecodeAnswer({static_cast<const char*>(reply.data()), reply.size()});
-  EXPECT_TRUE(a.ok() && a->error.empty()) << (a.ok() ? a->error : a.status().ToString());
-  uint64_t total = 0;
-  if (a.ok()) {
-    for (const QueryCell& c : a->histograms.cells) total += c.histogram.count();
-  }
-  return total;
+  return StoredEvents(query_endpoint, "disk.latency", 1200);
 }
 
 TEST(DiskFullSystem, WritesFailUnackedAndIngestResumesWhenSpaceReturns) {
