@@ -237,7 +237,9 @@ const std::string& Shipper::Encoded(Pending& p) {
   Batch wire;
   if (!p.dropped) {
     Result<std::string> stored = spool_->Read(p.sequence);
-    Result<Batch> batch = stored.ok() ? DecodeBatch(*stored) : Result<Batch>(stored.status());
+    // As handed over: the aggregator judges the items (a bad one is refused there, alone).
+    Result<Batch> batch =
+        stored.ok() ? DecodeBatchAsWritten(*stored) : Result<Batch>(stored.status());
     if (batch.ok()) {
       wire = std::move(*batch);
     } else {

@@ -241,7 +241,7 @@ TEST_F(IngestProtocolTest, AnEnvelopeThatCannotBeReadMovesNothing) {
 // and batch 12 is over the aggregator's series limit (readable envelope, rejected whole).
 // Out until the spool reads back a batch with a bad item as it was handed over: agent/shipper.cc
 // re-validates what it reads back from the spool and sends such a batch empty.
-TEST_F(IngestProtocolTest, DISABLED_TheShipperDropsOnlyTheRejectedBatchAndCountsRefusedItems) {
+TEST_F(IngestProtocolTest, TheShipperDropsOnlyTheRejectedBatchAndCountsRefusedItems) {
   BatchLimits limits;
   limits.max_series = 3;
   Reopen(limits);

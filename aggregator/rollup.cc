@@ -117,7 +117,11 @@ struct SecondCursor {
 Status ComputeMinuteRollup(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
                            rocksdb::ColumnFamilyHandle* hist, uint32_t metric, int64_t start,
                            const std::function<Status(size_t resolution, const DataKey& key,
-                                                      const std::string& value)>& emit) {
+                                                      const std::string& value)>& emit,
+                           uint64_t* saturated) {
+  const auto count_saturated = [saturated](const Histogram& h) {
+    if (saturated && h.saturated()) ++*saturated;
+  };
   constexpr size_t kTens = kRollupMinute / 10;
   // Bounds first: each iterator's upper bound must stay where it is while the iterator lives.
   std::vector<std::string> uppers;
@@ -168,11 +172,13 @@ Status ComputeMinuteRollup(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
       encoded.clear();
       tens[t].EncodeTo(&encoded);
       const DataKey key{metric, start + static_cast<int64_t>(10 * t), host, series};
+      count_saturated(tens[t]);
       if (Status st = emit(1, key, encoded); !st.ok()) return st;
       minute.Merge(tens[t]);  // saturates at kMaxTotalCount, never fails
     }
     encoded.clear();
     minute.EncodeTo(&encoded);
+    count_saturated(minute);
     if (Status st = emit(2, DataKey{metric, start, host, series}, encoded); !st.ok()) return st;
   }
 }

@@ -117,10 +117,13 @@ class PendingMinutes {
 // emit(resolution index, key, encoded histogram) for every non-empty 10 s bucket (index 1) and
 // 60 s bucket (index 2) of every (host, series). Memory stays small however many hosts there
 // are: one iterator per second, merged in (host, series) order. Corruption if a stored histogram
-// does not decode; a Status emit returns that is not Ok stops the walk and is returned.
+// does not decode; a Status emit returns that is not Ok stops the walk and is returned. A sum
+// past kMaxTotalCount saturates (core/counts.h), never fails: each value emitted saturated adds
+// one to *saturated (if non-null).
 Status ComputeMinuteRollup(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
                            rocksdb::ColumnFamilyHandle* hist, uint32_t metric, int64_t start,
                            const std::function<Status(size_t resolution, const DataKey& key,
-                                                      const std::string& value)>& emit);
+                                                      const std::string& value)>& emit,
+                           uint64_t* saturated = nullptr);
 
 }  // namespace trailmap::aggregator

@@ -4,10 +4,14 @@
 #include "aggregator/rollup.h"
 
 #include <gtest/gtest.h>
+#include <rocksdb/db.h>
 #include <stdlib.h>
+
+#include <map>
 
 #include "aggregator/store.h"
 #include "aggregator/testing.h"
+#include "core/counts.h"
 
 namespace trailmap::aggregator {
 namespace {
@@ -191,6 +195,46 @@ TEST(RollupTest, APendingMinutePastTheRetentionKeepsItsRollups) {
   EXPECT_EQ(f.store->PendingRollups(), 0u);
   EXPECT_EQ(f.store->Health().rollup_aged_out, 1u);
   EXPECT_EQ(f.Minute(minute), 3u);
+}
+
+// Seconds each near 2^62 (a key that itself saturated) sum past the bound in the 10 s and 60 s
+// rollups: they saturate, the walk goes on, and each saturated value is counted.
+TEST(RollupTest, SumsPastTheBoundSaturateAndAreCounted) {
+  TempDir dir;
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  std::unique_ptr<rocksdb::DB> db;
+  {
+    rocksdb::DB* raw = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(options, dir.path(), &raw).ok());
+    db.reset(raw);
+  }
+  const int64_t minute = kNow - 60;
+  const uint64_t near = kMaxTotalCount - 10;
+  for (int64_t s : {minute + 1, minute + 2, minute + 31}) {
+    Histogram h;
+    h.Record(1000, near);
+    ASSERT_TRUE(db->Put({}, EncodeDataKey({7, s, 1, 2}), h.Encode()).ok());
+  }
+  Histogram small;
+  small.Record(5, 3);
+  ASSERT_TRUE(db->Put({}, EncodeDataKey({7, minute + 4, 2, 2}), small.Encode()).ok());
+  std::map<std::pair<size_t, uint32_t>, uint64_t> counts;  // (resolution, host) -> events
+  uint64_t saturated = 0;
+  Status s = ComputeMinuteRollup(
+      db.get(), nullptr, db->DefaultColumnFamily(), 7, minute,
+      [&](size_t resolution, const DataKey& key, const std::string& value) {
+        counts[{resolution, key.host}] += Histogram::Decode(value)->count();
+        return Status::Ok();
+      },
+      &saturated);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  // Host 1: the first ten seconds saturate, the 30s bucket does not, the minute does.
+  EXPECT_EQ(saturated, 2u);
+  EXPECT_EQ((counts[{1, 1}]), kMaxTotalCount + near);
+  EXPECT_EQ((counts[{2, 1}]), kMaxTotalCount);
+  EXPECT_EQ((counts[{1, 2}]), 3u);
+  EXPECT_EQ((counts[{2, 2}]), 3u);
 }
 
 }  // namespace

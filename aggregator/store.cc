@@ -327,6 +327,7 @@ Result<bool> Store::RollUpMinute(const PendingMinutes::Minute& m,
     return w.ok() ? Status::Ok() : FromRocks(w, "writing rollups");
   };
   char key[kDataKeySize];
+  uint64_t rollup_saturated = 0;
   Status status = ComputeMinuteRollup(
       db_->db.get(), snapshot, db_->hist[0], m.metric, m.start,
       [&](size_t resolution, const DataKey& k, const std::string& value) {
@@ -334,9 +335,16 @@ Result<bool> Store::RollUpMinute(const PendingMinutes::Minute& m,
         wb.Put(db_->hist[resolution], rocksdb::Slice(key, kDataKeySize), value);
         // The minute stays pending until its last part and the marker go in one write.
         return wb.Count() < 16384 ? Status::Ok() : write_part();
-      });
+      },
+      &rollup_saturated);
   if (changed) return false;
   if (!status.ok()) return status;
+  if (rollup_saturated > 0) {
+    // Counted with the merges that saturated (self-metric trailmap.aggregator.merges.saturated).
+    merges_->saturated.fetch_add(rollup_saturated, std::memory_order_relaxed);
+    Log("rollup: minute " + std::to_string(m.start) + " of " + catalog_.Metric(m.metric).name +
+        ": " + std::to_string(rollup_saturated) + " sum(s) passed 2^62 and were saturated");
+  }
   if (options_.before_rollup_write) options_.before_rollup_write(m.metric, m.start);
   std::lock_guard lock(write_mu_);
   std::lock_guard view(view_mu_);
@@ -791,6 +799,11 @@ Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query, Quer
   }
   Result<HistogramAnswer> answer = RunHistogramQuery(scan, catalog_, query);
   db_->db->ReleaseSnapshot(scan.snapshot);
+  if (answer.ok()) {  // a cell whose merge saturated is counted with the merges that did
+    uint64_t saturated = 0;
+    for (const QueryCell& cell : answer->cells) saturated += cell.histogram.saturated() ? 1 : 0;
+    if (saturated > 0) merges_->saturated.fetch_add(saturated, std::memory_order_relaxed);
+  }
   return answer;
 }
 

@@ -246,8 +246,9 @@ class Store {
   // "rocksdb.estimate-pending-compaction-bytes" (for self-metrics); NotFound if RocksDB has no
   // such property.
   Result<uint64_t> IntProperty(const std::string& name) const;
-  // Merges (in RocksDB's merge operators, since Open) that cut a count at kMaxTotalCount
-  // (core/counts.h) instead of failing.
+  // Merges that cut a count at kMaxTotalCount (core/counts.h) instead of failing, since Open: in
+  // RocksDB's merge operators, in rollups (each 10 s or 60 s value) and in histogram queries
+  // (each answered cell).
   uint64_t SaturatedMerges() const;
 
   // The metric catalog, by name.

@@ -45,6 +45,14 @@ Status Where(const std::string& where, const Status& s) {
 
 Status ReadDefinitions(ingest::Batch::Reader r, const BatchLimits& limits, Batch* b);
 
+// A Cap'n Proto message is whole 8-byte words.
+Status CheckWholeWords(std::string_view bytes) {
+  if (bytes.size() >= 8 && bytes.size() % 8 == 0) return Status::Ok();
+  return Status::InvalidArgument("batch of " + std::to_string(bytes.size()) +
+                                 " bytes is not a Cap'n Proto message (not whole words)");
+}
+
+
 // A series definition, checked alone.
 Status CheckSeries(ingest::SeriesDef::Reader d, const BatchLimits& limits, SeriesDef* def) {
   def->metric = std::string(View(d.getMetric()));
@@ -359,10 +367,7 @@ std::string EncodeBatch(const Batch& batch) {
 
 Result<Batch> DecodeBatch(std::string_view bytes, const BatchLimits& limits, std::string* agent,
                           uint64_t* sequence, Refusals* refused) {
-  if (bytes.size() < 8 || bytes.size() % 8 != 0) {
-    return Status::InvalidArgument("batch of " + std::to_string(bytes.size()) +
-                                   " bytes is not a Cap'n Proto message (not whole words)");
-  }
+  if (Status s = CheckWholeWords(bytes); !s.ok()) return s;
   try {
     FlatMessage message(bytes);
     auto root = message.Root<ingest::Batch>();
@@ -388,6 +393,46 @@ Result<Batch> DecodeBatch(std::string_view bytes, const BatchLimits& limits, std
   } catch (const std::exception& e) {
     if (refused) *refused = {};
     return Status::InvalidArgument(std::string("batch could not be read: ") + e.what());
+  }
+}
+
+Result<Batch> DecodeBatchAsWritten(std::string_view bytes) {
+  if (Status s = CheckWholeWords(bytes); !s.ok()) return s;
+  try {
+    FlatMessage message(bytes);
+    auto r = message.Root<ingest::Batch>();
+    Batch b;
+    b.agent = std::string(View(r.getAgent()));
+    b.sequence = r.getSequence();
+    b.host = std::string(View(r.getHost()));
+    b.sent_at_ms = r.getSentAtMs();
+    for (auto l : r.getLabels()) {
+      b.labels.emplace_back(std::string(View(l.getKey())), std::string(View(l.getValue())));
+    }
+    for (auto d : r.getSeries()) {
+      b.series.push_back({std::string(View(d.getMetric())), static_cast<MetricKind>(d.getKind()),
+                          std::string(View(d.getUnit())), std::string(View(d.getFields())),
+                          std::string(View(d.getDescription()))});
+    }
+    for (auto sr : r.getSeconds()) {
+      SecondDelta& sd = b.seconds.emplace_back();
+      sd.time = sr.getTime();
+      for (auto h : sr.getHistograms()) {
+        sd.histograms.push_back({h.getSeries(), std::string(View(h.getEncoded()))});
+      }
+      for (auto v : sr.getScalars()) sd.scalars.push_back({v.getSeries(), v.getValue()});
+      for (auto c : sr.getStacks()) sd.stacks.push_back({c.getSeries(), c.getStack(), c.getCount()});
+    }
+    for (auto f : r.getFrames()) b.frames.push_back({f.getId(), std::string(View(f.getName()))});
+    for (auto d : r.getStacks()) {
+      StackDef& def = b.stacks.emplace_back();
+      def.id = d.getId();
+      for (uint32_t f : d.getFrames()) def.frames.push_back(f);
+    }
+    return b;
+  } catch (const kj::Exception& e) {
+    return Status::InvalidArgument(std::string("batch is not a valid Cap'n Proto message: ") +
+                                   e.getDescription().cStr());
   }
 }
 

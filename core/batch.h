@@ -134,6 +134,11 @@ Result<Batch> DecodeBatch(std::string_view bytes, const BatchLimits& limits = {}
                           std::string* agent = nullptr, uint64_t* sequence = nullptr,
                           Refusals* refused = nullptr);
 
+// Reads back a batch this process encoded itself (the agent's spool) exactly as it was written:
+// every field verbatim, nothing checked but the message's structure. The aggregator judges it
+// (DecodeBatch), so an item it would refuse is refused there, alone and counted, not here.
+Result<Batch> DecodeBatchAsWritten(std::string_view bytes);
+
 struct Ack {
   enum class Status : uint8_t {
     kApplied = 0,

@@ -226,6 +226,27 @@ TEST(BatchItems, ABadItemIsLeftOutAloneAndNamed) {
   EXPECT_EQ(strict.status().message(), refused.named[0].reason);
 }
 
+// The agent's spool reads back what it wrote as it was written: the bad items stay for the
+// aggregator to refuse (and name in its ack), and every field survives, definitions included.
+TEST(BatchItems, AsWrittenKeepsEveryItemTheAggregatorWouldRefuse) {
+  Batch b = Mixed();
+  b.seconds[1].histograms[0].encoded[1] = 9;
+  b.seconds[0].scalars[0].value = std::nan("");
+  b.seconds[1].stacks[0].count = 0;
+  b.frames = {{1, "a;b"}};  // a definition fault: the whole batch is the aggregator's to reject
+  b.stacks = {{4, {1, 1}}};
+  const std::string bytes = EncodeBatch(b);
+  Result<Batch> back = DecodeBatchAsWritten(bytes);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(EncodeBatch(*back), bytes);
+  EXPECT_EQ(back->series, b.series);
+  EXPECT_EQ(back->frames, b.frames);
+  EXPECT_EQ(back->seconds[1].stacks[0].count, 0u);
+  EXPECT_TRUE(std::isnan(back->seconds[0].scalars[0].value));
+  EXPECT_FALSE(DecodeBatchAsWritten(bytes.substr(0, bytes.size() - 8)).ok());
+  EXPECT_FALSE(DecodeBatchAsWritten("garbage").ok());
+}
+
 TEST(BatchItems, ARefusedSeriesTakesItsItemsAndTheRestAreRenumbered) {
   Batch b = Mixed();
   b.series[0].unit = "";                              // series 0 refused

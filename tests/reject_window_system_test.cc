@@ -2,7 +2,9 @@
 // a real trailmap-aggregator (schemas/ingest.capnp, "Items" and "Rejection"):
 //   1. a raw DEALER sends 20 batches without waiting: batch 7 has two bad items, batch 12 has a
 //      readable envelope but cannot be read whole;
-//   2. (out for now, see below) the agent's Shipper sends the same 20;
+//   2. the agent's Shipper sends the same 20, and the aggregator's failpoint ingest.unreadable
+//      takes the first transmission of its batch 5 as unreadable (acked with sequence 0): the
+//      Shipper must neither lose nor duplicate it;
 // then the stored totals must be exactly what was sent minus the refused items and the rejected
 // batches the acks named, and stay so after the aggregator is killed and reopens RocksDB.
 #include <gtest/gtest.h>
@@ -92,7 +94,10 @@ std::vector<Ack> RawWindow(const std::string& ingest, const std::string& host, i
 TEST(RejectWindowSystem, OneBadItemAndOneRejectedBatchLoseOnlyThemselvesAcrossARestart) {
   TempDir dir;
   Aggregator agg(dir, "agg-1");
+  // Message 25 is the Shipper's first transmission of its batch 5 (the raw window is 1..20).
+  ASSERT_EQ(setenv("TRAILMAP_FAILPOINTS", "ingest.unreadable=error@25", 1), 0);
   agg.Start();
+  unsetenv("TRAILMAP_FAILPOINTS");
   const int64_t base = Now() - 120;
   // What every batch holds, less batch 12 (rejected); batch 7's good histogram applies.
   const int64_t expected = kWindow * (kWindow + 1) / 2 - kUnreadable;
@@ -113,10 +118,25 @@ TEST(RejectWindowSystem, OneBadItemAndOneRejectedBatchLoseOnlyThemselvesAcrossAR
   EXPECT_NE(acks[kUnreadable - 1].reason.find("name has a ';'"), std::string::npos)
       << acks[kUnreadable - 1].reason;
 
-  // 2. (The real Shipper's half of this test is out until the spool reads back a batch with a
-  // bad item as it was handed over: today agent/shipper.cc re-validates what it reads back from
-  // the spool and sends such a batch empty, so the aggregator never sees the items to refuse.)
+  // 2. The Shipper, whose batch 5 is first taken as unreadable.
+  {
+    ShipperOptions options;
+    options.endpoint = "tcp://" + agg.ingest();
+    options.agent_id = "ship-1/1";
+    options.ack_timeout = 10s;  // a timeout resend would move the failpoint's hit
+    Shipper shipper(options);
+    for (uint64_t s = 1; s <= kWindow; ++s) ASSERT_TRUE(shipper.Send(Make("ship-1", s, base)));
+    ASSERT_TRUE(shipper.Flush(60s).ok()) << agg.Log();
+    const ShipperCounters c = shipper.counters();
+    EXPECT_EQ(c.unreadable, 1u);
+    EXPECT_EQ(c.rejected, 1u);
+    EXPECT_EQ(c.items_refused, 2u);
+    EXPECT_EQ(c.acked, kWindow - 1);
+    EXPECT_EQ(c.duplicates, 0u);
+    EXPECT_GE(c.out_of_order, 1u);  // 6.. came past the gap 5 left
+  }
   EXPECT_EQ(Stored(agg.query(), "raw-1"), expected);
+  EXPECT_EQ(Stored(agg.query(), "ship-1"), expected);
 
   // 3. Killed and restarted on the same data directory: the same totals, and the raw window
   // again changes nothing.
@@ -124,6 +144,7 @@ TEST(RejectWindowSystem, OneBadItemAndOneRejectedBatchLoseOnlyThemselvesAcrossAR
   agg.Start();
   EXPECT_TRUE(WaitFor([&] { return Stored(agg.query(), "raw-1") == expected; }, 20s))
       << Stored(agg.query(), "raw-1") << "\n" << agg.Log();
+  EXPECT_EQ(Stored(agg.query(), "ship-1"), expected);
   acks = RawWindow(agg.ingest(), "raw-1", base);
   ASSERT_EQ(acks.size(), kWindow) << agg.Log();
   for (uint64_t s = 1; s <= kWindow; ++s) {
