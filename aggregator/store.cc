@@ -11,12 +11,14 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <filesystem>
 #include <set>
 
 #include "aggregator/histogram_merge_operator.h"
 #include "aggregator/histogram_query.h"
 #include "aggregator/keys.h"
 #include "aggregator/retention_filter.h"
+#include "aggregator/rocksdb_log.h"
 #include "aggregator/scalar_query.h"
 #include "aggregator/stack_merge_operator.h"
 #include "aggregator/stack_query.h"
@@ -168,7 +170,11 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;  // a database from before a family existed
   db_options.max_background_jobs = options.background_jobs;
-  db_options.keep_log_file_num = 5;
+  // RocksDB's LOG through a logger a full disk cannot stop (aggregator/rocksdb_log.h).
+  std::error_code made;
+  std::filesystem::create_directories(dir, made);
+  if (made) return Status::IOError("creating " + dir + ": " + made.message());
+  db_options.info_log = std::make_shared<RocksDbLog>(dir + "/LOG");
   db_options.max_total_wal_size = 256ull << 20;
   db_options.bytes_per_sync = 1 << 20;
   auto background_errors = std::make_shared<BackgroundErrors>();

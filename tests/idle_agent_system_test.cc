@@ -81,8 +81,10 @@ TEST(IdleAgentSystem, AnAgentBackAfterItsWatermarkWasPrunedLosesAndRepeatsNothin
     ASSERT_TRUE(shipper.Send(Second(t0 + i, 10 + i)));
     produced += 10 + i;
   }
-  // Longer than the idle time since the agent's last applied batch.
-  std::this_thread::sleep_for(2500ms);
+  // Longer than the idle time since the agent's last applied batch, in the store's whole
+  // seconds: pruned when floor(now) - floor(last seen) > 2, which 3 s always makes true (2.5 s
+  // did only when the restart fell in a later second than the fraction allowed).
+  std::this_thread::sleep_for(3200ms);
   aggregator = start();
   ASSERT_TRUE(shipper.Flush(30s).ok()) << aggregator->Stderr();
   EXPECT_NE(aggregator->Stderr().find("forgot the watermarks of 1 agent(s)"), std::string::npos)
