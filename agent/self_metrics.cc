@@ -90,6 +90,9 @@ constexpr CounterField<SpoolCounters> kSpool[] = {
     {"trailmap.agent.spool.truncated", true, "B/s", "torn or corrupt spool tails cut off at start",
      &SpoolCounters::truncated_bytes},
     {"trailmap.agent.spool.fsyncs", true, "fsyncs/s", "spool fsyncs", &SpoolCounters::fsyncs},
+    {"trailmap.agent.spool.held_in_memory", true, "batches/s",
+     "batches the spool's disk refused (full, failing), held in memory until acknowledged",
+     &SpoolCounters::held_in_memory},
 };
 
 constexpr CounterField<ProcCounters> kProc[] = {

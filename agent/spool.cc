@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "agent/shipper.h"
+#include "core/failpoint.h"
 #include "core/log.h"
 
 namespace trailmap {
@@ -423,33 +424,23 @@ Status Spool::Append(uint64_t sequence, uint64_t events, uint32_t stack_high, ui
     owed_[sequence] =
         Entry{0, 0, static_cast<uint32_t>(batch.size()), events, false, std::string(batch)};
     memory_bytes_ += need;
-  } else {
-    if (segments_.back().bytes >= options_.segment_bytes) {
-      if (Status s = StartSegment(segments_.back().number + 1); !s.ok()) return s;
-      DeleteDoneSegments();
+  } else if (Status s = AppendToDisk(sequence, events, stack_high, frame_high, batch, dropped);
+             !s.ok()) {
+    // The disk refused it (full, or failing): held in memory instead, within the same bound, so
+    // it is still sent and acknowledged; only a kill -9 before its ack loses it.
+    if (memory_bytes_ + batch.size() > options_.max_bytes) return s;
+    if (!unwritable_) {
+      Log(s.ToString() + "; holding batches in memory until the disk takes them again (lost if " +
+          "the agent is killed before they are acknowledged)");
     }
-    while (Total() + need + 1024 > options_.max_bytes) {
-      if (segments_.size() == 1) {  // only the current one: start another to drop this one
-        if (Status s = StartSegment(segments_.back().number + 1); !s.ok()) return s;
-      }
-      if (Status s = DropOldest(dropped); !s.ok()) return s;
-    }
-    std::string body;
-    body.reserve(kBatchPrefix + batch.size());
-    PutFixed64(&body, sequence);
-    PutFixed64(&body, events);
-    PutFixed32(&body, stack_high);
-    PutFixed32(&body, frame_high);
-    body.append(batch);
-    uint64_t offset = 0;
-    if (Status s = Write(kBatch, body, &offset); !s.ok()) return s;
-    owed_[sequence] = Entry{segments_.back().number,
-                            offset + kBatchPrefix,
-                            static_cast<uint32_t>(batch.size()),
-                            events,
-                            false,
-                            ""};
-    ++segments_.back().live;
+    unwritable_ = true;
+    owed_[sequence] = Entry{kInMemory, 0, static_cast<uint32_t>(batch.size()), events, false,
+                            std::string(batch)};
+    memory_bytes_ += batch.size();
+    ++counters_.held_in_memory;
+  } else if (unwritable_) {
+    unwritable_ = false;
+    Log("spool " + options_.dir + ": writing again");
   }
   next_sequence_ = std::max(next_sequence_, sequence + 1);
   stack_high_ = std::max(stack_high_, stack_high);
@@ -459,6 +450,42 @@ Status Spool::Append(uint64_t sequence, uint64_t events, uint32_t stack_high, ui
   if (memory_) return Status::Ok();
   if (options_.fsync == SpoolFsync::kAlways) return Sync();
   SyncIfDue();
+  return Status::Ok();
+}
+
+Status Spool::AppendToDisk(uint64_t sequence, uint64_t events, uint32_t stack_high,
+                           uint32_t frame_high, std::string_view batch,
+                           std::vector<uint64_t>* dropped) {
+  const uint64_t need = kRecordPrefix + kBatchPrefix + batch.size();
+  if (TRAILMAP_FAILPOINT("spool.write")) {
+    return Status::IOError("spool " + options_.dir + ": write: failpoint spool.write");
+  }
+  if (segments_.back().bytes >= options_.segment_bytes) {
+    if (Status s = StartSegment(segments_.back().number + 1); !s.ok()) return s;
+    DeleteDoneSegments();
+  }
+  while (Total() + need + 1024 > options_.max_bytes) {
+    if (segments_.size() == 1) {  // only the current one: start another to drop this one
+      if (Status s = StartSegment(segments_.back().number + 1); !s.ok()) return s;
+    }
+    if (Status s = DropOldest(dropped); !s.ok()) return s;
+  }
+  std::string body;
+  body.reserve(kBatchPrefix + batch.size());
+  PutFixed64(&body, sequence);
+  PutFixed64(&body, events);
+  PutFixed32(&body, stack_high);
+  PutFixed32(&body, frame_high);
+  body.append(batch);
+  uint64_t offset = 0;
+  if (Status s = Write(kBatch, body, &offset); !s.ok()) return s;
+  owed_[sequence] = Entry{segments_.back().number,
+                          offset + kBatchPrefix,
+                          static_cast<uint32_t>(batch.size()),
+                          events,
+                          false,
+                          ""};
+  ++segments_.back().live;
   return Status::Ok();
 }
 
@@ -537,7 +564,7 @@ Result<std::string> Spool::Read(uint64_t sequence) const {
     return Status::NotFound("spool: batch " + std::to_string(sequence) + " is not held");
   }
   const Entry& e = it->second;
-  if (memory_) return e.memory;
+  if (memory_ || e.segment == kInMemory) return e.memory;
   const std::string path = SegmentPath(e.segment);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::IOError(Errno("spool " + path));
@@ -553,7 +580,7 @@ void Spool::Done(uint64_t sequence) {
   if (it == owed_.end()) return;
   const Entry& e = it->second;
   if (!e.dropped) --counters_.batches;
-  if (memory_) {
+  if (memory_ || e.segment == kInMemory) {
     memory_bytes_ -= e.memory.size();
   } else {
     for (Segment& s : segments_) s.live -= s.number == e.segment ? 1 : 0;
@@ -561,7 +588,8 @@ void Spool::Done(uint64_t sequence) {
     PutFixed64(&body, sequence);
     uint64_t offset = 0;
     // Not synced: a lost `done` only sends the batch again, which the aggregator calls duplicate.
-    if (Status s = Write(kDone, body, &offset); !s.ok()) Log(s.ToString());
+    // On a disk already known to refuse writes, not logged per ack.
+    if (Status s = Write(kDone, body, &offset); !s.ok() && !unwritable_) Log(s.ToString());
   }
   owed_.erase(it);
   DeleteDoneSegments();
@@ -618,6 +646,7 @@ Status Spool::Renumber(std::string new_agent_id) {
       body += *batch;
       status = Write(kBatch, body, &offset);
       e.offset = offset + kBatchPrefix;
+      e.memory = std::string();  // one held in memory (the disk refused it) is on disk now
     }
     e.segment = number;
     renumbered.emplace(sequence, std::move(e));
@@ -642,6 +671,8 @@ Status Spool::Renumber(std::string new_agent_id) {
   segments_.erase(segments_.begin(), segments_.end() - 1);
   segments_.back().live = renumbered.size();
   owed_ = std::move(renumbered);
+  memory_bytes_ = 0;
+  unwritable_ = false;
   unsynced_ = false;
   return Status::Ok();
 }

@@ -80,6 +80,7 @@ struct SpoolCounters {
   uint64_t dropped_events = 0;   // histogram events and stack samples in the dropped batches
   uint64_t truncated_bytes = 0;  // torn or corrupt tails cut off on Open
   uint64_t fsyncs = 0;
+  uint64_t held_in_memory = 0;   // batches the disk refused, held in memory instead (see Append)
   bool operator==(const SpoolCounters&) const = default;
 };
 
@@ -113,8 +114,11 @@ class Spool {
   // Appends batch `sequence` (next_sequence(); the next one becomes sequence + 1). `events`
   // counts what it holds (for dropped_events); stack_high/frame_high are its highest ids. When
   // the spool is full the oldest batches are dropped first: their sequences are added to
-  // *dropped. ResourceExhausted if the batch alone is larger than the bound, IOError on a failed
-  // write (the batch is then not in the spool).
+  // *dropped. ResourceExhausted if the batch alone is larger than the bound. When the disk
+  // refuses the write (full, failing; failpoint spool.write), the batch is held in memory
+  // instead, within the same max_bytes, sent and acknowledged as any other (held_in_memory;
+  // logged once per episode) — only a kill -9 before its ack loses it; IOError only when that
+  // bound is passed too (the batch is then not in the spool).
   Status Append(uint64_t sequence, uint64_t events, uint32_t stack_high, uint32_t frame_high,
                 std::string_view batch, std::vector<uint64_t>* dropped);
   // The encoded batch `sequence`; NotFound if dropped or done, Corruption/IOError if unreadable.
@@ -137,7 +141,7 @@ class Spool {
     uint32_t length = 0;   // of the body
     uint64_t events = 0;
     bool dropped = false;
-    std::string memory;  // the encoded batch, in-memory spool only
+    std::string memory;  // the encoded batch: in-memory spool, or segment kInMemory
   };
   struct Segment {
     uint64_t number = 0;
@@ -152,6 +156,10 @@ class Spool {
   Status StartSegment(uint64_t number);
   // Appends one record to the current segment; *offset = where its body starts.
   Status Write(uint8_t type, std::string_view body, uint64_t* offset);
+  // Append's write to the current segment (dropping the oldest for room).
+  Status AppendToDisk(uint64_t sequence, uint64_t events, uint32_t stack_high, uint32_t frame_high,
+                      std::string_view batch, std::vector<uint64_t>* dropped);
+  static constexpr uint64_t kInMemory = UINT64_MAX;  // Entry::segment of a batch the disk refused
   Status Sync();
   // Deletes the oldest segment, dropping what it holds; writes the `dropped` records.
   Status DropOldest(std::vector<uint64_t>* dropped);
@@ -172,6 +180,7 @@ class Spool {
   uint64_t memory_bytes_ = 0;
   bool unsynced_ = false;
   std::chrono::steady_clock::time_point last_sync_;
+  bool unwritable_ = false;  // the disk refused the last append (logged at start and end)
   bool dropping_ = false;  // in a drop episode (logged at its start and end)
   uint64_t episode_batches_ = 0, episode_events_ = 0;
   SpoolCounters counters_;

@@ -1,6 +1,7 @@
 #include "agent/spool.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -231,6 +232,38 @@ TEST_F(SpoolTest, FsyncPolicies) {
   EXPECT_EQ(*ParseSpoolFsync("interval"), SpoolFsync::kInterval);
   EXPECT_EQ(ParseSpoolFsync("often").status().message(),
             "spool fsync must be always, interval or never, got 'often'");
+}
+
+// The disk refuses writes (failpoint spool.write, as ENOSPC would): batches are held in memory,
+// read back and acknowledged as any other, and the spool writes to disk again once it can. A
+// restart then has what reached the disk, and the sequence goes on past every batch handed over.
+TEST_F(SpoolTest, WhenTheDiskRefusesBatchesAreHeldInMemoryAndStillSent) {
+#ifndef TRAILMAP_FAILPOINTS
+  FAIL() << "needs a build with -DTRAILMAP_FAILPOINTS=ON (scripts/test)";
+#endif
+  auto spool = Open();
+  Add(spool.get(), 1);
+  ASSERT_EQ(setenv("TRAILMAP_FAILPOINTS", "spool.write=error", 1), 0);
+  Add(spool.get(), 2);
+  Add(spool.get(), 3);
+  ASSERT_EQ(unsetenv("TRAILMAP_FAILPOINTS"), 0);
+  Add(spool.get(), 4);
+  EXPECT_EQ(spool->counters().held_in_memory, 2u);
+  EXPECT_EQ(spool->counters().batches, 4u);
+  EXPECT_EQ(OwedText(*spool), "1 2 3 4");
+  for (uint64_t s = 1; s <= 4; ++s) {
+    Result<std::string> b = spool->Read(s);
+    ASSERT_TRUE(b.ok()) << s << ": " << b.status().ToString();
+    EXPECT_EQ(*b, "batch-" + std::to_string(s));
+  }
+  spool->Done(2);  // acknowledged: gone from memory
+  EXPECT_EQ(OwedText(*spool), "1 3 4");
+  spool.reset();
+  // Batch 3 never reached the disk: a restart (as after kill -9) has 1 and 4, and goes on at 5.
+  spool = Open();
+  EXPECT_EQ(OwedText(*spool), "1 4");
+  EXPECT_EQ(spool->next_sequence(), 5u);
+  EXPECT_EQ(*spool->Read(4), "batch-4");
 }
 
 TEST(SpoolInMemory, DropsTheOldestAndKeepsNothingOnDisk) {
