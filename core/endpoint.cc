@@ -3,7 +3,6 @@
 #include <charconv>
 
 namespace trailmap {
-namespace {
 
 Result<std::string> ParseEndpoint(std::string_view entry, uint16_t default_port) {
   if (entry.substr(0, 6) == "tcp://") entry.remove_prefix(6);
@@ -30,8 +29,6 @@ Result<std::string> ParseEndpoint(std::string_view entry, uint16_t default_port)
   }
   return "tcp://" + std::string(host) + ":" + std::to_string(port);
 }
-
-}  // namespace
 
 Result<std::vector<std::string>> ParseEndpointList(std::string_view list, uint16_t default_port) {
   std::vector<std::string> out;

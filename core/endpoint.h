@@ -15,6 +15,10 @@ namespace trailmap {
 inline constexpr uint16_t kDefaultIngestPort = 7400;
 inline constexpr uint16_t kDefaultQueryPort = 7401;
 
+// One entry: "a:1" → "tcp://a:1", "a" → "tcp://a:<default_port>"; says what is wrong and what to
+// write instead.
+Result<std::string> ParseEndpoint(std::string_view entry, uint16_t default_port);
+
 // "a:1,b" → {"tcp://a:1", "tcp://b:<default_port>"}. Refuses empty entries and bad ports, saying
 // which entry and what to write instead.
 Result<std::vector<std::string>> ParseEndpointList(std::string_view list, uint16_t default_port);

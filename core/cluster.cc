@@ -1,0 +1,263 @@
+#include "core/cluster.h"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/endpoint.h"
+
+namespace trailmap {
+namespace {
+
+// splitmix64's finalizer: every input bit moves every output bit.
+uint64_t Mix(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+uint64_t Fnv1a(std::string_view text, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string_view source) : source_(source) {}
+
+  Status Error(const std::string& where, const std::string& what) const {
+    return Status::InvalidArgument(source_ + ": " + where + ": " + what);
+  }
+  Status CheckKeys(const toml::table& t, const std::string& where,
+                   const std::set<std::string, std::less<>>& known) const {
+    for (const auto& [key, value] : t) {
+      if (!known.count(key.str())) {
+        std::string list;
+        for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+        return Error(where.empty() ? std::string(key.str()) : where + "." + std::string(key.str()),
+                     "unknown key (known: " + list + ")");
+      }
+    }
+    return Status::Ok();
+  }
+  Status String(const toml::table& t, const std::string& where, std::string_view key,
+                bool required, std::string* out) const {
+    const toml::node* node = t.get(key);
+    if (!node) {
+      return required ? Error(where, "missing " + std::string(key)) : Status::Ok();
+    }
+    const auto* s = node->as_string();
+    if (!s) return Error(where + "." + std::string(key), "expected a string");
+    *out = s->get();
+    return Status::Ok();
+  }
+
+ private:
+  std::string source_;
+};
+
+Result<int64_t> ReadFrom(const toml::node& node) {
+  if (const auto* i = node.as_integer()) return i->get();
+  if (const auto* dt = node.as_date_time()) {
+    const toml::date_time& v = dt->get();
+    if (!v.offset) return Status::InvalidArgument("a date-time needs its offset, e.g. ...T00:00:00Z");
+    const int64_t days = DaysFromCivil(v.date.year, v.date.month, v.date.day);
+    return days * 86400 + v.time.hour * 3600 + v.time.minute * 60 + v.time.second -
+           int64_t{v.offset->minutes} * 60;
+  }
+  return Status::InvalidArgument("expected a date-time such as 2026-11-01T00:00:00Z, or Unix seconds");
+}
+
+Status Check(const Cluster& c, const Reader& r) {
+  for (size_t i = 0; i < c.epochs.size(); ++i) {
+    const std::string where = "epoch " + std::to_string(i + 1);
+    if (c.epochs[i].members.empty()) return r.Error(where, "no members");
+    if (c.epochs[i].members.size() < c.replication) {
+      return r.Error(where, std::to_string(c.epochs[i].members.size()) +
+                                " member(s), fewer than replication = " +
+                                std::to_string(c.replication));
+    }
+    if (i > 0 && c.epochs[i].from <= c.epochs[i - 1].from) {
+      return r.Error(where, "from must come after the previous epoch's");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+uint64_t RendezvousWeight(std::string_view member, std::string_view host) {
+  // The name, a separator no name holds, then the host: "ab"+"c" and "a"+"bc" differ.
+  return Mix(Fnv1a(host, Fnv1a(std::string_view("\0", 1), Fnv1a(member))));
+}
+
+const ClusterEpoch& Cluster::EpochAt(int64_t t) const {
+  // The last epoch whose `from` is at or before t; the first one for anything earlier.
+  auto it = std::upper_bound(epochs.begin(), epochs.end(), t,
+                             [](int64_t v, const ClusterEpoch& e) { return v < e.from; });
+  return it == epochs.begin() ? epochs.front() : *(it - 1);
+}
+
+std::vector<size_t> Cluster::Owners(std::string_view host, int64_t t) const {
+  const ClusterEpoch& epoch = EpochAt(t);
+  std::vector<std::pair<uint64_t, size_t>> ranked;
+  ranked.reserve(epoch.members.size());
+  for (size_t m : epoch.members) ranked.push_back({RendezvousWeight(members[m].name, host), m});
+  // Highest weight first; equal weights (never seen in 64 bits, but defined) by name.
+  std::sort(ranked.begin(), ranked.end(), [this](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : members[a.second].name < members[b.second].name;
+  });
+  const size_t want = std::min<size_t>(replication, ranked.size());
+  std::vector<size_t> owners;
+  std::set<std::string_view> zones;
+  std::vector<bool> taken(ranked.size(), false);
+  for (size_t i = 0; i < ranked.size() && owners.size() < want; ++i) {
+    if (zones.insert(members[ranked[i].second].zone).second) {
+      owners.push_back(ranked[i].second);
+      taken[i] = true;
+    }
+  }
+  // Fewer zones than R: the rest by weight, zones repeating.
+  for (size_t i = 0; i < ranked.size() && owners.size() < want; ++i) {
+    if (!taken[i]) owners.push_back(ranked[i].second);
+  }
+  return owners;
+}
+
+const ClusterMember* Cluster::Find(std::string_view name) const {
+  for (const ClusterMember& m : members) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+Result<Cluster> ParseCluster(std::string_view text, std::string_view source) {
+  const Reader r(source);
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream where;
+    where << "line " << e.source().begin.line << ", column " << e.source().begin.column;
+    return r.Error(where.str(), std::string(e.description()));
+  }
+  if (Status s = r.CheckKeys(root, "", {"replication", "aggregator", "epoch"}); !s.ok()) return s;
+  Cluster c;
+  if (const toml::node* n = root.get("replication")) {
+    const auto* v = n->as_integer();
+    if (!v || v->get() < 1 || v->get() > 16) {
+      return r.Error("replication", "expected an integer from 1 to 16");
+    }
+    c.replication = static_cast<uint32_t>(v->get());
+  }
+  const toml::array* aggregators = root.get_as<toml::array>("aggregator");
+  if (!aggregators || aggregators->empty()) {
+    return r.Error("aggregator", "no [[aggregator]] tables: list every aggregator with its name, "
+                                 "zone, ingest and query endpoints");
+  }
+  for (size_t i = 0; i < aggregators->size(); ++i) {
+    const std::string where = "aggregator " + std::to_string(i + 1);
+    const toml::table* t = (*aggregators)[i].as_table();
+    if (!t) return r.Error(where, "expected a table ([[aggregator]])");
+    if (Status s = r.CheckKeys(*t, where, {"name", "zone", "ingest", "query"}); !s.ok()) return s;
+    ClusterMember m;
+    std::string ingest, query;
+    if (Status s = r.String(*t, where, "name", true, &m.name); !s.ok()) return s;
+    if (Status s = r.String(*t, where, "zone", false, &m.zone); !s.ok()) return s;
+    if (Status s = r.String(*t, where, "ingest", true, &ingest); !s.ok()) return s;
+    if (Status s = r.String(*t, where, "query", true, &query); !s.ok()) return s;
+    if (m.name.empty()) return r.Error(where + ".name", "empty");
+    if (c.Find(m.name)) return r.Error(where + ".name", "\"" + m.name + "\" is listed twice");
+    Result<std::string> e = ParseEndpoint(ingest, kDefaultIngestPort);
+    if (!e.ok()) return r.Error(where + ".ingest", e.status().message());
+    m.ingest = *e;
+    e = ParseEndpoint(query, kDefaultQueryPort);
+    if (!e.ok()) return r.Error(where + ".query", e.status().message());
+    m.query = *e;
+    c.members.push_back(std::move(m));
+  }
+  const toml::array* epochs = root.get_as<toml::array>("epoch");
+  if (!epochs || epochs->empty()) {
+    ClusterEpoch all;
+    for (size_t i = 0; i < c.members.size(); ++i) all.members.push_back(i);
+    c.epochs.push_back(std::move(all));
+  } else {
+    for (size_t i = 0; i < epochs->size(); ++i) {
+      const std::string where = "epoch " + std::to_string(i + 1);
+      const toml::table* t = (*epochs)[i].as_table();
+      if (!t) return r.Error(where, "expected a table ([[epoch]])");
+      if (Status s = r.CheckKeys(*t, where, {"from", "members"}); !s.ok()) return s;
+      ClusterEpoch epoch;
+      const toml::node* from = t->get("from");
+      if (!from) return r.Error(where, "missing from");
+      Result<int64_t> seconds = ReadFrom(*from);
+      if (!seconds.ok()) return r.Error(where + ".from", seconds.status().message());
+      epoch.from = *seconds;
+      const toml::array* names = t->get_as<toml::array>("members");
+      if (!names) return r.Error(where, "missing members (an array of aggregator names)");
+      for (const toml::node& n : *names) {
+        const auto* name = n.as_string();
+        if (!name) return r.Error(where + ".members", "expected aggregator names (strings)");
+        const ClusterMember* m = c.Find(name->get());
+        if (!m) {
+          return r.Error(where + ".members", "\"" + name->get() + "\" is not an [[aggregator]]");
+        }
+        epoch.members.push_back(static_cast<size_t>(m - c.members.data()));
+      }
+      std::sort(epoch.members.begin(), epoch.members.end());
+      if (std::adjacent_find(epoch.members.begin(), epoch.members.end()) != epoch.members.end()) {
+        return r.Error(where + ".members", "a member is listed twice");
+      }
+      c.epochs.push_back(std::move(epoch));
+    }
+    // The first epoch also holds before its `from`: history has owners.
+  }
+  if (Status s = Check(c, r); !s.ok()) return s;
+  return c;
+}
+
+Result<Cluster> LoadCluster(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::InvalidArgument("cannot read cluster file " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseCluster(text.str(), path);
+}
+
+Result<Cluster> ClusterFromList(std::string_view aggregators, uint16_t default_port) {
+  Result<std::vector<std::string>> endpoints = ParseEndpointList(aggregators, default_port);
+  if (!endpoints.ok()) return endpoints.status();
+  Cluster c;
+  ClusterEpoch all;
+  std::set<std::string> seen;
+  for (const std::string& e : *endpoints) {
+    if (!seen.insert(e).second) {
+      return Status::InvalidArgument("aggregator " + e + " is listed twice in \"" +
+                                     std::string(aggregators) + "\"");
+    }
+    all.members.push_back(c.members.size());
+    c.members.push_back({e, "", e, e});
+  }
+  c.epochs.push_back(std::move(all));
+  return c;
+}
+
+}  // namespace trailmap

@@ -1,0 +1,83 @@
+// The cluster: which aggregators exist, in which zones, since when, and which of them own a host.
+//
+// Every program that sends or reads data (agents, `trailmap import`, the load generator,
+// `trailmap`, `trailmap-query`) and every aggregator reads the same description, either a
+// cluster file (`--cluster FILE`, TOML) or the short form `--aggregators a,b,c` (one zone, R=1,
+// one epoch). The file:
+//
+//   replication = 2                    # R: owners per host (default 1)
+//   [[aggregator]]                     # one table per aggregator ever in the cluster
+//   name = "agg-1"                     # unique; what placement hashes (never the address)
+//   zone = "a"                         # owners are taken from distinct zones where there are R
+//   ingest = "agg-1:7400"              # HOST[:PORT], default ports 7400 / 7401
+//   query = "agg-1:7401"
+//   [[epoch]]                          # optional: who was a member from when on
+//   from = 2026-11-01T00:00:00Z        # a TOML date-time, or Unix seconds
+//   members = ["agg-1", "agg-2"]
+//
+// Without [[epoch]] tables every aggregator is a member for all time. With them, epoch i holds
+// from its `from` until the next one's; the first holds from the beginning of time too, so
+// history written before it still has owners. Data is never moved: a host's data for second t
+// lives on the owners of the epoch that held at t.
+//
+// Placement is rendezvous (highest-random-weight) hashing: every member gets a weight from a
+// hash of (member name, host name), and the host's owners are the R members of highest weight,
+// skipping a member whose zone is already taken while members of untaken zones remain. Adding
+// or removing one of N members moves only the hosts it gains or loses, about R/N of them; the
+// order of the list does not matter.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace trailmap {
+
+struct ClusterMember {
+  std::string name;
+  std::string zone;    // "" = no zone given (all such members share one zone)
+  std::string ingest;  // "tcp://host:port"
+  std::string query;   // "tcp://host:port"
+  bool operator==(const ClusterMember&) const = default;
+};
+
+struct ClusterEpoch {
+  int64_t from = INT64_MIN;      // Unix seconds; the first epoch also holds before it
+  std::vector<size_t> members;   // indexes into Cluster::members, sorted
+  bool operator==(const ClusterEpoch&) const = default;
+};
+
+struct Cluster {
+  uint32_t replication = 1;
+  std::vector<ClusterMember> members;  // every aggregator the file lists, in its order
+  std::vector<ClusterEpoch> epochs;    // ascending `from`, at least one
+
+  // The epoch holding at Unix second t.
+  const ClusterEpoch& EpochAt(int64_t t) const;
+  // The owners of `host` among the members of the epoch holding at t: min(R, members) indexes
+  // into `members`, highest weight first (the first is the host's primary).
+  std::vector<size_t> Owners(std::string_view host, int64_t t) const;
+  // The member named `name`, or nullptr.
+  const ClusterMember* Find(std::string_view name) const;
+};
+
+// The rendezvous weight of `host` on the member named `member` (a 64-bit mix of both names).
+uint64_t RendezvousWeight(std::string_view member, std::string_view host);
+
+// Reads a cluster file's text; `source` names it in errors ("cluster.toml: aggregator 2: ...").
+// Unknown keys, duplicate names, bad endpoints, epochs out of order, epochs naming an unknown
+// member and a replication larger than an epoch's members are errors that say which and where.
+Result<Cluster> ParseCluster(std::string_view text, std::string_view source);
+Result<Cluster> LoadCluster(const std::string& path);
+
+// The short form: `--aggregators a,b,c`, one zone, R=1, one epoch. The list holds the endpoints
+// of the role the program uses (an agent's are ingest endpoints, default port 7400; the CLI's are
+// query endpoints, 7401): each member gets that endpoint as both `ingest` and `query`, and as its
+// name. With R=1 every host has one owner, and a query reads every member, so the two roles'
+// differing names never matter.
+Result<Cluster> ClusterFromList(std::string_view aggregators, uint16_t default_port);
+
+}  // namespace trailmap

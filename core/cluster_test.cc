@@ -1,0 +1,231 @@
+#include "core/cluster.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "core/endpoint.h"
+#include "core/shard.h"
+
+namespace trailmap {
+namespace {
+
+constexpr const char* kFile = R"(
+replication = 2
+[[aggregator]]
+name = "agg-1"
+zone = "a"
+ingest = "10.0.0.1:7400"
+query = "10.0.0.1"
+[[aggregator]]
+name = "agg-2"
+zone = "b"
+ingest = "10.0.0.2"
+query = "10.0.0.2:7501"
+[[aggregator]]
+name = "agg-3"
+zone = "c"
+ingest = "10.0.0.3"
+query = "10.0.0.3"
+[[aggregator]]
+name = "agg-4"
+zone = "a"
+ingest = "10.0.0.4"
+query = "10.0.0.4"
+[[epoch]]
+from = 2026-11-01T00:00:00Z
+members = ["agg-1", "agg-2", "agg-3"]
+[[epoch]]
+from = 1793577600
+members = ["agg-1", "agg-2", "agg-3", "agg-4"]
+)";
+
+std::vector<std::string> Names(const Cluster& c, const std::vector<size_t>& owners) {
+  std::vector<std::string> out;
+  for (size_t i : owners) out.push_back(c.members[i].name);
+  return out;
+}
+
+// Host names as fleets have them.
+std::vector<std::string> Hosts(int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i) out.push_back("web-" + std::to_string(i) + ".dc1.example");
+  return out;
+}
+
+Cluster Plain(int n, uint32_t replication = 1, int zones = 1) {
+  Cluster c;
+  c.replication = replication;
+  ClusterEpoch all;
+  for (int i = 0; i < n; ++i) {
+    const std::string name = "agg-" + std::to_string(i + 1);
+    c.members.push_back({name, "z" + std::to_string(i % zones), "tcp://" + name + ":7400",
+                         "tcp://" + name + ":7401"});
+    all.members.push_back(static_cast<size_t>(i));
+  }
+  c.epochs.push_back(all);
+  return c;
+}
+
+TEST(Cluster, ParsesMembersZonesEndpointsAndEpochs) {
+  Result<Cluster> c = ParseCluster(kFile, "cluster.toml");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->replication, 2u);
+  ASSERT_EQ(c->members.size(), 4u);
+  EXPECT_EQ(c->members[0], (ClusterMember{"agg-1", "a", "tcp://10.0.0.1:7400", "tcp://10.0.0.1:7401"}));
+  EXPECT_EQ(c->members[1].query, "tcp://10.0.0.2:7501");
+  ASSERT_EQ(c->epochs.size(), 2u);
+  EXPECT_EQ(c->epochs[0].from, 1'793'491'200);  // 2026-11-01T00:00:00Z
+  EXPECT_EQ(c->epochs[1].from, 1'793'577'600);  // a day later
+  EXPECT_EQ(c->epochs[0].members, (std::vector<size_t>{0, 1, 2}));
+  // The first epoch holds before its start too; the second from its start on.
+  EXPECT_EQ(&c->EpochAt(0), &c->epochs[0]);
+  EXPECT_EQ(&c->EpochAt(1'793'577'599), &c->epochs[0]);
+  EXPECT_EQ(&c->EpochAt(1'793'577'600), &c->epochs[1]);
+  EXPECT_EQ(c->Find("agg-3")->zone, "c");
+  EXPECT_EQ(c->Find("agg-9"), nullptr);
+}
+
+TEST(Cluster, OwnersComeFromDistinctZonesAndOnlyFromTheEpochsMembers) {
+  Result<Cluster> c = ParseCluster(kFile, "cluster.toml");
+  ASSERT_TRUE(c.ok());
+  std::map<std::string, int> primaries;
+  for (const std::string& host : Hosts(2000)) {
+    const std::vector<size_t> before = c->Owners(host, 1'793'500'000);
+    ASSERT_EQ(before.size(), 2u);
+    EXPECT_NE(c->members[before[0]].zone, c->members[before[1]].zone) << host;
+    for (size_t m : before) EXPECT_NE(c->members[m].name, "agg-4") << host;
+    const std::vector<size_t> after = c->Owners(host, 1'793'600'000);
+    ASSERT_EQ(after.size(), 2u);
+    EXPECT_NE(c->members[after[0]].zone, c->members[after[1]].zone) << host;
+    ++primaries[c->members[after[0]].name];
+  }
+  // agg-4 is a member in the second epoch, and a primary for about a quarter of the hosts.
+  EXPECT_GT(primaries["agg-4"], 400);
+  EXPECT_LT(primaries["agg-4"], 600);
+}
+
+TEST(Cluster, FewerZonesThanReplicasRepeatAZone) {
+  Cluster c = Plain(3, /*replication=*/3, /*zones=*/2);
+  const std::vector<size_t> owners = c.Owners("db-7", 0);
+  ASSERT_EQ(owners.size(), 3u);
+  EXPECT_EQ(std::set<size_t>(owners.begin(), owners.end()).size(), 3u);
+  // The first two owners cover both zones.
+  EXPECT_NE(c.members[owners[0]].zone, c.members[owners[1]].zone);
+}
+
+TEST(Cluster, PlacementDoesNotDependOnTheOrderOfTheList) {
+  Cluster c = Plain(5);
+  Cluster reversed = c;
+  std::reverse(reversed.members.begin(), reversed.members.end());
+  for (const std::string& host : Hosts(500)) {
+    EXPECT_EQ(Names(c, c.Owners(host, 0)), Names(reversed, reversed.Owners(host, 0))) << host;
+  }
+}
+
+// The issue's measure: adding or removing one of N members moves about 1/N of 10,000 hosts, and
+// only hosts that the member gains or loses. The modulo placement it replaces moved ~N/(N+1).
+TEST(Cluster, AddingOrRemovingOneOfNMovesOnlyItsShare) {
+  const std::vector<std::string> hosts = Hosts(10'000);
+  for (int n : {3, 4, 8}) {
+    const Cluster before = Plain(n), after = Plain(n + 1);
+    int moved = 0, moved_modulo = 0;
+    for (const std::string& host : hosts) {
+      const std::string was = before.members[before.Owners(host, 0)[0]].name;
+      const std::string now = after.members[after.Owners(host, 0)[0]].name;
+      if (was != now) {
+        ++moved;
+        EXPECT_EQ(now, "agg-" + std::to_string(n + 1)) << host << " moved between old members";
+      }
+      moved_modulo += ShardIndex(host, n) != ShardIndex(host, n + 1);
+    }
+    const double share = moved / 10'000.0, expected = 1.0 / (n + 1);
+    EXPECT_NEAR(share, expected, 0.02) << n << " -> " << n + 1;
+    EXPECT_GT(moved_modulo / 10'000.0, 0.6) << "modulo, " << n << " -> " << n + 1;
+    // Removing it again moves exactly those hosts back.
+    int back = 0;
+    for (const std::string& host : hosts) {
+      back += before.Owners(host, 0)[0] != after.Owners(host, 0)[0];
+    }
+    EXPECT_EQ(back, moved);
+  }
+}
+
+TEST(Cluster, WithTwoReplicasAMemberJoiningTakesAboutTwoNthsOfTheOwnerships) {
+  const std::vector<std::string> hosts = Hosts(10'000);
+  const Cluster before = Plain(4, 2), after = Plain(5, 2);
+  int changed = 0;
+  for (const std::string& host : hosts) {
+    std::vector<std::string> a = Names(before, before.Owners(host, 0));
+    std::vector<std::string> b = Names(after, after.Owners(host, 0));
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    if (a != b) {
+      ++changed;
+      // Exactly one of the two owners changed, to the new member.
+      std::vector<std::string> gained;
+      std::set_difference(b.begin(), b.end(), a.begin(), a.end(), std::back_inserter(gained));
+      EXPECT_EQ(gained, (std::vector<std::string>{"agg-5"})) << host;
+    }
+  }
+  EXPECT_NEAR(changed / 10'000.0, 2.0 / 5, 0.02);
+}
+
+TEST(Cluster, EveryMemberOwnsAboutAnEqualShare) {
+  const Cluster c = Plain(4);
+  std::map<size_t, int> owned;
+  for (const std::string& host : Hosts(10'000)) ++owned[c.Owners(host, 0)[0]];
+  for (const auto& [member, n] : owned) EXPECT_NEAR(n, 2500, 200) << member;
+}
+
+TEST(Cluster, TheShortFormIsOneZoneOneReplicaOneEpoch) {
+  Result<Cluster> c = ClusterFromList("127.0.0.1:7400, 127.0.0.1:7410", kDefaultIngestPort);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->replication, 1u);
+  ASSERT_EQ(c->members.size(), 2u);
+  EXPECT_EQ(c->members[1], (ClusterMember{"tcp://127.0.0.1:7410", "", "tcp://127.0.0.1:7410",
+                                          "tcp://127.0.0.1:7410"}));
+  EXPECT_EQ(c->Owners("web-1", 0).size(), 1u);
+  EXPECT_EQ(ClusterFromList("a,a:7400", kDefaultIngestPort).status().message(),
+            "aggregator tcp://a:7400 is listed twice in \"a,a:7400\"");
+  EXPECT_FALSE(ClusterFromList("a,,b", kDefaultIngestPort).ok());
+}
+
+TEST(Cluster, MistakesAreNamedWithWhere) {
+  const std::string one =
+      "[[aggregator]]\nname = \"a\"\ningest = \"h1\"\nquery = \"h1\"\n";
+  const std::string two = one + "[[aggregator]]\nname = \"b\"\ningest = \"h2\"\nquery = \"h2\"\n";
+  const std::map<std::string, std::string> cases = {
+      {"", "c.toml: aggregator: no [[aggregator]] tables: list every aggregator with its name, "
+           "zone, ingest and query endpoints"},
+      {"replicas = 2\n" + one, "c.toml: replicas: unknown key (known: aggregator, epoch, replication)"},
+      {"replication = 0\n" + one, "c.toml: replication: expected an integer from 1 to 16"},
+      {"replication = 2\n" + one, "c.toml: epoch 1: 1 member(s), fewer than replication = 2"},
+      {one + "[[aggregator]]\nname = \"a\"\ningest = \"h2\"\nquery = \"h2\"\n",
+       "c.toml: aggregator 2.name: \"a\" is listed twice"},
+      {"[[aggregator]]\nname = \"a\"\nquery = \"h1\"\n", "c.toml: aggregator 1: missing ingest"},
+      {"[[aggregator]]\nname = \"a\"\ningest = \"h1:99999\"\nquery = \"h1\"\n",
+       "c.toml: aggregator 1.ingest: bad port in \"h1:99999\": use HOST:PORT, e.g. 127.0.0.1:7400"},
+      {"[[aggregator]]\nname = \"a\"\nzone = 3\ningest = \"h1\"\nquery = \"h1\"\n",
+       "c.toml: aggregator 1.zone: expected a string"},
+      {"[[aggregator]]\nname = \"a\"\nport = 1\ningest = \"h1\"\nquery = \"h1\"\n",
+       "c.toml: aggregator 1.port: unknown key (known: ingest, name, query, zone)"},
+      {two + "[[epoch]]\nfrom = 10\nmembers = [\"a\", \"c\"]\n",
+       "c.toml: epoch 1.members: \"c\" is not an [[aggregator]]"},
+      {two + "[[epoch]]\nfrom = 10\nmembers = [\"a\"]\n[[epoch]]\nfrom = 10\nmembers = [\"b\"]\n",
+       "c.toml: epoch 2: from must come after the previous epoch's"},
+      {two + "[[epoch]]\nfrom = 2026-11-01T00:00:00\nmembers = [\"a\"]\n",
+       "c.toml: epoch 1.from: a date-time needs its offset, e.g. ...T00:00:00Z"},
+      {two + "[[epoch]]\nmembers = [\"a\"]\n", "c.toml: epoch 1: missing from"},
+      {"[[aggregator]\n", "c.toml: line 1, column 14: "},
+  };
+  for (const auto& [text, message] : cases) {
+    Result<Cluster> c = ParseCluster(text, "c.toml");
+    ASSERT_FALSE(c.ok()) << text;
+    EXPECT_EQ(c.status().message().substr(0, message.size()), message) << text;
+  }
+}
+
+}  // namespace
+}  // namespace trailmap
