@@ -10,7 +10,8 @@
 #include <sstream>
 
 #include "agent/spool.h"
-#include "core/shard.h"
+#include "core/cluster.h"
+#include "core/endpoint.h"
 
 namespace trailmap {
 namespace {
@@ -514,8 +515,13 @@ Status ValidateAgentConfig(const AgentConfig& c) {
 }
 
 std::string IngestEndpoint(const AgentConfig& config) {
-  const std::string& chosen =
-      config.aggregators[ShardIndex(config.host, config.aggregators.size())];
+  // Placed by the normalized endpoints ("tcp://h:p"), as `trailmap import` places the same host.
+  std::vector<std::string> names;
+  for (const std::string& a : config.aggregators) {
+    Result<std::string> e = ParseEndpoint(a, kDefaultIngestPort);
+    names.push_back(e.ok() ? *e : a);
+  }
+  const std::string& chosen = config.aggregators[RendezvousIndex(config.host, names)];
   Result<HostPort> hp = ParseHostPort(chosen);
   if (hp.ok() && hp->host.find(':') != std::string::npos) {  // IPv6: ZeroMQ wants brackets
     return "tcp://[" + hp->host + "]:" + std::to_string(hp->port);

@@ -87,7 +87,8 @@ Result<ExecSpec> ParseExecFlag(std::string_view text);
 // Checks every value after the file and flags are applied (host must be set by then).
 Status ValidateAgentConfig(const AgentConfig& config);
 
-// The aggregator this host ships to: "tcp://" + aggregators[ShardIndex(host, n)].
+// The aggregator this host ships to: "tcp://" + the aggregators entry that owns it by rendezvous
+// hashing (core/cluster.h, RendezvousIndex over the normalized endpoints).
 std::string IngestEndpoint(const AgentConfig& config);
 
 // Where the spool lives when --spool is not given: /var/lib/trailmap-agent/spool when that can be

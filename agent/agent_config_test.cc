@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/shard.h"
+#include "core/cluster.h"
 
 namespace trailmap {
 namespace {
@@ -101,7 +101,8 @@ TEST(AgentConfig, HostPortLabelsAndTheChosenShard) {
   AgentConfig c;
   c.host = "web-1";
   c.aggregators = {"a:1", "b:2", "c:3"};
-  EXPECT_EQ(IngestEndpoint(c), "tcp://" + c.aggregators[ShardIndex("web-1", 3)]);
+  EXPECT_EQ(IngestEndpoint(c),
+            "tcp://" + c.aggregators[RendezvousIndex("web-1", {"tcp://a:1", "tcp://b:2", "tcp://c:3"})]);
   c.aggregators = {"[::1]:7400"};
   EXPECT_EQ(IngestEndpoint(c), "tcp://[::1]:7400");
 }

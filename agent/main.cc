@@ -1,6 +1,6 @@
 // trailmap-agent: turns this host's statsd timings, its own /proc metrics, the output of any
 // configured commands and its CPU stacks (perf, folded-stack lines) into per-second histograms,
-// scalars and stack counts, and ships them to the aggregator that owns the host (core/shard.h).
+// scalars and stack counts, and ships them to the aggregator that owns the host (core/cluster.h).
 //
 // main() builds everything and hands it down: the bucketizer, the shipper (its own thread), the
 // statsd server, the proc source, each exec source and the stack sources (a thread each). This

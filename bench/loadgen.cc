@@ -32,7 +32,7 @@
 #include "core/endpoint.h"
 #include "core/histogram.h"
 #include "core/log.h"
-#include "core/shard.h"
+#include "core/cluster.h"
 
 namespace trailmap {
 namespace {
@@ -67,7 +67,8 @@ int64_t ParseSeconds(const std::string& s) {
 class ShardedShippers {
  public:
   ShardedShippers(const std::vector<std::string>& endpoints, const std::string& id,
-                  uint64_t max_bytes) {
+                  uint64_t max_bytes)
+      : endpoints_(endpoints) {
     for (const auto& e : endpoints) {
       ShipperOptions o;
       o.endpoint = e;
@@ -80,7 +81,7 @@ class ShardedShippers {
   // Cut to the aggregator's limits (core/batch_split.h) like every producer; false if any part
   // was dropped.
   bool Send(Batch b) {
-    Shipper& shipper = *shippers_[ShardIndex(b.host, shippers_.size())];
+    Shipper& shipper = *shippers_[RendezvousIndex(b.host, endpoints_)];
     bool all = true;
     for (Batch& part : SplitBatch(std::move(b))) all = shipper.Send(std::move(part)) && all;
     return all;
@@ -106,6 +107,7 @@ class ShardedShippers {
   }
 
  private:
+  std::vector<std::string> endpoints_;  // "tcp://h:p", the names placement hashes
   std::vector<std::unique_ptr<Shipper>> shippers_;
 };
 

@@ -19,7 +19,7 @@
 #include "core/stack_collapse.h"
 #include "cli/stack_import.h"
 #include "core/series.h"
-#include "core/shard.h"
+#include "core/cluster.h"
 #include "core/timespec.h"
 #include "core/units.h"
 #include "query/fetch/endpoints.h"
@@ -63,7 +63,7 @@ Result<ImportTarget> ResolveImportTarget(const ImportFlags& flags, const CliCont
     return Status::InvalidArgument("ingest endpoints: " + endpoints.status().message());
   }
   return ImportTarget{std::move(fields), std::move(*canonical), *ack_timeout,
-                      (*endpoints)[ShardIndex(flags.host, endpoints->size())]};
+                      (*endpoints)[RendezvousIndex(flags.host, *endpoints)]};
 }
 
 constexpr size_t kChunk = 4 << 20;  // bytes read at a time

@@ -1,8 +1,8 @@
 // `trailmap import`: sends a trace file (trace2heatmap format: event time and latency per line)
 // through the normal ingest path, with the events' own timestamps, so it can be viewed like live
 // data. The trace is bucketized into per-second histograms (agent/bucketizer.h) and shipped
-// (agent/shipper.h) to the aggregator that owns the host: ShardIndex(host, n) over the INGEST
-// endpoints (port 7400), in the same order the agents use.
+// (agent/shipper.h) to the aggregator that owns the host: rendezvous hashing (core/cluster.h) over
+// the INGEST endpoints (port 7400), as the agents place it.
 //
 // With --stacks the file holds stacks instead: `perf script` text (folded by core/stack_collapse
 // as stackcollapse-perf does, one batch of counts per second of the samples' own timestamps,

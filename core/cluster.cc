@@ -109,6 +109,15 @@ uint64_t RendezvousWeight(std::string_view member, std::string_view host) {
   return Mix(Fnv1a(host, Fnv1a(std::string_view("\0", 1), Fnv1a(member))));
 }
 
+size_t RendezvousIndex(std::string_view host, const std::vector<std::string>& members) {
+  size_t best = 0;
+  for (size_t i = 1; i < members.size(); ++i) {
+    const uint64_t w = RendezvousWeight(members[i], host), b = RendezvousWeight(members[best], host);
+    if (w > b || (w == b && members[i] < members[best])) best = i;
+  }
+  return best;
+}
+
 const ClusterEpoch& Cluster::EpochAt(int64_t t) const {
   // The last epoch whose `from` is at or before t; the first one for anything earlier.
   auto it = std::upper_bound(epochs.begin(), epochs.end(), t,

@@ -66,6 +66,8 @@ struct Cluster {
 
 // The rendezvous weight of `host` on the member named `member` (a 64-bit mix of both names).
 uint64_t RendezvousWeight(std::string_view member, std::string_view host);
+// The index in `members` (names) of `host`'s owner at R=1: the highest weight. 0 when empty.
+size_t RendezvousIndex(std::string_view host, const std::vector<std::string>& members);
 
 // Reads a cluster file's text; `source` names it in errors ("cluster.toml: aggregator 2: ...").
 // Unknown keys, duplicate names, bad endpoints, epochs out of order, epochs naming an unknown

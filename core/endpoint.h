@@ -1,6 +1,6 @@
 // Aggregator endpoint lists, as every program writes them: "HOST:PORT,HOST:PORT", a HOST alone
-// taking the default port, a "tcp://" prefix allowed. The order matters: ShardIndex(host, n)
-// (core/shard.h) picks the n-th entry for a host.
+// taking the default port, a "tcp://" prefix allowed. A host's owner among them is chosen by
+// rendezvous hashing of the normalized entries (core/cluster.h), whatever their order.
 #pragma once
 
 #include <cstdint>

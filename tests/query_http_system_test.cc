@@ -53,7 +53,7 @@ class QueryHttpSystem : public ::testing::Test {
                             std::chrono::system_clock::now().time_since_epoch())
                             .count();
     t0_ = (now - 3600) / 60 * 60;
-    // Two hosts (one per shard at most: ShardIndex decides) with a field each, 120 s of events.
+    // Two hosts (one per shard at most: rendezvous placement decides) with a field each, 120 s of events.
     std::mt19937_64 rng(7);
     std::lognormal_distribution<double> latency(std::log(2000.0), 0.8);  // us
     std::uniform_int_distribution<int64_t> when(0, 120'000'000 - 1);

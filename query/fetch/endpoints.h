@@ -10,8 +10,8 @@
 //        aggregators = ["10.0.0.1:7401", "10.0.0.2:7401"]
 //        ingest      = ["10.0.0.1:7400", "10.0.0.2:7400"]
 //   4. the default, 127.0.0.1 on the default port.
-// The order of the list matters for import: ShardIndex(host, n) picks the n-th entry, so it must
-// be the same order the agents use.
+// The order of the list does not matter: import places a host by rendezvous hashing of the
+// endpoints (core/cluster.h), as the agents do.
 #pragma once
 
 #include <cstdint>
