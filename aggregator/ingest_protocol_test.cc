@@ -33,10 +33,10 @@ Batch Good(uint64_t sequence) {
   return b;
 }
 
-// Readable envelope, unreadable whole: a frame definition with a ';' in its name.
+// Readable envelope, unreadable whole: 17 labels (at most 16).
 Batch Unreadable(uint64_t sequence) {
   Batch b = Good(sequence);
-  b.frames = {{1, "a;b"}};
+  for (int i = 0; i < 17; ++i) b.labels.push_back({"k" + std::to_string(i), "v"});  // at most 16
   return b;
 }
 
@@ -135,7 +135,7 @@ TEST_F(IngestProtocolTest, AnUnreadableBatchPastAGapIsNotJudgedBeforeItsTurn) {
   EXPECT_EQ(acks[0].status, Ack::Status::kApplied);
   EXPECT_EQ(acks[1].status, Ack::Status::kRejected);
   EXPECT_EQ(acks[1].sequence, 3u);
-  EXPECT_NE(acks[1].reason.find("name has a ';'"), std::string::npos) << acks[1].reason;
+  EXPECT_NE(acks[1].reason.find("17 labels, at most 16"), std::string::npos) << acks[1].reason;
   EXPECT_EQ(acks[2].status, Ack::Status::kApplied);
   EXPECT_EQ(store_->Watermark(kAgent), 4u);
   EXPECT_EQ(Stored(), 1u + 2 + 4);

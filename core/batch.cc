@@ -43,7 +43,8 @@ Status Where(const std::string& where, const Status& s) {
   return Status(s.ok() ? s : Status::InvalidArgument(where + ": " + s.message()));
 }
 
-Status ReadDefinitions(ingest::Batch::Reader r, const BatchLimits& limits, Batch* b);
+Status ReadDefinitions(ingest::Batch::Reader r, const BatchLimits& limits, Batch* b,
+                       Refusals* refused, std::unordered_set<uint32_t>* refused_stacks);
 
 // A Cap'n Proto message is whole 8-byte words.
 Status CheckWholeWords(std::string_view bytes) {
@@ -161,7 +162,8 @@ Result<Batch> Read(ingest::Batch::Reader r, const BatchLimits& limits, Refusals*
   if (stack_counts > limits.max_stack_counts) {
     return Status::InvalidArgument("more than " + std::to_string(limits.max_stack_counts) + " stack counts");
   }
-  if (Status s = ReadDefinitions(r, limits, &b); !s.ok()) return s;
+  std::unordered_set<uint32_t> refused_stacks;
+  if (Status s = ReadDefinitions(r, limits, &b, refused, &refused_stacks); !s.ok()) return s;
 
   // Items from here on: each bad one is refused alone.
   SeriesMap map;
@@ -223,6 +225,10 @@ Result<Batch> Read(ingest::Batch::Reader r, const BatchLimits& limits, Refusals*
       Result<uint32_t> to = map.Find(stacks[j].getSeries(), b, IsStacks, "of kind stacks");
       const StackCount c{to.ok() ? *to : 0, stacks[j].getStack(), stacks[j].getCount()};
       Status s = to.ok() ? Status::Ok() : to.status();
+      if (s.ok() && refused_stacks.count(c.stack)) {
+        s = Status::InvalidArgument("stack id " + std::to_string(c.stack) +
+                                    ": its definition was refused");
+      }
       if (s.ok() && c.count == 0) s = Status::InvalidArgument("count 0");
       if (s.ok() && c.count > kMaxItemCount) {
         s = Status::InvalidArgument("count " + std::to_string(c.count) + ", at most 2^40");
@@ -240,40 +246,70 @@ Result<Batch> Read(ingest::Batch::Reader r, const BatchLimits& limits, Refusals*
   return b;
 }
 
-// Frame and stack definitions: bounded, unique ids, names that fold back into text.
-Status ReadDefinitions(ingest::Batch::Reader r, const BatchLimits& limits, Batch* b) {
+// Frame and stack definitions: bounded in number (else the whole batch is refused); each one
+// checked alone: unique id, a name that folds back into text, 1 .. max_stack_depth frames, none
+// of them a refused frame. A bad one is refused with every definition of its id (which was meant
+// is unknowable) and every stack using it; *refused_stacks gets the refused stack ids, whose
+// counts are then refused too.
+Status ReadDefinitions(ingest::Batch::Reader r, const BatchLimits& limits, Batch* b,
+                       Refusals* refused, std::unordered_set<uint32_t>* refused_stacks) {
   auto frames = r.getFrames();
   if (frames.size() > limits.max_frame_defs) {
     return Status::InvalidArgument(std::to_string(frames.size()) + " frame definitions, at most " + std::to_string(limits.max_frame_defs));
-  }
-  std::unordered_set<uint32_t> ids;
-  b->frames.reserve(frames.size());
-  for (uint32_t i = 0; i < frames.size(); ++i) {
-    FrameDef f{frames[i].getId(), std::string(View(frames[i].getName()))};
-    const std::string where = "frame " + std::to_string(i) + " (id " + std::to_string(f.id) + ")";
-    if (!ids.insert(f.id).second) return Status::InvalidArgument(where + ": id defined twice");
-    if (Status s = CheckText("name", f.name, limits.max_frame_bytes, false); !s.ok()) return Where(where, s);
-    if (f.name.find(';') != std::string::npos) return Status::InvalidArgument(where + ": name has a ';'");
-    b->frames.push_back(std::move(f));
   }
   auto stacks = r.getStacks();
   if (stacks.size() > limits.max_stack_defs) {
     return Status::InvalidArgument(std::to_string(stacks.size()) + " stack definitions, at most " + std::to_string(limits.max_stack_defs));
   }
+  std::unordered_set<uint32_t> ids, twice, bad_frames;
+  for (auto f : frames) {
+    if (!ids.insert(f.getId()).second) twice.insert(f.getId());
+  }
+  b->frames.reserve(frames.size());
+  for (uint32_t i = 0; i < frames.size(); ++i) {
+    FrameDef f{frames[i].getId(), std::string(View(frames[i].getName()))};
+    const std::string where = "frame " + std::to_string(i) + " (id " + std::to_string(f.id) + ")";
+    Status s = twice.count(f.id) ? Status::InvalidArgument("id defined twice")
+                                 : CheckText("name", f.name, limits.max_frame_bytes, false);
+    if (s.ok() && f.name.find(';') != std::string::npos) s = Status::InvalidArgument("name has a ';'");
+    if (!s.ok()) {
+      bad_frames.insert(f.id);
+      refused->Add({RefusedItem::Kind::kFrameDef, 0, i, where + ": " + s.message()});
+      continue;
+    }
+    b->frames.push_back(std::move(f));
+  }
   ids.clear();
+  twice.clear();
+  for (auto d : stacks) {
+    if (!ids.insert(d.getId()).second) twice.insert(d.getId());
+  }
   b->stacks.reserve(stacks.size());
   for (uint32_t i = 0; i < stacks.size(); ++i) {
     StackDef d;
     d.id = stacks[i].getId();
     const std::string where = "stack " + std::to_string(i) + " (id " + std::to_string(d.id) + ")";
-    if (!ids.insert(d.id).second) return Status::InvalidArgument(where + ": id defined twice");
     auto list = stacks[i].getFrames();
-    if (list.size() == 0) return Status::InvalidArgument(where + ": no frames");
-    if (list.size() > limits.max_stack_depth) {
-      return Status::InvalidArgument(where + ": " + std::to_string(list.size()) + " frames, at most " + std::to_string(limits.max_stack_depth));
+    std::string bad;
+    if (twice.count(d.id)) {
+      bad = "id defined twice";
+    } else if (list.size() == 0) {
+      bad = "no frames";
+    } else if (list.size() > limits.max_stack_depth) {
+      bad = std::to_string(list.size()) + " frames, at most " + std::to_string(limits.max_stack_depth);
     }
-    d.frames.reserve(list.size());
-    for (uint32_t f : list) d.frames.push_back(f);
+    if (bad.empty()) {
+      d.frames.reserve(list.size());
+      for (uint32_t f : list) {
+        if (bad.empty() && bad_frames.count(f)) bad = "frame id " + std::to_string(f) + " was refused";
+        d.frames.push_back(f);
+      }
+    }
+    if (!bad.empty()) {
+      refused_stacks->insert(d.id);
+      refused->Add({RefusedItem::Kind::kStackDef, 0, i, where + ": " + bad});
+      continue;
+    }
     b->stacks.push_back(std::move(d));
   }
   return Status::Ok();
@@ -442,6 +478,8 @@ const char* RefusedKindName(RefusedItem::Kind kind) {
     case RefusedItem::Kind::kHistogram: return "histogram";
     case RefusedItem::Kind::kScalar: return "scalar";
     case RefusedItem::Kind::kStackCount: return "stack count";
+    case RefusedItem::Kind::kFrameDef: return "frame definition";
+    case RefusedItem::Kind::kStackDef: return "stack definition";
   }
   return "unknown";
 }
@@ -489,7 +527,7 @@ Result<Ack> DecodeAck(std::string_view bytes) {
     ack.expected = r.getExpected();
     for (auto item : r.getRefused()) {
       const auto kind = static_cast<uint16_t>(item.getKind());
-      if (kind > static_cast<uint16_t>(RefusedItem::Kind::kStackCount)) {
+      if (kind > static_cast<uint16_t>(RefusedItem::Kind::kStackDef)) {
         return Status::InvalidArgument("ack names a refused item of unknown kind " +
                                        std::to_string(kind));
       }

@@ -104,10 +104,17 @@ struct BatchLimits {
 
 // An item DecodeBatch left out of a batch it could otherwise read.
 struct RefusedItem {
-  enum class Kind : uint8_t { kSeries = 0, kHistogram = 1, kScalar = 2, kStackCount = 3 };
+  enum class Kind : uint8_t {
+    kSeries = 0,
+    kHistogram = 1,
+    kScalar = 2,
+    kStackCount = 3,
+    kFrameDef = 4,
+    kStackDef = 5,
+  };
   Kind kind = Kind::kHistogram;
-  uint32_t second = 0;  // index into the batch's seconds (0 for kSeries)
-  uint32_t index = 0;   // index in Batch::series, or in that second's list of its kind
+  uint32_t second = 0;  // index into the batch's seconds (0 for kSeries and definitions)
+  uint32_t index = 0;   // index in Batch::series, frames or stacks, or in that second's list
   std::string reason;   // says where: "second 0 (1700000000), scalar 2: value is NaN"
   bool operator==(const RefusedItem&) const = default;
 };

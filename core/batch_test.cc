@@ -138,8 +138,9 @@ TEST(BatchStacks, RejectsWithAReasonThatSaysWhere) {
       {[](Batch* b) { b->frames[2].name = ""; }, "frame 2 (id 3): name is empty"},
       {[](Batch* b) { b->frames[0].name = std::string(513, 'x'); }, "frame 0 (id 1): name is 513 bytes, at most 512"},
       {[](Batch* b) { b->frames[0].name = "a\nb"; }, "frame 0 (id 1): name has a control character"},
-      {[](Batch* b) { b->frames[1].id = 1; }, "frame 1 (id 1): id defined twice"},
-      {[](Batch* b) { b->stacks[1].id = 1; }, "stack 1 (id 1): id defined twice"},
+      // Both definitions of an id are refused (which was meant cannot be known): the first named.
+      {[](Batch* b) { b->frames[1].id = 1; }, "frame 0 (id 1): id defined twice"},
+      {[](Batch* b) { b->stacks[1].id = 1; }, "stack 0 (id 1): id defined twice"},
       {[](Batch* b) { b->stacks[0].frames.clear(); }, "stack 0 (id 1): no frames"},
       {[](Batch* b) { b->stacks[0].frames.assign(1001, 1); }, "stack 0 (id 1): 1001 frames, at most 1000"},
       {[](Batch* b) { b->seconds[1].stacks[0].count = 0; }, "second 1 (1700000001), stack count 0: count 0"},
@@ -158,6 +159,38 @@ TEST(BatchStacks, RejectsWithAReasonThatSaysWhere) {
   tight.max_stack_counts = 2;
   EXPECT_NE(DecodeBatch(EncodeBatch(StackSampleBatch()), tight).status().message().find("more than 2 stack counts"),
             std::string::npos);
+}
+
+// A bad definition is refused alone, with every stack that uses it and every count of those
+// stacks; the rest of the batch, stacks included, applies.
+TEST(BatchStacks, ABadDefinitionTakesOnlyTheStacksUsingIt) {
+  Batch b = StackSampleBatch();
+  b.frames[2].name = "a;b";  // frame 3, used by stack 2 only
+  b.series.push_back({"disk.latency", MetricKind::kLatency, "ns", ""});
+  Histogram h;
+  h.Record(1000, 4);
+  b.seconds[0].histograms.push_back({1, h.Encode()});
+  Refusals refused;
+  Result<Batch> r = DecodeBatch(EncodeBatch(b), {}, nullptr, nullptr, &refused);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(refused.total, 3u);
+  EXPECT_EQ(refused.named[0], (RefusedItem{RefusedItem::Kind::kFrameDef, 0, 2,
+                                           "frame 2 (id 3): name has a ';'"}));
+  EXPECT_EQ(refused.named[1], (RefusedItem{RefusedItem::Kind::kStackDef, 0, 1,
+                                           "stack 1 (id 2): frame id 3 was refused"}));
+  EXPECT_EQ(refused.named[2],
+            (RefusedItem{RefusedItem::Kind::kStackCount, 0, 1,
+                         "second 0 (1700000000), stack count 1: stack id 2: its definition was refused"}));
+  EXPECT_EQ(r->frames, (std::vector<FrameDef>{{1, "main"}, {2, "foo"}}));
+  EXPECT_EQ(r->stacks, (std::vector<StackDef>{{1, {1, 2}}}));
+  EXPECT_EQ(r->seconds[0].stacks, (std::vector<StackCount>{{0, 1, 5}}));
+  EXPECT_EQ(r->seconds[0].histograms.size(), 1u);
+  EXPECT_EQ(r->seconds[1].stacks, (std::vector<StackCount>{{0, 7, 2}}));
+  // The ack names them by kind.
+  Result<Ack> ack = DecodeAck(EncodeAck(Ack{3, Ack::Status::kApplied, "", 4, refused}));
+  ASSERT_TRUE(ack.ok()) << ack.status().ToString();
+  EXPECT_EQ(ack->refused.named, refused.named);
+  EXPECT_STREQ(RefusedKindName(RefusedItem::Kind::kStackDef), "stack definition");
 }
 
 TEST(BatchStacks, NeedDictionaryAckRoundTrips) {

@@ -15,10 +15,12 @@ $Cxx.namespace("trailmap::ingest");
 #
 # Items: a batch whose envelope and structure can be read is applied even when some of its items
 # are bad. The aggregator checks each item alone: a series definition (metric name, kind, unit,
-# fields, description), and in every second each histogram delta (it must decode and not be
-# empty), scalar (finite) and stack count (1 .. 2^40). A bad item is left out alone, and so is
-# every item of a second whose time is outside 1970..2100 and every item that refers to a
-# left-out or missing series or to a series of another kind. The rest is applied exactly once
+# fields, description), each frame and stack definition (a frame name without ';' or control
+# characters, ids unique in the batch, a stack of 1 .. max_stack_depth frames, none of them a
+# left-out frame), and in every second each histogram delta (it must decode and not be empty),
+# scalar (finite) and stack count (1 .. 2^40). A bad item is left out alone, and so is every
+# item of a second whose time is outside 1970..2100, every item that refers to a left-out or
+# missing series or to a series of another kind, and every stack count of a left-out stack. The rest is applied exactly once
 # as usual (one WriteBatch with the watermark), and the `applied` ack, or a later `duplicate`
 # ack for the same batch, names the first 16 items left out in `refused` and counts them all in
 # `refusedTotal`.
@@ -26,8 +28,7 @@ $Cxx.namespace("trailmap::ingest");
 # Rejection: what cannot be read as a whole is rejected, and `rejected` for sequence s means
 # exactly: s was not applied and never will be. Nothing about any other sequence. Whole-batch
 # faults are: not a Cap'n Proto message, a bad agent id, host or labels, more series, seconds,
-# histograms, stack counts or definitions than the limits allow, a bad frame or stack
-# definition, and more than max_bytes. When the agent id and a sequence s >= 1 can be read:
+# histograms, stack counts or definitions than the limits allow, and more than max_bytes. When the agent id and a sequence s >= 1 can be read:
 #   - s == watermark + 1: acked `rejected` s, and the watermark moves to s (written alone, WAL
 #     on) so the stream continues with s + 1;
 #   - s > watermark + 1: not judged before its turn: acked `outOfOrder` with `expected` =
@@ -127,7 +128,7 @@ struct Batch {
 # One item of a batch the aggregator left out while applying the rest (see "Items" above).
 struct RefusedItem {
   kind @0 :Kind;
-  second @1 :UInt32;      # index into Batch.seconds (0 for a series)
+  second @1 :UInt32;      # index into Batch.seconds (0 for a series or a definition)
   index @2 :UInt32;       # the item's index in Batch.series or in that second's list of its kind
   reason @3 :Text;        # e.g. "second 2 (1700000003), histogram 5: histogram: bucket 3 has count 0"
 
@@ -136,6 +137,8 @@ struct RefusedItem {
     histogram @1;
     scalar @2;
     stackCount @3;
+    frameDef @4;          # index into Batch.frames
+    stackDef @5;          # index into Batch.stacks
   }
 }
 

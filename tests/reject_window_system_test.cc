@@ -37,8 +37,8 @@ int64_t Now() {
 }
 
 // Batch `sequence` for `host`: `sequence` events of 1 ms at second `base` + sequence; batch 7
-// with a histogram that does not decode and a NaN scalar besides, batch 12 with a frame
-// definition that cannot be read (';' in its name).
+// with a histogram that does not decode and a NaN scalar besides, batch 12 with 17 labels (at
+// most 16: a fault of the whole batch).
 Batch Make(const std::string& host, uint64_t sequence, int64_t base) {
   Batch b;
   b.agent = host + "/1";
@@ -54,9 +54,8 @@ Batch Make(const std::string& host, uint64_t sequence, int64_t base) {
     b.seconds[0].histograms.push_back({1, "\x01\x01junk"});
     b.seconds[0].scalars.push_back({2, std::nan("")});
   }
-  if (sequence == kUnreadable) {
-    b.frames = {{1, "a;b"}};
-    b.stacks = {{1, {1}}};
+  if (sequence == kUnreadable) {  // at most 16 labels
+    for (int i = 0; i < 17; ++i) b.labels.push_back({"k" + std::to_string(i), "v"});
   }
   return b;
 }
@@ -115,7 +114,7 @@ TEST(RejectWindowSystem, OneBadItemAndOneRejectedBatchLoseOnlyThemselvesAcrossAR
   }
   EXPECT_EQ(refused_named, 2u);
   EXPECT_EQ(acks[kBadItems - 1].refused.total, 2u);
-  EXPECT_NE(acks[kUnreadable - 1].reason.find("name has a ';'"), std::string::npos)
+  EXPECT_NE(acks[kUnreadable - 1].reason.find("17 labels, at most 16"), std::string::npos)
       << acks[kUnreadable - 1].reason;
 
   // 2. The Shipper, whose batch 5 is first taken as unreadable.
