@@ -550,15 +550,17 @@ std::vector<std::string> Predicate::Names() const {
 
 namespace {
 
-bool AllDigits(const std::string& s) {
-  return !s.empty() && s.size() < 20 &&
-         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+// True when `l` is a bare number written as JSON writes it: digits, no leading zero. Only then
+// is it a JSON number; "06" is not, since `host == 06` compares the text "06" and `host == 6`
+// the text "6" (found by fuzz/predicate_fuzz: 06 became 6 in the JSON form).
+bool IsJsonInteger(const Literal& l) {
+  return l.numeric && std::to_string(l.number) == l.text;
 }
 
 nlohmann::json LiteralJson(const Literal& l, bool value_name) {
   if (l.is_string) return l.text;
   if (value_name) return l.text;  // "10ms": on the value name a string is a number with a unit
-  if (AllDigits(l.text)) return l.number;
+  if (IsJsonInteger(l)) return l.number;
   return nlohmann::json{{"number", l.text}};
 }
 

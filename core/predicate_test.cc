@@ -218,6 +218,24 @@ TEST(Predicate, JsonOfALiteralThatIsNotUtf8) {
   EXPECT_EQ(Must(json).ToString(), "disk in (\"s\xef\xbf\xbd\xef\xbf\xbd\x04" "c\") and latency > 90ms");
 }
 
+// Found by fuzz/predicate_fuzz ("vAluevAe >= 06"): ToJson wrote the literal 06 as the JSON number
+// 6, which parses back as "pid == 6", another predicate (== compares the field's text). A number
+// JSON does not write the same way keeps its text in {"number": ...}.
+TEST(Predicate, JsonKeepsANumberWithLeadingZeros) {
+  const Predicate zeros = Must("pid == 06 and n >= 007");
+  EXPECT_EQ(zeros.ToJson(), R"({"and":[{"field":"pid","op":"==","value":{"number":"06"}},)"
+                            R"({"field":"n","op":">=","value":{"number":"007"}}]})");
+  EXPECT_EQ(Must(zeros.ToJson()).ToString(), "pid == 06 and n >= 007");
+  EXPECT_TRUE(zeros.Matches(Fields{{"pid", "06"}, {"n", "7"}}));
+  EXPECT_FALSE(zeros.Matches(Fields{{"pid", "6"}, {"n", "7"}}));
+  EXPECT_EQ(Must("pid == 6").ToJson(), R"({"field":"pid","op":"==","value":6})");
+  EXPECT_EQ(Must("pid == 0").ToJson(), R"({"field":"pid","op":"==","value":0})");
+  EXPECT_EQ(Must("pid == 18446744073709551615").ToJson(),
+            R"({"field":"pid","op":"==","value":18446744073709551615})");
+  EXPECT_EQ(Must(Must("pid == 18446744073709551615").ToJson()).ToString(),
+            "pid == 18446744073709551615");
+}
+
 TEST(Predicate, JsonErrorsNameThePath) {
   struct Case {
     std::string json;
