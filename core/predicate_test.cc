@@ -236,6 +236,16 @@ TEST(Predicate, JsonKeepsANumberWithLeadingZeros) {
             "pid == 18446744073709551615");
 }
 
+// Found by fuzz/predicate_json_fuzz: a number too large for a double is nlohmann's
+// out_of_range, not parse_error, and the exception ended the process.
+TEST(Predicate, JsonNumberPastADoubleIsAnError) {
+  Result<Predicate> p = Predicate::Parse(R"({"and":9e9992})");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().message(),
+            "JSON predicate does not parse: [json.exception.out_of_range.406] number overflow "
+            "parsing '9e9992'");
+}
+
 TEST(Predicate, JsonErrorsNameThePath) {
   struct Case {
     std::string json;
