@@ -150,6 +150,50 @@ TEST(Predicate, HostileListsFieldsAndRegexes) {
 }
 
 // Scalars compare their value with its fraction, in the metric's own unit.
+// Found by fuzz/predicate_json_fuzz: "w++++++++++*++++++++++==+++" matched against "host" ran for
+// minutes (std::regex backtracks; nested repetition is exponential). Such a regex is refused where
+// it is written; a repeated group of plain characters, a lazy quantifier and quantifier
+// characters in a class or escaped are fine.
+TEST(Predicate, RegexesThatTakeExponentialTimeAreRefused) {
+  struct Case {
+    std::string regex;
+    std::string says;  // "" = accepted
+  };
+  const std::vector<Case> cases = {
+      {"w++++++++++*++++++++++==+++",
+       "a quantifier follows another at byte 3 (nested repetition can take exponential time)"},
+      {"w**", "a quantifier follows another at byte 3 (nested repetition can take exponential time)"},
+      {"a{2}{3}", "a quantifier follows another at byte 5 (nested repetition can take exponential time)"},
+      {"((w*)*)*",
+       "the group repeated at byte 6 holds a repetition or an alternation (that can take "
+       "exponential time)"},
+      {"(a|ab)*c",
+       "the group repeated at byte 7 holds a repetition or an alternation (that can take "
+       "exponential time)"},
+      {"((?:x+)y){2,}",
+       "the group repeated at byte 10 holds a repetition or an alternation (that can take "
+       "exponential time)"},
+      {"(web|db)-[0-9]+", ""},
+      {"(ab)+c*?d{1,3}", ""},
+      {"[*+?]+\\++x", ""},  // a class, then an escaped '+' repeated
+  };
+  auto quote = [](const std::string& text) {
+    std::string out;
+    for (char ch : text) out += ch == '\\' || ch == '"' ? std::string{'\\', ch} : std::string{ch};
+    return out;
+  };
+  for (const Case& c : cases) {
+    Result<Predicate> p = Predicate::Parse("host =~ \"" + quote(c.regex) + "\"");
+    if (c.says.empty()) {
+      EXPECT_TRUE(p.ok()) << c.regex << ": " << p.status().ToString();
+      continue;
+    }
+    ASSERT_FALSE(p.ok()) << c.regex;
+    EXPECT_EQ(p.status().message(),
+              "column 9: bad regular expression \"" + c.regex + "\": " + c.says);
+  }
+}
+
 TEST(Predicate, ScalarValues) {
   const Predicate p = Must("value > 12.5 and value <= 50% and host == \"a\"");
   EXPECT_FALSE(p.ValueMatches(12.5));
