@@ -117,6 +117,14 @@ Result<std::vector<Token>> Lex(std::string_view in) {
   }
 }
 
+// True when `text` is one NUMBER token of the grammar (as Lex reads one): it prints unquoted.
+bool LexesAsNumber(std::string_view text) {
+  return !text.empty() && text[0] >= '0' && text[0] <= '9' &&
+         std::all_of(text.begin(), text.end(), [](char c) {
+           return NameChar(c) || c == '%' || c == '/' || static_cast<unsigned char>(c) >= 0x80;
+         });
+}
+
 Predicate::Op OpOf(std::string_view text) {
   using Op = Predicate::Op;
   if (text == "==") return Op::kEq;
@@ -407,9 +415,13 @@ class PredicateParser {
         return ErrorAt(op.column + 3, "bad regular expression \"" + l.text + "\": " + e.what());
       }
     }
-    if (IsValueName(node->name) && !l.numeric) {
+    if (IsValueName(node->name) && (!l.numeric || (l.is_string && !LexesAsNumber(l.text)))) {
       return ErrorAt(op.column, "'" + node->name + "' is the metric's value: compare it with a number, e.g. 10ms");
     }
+    // On the value name a quoted number is that number: `value <= "2"` is `value <= 2`, and
+    // prints so, as its JSON form does (found by fuzz/predicate_fuzz: the text printed "2"
+    // quoted, the JSON form unquoted).
+    if (IsValueName(node->name)) node->literals.back().is_string = false;
     node->name.shrink_to_fit();
     value_columns_.emplace_back(node.get(), name.column);
     return std::shared_ptr<const Node>(std::move(node));

@@ -282,6 +282,20 @@ TEST(Predicate, JsonKeepsANumberWithLeadingZeros) {
 
 // Found by fuzz/predicate_json_fuzz: a number too large for a double is nlohmann's
 // out_of_range, not parse_error, and the exception ended the process.
+// Found by fuzz/predicate_fuzz: `value <= "2"` printed with its quotes, its JSON form without
+// ({"value": "2"} is a number on the value name), so the two parsed to different texts. A quoted
+// number on the value name is now the number; one that is not a NUMBER token is refused.
+TEST(Predicate, AQuotedNumberOnTheValueNameIsTheNumber) {
+  const Predicate p = Must(R"(talue >= 12.5% and value <= "2" and latency > "10ms")");
+  EXPECT_EQ(p.ToString(), R"(talue >= 12.5% and value <= 2 and latency > 10ms)");
+  EXPECT_EQ(Must(p.ToJson()).ToString(), p.ToString());
+  EXPECT_EQ(p.ValueRange(), (std::pair<uint64_t, uint64_t>{10'000'001, 2}));
+  Result<Predicate> spaced = Predicate::Parse(R"(latency > "10 ms")");
+  ASSERT_FALSE(spaced.ok());
+  EXPECT_EQ(spaced.status().message(),
+            "column 9: 'latency' is the metric's value: compare it with a number, e.g. 10ms");
+}
+
 TEST(Predicate, JsonNumberPastADoubleIsAnError) {
   Result<Predicate> p = Predicate::Parse(R"({"and":9e9992})");
   ASSERT_FALSE(p.ok());
