@@ -219,6 +219,19 @@ Status CheckRegexCost(std::string_view re) {
     return j < re.size() && re[j] == '}' ? j + 1 - i : 0;
   };
   for (size_t i = 0; i < re.size();) {
+    if (re[i] == '{') {
+      // A count past 1000 compiles to as many states, and past 2^63 overflows libstdc++'s
+      // parser (UBSan; found by fuzz/predicate_fuzz), closed by '}' or not.
+      uint64_t count = 0;
+      for (size_t j = i + 1; j < re.size() && ((re[j] >= '0' && re[j] <= '9') || re[j] == ',');
+           ++j) {
+        count = re[j] == ',' ? 0 : std::min<uint64_t>(count * 10 + (re[j] - '0'), 1'000'000);
+        if (count > 1000) {
+          return Status::InvalidArgument("the repetition count at byte " + std::to_string(i + 2) +
+                                         " passes 1000");
+        }
+      }
+    }
     if (const size_t n = quantifier_length(i); n > 0) {
       if (after_quantifier) {
         return Status::InvalidArgument("a quantifier follows another at byte " +

@@ -173,6 +173,10 @@ TEST(Predicate, RegexesThatTakeExponentialTimeAreRefused) {
       {"((?:x+)y){2,}",
        "the group repeated at byte 10 holds a repetition or an alternation (that can take "
        "exponential time)"},
+      // Found by fuzz/predicate_fuzz: a count past 2^63 overflowed libstdc++'s regex parser.
+      {" \x90!{7777711111111111111111111111111111111111111111777", "the repetition count at byte 5 passes 1000"},
+      {"a{2,1001}", "the repetition count at byte 3 passes 1000"},
+      {"a{1000}", ""},
       {"(web|db)-[0-9]+", ""},
       {"(ab)+c*?d{1,3}", ""},
       {"[*+?]+\\++x", ""},  // a class, then an escaped '+' repeated
