@@ -176,6 +176,7 @@ TEST(Predicate, RegexesThatTakeExponentialTimeAreRefused) {
       // Found by fuzz/predicate_fuzz: a count past 2^63 overflowed libstdc++'s regex parser.
       {" \x90!{7777711111111111111111111111111111111111111111777", "the repetition count at byte 5 passes 1000"},
       {"a{2,1001}", "the repetition count at byte 3 passes 1000"},
+      {"x\\4444444444444444444444", "the back-reference at byte 2 passes 1000"},
       {"a{1000}", ""},
       {"(web|db)-[0-9]+", ""},
       {"(ab)+c*?d{1,3}", ""},
