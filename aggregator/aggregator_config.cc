@@ -76,6 +76,10 @@ Result<int64_t> ParseRetention(std::string_view text) {
     return Status::InvalidArgument("\"" + std::string(text) +
                                    "\": at least 1s (or forever to keep everything)");
   }
+  if (*ns / 1'000'000'000 > static_cast<uint64_t>(kMaxRetentionSeconds)) {
+    return Status::InvalidArgument("\"" + std::string(text) +
+                                   "\": at most 36500d (100 years), or forever to keep everything");
+  }
   return static_cast<int64_t>(*ns / 1'000'000'000);
 }
 

@@ -68,7 +68,14 @@ Status ParseAggregatorConfig(std::string_view toml, std::string_view source,
                              AggregatorConfig* config);
 Status LoadAggregatorConfig(const std::string& path, AggregatorConfig* config);
 
-// A retention: a duration of at least 1 s ("36h", "14d") in seconds, or "forever" = 0.
+// The longest retention short of forever: 100 years. Past it a duration in nanoseconds no longer
+// holds whole seconds exactly in a double (ParseDuration), so "12109090914s" read back as one
+// second less (found by fuzz/aggregator_config_fuzz); under it every retention formats back to
+// itself.
+inline constexpr int64_t kMaxRetentionSeconds = int64_t{36500} * 86400;
+
+// A retention: a duration from 1 s to kMaxRetentionSeconds ("36h", "14d") in seconds, or
+// "forever" = 0.
 Result<int64_t> ParseRetention(std::string_view text);
 // The other way: 0 → "forever", 172800 → "2d", 5400 → "90m", 90 → "90s".
 std::string FormatRetention(int64_t seconds);

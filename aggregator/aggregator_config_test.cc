@@ -65,6 +65,28 @@ max_batch_bytes = 1048576
   EXPECT_TRUE(ValidateAggregatorConfig(c).ok());
 }
 
+// Found by fuzz/aggregator_config_fuzz: "3363636.365h" read as 12109090914 s (384 years), which
+// formats as "12109090914s", which read back as 12109090913 s (the nanoseconds pass 2^53 and the
+// double rounds them down). A retention is now at most 100 years, where every one formats back.
+TEST(AggregatorConfigTest, RetentionIsAtMostAHundredYearsAndFormatsBack) {
+  Result<int64_t> r = ParseRetention("3363636.365h");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "\"3363636.365h\": at most 36500d (100 years), or forever to keep everything");
+  EXPECT_FALSE(ParseRetention("12109090914s").ok());
+  EXPECT_FALSE(ParseRetention("36500.001d").ok());
+  r = ParseRetention("36500d");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, kMaxRetentionSeconds);
+  for (const char* text : {"36500d", "3153599999s", "876000h", "52559999m", "1s", "1.5s"}) {
+    Result<int64_t> seconds = ParseRetention(text);
+    ASSERT_TRUE(seconds.ok()) << text << ": " << seconds.status().ToString();
+    Result<int64_t> back = ParseRetention(FormatRetention(*seconds));
+    ASSERT_TRUE(back.ok()) << text;
+    EXPECT_EQ(*back, *seconds) << text << " -> " << FormatRetention(*seconds);
+  }
+}
+
 TEST(AggregatorConfigTest, ShippedExampleParses) {
   AggregatorConfig c;
   Status s =

@@ -54,6 +54,28 @@ Status CheckWholeWords(std::string_view bytes) {
 }
 
 
+// Cap'n Proto charges every object a reader follows against a traversal limit, a list of
+// zero-sized structs one word per element although it takes no bytes on the wire. A batch or an
+// ack is read with a limit of kReadsPerWord times its own words: the decoders below follow each
+// pointer at most twice (a second's histogram and stack lists: once to count, once to read), so
+// a message that is not hostile never reaches it, and one that claims millions of empty items
+// in a few bytes, or points many times at the same list, fails after work bounded by its size
+// (found by fuzz/batch_fuzz: 760 bytes whose seconds held millions of empty scalars took more
+// than 10 s under the default limit of 64 Mi words).
+constexpr uint64_t kReadsPerWord = 4;
+uint64_t TraversalLimit(std::string_view bytes) { return (bytes.size() / 8 + 1) * kReadsPerWord; }
+
+// The error of a message Cap'n Proto could not read, `what` being "batch" or "ack".
+std::string NotCapnp(const char* what, std::string_view bytes, const kj::Exception& e) {
+  std::string description = e.getDescription().cStr();
+  if (description.find("traversal limit") != std::string::npos) {
+    return std::string(what) + " of " + std::to_string(bytes.size()) +
+           " bytes refers to more than " + std::to_string(kReadsPerWord) +
+           " times its size (a list of empty items, or one list many times): " + description;
+  }
+  return std::string(what) + " is not a valid Cap'n Proto message: " + description;
+}
+
 // A series definition, checked alone.
 Status CheckSeries(ingest::SeriesDef::Reader d, const BatchLimits& limits, SeriesDef* def) {
   def->metric = std::string(View(d.getMetric()));
@@ -405,7 +427,7 @@ Result<Batch> DecodeBatch(std::string_view bytes, const BatchLimits& limits, std
                           uint64_t* sequence, Refusals* refused) {
   if (Status s = CheckWholeWords(bytes); !s.ok()) return s;
   try {
-    FlatMessage message(bytes);
+    FlatMessage message(bytes, TraversalLimit(bytes));
     auto root = message.Root<ingest::Batch>();
     // The agent id only when it is valid, so a caller never keeps state under a bad one.
     const std::string_view agent_id = View(root.getAgent());
@@ -424,8 +446,7 @@ Result<Batch> DecodeBatch(std::string_view bytes, const BatchLimits& limits, std
     return batch;
   } catch (const kj::Exception& e) {
     if (refused) *refused = {};
-    return Status::InvalidArgument(std::string("batch is not a valid Cap'n Proto message: ") +
-                                   e.getDescription().cStr());
+    return Status::InvalidArgument(NotCapnp("batch", bytes, e));
   } catch (const std::exception& e) {
     if (refused) *refused = {};
     return Status::InvalidArgument(std::string("batch could not be read: ") + e.what());
@@ -514,7 +535,7 @@ std::string EncodeAck(const Ack& ack) {
 Result<Ack> DecodeAck(std::string_view bytes) {
   if (bytes.size() < 8 || bytes.size() % 8 != 0) return Status::InvalidArgument("ack is not a Cap'n Proto message");
   try {
-    FlatMessage message(bytes);
+    FlatMessage message(bytes, TraversalLimit(bytes));
     auto r = message.Root<ingest::Ack>();
     Ack ack;
     ack.sequence = r.getSequence();
@@ -525,7 +546,13 @@ Result<Ack> DecodeAck(std::string_view bytes) {
     ack.status = static_cast<Ack::Status>(status);
     ack.reason = std::string(View(r.getReason()));
     ack.expected = r.getExpected();
-    for (auto item : r.getRefused()) {
+    auto refused = r.getRefused();
+    if (refused.size() > kMaxNamedRefusals) {  // EncodeAck names at most that many
+      return Status::InvalidArgument("ack names " + std::to_string(refused.size()) +
+                                     " refused items, at most " +
+                                     std::to_string(kMaxNamedRefusals));
+    }
+    for (auto item : refused) {
       const auto kind = static_cast<uint16_t>(item.getKind());
       if (kind > static_cast<uint16_t>(RefusedItem::Kind::kStackDef)) {
         return Status::InvalidArgument("ack names a refused item of unknown kind " +
@@ -537,7 +564,7 @@ Result<Ack> DecodeAck(std::string_view bytes) {
     ack.refused.total = std::max<uint64_t>(r.getRefusedTotal(), ack.refused.named.size());
     return ack;
   } catch (const kj::Exception& e) {
-    return Status::InvalidArgument(std::string("ack is not a valid Cap'n Proto message: ") + e.getDescription().cStr());
+    return Status::InvalidArgument(NotCapnp("ack", bytes, e));
   }
 }
 

@@ -136,7 +136,9 @@ std::string EncodeBatch(const Batch& batch);
 // `*agent` and `*sequence` (if non-null) still hold what could be read of the envelope, so the
 // caller can ack the right sequence (0 when unreadable). Bad items are left out of the batch
 // returned (series renumbered, items pointing at them left out too) and added to `*refused`;
-// with `refused` null, the first bad item fails the decode instead (all or nothing).
+// with `refused` null, the first bad item fails the decode instead (all or nothing). The work is
+// bounded by the message's size: one that makes the reader follow more than 4 words per word it
+// holds (a list of empty structs, one list pointed at many times) is refused whole.
 Result<Batch> DecodeBatch(std::string_view bytes, const BatchLimits& limits = {},
                           std::string* agent = nullptr, uint64_t* sequence = nullptr,
                           Refusals* refused = nullptr);
@@ -163,6 +165,8 @@ struct Ack {
 const char* AckStatusName(Ack::Status status);
 
 std::string EncodeAck(const Ack& ack);
+// Refuses an ack that names more than kMaxNamedRefusals items, and one that refers to more than
+// 4 times its size, as DecodeBatch does.
 Result<Ack> DecodeAck(std::string_view bytes);
 
 }  // namespace trailmap

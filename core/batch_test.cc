@@ -5,8 +5,13 @@
 #include <cmath>
 #include <limits>
 
+#include <capnp/any.h>
+#include <capnp/message.h>
+
+#include "core/capnp_bytes.h"
 #include "core/counts.h"
 #include "core/histogram.h"
+#include "schemas/ingest.capnp.h"
 
 namespace trailmap {
 namespace {
@@ -333,6 +338,107 @@ TEST(BatchItems, AnEnvelopeOverTheByteLimitIsStillNamed) {
   EXPECT_NE(r.status().message().find("at most 64"), std::string::npos);
   EXPECT_EQ(agent, "web-1/abc");
   EXPECT_EQ(sequence, 4u);
+}
+
+}  // namespace
+}  // namespace trailmap
+
+namespace trailmap {
+namespace {
+
+// Cap'n Proto lets a list hold structs of zero words: such a list claims any number of items in
+// no bytes. These build messages that do, as the fuzzer did, through the schema-less builder.
+// `pointer` is the list field's index in the struct's pointer section (schemas/ingest.capnp:
+// Second.scalars is pointer 1, Ack.refused is pointer 1).
+void SetEmptyStructList(capnp::AnyStruct::Builder in, unsigned pointer, uint32_t n) {
+  in.getPointerSection()[pointer].initAsListOfAnyStruct(0, 0, n);
+}
+
+// A batch of one second whose scalars are `n` empty structs (series 0, value 0): no series.
+std::string BatchOfEmptyScalars(uint32_t n) {
+  capnp::MallocMessageBuilder message;
+  auto b = message.initRoot<ingest::Batch>();
+  b.setAgent("web-1/abc");
+  b.setSequence(5);
+  b.setHost("web-1");
+  auto second = b.initSeconds(1)[0];
+  second.setTime(1'700'000'000);
+  SetEmptyStructList(capnp::toAny(second), 1, n);
+  return MessageToBytes(message);
+}
+
+// Found by fuzz/batch_fuzz: a 760-byte batch whose seconds claimed millions of empty scalars kept
+// DecodeBatch busy over 10 s (each refused with its reason) under a traversal limit of 64 Mi
+// words. The limit is now 4 reads per word of the message: a few empty items are read and refused
+// one by one as before; ten million in 160 bytes are refused whole, at once.
+TEST(BatchItems, AListOfEmptyItemsCannotOutgrowItsBytes) {
+  Refusals refused;
+  Result<Batch> few = DecodeBatch(BatchOfEmptyScalars(3), {}, nullptr, nullptr, &refused);
+  ASSERT_TRUE(few.ok()) << few.status().ToString();
+  EXPECT_EQ(refused.total, 3u);
+  EXPECT_EQ(refused.named[2].reason,
+            "second 0 (1700000000), scalar 2: series index 0 past the series list");
+
+  const std::string many = BatchOfEmptyScalars(10'000'000);
+  ASSERT_EQ(many.size(), 160u);
+  std::string agent;
+  uint64_t sequence = 0;
+  Result<Batch> r = DecodeBatch(many, {}, &agent, &sequence, &refused);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "batch of 160 bytes refers to more than 4 times its size (a list of empty items, or "
+            "one list many times): Exceeded message traversal limit.  See "
+            "capnp::ReaderOptions.");
+  EXPECT_EQ(agent, "web-1/abc");  // the envelope is still read, so the ack names the batch
+  EXPECT_EQ(sequence, 5u);
+  EXPECT_TRUE(refused.empty());
+}
+
+// The traversal limit leaves room for a large batch as an agent builds it: every item kind,
+// 3600 seconds, read with each per-second list followed twice.
+TEST(BatchItems, ALargeRealBatchIsWithinTheTraversalLimit) {
+  Batch b = Mixed();
+  const SecondDelta one = b.seconds[0];
+  b.seconds.clear();
+  for (int64_t t = 0; t < 3600; ++t) {
+    SecondDelta s = one;
+    s.time = 1'700'000'000 + t;
+    s.histograms.resize(5, one.histograms[0]);
+    s.scalars.resize(5, one.scalars[0]);
+    b.seconds.push_back(std::move(s));
+  }
+  Result<Batch> back = DecodeBatch(EncodeBatch(b));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->seconds.size(), 3600u);
+  EXPECT_EQ(back->seconds[3599].scalars.size(), 5u);
+}
+
+// An ack names at most kMaxNamedRefusals items (EncodeAck); one that names more is refused, and
+// a list of millions of empty items (the ack fuzzer's slow input) cannot outgrow its bytes.
+TEST(Ack, NamesAtMostSixteenItems) {
+  auto ack_naming = [](uint32_t n, bool empty_items) {
+    capnp::MallocMessageBuilder message;
+    auto a = message.initRoot<ingest::Ack>();
+    a.setSequence(9);
+    if (empty_items) {
+      SetEmptyStructList(capnp::toAny(a), 1, n);
+    } else {
+      a.initRefused(n);
+    }
+    a.setRefusedTotal(n);
+    return MessageToBytes(message);
+  };
+  Result<Ack> sixteen = DecodeAck(ack_naming(16, false));
+  ASSERT_TRUE(sixteen.ok()) << sixteen.status().ToString();
+  EXPECT_EQ(sixteen->refused.named.size(), 16u);
+  EXPECT_EQ(DecodeAck(ack_naming(17, false)).status().message(),
+            "ack names 17 refused items, at most 16");
+  const std::string many = ack_naming(10'000'000, true);
+  EXPECT_EQ(DecodeAck(many).status().message(),
+            "ack of " + std::to_string(many.size()) +
+                " bytes refers to more than 4 times its size (a list of empty items, or one "
+                "list many times): Exceeded message traversal limit.  See "
+                "capnp::ReaderOptions.");
 }
 
 }  // namespace

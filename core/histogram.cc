@@ -215,11 +215,14 @@ Status Histogram::MergeEncoded(std::string_view encoded) {
   uint64_t total = 0, added = 0;
   Status s = WalkBuckets(encoded, h, add, &total, &added);
   if (!s.ok() || total > kMaxTotalCount) {
-    uint64_t undone = 0, ignored = 0;
+    // Each walk gets its own total and count: WalkBuckets stops where its running total passes
+    // 2^64, so with both in one variable a walk stopped earlier than the one it takes back and
+    // left buckets behind (found by fuzz/histogram_fuzz).
+    uint64_t undone = 0, walked_total = 0, walked = 0;
     auto subtract = [this, &undone, added](uint32_t i, uint64_t count) {
       if (undone++ < added) counts_[i - first_] -= count;
     };
-    (void)WalkBuckets(encoded, h, subtract, &ignored, &ignored);
+    (void)WalkBuckets(encoded, h, subtract, &walked_total, &walked);
     if (!s.ok()) return s;
     // A valid encoding of more than kMaxTotalCount events (written before the bounds): built
     // apart, where its counts fit, cut to kMaxTotalCount, then merged.
@@ -227,7 +230,7 @@ Status Histogram::MergeEncoded(std::string_view encoded) {
     big.Grow(BucketIndex(h.min));
     big.Grow(BucketIndex(h.max));
     auto add_big = [&big](uint32_t i, uint64_t count) { big.counts_[i - big.first_] += count; };
-    (void)WalkBuckets(encoded, h, add_big, &ignored, &ignored);
+    (void)WalkBuckets(encoded, h, add_big, &walked_total, &walked);
     big.count_ = total;
     big.min_ = h.min;
     big.max_ = h.max;

@@ -286,6 +286,82 @@ TEST(HistogramSaturation, RecordAndOldEncodingsPastTheBoundSaturate) {
   EXPECT_EQ(decoded->sum(), static_cast<uint128_t>(kMaxTotalCount) * 300);
 }
 
+// Found by fuzz/histogram_fuzz, whose property said every decoded encoding re-encodes to its own
+// bytes. Not for one past kMaxTotalCount (a store written before the bounds): Decode saturates
+// it, as the bounds say (docs/counts.md), so the bytes change; what it gives is canonical.
+TEST(HistogramSaturation, AnEncodingPastTheBoundDecodesToACanonicalSaturatedOne) {
+  const std::string old = OneBucket(1'000'000, uint64_t{105} << 56);  // 1.6 * 2^62 events
+  EXPECT_EQ(Hex(old), "01 01 c0 84 3d 00 00 ba 07 80 80 80 80 80 80 80 80 69");
+  Result<Histogram> h = Histogram::Decode(old);
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  EXPECT_TRUE(h->saturated());
+  EXPECT_EQ(h->count(), kMaxTotalCount);
+  EXPECT_EQ(h->min(), 1'000'000u);
+  EXPECT_EQ(h->max(), 1'000'000u);
+  EXPECT_EQ(h->sum(), static_cast<uint128_t>(kMaxTotalCount) * 1'000'000);
+  const std::string now = h->Encode();
+  EXPECT_EQ(Hex(now), "01 01 c0 84 3d 00 00 ba 07 80 80 80 80 80 80 80 80 40");  // 2^62 events
+  Result<Histogram> again = Histogram::Decode(now);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_FALSE(again->saturated());
+  EXPECT_EQ(*again, *h);
+  EXPECT_EQ(again->Encode(), now);
+}
+
+// Three buckets of values 2, 3 and 5 holding counts that add up close to 2^64 (grammar in
+// core/histogram.h), and `trailing` bytes after them (any makes the encoding corrupt).
+std::string NearTwoToThe64(uint64_t count2, uint64_t count3, uint64_t count5,
+                           std::string_view trailing = "") {
+  std::string out("\x01\x03", 2);
+  PutVarint(&out, uint64_t{2});  // min
+  PutVarint(&out, uint64_t{3});  // spread: max 5
+  // excess = sum - count * min = 1 * count3 + 3 * count5
+  PutVarint(&out, static_cast<uint128_t>(count3) + 3 * static_cast<uint128_t>(count5));
+  for (auto [gap, count] : {std::pair{2u, count2}, {0u, count3}, {1u, count5}}) {
+    PutVarint(&out, uint64_t{gap});
+    PutVarint(&out, count);
+  }
+  return out + std::string(trailing);
+}
+
+// Found by fuzz/histogram_fuzz: a merge refused for a corrupt encoding left a bucket behind.
+// MergeEncoded adds buckets as it reads them and, on an error, walks the encoding again to take
+// them back; that walk kept its running total and its bucket count in one variable, so near 2^64
+// it stopped one bucket early ("total count past 2^64") and bucket 5's 2 events stayed.
+TEST(HistogramSaturation, ARefusedMergeNearTwoToThe64ChangesNothing) {
+  const std::string corrupt = NearTwoToThe64(UINT64_MAX - 32, 29, 2, std::string(1, '\0'));
+  Status s = Histogram::Validate(corrupt);
+  EXPECT_EQ(s.ToString(), "corruption: histogram: 1 trailing bytes");
+  for (uint64_t held : {0, 7}) {
+    Histogram h;
+    h.Record(1000, held);
+    const Histogram before = h;
+    EXPECT_EQ(h.MergeEncoded(corrupt).ToString(), s.ToString());
+    EXPECT_EQ(h, before) << held << " events before";
+    EXPECT_EQ(h.BucketCount(5), 0u);
+  }
+}
+
+// The same walk read a valid encoding of more than 2^62 events into the histogram it saturates:
+// it stopped as early, so bucket 5 was missing there and left over in the target instead.
+TEST(HistogramSaturation, AValidEncodingNearTwoToThe64SaturatesWithEveryBucket) {
+  const std::string old = NearTwoToThe64(UINT64_MAX - 3, 1, 2);  // 2^64 - 1 events
+  ASSERT_TRUE(Histogram::Validate(old).ok());
+  Result<Histogram> h = Histogram::Decode(old);
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  EXPECT_EQ(h->count(), kMaxTotalCount);
+  // Scaled by 2^62 / (2^64 - 1): 2^62 - 1, 0 -> 1 and 0 -> 1 (a bucket is never scaled away),
+  // and the extra 1 comes off the largest bucket.
+  EXPECT_EQ(h->BucketCount(2), kMaxTotalCount - 2);
+  EXPECT_EQ(h->BucketCount(3), 1u);
+  EXPECT_EQ(h->BucketCount(5), 1u);
+  EXPECT_EQ(h->min(), 2u);
+  EXPECT_EQ(h->max(), 5u);
+  Result<Histogram> again = Histogram::Decode(h->Encode());
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(*again, *h);
+}
+
 TEST(HistogramSaturation, AnyMergeOfValidHistogramsDecodes) {
   std::mt19937_64 rng(2026);
   for (int round = 0; round < 100; ++round) {

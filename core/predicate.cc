@@ -117,6 +117,14 @@ Result<std::vector<Token>> Lex(std::string_view in) {
   }
 }
 
+// True when `text` is one NUMBER token of the grammar (as Lex reads one): it prints unquoted.
+bool LexesAsNumber(std::string_view text) {
+  return !text.empty() && text[0] >= '0' && text[0] <= '9' &&
+         std::all_of(text.begin(), text.end(), [](char c) {
+           return NameChar(c) || c == '%' || c == '/' || static_cast<unsigned char>(c) >= 0x80;
+         });
+}
+
 Predicate::Op OpOf(std::string_view text) {
   using Op = Predicate::Op;
   if (text == "==") return Op::kEq;
@@ -180,6 +188,102 @@ bool ReadNumber(std::string_view text, uint64_t* out, double* real = nullptr) {
     return give(d);
   }
   return false;
+}
+
+// std::regex matches by backtracking, and nested repetition makes it exponential: "w*****" or
+// "((w*)*)*..." twenty deep against "host" ran for minutes (found by fuzz/predicate_json_fuzz).
+// Refused here, with where: a quantifier right after another (a SyntaxError in ECMAScript
+// itself; only the lazy '?' may follow one), and a quantifier on a group that holds a
+// quantifier or an alternation ("(a+)+", "(a|ab)*"). What remains (many quantifiers in a row,
+// "a*a*a*b") is polynomial in the value's length.
+// TODO: a linear-time engine (RE2) would make every regex cheap; std::regex is what core/ has.
+Status CheckRegexCost(std::string_view re) {
+  struct Group {
+    bool repeats = false;     // holds a quantifier, at any depth
+    bool alternates = false;  // holds a '|', at any depth
+  };
+  std::vector<Group> groups(1);
+  bool after_quantifier = false;  // the last token was a quantifier
+  bool after_costly_group = false;  // the last token was a group that repeats or alternates
+  auto quantifier_length = [re](size_t i) -> size_t {
+    if (re[i] == '*' || re[i] == '+' || re[i] == '?') return 1;
+    if (re[i] != '{') return 0;
+    size_t j = i + 1;
+    const size_t digits = j;
+    while (j < re.size() && re[j] >= '0' && re[j] <= '9') ++j;
+    if (j == digits) return 0;  // "{" not followed by a count is a literal
+    if (j < re.size() && re[j] == ',') {
+      ++j;
+      while (j < re.size() && re[j] >= '0' && re[j] <= '9') ++j;
+    }
+    return j < re.size() && re[j] == '}' ? j + 1 - i : 0;
+  };
+  for (size_t i = 0; i < re.size();) {
+    if (re[i] == '{') {
+      // A count past 1000 compiles to as many states, and past 2^63 overflows libstdc++'s
+      // parser (UBSan; found by fuzz/predicate_fuzz), closed by '}' or not.
+      uint64_t count = 0;
+      for (size_t j = i + 1; j < re.size() && ((re[j] >= '0' && re[j] <= '9') || re[j] == ',');
+           ++j) {
+        count = re[j] == ',' ? 0 : std::min<uint64_t>(count * 10 + (re[j] - '0'), 1'000'000);
+        if (count > 1000) {
+          return Status::InvalidArgument("the repetition count at byte " + std::to_string(i + 2) +
+                                         " passes 1000");
+        }
+      }
+    }
+    if (const size_t n = quantifier_length(i); n > 0) {
+      if (after_quantifier) {
+        return Status::InvalidArgument("a quantifier follows another at byte " +
+                                       std::to_string(i + 1) +
+                                       " (nested repetition can take exponential time)");
+      }
+      if (after_costly_group) {
+        return Status::InvalidArgument(
+            "the group repeated at byte " + std::to_string(i + 1) +
+            " holds a repetition or an alternation (that can take exponential time)");
+      }
+      groups.back().repeats = true;
+      after_quantifier = true;
+      i += n;
+      if (i < re.size() && re[i] == '?') ++i;  // lazy
+      continue;
+    }
+    after_quantifier = after_costly_group = false;
+    const char c = re[i];
+    if (c == '\\') {
+      // A back-reference: its number overflows libstdc++'s parser as a count does (found by
+      // fuzz/predicate_fuzz, "\\4444444444444444444...").
+      uint64_t group = 0;
+      for (size_t j = i + 1; j < re.size() && re[j] >= '0' && re[j] <= '9'; ++j) {
+        group = std::min<uint64_t>(group * 10 + (re[j] - '0'), 1'000'000);
+        if (group > 1000) {
+          return Status::InvalidArgument("the back-reference at byte " + std::to_string(i + 1) +
+                                         " passes 1000");
+        }
+      }
+      i += 2;
+    } else if (c == '[') {  // a class: its characters are literal
+      size_t j = i + 1;
+      if (j < re.size() && re[j] == '^') ++j;
+      while (j < re.size() && re[j] != ']') j += re[j] == '\\' ? 2 : 1;
+      i = j + 1;
+    } else if (c == '(') {
+      groups.emplace_back();
+      i += i + 2 < re.size() && re[i + 1] == '?' ? 3 : 1;  // (?: (?= (?!
+    } else if (c == ')' && groups.size() > 1) {
+      const Group inner = groups.back();
+      groups.pop_back();
+      groups.back().repeats |= inner.repeats;
+      groups.back().alternates |= inner.alternates;
+      after_costly_group = inner.repeats || inner.alternates;
+      ++i;
+    } else {
+      if (c == '|') groups.back().alternates = true;
+      ++i;
+    }
+  }
+  return Status::Ok();
 }
 
 std::string Quote(const std::string& s) {
@@ -325,15 +429,22 @@ class PredicateParser {
       if (l.text.size() > kMaxRegex) {
         return ErrorAt(op.column, "regular expression longer than " + std::to_string(kMaxRegex) + " bytes");
       }
+      if (Status s = CheckRegexCost(l.text); !s.ok()) {
+        return ErrorAt(op.column + 3, "bad regular expression \"" + l.text + "\": " + s.message());
+      }
       try {
         node->regex = std::make_shared<const std::regex>(l.text, std::regex::ECMAScript | std::regex::optimize);
       } catch (const std::regex_error& e) {
         return ErrorAt(op.column + 3, "bad regular expression \"" + l.text + "\": " + e.what());
       }
     }
-    if (IsValueName(node->name) && !l.numeric) {
+    if (IsValueName(node->name) && (!l.numeric || (l.is_string && !LexesAsNumber(l.text)))) {
       return ErrorAt(op.column, "'" + node->name + "' is the metric's value: compare it with a number, e.g. 10ms");
     }
+    // On the value name a quoted number is that number: `value <= "2"` is `value <= 2`, and
+    // prints so, as its JSON form does (found by fuzz/predicate_fuzz: the text printed "2"
+    // quoted, the JSON form unquoted).
+    if (IsValueName(node->name)) node->literals.back().is_string = false;
     node->name.shrink_to_fit();
     value_columns_.emplace_back(node.get(), name.column);
     return std::shared_ptr<const Node>(std::move(node));
@@ -550,15 +661,17 @@ std::vector<std::string> Predicate::Names() const {
 
 namespace {
 
-bool AllDigits(const std::string& s) {
-  return !s.empty() && s.size() < 20 &&
-         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+// True when `l` is a bare number written as JSON writes it: digits, no leading zero. Only then
+// is it a JSON number; "06" is not, since `host == 06` compares the text "06" and `host == 6`
+// the text "6" (found by fuzz/predicate_fuzz: 06 became 6 in the JSON form).
+bool IsJsonInteger(const Literal& l) {
+  return l.numeric && std::to_string(l.number) == l.text;
 }
 
 nlohmann::json LiteralJson(const Literal& l, bool value_name) {
   if (l.is_string) return l.text;
   if (value_name) return l.text;  // "10ms": on the value name a string is a number with a unit
-  if (AllDigits(l.text)) return l.number;
+  if (IsJsonInteger(l)) return l.number;
   return nlohmann::json{{"number", l.text}};
 }
 

@@ -150,6 +150,55 @@ TEST(Predicate, HostileListsFieldsAndRegexes) {
 }
 
 // Scalars compare their value with its fraction, in the metric's own unit.
+// Found by fuzz/predicate_json_fuzz: "w++++++++++*++++++++++==+++" matched against "host" ran for
+// minutes (std::regex backtracks; nested repetition is exponential). Such a regex is refused where
+// it is written; a repeated group of plain characters, a lazy quantifier and quantifier
+// characters in a class or escaped are fine.
+TEST(Predicate, RegexesThatTakeExponentialTimeAreRefused) {
+  struct Case {
+    std::string regex;
+    std::string says;  // "" = accepted
+  };
+  const std::vector<Case> cases = {
+      {"w++++++++++*++++++++++==+++",
+       "a quantifier follows another at byte 3 (nested repetition can take exponential time)"},
+      {"w**", "a quantifier follows another at byte 3 (nested repetition can take exponential time)"},
+      {"a{2}{3}", "a quantifier follows another at byte 5 (nested repetition can take exponential time)"},
+      {"((w*)*)*",
+       "the group repeated at byte 6 holds a repetition or an alternation (that can take "
+       "exponential time)"},
+      {"(a|ab)*c",
+       "the group repeated at byte 7 holds a repetition or an alternation (that can take "
+       "exponential time)"},
+      {"((?:x+)y){2,}",
+       "the group repeated at byte 10 holds a repetition or an alternation (that can take "
+       "exponential time)"},
+      // Found by fuzz/predicate_fuzz: a count past 2^63 overflowed libstdc++'s regex parser.
+      {" \x90!{7777711111111111111111111111111111111111111111777", "the repetition count at byte 5 passes 1000"},
+      {"a{2,1001}", "the repetition count at byte 3 passes 1000"},
+      {"x\\4444444444444444444444", "the back-reference at byte 2 passes 1000"},
+      {"a{1000}", ""},
+      {"(web|db)-[0-9]+", ""},
+      {"(ab)+c*?d{1,3}", ""},
+      {"[*+?]+\\++x", ""},  // a class, then an escaped '+' repeated
+  };
+  auto quote = [](const std::string& text) {
+    std::string out;
+    for (char ch : text) out += ch == '\\' || ch == '"' ? std::string{'\\', ch} : std::string{ch};
+    return out;
+  };
+  for (const Case& c : cases) {
+    Result<Predicate> p = Predicate::Parse("host =~ \"" + quote(c.regex) + "\"");
+    if (c.says.empty()) {
+      EXPECT_TRUE(p.ok()) << c.regex << ": " << p.status().ToString();
+      continue;
+    }
+    ASSERT_FALSE(p.ok()) << c.regex;
+    EXPECT_EQ(p.status().message(),
+              "column 9: bad regular expression \"" + c.regex + "\": " + c.says);
+  }
+}
+
 TEST(Predicate, ScalarValues) {
   const Predicate p = Must("value > 12.5 and value <= 50% and host == \"a\"");
   EXPECT_FALSE(p.ValueMatches(12.5));
@@ -216,6 +265,48 @@ TEST(Predicate, JsonOfALiteralThatIsNotUtf8) {
   EXPECT_EQ(json, "{\"and\":[{\"field\":\"disk\",\"op\":\"in\",\"value\":[\"s\xef\xbf\xbd\xef\xbf\xbd"
                   "\\u0004c\"]},{\"field\":\"latency\",\"op\":\">\",\"value\":\"90ms\"}]}");
   EXPECT_EQ(Must(json).ToString(), "disk in (\"s\xef\xbf\xbd\xef\xbf\xbd\x04" "c\") and latency > 90ms");
+}
+
+// Found by fuzz/predicate_fuzz ("vAluevAe >= 06"): ToJson wrote the literal 06 as the JSON number
+// 6, which parses back as "pid == 6", another predicate (== compares the field's text). A number
+// JSON does not write the same way keeps its text in {"number": ...}.
+TEST(Predicate, JsonKeepsANumberWithLeadingZeros) {
+  const Predicate zeros = Must("pid == 06 and n >= 007");
+  EXPECT_EQ(zeros.ToJson(), R"({"and":[{"field":"pid","op":"==","value":{"number":"06"}},)"
+                            R"({"field":"n","op":">=","value":{"number":"007"}}]})");
+  EXPECT_EQ(Must(zeros.ToJson()).ToString(), "pid == 06 and n >= 007");
+  EXPECT_TRUE(zeros.Matches(Fields{{"pid", "06"}, {"n", "7"}}));
+  EXPECT_FALSE(zeros.Matches(Fields{{"pid", "6"}, {"n", "7"}}));
+  EXPECT_EQ(Must("pid == 6").ToJson(), R"({"field":"pid","op":"==","value":6})");
+  EXPECT_EQ(Must("pid == 0").ToJson(), R"({"field":"pid","op":"==","value":0})");
+  EXPECT_EQ(Must("pid == 18446744073709551615").ToJson(),
+            R"({"field":"pid","op":"==","value":18446744073709551615})");
+  EXPECT_EQ(Must(Must("pid == 18446744073709551615").ToJson()).ToString(),
+            "pid == 18446744073709551615");
+}
+
+// Found by fuzz/predicate_json_fuzz: a number too large for a double is nlohmann's
+// out_of_range, not parse_error, and the exception ended the process.
+// Found by fuzz/predicate_fuzz: `value <= "2"` printed with its quotes, its JSON form without
+// ({"value": "2"} is a number on the value name), so the two parsed to different texts. A quoted
+// number on the value name is now the number; one that is not a NUMBER token is refused.
+TEST(Predicate, AQuotedNumberOnTheValueNameIsTheNumber) {
+  const Predicate p = Must(R"(talue >= 12.5% and value <= "2" and latency > "10ms")");
+  EXPECT_EQ(p.ToString(), R"(talue >= 12.5% and value <= 2 and latency > 10ms)");
+  EXPECT_EQ(Must(p.ToJson()).ToString(), p.ToString());
+  EXPECT_EQ(p.ValueRange(), (std::pair<uint64_t, uint64_t>{10'000'001, 2}));
+  Result<Predicate> spaced = Predicate::Parse(R"(latency > "10 ms")");
+  ASSERT_FALSE(spaced.ok());
+  EXPECT_EQ(spaced.status().message(),
+            "column 9: 'latency' is the metric's value: compare it with a number, e.g. 10ms");
+}
+
+TEST(Predicate, JsonNumberPastADoubleIsAnError) {
+  Result<Predicate> p = Predicate::Parse(R"({"and":9e9992})");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().message(),
+            "JSON predicate does not parse: [json.exception.out_of_range.406] number overflow "
+            "parsing '9e9992'");
 }
 
 TEST(Predicate, JsonErrorsNameThePath) {

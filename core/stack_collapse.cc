@@ -278,7 +278,9 @@ bool StackCollapser::ParseEventLine(std::string_view line) {
       return true;  // like the Perl: the record's name stays unset, its frames are ignored
     }
   }
-  period_ = (options_.count_samples || period.empty() || period == "0") ? 1 : ParseCount(period);
+  // A PERIOD that reads as 0 ("0", but also "00": the Perl tests the string, so it would add
+  // 0) counts 1, like an absent one: a record always counts (found by fuzz/perf_script_fuzz).
+  period_ = options_.count_samples || period.empty() ? 1 : std::max<uint64_t>(ParseCount(period), 1);
   pname_.assign(f.comm);
   if (options_.include_tid) {
     pname_ += '-';

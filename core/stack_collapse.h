@@ -10,7 +10,8 @@
 //       which that pattern matches (Perl: ^(\S.+?)\s+(\d+)\/*(\d+)*\s+). With one number it is
 //       the TID (perf's default output) and the PID is "?"; a TID of "0" counts as absent.
 //       When the line ends in `: [PERIOD] EVENT:` (Perl: :\s*(\d+)*\s+(\S+):\s*$, leftmost
-//       colon), EVENT is the event type and PERIOD (absent or 0 → 1) is what the record counts.
+//       colon), EVENT is the event type and PERIOD (absent, or any run of zeros → 1) is what the
+//       record counts.
 //   frame    := WS* PC WS* SYMBOL ' (' MODULE ')' anything
 //       PC is word characters, MODULE has no spaces and SYMBOL is everything up to the LAST
 //       ' (' that opens a MODULE (Perl: ^\s*(\w+)\s*(.+) \((\S*)\)). Frames come leaf first.

@@ -53,6 +53,15 @@ const CollapseCase kCases[] = {
      "\t7f00 run (/lib/x.so)\n"
      "\n",
      "java;run 10309279\n"},
+    // Found by fuzz/perf_script_fuzz: "00" is not the string "0" but is still zero; it counted 0.
+    {"a period of several zeros counts 1, like 0", {},
+     "java 1 [000] 1.0: 00 cycles:\n"
+     "\t7f00 run (/lib/x.so)\n"
+     "\n"
+     "java 1 [000] 1.1: 000 cycles:\n"
+     "\t7f00 run (/lib/x.so)\n"
+     "\n",
+     "java;run 2\n"},
     {"no period on the line counts 1", {},
      "sleep 99 1.5: cpu-clock:\n"
      "\tffff schedule ([kernel.kallsyms])\n"
@@ -338,8 +347,8 @@ TEST(StackCollapse, TimeThatOverflowsNanosecondsIsNoTime) {
   EXPECT_EQ(times[1].second, int64_t{9'223'372'035'999'999'999});
 }
 
-// Two records with a period near 2^64 on one stack: the count saturates at 2^64 - 1 instead of
-// wrapping to a small number.
+// Two records with a period near 2^64 on one stack: the count saturates at kMaxTotalCount (2^62)
+// instead of wrapping to a small number.
 TEST(StackCollapse, HugePeriodsSaturate) {
   const FoldedStacks got = CollapsePerfScript(
       "java 1 [000] 1.5: 18446744073709551615 cycles:\n\t1 f (/x)\n\n"

@@ -1,8 +1,8 @@
 // A perf script window (core/stack_collapse.h, as agent/perf_source.cc reads it): the first
 // byte picks the CollapseOptions and where to cut the text in two. Properties:
 //   - feeding the text in two pieces gives the same stacks and stats as feeding it whole;
-//   - the stacks are sorted and distinct, and their counts add up to the records' periods
-//     (or saturate at 2^64 - 1);
+//   - the stacks are sorted and distinct, each counts at least 1, and their counts add up to
+//     the records' periods (or saturate at kMaxTotalCount, core/counts.h);
 //   - per-record mode (SetRecordSink, the agent's path) sees the same records and periods.
 #include <cstddef>
 #include <cstdint>
@@ -54,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   per_record.SetRecordSink([&](const trailmap::CollapsedRecord& r) {
     ++records;
     periods += options.count_samples ? 1 : r.period;
-    FUZZ_CHECK(r.frames != nullptr);
+    FUZZ_CHECK(r.frames != nullptr && r.period >= 1);
   });
   per_record.Add(text);
   FUZZ_CHECK(per_record.Finish().empty());
