@@ -138,7 +138,8 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
       {"cell", {cell_row, 60}},
       {"region", {band_low, 45, band_high, 75}}};
   const CommandResult run = RunProgram(
-      {std::string(TRAILMAP_SOURCE_DIR) + "/tests/browser/run.sh", request.dump()}, 180s);
+      {std::string(TRAILMAP_SOURCE_DIR) + "/tests/browser/run.sh", "page_test.mjs", request.dump()},
+      180s);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const nlohmann::json page = nlohmann::json::parse(run.out);
   ASSERT_FALSE(page.contains("failure")) << page["failure"] << "\n" << run.out;

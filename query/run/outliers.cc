@@ -56,7 +56,9 @@ std::vector<double> ModifiedZScores(const std::vector<double>& values) {
     deviations.push_back(std::fabs(v - median));
     sum += std::fabs(v - median);
   }
-  const double mad = Median(deviations);
+  // Values closer than a histogram bucket (1/64 of the value) are not told apart: the MAD is
+  // floored there, so hosts that agree to within the precision do not make a zero scale.
+  const double mad = std::max(Median(deviations), std::fabs(median) / 64);
   const double mean_ad = values.empty() ? 0 : sum / static_cast<double>(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
     if (mad > 0) {

@@ -6,7 +6,9 @@
 //
 //   score(h) = 0.6745 · (x_h − median(x)) / MAD,   MAD = median(|x − median(x)|)
 //
-// When more than half the hosts share one value (MAD = 0), the mean absolute deviation stands in:
+// The MAD is floored at median/64, the width of a histogram bucket there: values closer than that
+// are one value to a histogram, and when more than half the hosts agree that closely the MAD
+// would be 0. Only with a median of 0 does the mean absolute deviation stand in:
 // score = (x_h − median) / (1.253314 · MeanAD); when that is 0 too, every host scores 0. A host
 // is an outlier when its score is above the threshold (3.5, their recommendation). Only slow
 // hosts count: a host faster than the fleet has a negative score and is never flagged.

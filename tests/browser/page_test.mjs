@@ -2,7 +2,7 @@
 // trailmap-query's page, as tests/page_browser_system_test.cc asks, and prints what the page
 // showed as one JSON object on standard output; the C++ test compares it with the CLI's documents.
 //
-//   node page_test.mjs '{"url": "...", "out": DIR, "cell": [row, col], "region": [r0, c0, r1, c1]}'
+//   tests/browser/run.sh page_test.mjs '{"url": "...", "out": DIR, "cell": [row, col], "region": [r0, c0, r1, c1]}'
 //
 // Every wait is bounded (waitForFunction with a timeout); screenshots go to DIR.
 import puppeteer from 'puppeteer-core';
@@ -79,6 +79,8 @@ try {
   await restored.goto(new URL(result.region.url, args.url).href, { timeout });
   await restored.waitForFunction(() => window.trailmap && window.trailmap.ready && window.trailmap.flame, { timeout });
   result.restored_region = await restored.evaluate(() => window.trailmap.flame.region.region);
+  await restored.close();
+  await page.bringToFront();  // a background tab gets no animation frames, which waits poll on
 
   // Focus a host by clicking its column: the trails tab with that host drawn in red.
   await page.evaluate(() => { window.trailmap.trails = null; });

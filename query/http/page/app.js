@@ -7,7 +7,7 @@ import { FlameGraph } from './flame.js';
 import { drawColumns, columnAt, drawTrails } from './columns.js';
 
 const $ = (id) => document.getElementById(id);
-const KEYS = ['metric', 'from', 'to', 'where', 'by', 'hosts', 'coloring', 'palette', 'per-column',
+const KEYS = ['metric', 'from', 'to', 'where', 'by', 'hosts', 'coloring', 'palette', 'per-column', 'clip',
               'live', 'ymin', 'ymax', 'select', 'isolate', 'exclude', 'cell', 'region', 'sort',
               'tab', 'outliers'];
 const state = { from: '-5m', to: 'now', coloring: 'rank', palette: 'heat', sort: 'p99', tab: 'columns' };
@@ -26,13 +26,13 @@ function writeUrl() {
   history.replaceState(null, '', '?' + q.toString());
 }
 function toForm() {
-  for (const k of ['from', 'to', 'where', 'by', 'coloring', 'palette']) $(k).value = state[k] || '';
+  for (const k of ['from', 'to', 'where', 'by', 'coloring', 'palette', 'clip']) $(k).value = state[k] || '';
   $('per-column').checked = state['per-column'] === '1';
   $('live').checked = state.live === '1';
   $('sort').value = state.sort;
 }
 function fromForm() {
-  for (const k of ['metric', 'from', 'to', 'where', 'by', 'coloring', 'palette']) state[k] = $(k).value.trim();
+  for (const k of ['metric', 'from', 'to', 'where', 'by', 'coloring', 'palette', 'clip']) state[k] = $(k).value.trim();
   state['per-column'] = $('per-column').checked ? '1' : '';
   state.live = $('live').checked ? '1' : '';
 }
@@ -45,7 +45,7 @@ function viewParams(extra = {}) {
 }
 function heatmapParams(extra = {}) {
   const p = viewParams({ coloring: state.coloring, palette: state.palette });
-  for (const k of ['by', 'ymin', 'ymax', 'select']) if (state[k]) p[k] = state[k];
+  for (const k of ['by', 'ymin', 'ymax', 'select', 'clip']) if (state[k]) p[k] = state[k];
   if (state['per-column'] === '1') p['per-column'] = '1';
   if (state.isolate === '1') p.isolate = '1';
   if (state.exclude === '1') p.exclude = '1';
@@ -125,7 +125,8 @@ function startLive() {
       d.total = d.counts.reduce((s, row) => s + row.reduce((a, b) => a + b, 0), 0);
       const seconds = d.to - d.from;
       d.row_events_per_second = d.counts.map((row) => row.reduce((a, b) => a + b, 0) / seconds);
-      delete d.breakdown;  // live columns carry no decomposition
+      // Live columns carry no decomposition: the hues stay on the columns that had them.
+      if (d.breakdown) d.breakdown = d.breakdown.filter((b) => b.column > 0).map((b) => Object.assign(b, { column: b.column - 1 }));
       colorize(d);
       if (page.selection) { page.selection.c0--; page.selection.c1--; }
       draw();
@@ -352,12 +353,41 @@ async function showOutliers() {
 }
 $('outliers').addEventListener('click', () => showOutliers().catch(() => {}));
 
+// ---- the preset: this range's stacks against the same span an hour earlier ----
+async function showHourAgo() {
+  const d = page.heatmap;
+  if (!d) return;
+  const [from, to] = [d.from, d.to];
+  $('flame-title').textContent = `Code: ${formatTime(from)}–${formatTime(to)} against an hour earlier`;
+  $('flame-cap').textContent = 'The fleet\'s CPU stacks in the range';
+  const params = { from: String(from), to: String(to), format: 'json' };
+  if (state.hosts) params.hosts = state.hosts;
+  const [now, diffDoc] = await Promise.all([
+    api('/api/flame', params),
+    api('/api/flame', Object.assign({ 'baseline-from': String(from - 3600), 'baseline-to': String(to - 3600) }, params))]);
+  $('diff-cap').textContent = 'Differential against the same span an hour earlier (red = more now)';
+  page.flame = now;
+  page.diff = diffDoc;
+  flame.set(now);
+  diff.set(diffDoc);
+  showTopFrames(flame);
+}
+$('hour-ago').addEventListener('click', () => showHourAgo().catch(() => {}));
+
 // ---- columns and trails ----
 const columnsCanvas = $('columns');
 let columnWidth = 6;
 async function loadColumns() {
   page.columns = await api('/api/columns', viewParams({ sort: state.sort, rows: '40', coloring: state.coloring }));
   columnWidth = drawColumns(columnsCanvas, page.columns);
+  // Each host's micro trail (from /api/stats by host) for the tooltips; not worth a banner.
+  page.microTrails = new Map();
+  try {
+    const stats = await fetch(`/api/stats?${query(viewParams({ by: 'host', format: 'json' }))}`).then((r) => r.json());
+    for (const row of stats.rows || []) page.microTrails.set(row.group, row.trail);
+  } catch {
+    // tooltips without trails
+  }
 }
 async function loadTrails() {
   page.trails = await api('/api/trails', viewParams({ sort: state.sort === 'count' || state.sort === 'mean' || state.sort === 'p90' ? 'cov' : state.sort, limit: '60', points: '400' }));
@@ -371,7 +401,8 @@ columnsCanvas.addEventListener('mousemove', (e) => {
   const tip = $('tip');
   if (c < 0) { tip.hidden = true; return; }
   const h = d.hosts[c];
-  tip.textContent = `${h.host}\ncount ${h.count}\np50 ${formatValue(h.p50, d.unit)}  p99 ${formatValue(h.p99, d.unit)}\nmax ${formatValue(h.max, d.unit)}  cov ${h.cov.toFixed(2)}\nclick: focus this host`;
+  const trail = page.microTrails && page.microTrails.get(h.host);
+  tip.textContent = `${h.host}${trail ? '  ' + trail : ''}\ncount ${h.count}\np50 ${formatValue(h.p50, d.unit)}  p99 ${formatValue(h.p99, d.unit)}\nmax ${formatValue(h.max, d.unit)}  cov ${h.cov.toFixed(2)}\nclick: focus this host`;
   tip.style.left = e.clientX + 12 + 'px';
   tip.style.top = e.clientY + 12 + 'px';
   tip.hidden = false;

@@ -168,6 +168,6 @@ export class FlameGraph {
       for (const c of node.children || []) walk(c);
     };
     if (this.root) walk(this.root);
-    return [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, n);
+    return [...self.entries()].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]).slice(0, n);
   }
 }

@@ -146,13 +146,14 @@ export function drawHeatmap(canvas, doc, selection) {
   const eps = doc.row_events_per_second || [];
   const maxEps = Math.max(1e-9, ...eps);
   g.fillStyle = '#607d8b';
+  // Log-scaled bars, so a sparse slow band beside a dense fast one still shows.
   for (let r = 0; r < rows; r++) {
-    const w = (eps[r] / maxEps) * (LAYOUT.panel - 10);
+    const w = (Math.log1p(eps[r]) / Math.log1p(maxEps)) * (LAYOUT.panel - 10);
     g.fillRect(px, box.y + box.h - (r + 1) * ch + 0.5, w, Math.max(1, ch - 1));
   }
   g.fillStyle = '#333';
   g.textAlign = 'left';
-  g.fillText('events/s per row', px, box.y + box.h + 5);
+  g.fillText('events/s per row (log)', px, box.y + box.h + 5);
   g.fillText(`max ${+maxEps.toPrecision(3)}`, px, box.y + box.h + 19);
   if (selection) {
     const [c0, c1] = [Math.min(selection.c0, selection.c1), Math.max(selection.c0, selection.c1)];
