@@ -60,7 +60,8 @@ Status CheckStackQuery(const StackQuery& q) {
                                      std::to_string(h.weights.size()) + " weights");
     }
     for (size_t i = 0; i < h.seconds.size(); ++i) {
-      if (h.seconds[i] < q.from || h.seconds[i] >= q.to || (i > 0 && h.seconds[i] <= h.seconds[i - 1])) {
+      if (h.seconds[i] < q.from || h.seconds[i] >= q.to ||
+          (i > 0 && h.seconds[i] <= h.seconds[i - 1])) {
         return Status::InvalidArgument("weights of " + h.host + ": second " +
                                        std::to_string(h.seconds[i]) +
                                        " is out of order or outside the range");
@@ -103,7 +104,8 @@ std::string EncodeQuery(const Query& query) {
       auto out = weights[static_cast<unsigned>(i)];
       out.setHost(AsText(h.host));
       auto seconds = out.initSeconds(static_cast<unsigned>(h.seconds.size()));
-      for (size_t j = 0; j < h.seconds.size(); ++j) seconds.set(static_cast<unsigned>(j), h.seconds[j]);
+      for (size_t j = 0; j < h.seconds.size(); ++j)
+        seconds.set(static_cast<unsigned>(j), h.seconds[j]);
       auto ws = out.initWeights(static_cast<unsigned>(h.weights.size()));
       for (size_t j = 0; j < h.weights.size(); ++j) ws.set(static_cast<unsigned>(j), h.weights[j]);
       out.setOtherSeconds(h.other_seconds);

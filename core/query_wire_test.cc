@@ -147,8 +147,9 @@ TEST(StackQueryWire, WeightsRoundTripAndAreChecked) {
   EXPECT_EQ(back->stacks.weights[0].weights, (std::vector<uint64_t>{3, 1, 7}));
   EXPECT_EQ(back->stacks.weights[1].other_seconds, 1u);
   // A second outside [from, to), out of order, or without its weight is refused.
-  for (auto weights : {HostSecondWeights{"a", {160}, {1}, 0}, HostSecondWeights{"a", {101, 100}, {1, 1}, 0},
-                       HostSecondWeights{"a", {100}, {}, 0}}) {
+  for (auto weights :
+       {HostSecondWeights{"a", {160}, {1}, 0}, HostSecondWeights{"a", {101, 100}, {1, 1}, 0},
+        HostSecondWeights{"a", {100}, {}, 0}}) {
     q.stacks.weights = {weights};
     EXPECT_EQ(DecodeQuery(EncodeQuery(q)).status().code(), Status::Code::kInvalidArgument);
   }

@@ -85,9 +85,8 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
     const bool slow = kSlowHosts.count(host) > 0;
     WriteFile(dir / (host + ".trace"), LatencyTrace(t0, slow));
     CommandResult r = RunProgram({Binary("trailmap"), "import", "--quiet", "--host", host,
-                                  "--metric", "http.latency", "--time-unit", "us",
-                                  "--value-unit", "us", "--ingest", IngestList(aggs),
-                                  dir / (host + ".trace")});
+                                  "--metric", "http.latency", "--time-unit", "us", "--value-unit",
+                                  "us", "--ingest", IngestList(aggs), dir / (host + ".trace")});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     WriteFile(dir / (host + ".perf"), PerfScript(slow));
     r = RunProgram({Binary("trailmap"), "import", "--quiet", "--stacks", "--host", host, "--time",
@@ -98,8 +97,7 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
   Process server({Binary("trailmap-query"), "--listen", "127.0.0.1:" + std::to_string(port),
                   "--aggregators", QueryList(aggs)},
                  dir.path(), "trailmap-query");
-  ASSERT_TRUE(WaitFor([port] { return HttpGet(port, "/").status == 200; }, 10s))
-      << server.Stderr();
+  ASSERT_TRUE(WaitFor([port] { return HttpGet(port, "/").status == 200; }, 10s)) << server.Stderr();
 
   // The heat map the page will draw (the same parameters): the cell to click is the fullest of
   // column 60 above 100 ms, the region rows 140..270 ms of seconds 45..75.
@@ -131,12 +129,11 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
 
   const std::string shots = std::string(TRAILMAP_BIN_DIR) + "/../page-screenshots";
   std::filesystem::create_directories(shots);
-  const nlohmann::json request = {
-      {"url", "http://127.0.0.1:" + std::to_string(port) + "/?metric=http.latency&from=" + from +
-                  "&to=" + to},
-      {"out", shots},
-      {"cell", {cell_row, 60}},
-      {"region", {band_low, 45, band_high, 75}}};
+  const nlohmann::json request = {{"url", "http://127.0.0.1:" + std::to_string(port) +
+                                              "/?metric=http.latency&from=" + from + "&to=" + to},
+                                  {"out", shots},
+                                  {"cell", {cell_row, 60}},
+                                  {"region", {band_low, 45, band_high, 75}}};
   const CommandResult run = RunProgram(
       {std::string(TRAILMAP_SOURCE_DIR) + "/tests/browser/run.sh", "page_test.mjs", request.dump()},
       180s);

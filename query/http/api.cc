@@ -239,7 +239,7 @@ const std::map<std::string, ViewRunner>& Routes() {
   static const std::map<std::string, ViewRunner> routes{
       {"/api/heatmap", ApiHeatmap}, {"/api/columns", ApiColumns}, {"/api/trails", ApiTrails},
       {"/api/line", ApiLine},       {"/api/stats", ApiStats},     {"/api/flame", ApiFlame},
-      {"/api/metrics", ApiMetrics}, {"/api/fields", ApiFields},     {"/api/outliers", ApiOutliers},
+      {"/api/metrics", ApiMetrics}, {"/api/fields", ApiFields},   {"/api/outliers", ApiOutliers},
   };
   return routes;
 }

@@ -124,7 +124,8 @@ TEST(Api, ThePageIsServedFromTheBinary) {
 TEST(Api, RegionAndOutliersRefuseBadInputWithTheCliMessage) {
   Harness h;
   h.options.defaults.aggregators = "127.0.0.1:1";
-  HttpReply reply = HandleApi("/api/flame?metric=http.latency&region=-2m..-1m", h.context, h.options);
+  HttpReply reply =
+      HandleApi("/api/flame?metric=http.latency&region=-2m..-1m", h.context, h.options);
   EXPECT_EQ(reply.status, 400u);
   EXPECT_NE(reply.body.find("--region -2m..-1m: no ','"), std::string::npos) << reply.body;
   reply = HandleApi("/api/flame?region=-2m..-1m,1ms..2ms", h.context, h.options);

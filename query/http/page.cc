@@ -29,8 +29,8 @@ HttpReply PageReply(std::string_view path) {
     reply.headers.emplace_back("Cache-Control", "no-cache");
     return reply;
   }
-  return ErrorReply(404, "no such path " + std::string(path) +
-                             ": the page is at / and the API under /api/");
+  return ErrorReply(
+      404, "no such path " + std::string(path) + ": the page is at / and the API under /api/");
 }
 
 }  // namespace trailmap

@@ -12,7 +12,7 @@
 namespace trailmap {
 
 struct PageFile {
-  std::string_view path;   // "/index.html"
+  std::string_view path;  // "/index.html"
   std::string_view bytes;
 };
 

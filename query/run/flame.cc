@@ -6,15 +6,15 @@
 #include <istream>
 #include <iterator>
 #include <map>
-#include <ostream>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <sstream>
 
 #include "core/query_wire.h"
 #include "query/fetch/fanout.h"
+#include "query/render/flame.h"
 #include "query/run/region.h"
 #include "query/views/flame.h"
-#include "query/render/flame.h"
 
 namespace trailmap {
 namespace {
@@ -50,8 +50,7 @@ Result<FoldedStacks> FanOutStacks(const FlameFleetRequest& flags, const QueryCon
 }
 
 // The region's weighted stacks and, with region_differential, the same hosts' other seconds.
-Result<FleetStacks> FetchRegionStacks(const FlameFleetRequest& flags,
-                                      const QueryContext& context) {
+Result<FleetStacks> FetchRegionStacks(const FlameFleetRequest& flags, const QueryContext& context) {
   if (flags.has_baseline()) {
     return Status::InvalidArgument(
         "--region compares with the same hosts' other seconds (--differential); "
@@ -59,9 +58,10 @@ Result<FleetStacks> FetchRegionStacks(const FlameFleetRequest& flags,
   }
   if (!flags.by.empty()) return Status::InvalidArgument("--by does not apply with --region");
   if (flags.metric == "cpu.stacks" || flags.metric == flags.stacks) {
-    return Status::InvalidArgument("--region selects events of a latency or size metric: name it "
-                                   "with --metric (the stacks come from --stacks, default "
-                                   "cpu.stacks)");
+    return Status::InvalidArgument(
+        "--region selects events of a latency or size metric: name it "
+        "with --metric (the stacks come from --stacks, default "
+        "cpu.stacks)");
   }
   const ViewRequest view = FleetView(flags);
   Result<TimeRange> range = ParseTimeRange(view, context.now);
@@ -77,14 +77,13 @@ Result<FleetStacks> FetchRegionStacks(const FlameFleetRequest& flags,
     for (uint64_t w : h.weights) events += w;
     out.region_hosts.emplace_back(h.host, events);
   }
-  std::sort(out.region_hosts.begin(), out.region_hosts.end(),
-            [](const auto& a, const auto& b) {
-              return a.second != b.second ? a.second > b.second : a.first < b.first;
-            });
+  std::sort(out.region_hosts.begin(), out.region_hosts.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
   if (flags.region_differential) out.baseline.emplace();
   if (selection->weights.empty()) return out;  // nothing selected: nothing to ask
-  Result<FoldedStacks> target = FanOutStacks(
-      flags, context, RegionStackQuery(*selection, flags.stacks), "", &out.missing);
+  Result<FoldedStacks> target =
+      FanOutStacks(flags, context, RegionStackQuery(*selection, flags.stacks), "", &out.missing);
   if (!target.ok()) return target.status();
   out.target = std::move(target).value();
   if (flags.region_differential) {
@@ -182,8 +181,9 @@ Result<ViewDocument> RunFlameView(const FlameRequest& flags, const QueryContext&
                              "(--baseline-from/--baseline-to/--baseline-where), not both");
   }
   if (flags.fleet.region_differential && flags.fleet.region.empty()) {
-    return Status::InvalidArgument("--differential compares a --region with the rest of its hosts' "
-                                   "seconds: give --region FROM..TO,LOW..HIGH");
+    return Status::InvalidArgument(
+        "--differential compares a --region with the rest of its hosts' "
+        "seconds: give --region FROM..TO,LOW..HIGH");
   }
   if (!flags.folded.empty() && !flags.fleet.region.empty()) {
     return Status::InvalidArgument("--region selects fleet stacks; not with --folded");
@@ -218,15 +218,13 @@ Result<ViewDocument> RunFlameView(const FlameRequest& flags, const QueryContext&
     }
     if (!flags.fleet.region.empty()) {
       if (fleet->region_events == 0) {
-        doc.notes.push_back("trailmap flame: no " + flags.fleet.metric +
-                            " events in the region " + flags.fleet.region);
+        doc.notes.push_back("trailmap flame: no " + flags.fleet.metric + " events in the region " +
+                            flags.fleet.region);
       }
-      region = nlohmann::ordered_json{{"region", flags.fleet.region},
-                                      {"metric", flags.fleet.metric},
-                                      {"stacks", flags.fleet.stacks},
-                                      {"differential", flags.fleet.region_differential},
-                                      {"events", fleet->region_events},
-                                      {"host_seconds", fleet->region_host_seconds}};
+      region = nlohmann::ordered_json{
+          {"region", flags.fleet.region},   {"metric", flags.fleet.metric},
+          {"stacks", flags.fleet.stacks},   {"differential", flags.fleet.region_differential},
+          {"events", fleet->region_events}, {"host_seconds", fleet->region_host_seconds}};
       nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
       for (const auto& [host, events] : fleet->region_hosts) {
         hosts.push_back({{"host", host}, {"events", events}});

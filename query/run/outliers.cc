@@ -77,7 +77,8 @@ Result<ViewDocument> RunOutliersView(const OutliersRequest& flags, const QueryCo
     return Status::InvalidArgument("--format " + format + ": give table or json");
   }
   if (flame && format != "svg" && format != "json" && format != "folded") {
-    return Status::InvalidArgument("--format " + format + ": with --flame give svg, json or folded");
+    return Status::InvalidArgument("--format " + format +
+                                   ": with --flame give svg, json or folded");
   }
   if (!flags.query.by.empty()) {
     return Status::InvalidArgument("--by: outliers are always hosts");

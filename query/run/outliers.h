@@ -29,12 +29,12 @@
 namespace trailmap {
 
 struct OutliersRequest {
-  ViewRequest query;              // metric, from, to, hosts, where (by is always host)
-  std::string stat = "p99";       // p50 | p90 | p99 | p99.9 | mean | max
-  double threshold = 3.5;         // modified z-score above which a host is an outlier
-  bool flame = false;             // the differential flame graph of the outliers vs the rest
+  ViewRequest query;                  // metric, from, to, hosts, where (by is always host)
+  std::string stat = "p99";           // p50 | p90 | p99 | p99.9 | mean | max
+  double threshold = 3.5;             // modified z-score above which a host is an outlier
+  bool flame = false;                 // the differential flame graph of the outliers vs the rest
   std::string stacks = "cpu.stacks";  // with flame: the stacks metric
-  std::string format = "table";   // table | json; with flame: svg | json | folded (table = svg)
+  std::string format = "table";       // table | json; with flame: svg | json | folded (table = svg)
 };
 
 struct HostScore {

@@ -74,7 +74,8 @@ Result<RegionSelection> SelectRegion(const std::string& region, const ViewReques
   q.histograms = query;
   Result<FanoutResult> fanout = FanOutAll(context, view, std::move(q));
   if (!fanout.ok()) return fanout.status();
-  for (const ShardFailure& f : fanout->failures) out.missing.push_back(f.endpoint + ": " + f.reason);
+  for (const ShardFailure& f : fanout->failures)
+    out.missing.push_back(f.endpoint + ": " + f.reason);
   Result<SummaryGrid> grid = MergeSummaries(query, fanout->answers);
   if (!grid.ok()) return grid.status();
   for (size_t g = 0; g < grid->groups.size(); ++g) {

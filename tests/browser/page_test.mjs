@@ -15,6 +15,11 @@ const browser = await puppeteer.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
 });
 const result = { console: [] };
+// The page down to the end of its content (no empty space below), for docs/.
+async function shot(page, name) {
+  const bottom = await page.evaluate(() => document.querySelector('main').getBoundingClientRect().bottom);
+  await page.screenshot({ path: `${args.out}/${name}`, clip: { x: 0, y: 0, width: 1640, height: Math.min(1000, Math.ceil(bottom) + 4) } });
+}
 try {
   const page = await browser.newPage();
   page.on('console', (m) => { if (m.type() === 'error') result.console.push(m.text()); });
@@ -24,7 +29,7 @@ try {
   await page.goto(args.url, { timeout });
   await page.waitForFunction(() => window.trailmap && window.trailmap.ready && window.trailmap.heatmap && window.trailmap.columns, { timeout });
   result.first_paint_ms = Date.now() - t0;
-  await page.screenshot({ path: `${args.out}/page-heatmap.png` });
+  await shot(page, 'page-heatmap.png');
 
   // A click on a known cell: the panel's numbers.
   const [row, col] = args.cell;
@@ -37,7 +42,7 @@ try {
     from: window.trailmap.cell.from,
     url: location.search,
   }));
-  await page.screenshot({ path: `${args.out}/page-cell.png` });
+  await shot(page, 'page-cell.png');
 
   // A drag over the planted slow band: the region's flame graph.
   const [r0, c0, r1, c1] = args.region;
@@ -54,7 +59,7 @@ try {
     selection: window.trailmap.flame.region,
     url: location.search,
   }));
-  await page.screenshot({ path: `${args.out}/page-region.png` });
+  await shot(page, 'page-region.png');
 
   // Sort the columns by p99 (from another key, so the page really asks again).
   for (const key of ['name', 'p99']) {
@@ -71,7 +76,7 @@ try {
   await page.click('#outliers');
   await page.waitForFunction(() => window.trailmap.outliers && window.trailmap.diff, { timeout });
   result.outliers = await page.evaluate(() => window.trailmap.outliers.outliers);
-  await page.screenshot({ path: `${args.out}/page-outliers.png` });
+  await shot(page, 'page-outliers.png');
 
   // A pasted address restores the view: the region's URL, loaded afresh.
   const restored = await browser.newPage();
@@ -88,7 +93,9 @@ try {
   await page.mouse.click(first.x, first.y);
   await page.waitForFunction(() => window.trailmap.trails && window.trailmap.ready, { timeout });
   result.focus = await page.evaluate(() => new URLSearchParams(location.search).get('hosts'));
-  await page.screenshot({ path: `${args.out}/page-trails.png` });
+  await shot(page, 'page-focus.png');
+  const trails = await page.$('#trails');
+  await trails.screenshot({ path: `${args.out}/page-trails.png` });
   result.errors = await page.evaluate(() => window.trailmap.errors);
 } catch (e) {
   result.failure = String(e && e.stack || e);

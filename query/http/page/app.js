@@ -335,7 +335,11 @@ async function showOutliers() {
   state.outliers = '1';
   state.region = '';
   writeUrl();
-  const list = await api('/api/outliers', viewParams({ format: 'json' }));
+  // The fleet's outliers, whichever host is focused.
+  const fleet = viewParams({ format: 'json' });
+  delete fleet.hosts;
+  $('top-frames').textContent = '';
+  const list = await api('/api/outliers', fleet);
   page.outliers = list;
   $('flame-title').textContent = `Outliers by ${list.stat} (modified z-score > ${list.threshold})`;
   if (!list.outliers.length) {
@@ -343,8 +347,8 @@ async function showOutliers() {
     flame.set(null); diff.set(null);
     return;
   }
-  $('flame-cap').textContent = 'Outliers: ' + list.hosts.filter((h) => h.outlier).map((h) => `${h.host} (${formatValue(h[list.stat], list.unit)}, score ${h.score})`).join(', ');
-  const graph = await api('/api/outliers', viewParams({ format: 'json', flame: '1' }));
+  $('flame-cap').textContent = 'Outliers: ' + list.hosts.filter((h) => h.outlier).map((h) => `${h.host} (${formatValue(h[list.stat], list.unit)}, score ${h.score.toFixed(1)})`).join(', ');
+  const graph = await api('/api/outliers', Object.assign({ flame: '1' }, fleet));
   $('diff-cap').textContent = 'Differential: the outliers\' stacks against the other hosts\' (red = more in the outliers)';
   flame.set(null);
   diff.set(graph);

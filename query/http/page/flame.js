@@ -80,7 +80,11 @@ export class FlameGraph {
     g.fillStyle = '#fff';
     g.fillRect(0, 0, W, this.canvas.height);
     this.rects = [];
-    if (!this.root || !this.root.value) {
+    if (!this.root) {  // nothing to show: keep no empty space
+      this.canvas.height = 4;
+      return;
+    }
+    if (!this.root.value) {
       g.fillStyle = '#777';
       g.font = '12px system-ui, sans-serif';
       g.fillText(this.root ? 'no samples' : '', 10, 20);
