@@ -384,7 +384,11 @@ let columnWidth = 6;
 async function loadColumns() {
   page.columns = await api('/api/columns', viewParams({ sort: state.sort, rows: '40', coloring: state.coloring }));
   columnWidth = drawColumns(columnsCanvas, page.columns);
-  // Each host's micro trail (from /api/stats by host) for the tooltips; not worth a banner.
+  page.microTrails = null;
+}
+// Each host's micro trail (from /api/stats by host) for the tooltips, asked for at the first
+// hover, so a first paint does not wait for it; a failure only leaves tooltips without trails.
+async function loadMicroTrails() {
   page.microTrails = new Map();
   try {
     const stats = await fetch(`/api/stats?${query(viewParams({ by: 'host', format: 'json' }))}`).then((r) => r.json());
@@ -405,6 +409,7 @@ columnsCanvas.addEventListener('mousemove', (e) => {
   const tip = $('tip');
   if (c < 0) { tip.hidden = true; return; }
   const h = d.hosts[c];
+  if (!page.microTrails) loadMicroTrails();
   const trail = page.microTrails && page.microTrails.get(h.host);
   tip.textContent = `${h.host}${trail ? '  ' + trail : ''}\ncount ${h.count}\np50 ${formatValue(h.p50, d.unit)}  p99 ${formatValue(h.p99, d.unit)}\nmax ${formatValue(h.max, d.unit)}  cov ${h.cov.toFixed(2)}\nclick: focus this host`;
   tip.style.left = e.clientX + 12 + 'px';
