@@ -6,7 +6,8 @@
 // their CPU stacks burn `compress_planted_slowly`. The page must show what the CLI prints: a
 // clicked cell's count and hosts are `trailmap heatmap --at`'s, a rectangle over the slow band
 // names the burning function and exactly the slow hosts, the columns sorted by p99 start with the
-// slow hosts, the outliers action finds them, and the region's address restores the region.
+// slow hosts, the outliers action finds them, the region's address restores the region, and a
+// node with a shard that does not answer shows a banner naming it.
 // Screenshots go to BUILD/page-screenshots/ to be looked at.
 #include <gtest/gtest.h>
 
@@ -127,13 +128,25 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
     if (bounds[r][0].get<uint64_t>() < 270'000'000) band_high = r;
   }
 
+  // A second node that also lists an aggregator nobody runs: every document lacks that shard.
+  const int lame_port = FreePort();
+  const std::string dead = "127.0.0.1:" + std::to_string(FreePort());
+  Process lame({Binary("trailmap-query"), "--listen", "127.0.0.1:" + std::to_string(lame_port),
+                "--aggregators", QueryList(aggs) + "," + dead, "--timeout", "500ms"},
+               dir.path(), "trailmap-query-lame");
+  ASSERT_TRUE(WaitFor([lame_port] { return HttpGet(lame_port, "/").status == 200; }, 10s))
+      << lame.Stderr();
+
   const std::string shots = std::string(TRAILMAP_BIN_DIR) + "/../page-screenshots";
   std::filesystem::create_directories(shots);
-  const nlohmann::json request = {{"url", "http://127.0.0.1:" + std::to_string(port) +
-                                              "/?metric=http.latency&from=" + from + "&to=" + to},
-                                  {"out", shots},
-                                  {"cell", {cell_row, 60}},
-                                  {"region", {band_low, 45, band_high, 75}}};
+  const nlohmann::json request = {
+      {"url", "http://127.0.0.1:" + std::to_string(port) + "/?metric=http.latency&from=" + from +
+                  "&to=" + to},
+      {"out", shots},
+      {"cell", {cell_row, 60}},
+      {"region", {band_low, 45, band_high, 75}},
+      {"missing_url", "http://127.0.0.1:" + std::to_string(lame_port) +
+                          "/?metric=http.latency&from=" + from + "&to=" + to}};
   const CommandResult run = RunProgram(
       {std::string(TRAILMAP_SOURCE_DIR) + "/tests/browser/run.sh", "page_test.mjs", request.dump()},
       180s);
@@ -179,6 +192,10 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
   for (const auto& h : page["outliers"]) outliers.insert(h.get<std::string>());
   EXPECT_EQ(outliers, kSlowHosts);
   EXPECT_EQ(page["focus"], page["columns"][0]);
+  // The missing shard is a banner that names it.
+  ASSERT_FALSE(page["missing_banners"].empty());
+  EXPECT_NE(page["missing_banners"][0].get<std::string>().find(dead), std::string::npos)
+      << page["missing_banners"];
   std::cout << "first paint " << page["first_paint_ms"] << " ms; screenshots in " << shots << "\n";
 }
 

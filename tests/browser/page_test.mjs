@@ -97,6 +97,17 @@ try {
   const trails = await page.$('#trails');
   await trails.screenshot({ path: `${args.out}/page-trails.png` });
   result.errors = await page.evaluate(() => window.trailmap.errors);
+
+  // A node with a shard that does not answer: the page says so in a banner naming it.
+  if (args.missing_url) {
+    const missing = await browser.newPage();
+    await missing.setViewport({ width: 1640, height: 1000 });
+    await missing.goto(args.missing_url, { timeout });
+    await missing.waitForFunction(() => window.trailmap && window.trailmap.ready, { timeout });
+    result.missing_banners = await missing.evaluate(() => [...document.querySelectorAll('.banner-missing')].map((b) => b.textContent));
+    await shot(missing, 'page-missing-shard.png');
+    await missing.close();
+  }
 } catch (e) {
   result.failure = String(e && e.stack || e);
 } finally {
