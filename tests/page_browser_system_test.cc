@@ -155,6 +155,7 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
   ASSERT_FALSE(page.contains("failure")) << page["failure"] << "\n" << run.out;
   EXPECT_TRUE(page["errors"].empty()) << page["errors"];
   EXPECT_TRUE(page["console"].empty()) << page["console"];
+  EXPECT_EQ(page["recolor_mismatches"], 0);
 
   // The cell's panel: the numbers of `trailmap heatmap --at`, for the same time and value.
   const uint64_t low = bounds[cell_row][0], high = bounds[cell_row][1];

@@ -29,6 +29,18 @@ try {
   await page.goto(args.url, { timeout });
   await page.waitForFunction(() => window.trailmap && window.trailmap.ready && window.trailmap.heatmap && window.trailmap.columns, { timeout });
   result.first_paint_ms = Date.now() - t0;
+  // Live columns are re-shaded in the page: the page's shading of the server's counts must be the
+  // server's, for rank and linear coloring, globally and per column.
+  result.recolor_mismatches = await page.evaluate(async () => {
+    let bad = 0;
+    for (const extra of ['coloring=rank', 'coloring=linear', 'coloring=rank&per-column=1', 'coloring=linear&per-column=1']) {
+      const d = window.trailmap.heatmap;
+      const doc = await fetch(`/api/heatmap?metric=${d.metric}&from=${d.from}&to=${d.to}&${extra}`).then((r) => r.json());
+      const levels = window.trailmap.recolor(doc);
+      doc.levels.forEach((row, r) => row.forEach((l, c) => { if (levels[r][c] !== l) bad++; }));
+    }
+    return bad;
+  });
   await shot(page, 'page-heatmap.png');
 
   // A click on a known cell: the panel's numbers.

@@ -469,6 +469,9 @@ async function reload() {
   page.ready = true;
 }
 page.reload = reload;
+// The levels the page gives `doc`'s counts when live columns re-shade it (the browser test checks
+// they are the server's).
+page.recolor = (doc) => { const copy = JSON.parse(JSON.stringify(doc)); colorize(copy); return copy.levels; };
 page.cellCenter = (r, c) => {
   const p = cellCenter(canvas, page.heatmap, r, c);
   const b = canvas.getBoundingClientRect();
