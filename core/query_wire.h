@@ -45,8 +45,9 @@ struct HostSecondWeights {
   uint64_t other_seconds = 0;
 };
 
-// The most (host, second) weights one stack query may carry.
-inline constexpr uint64_t kMaxStackWeights = 10'000'000;
+// The most (host, second) weights one stack query may carry: 1,000 hosts for an hour, and the
+// encoded query (16 bytes each) still under the aggregator's 64 MiB message limit.
+inline constexpr uint64_t kMaxStackWeights = 4'000'000;
 
 // Stack samples of a `stacks` metric merged over a time range, hosts and a predicate on host,
 // labels and fields (no value comparisons: stacks have no value axis).

@@ -91,6 +91,11 @@ Result<RegionSelection> SelectRegion(const std::string& region, const ViewReques
     out.host_seconds += host.seconds.size();
     if (!host.seconds.empty()) out.weights.push_back(std::move(host));
   }
+  // What an aggregator would refuse (or never receive: too large a message) is refused here.
+  if (Status s = CheckStackQuery(RegionStackQuery(out, "cpu.stacks")); !s.ok()) {
+    return RegionUsage(region, "it holds events in " + std::to_string(out.host_seconds) +
+                                   " host-seconds, more than one query carries: " + s.message());
+  }
   return out;
 }
 
