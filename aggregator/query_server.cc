@@ -11,7 +11,9 @@ RouterServer::Options RouterOptions(const QueryServerOptions& o) {
   RouterServer::Options r;
   r.name = "query";
   r.endpoint = o.endpoint;
-  r.max_message_bytes = 1 << 20;  // a query is a few hundred bytes
+  // A query is a few hundred bytes, but a weighted stack query (region -> code) carries 16 bytes
+  // per host-second: up to kMaxStackWeights of them, 64 MiB. Larger messages drop the connection.
+  r.max_message_bytes = 64 << 20;
   return r;
 }
 

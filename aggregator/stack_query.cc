@@ -17,6 +17,20 @@
 namespace trailmap::aggregator {
 namespace {
 
+struct HostWeights {
+  std::unordered_map<int64_t, uint64_t> seconds;
+  uint64_t other = 0;
+};
+
+// count × weight, at most kMaxTotalCount.
+uint64_t SaturatingCountTimes(uint64_t count, uint64_t weight, bool* saturated) {
+  if (weight != 0 && count > kMaxTotalCount / weight) {
+    *saturated = true;
+    return kMaxTotalCount;
+  }
+  return count * weight;
+}
+
 struct Scan {
   const Catalog& catalog;
   const Predicate& where;
@@ -27,6 +41,17 @@ struct Scan {
   std::vector<std::string> groups;
   std::unordered_map<std::string, uint32_t> group_index;
   std::unordered_map<uint64_t, uint64_t> counts;  // group << 32 | global stack id -> samples
+  // A weighted query's weights by host id (none: every value counts once).
+  const std::unordered_map<uint32_t, HostWeights>* weights = nullptr;
+
+  // How many times the value of (host, second) counts: 1, or its weight in a weighted query.
+  uint64_t WeightOf(uint32_t host, int64_t second) const {
+    if (weights == nullptr) return 1;
+    auto h = weights->find(host);
+    if (h == weights->end()) return 0;
+    auto s = h->second.seconds.find(second);
+    return s == h->second.seconds.end() ? h->second.other : s->second;
+  }
 
   // The group of (host, series), or -1 when the query leaves it out.
   int64_t GroupOf(uint32_t host, uint32_t series) {
@@ -64,10 +89,11 @@ struct Scan {
     std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options, cf));
     DataKey key;
     uint64_t group = 0;
+    uint64_t weight = 1;
     bool saturated = false;  // a fleet's count past kMaxTotalCount stops there
-    const auto add = [this, &group, &saturated](uint32_t id, uint64_t count) {
+    const auto add = [this, &group, &weight, &saturated](uint32_t id, uint64_t count) {
       uint64_t& sum = counts[(group << 32) | id];
-      sum = SaturatingCountAdd(sum, count, &saturated);
+      sum = SaturatingCountAdd(sum, SaturatingCountTimes(count, weight, &saturated), &saturated);
     };
     for (it->Seek(lower); it->Valid(); it->Next()) {
       const rocksdb::Slice k = it->key();
@@ -77,6 +103,8 @@ struct Scan {
       }
       const int64_t g = GroupOf(key.host, key.series);
       if (g < 0) continue;
+      weight = WeightOf(key.host, key.second);
+      if (weight == 0) continue;
       group = static_cast<uint64_t>(g);
       const rocksdb::Slice v = it->value();
       if (Status s = ForEachStackCount({v.data(), v.size()}, add); !s.ok()) {
@@ -108,6 +136,16 @@ Result<StackAnswer> RunStackQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* 
     return Status::InvalidArgument(query.metric + " is a " + MetricKindName(record.kind) +
                                    " metric, not stacks");
   }
+  // A weighted query: its weights by host id; only those hosts are read.
+  std::unordered_map<uint32_t, HostWeights> weights;
+  for (const HostSecondWeights& h : query.weights) {
+    const std::optional<uint32_t> id = catalog.FindHost(h.host);
+    if (!id) continue;  // another shard's host
+    HostWeights& w = weights[*id];
+    w.other = h.other_seconds;
+    for (size_t i = 0; i < h.seconds.size(); ++i) w.seconds[h.seconds[i]] = h.weights[i];
+  }
+  if (!query.weights.empty() && weights.empty()) return answer;
   std::vector<uint8_t> allowed;
   if (!query.hosts.empty()) {
     allowed.assign(catalog.host_count() + 1, 0);
@@ -122,11 +160,12 @@ Result<StackAnswer> RunStackQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* 
   }
 
   Scan scan{catalog, *where, allowed, query.group_by, {}, {}, {}, {}};
+  if (!query.weights.empty()) scan.weights = &weights;
   const rocksdb::Snapshot* snapshot = db->GetSnapshot();
   const int64_t first_minute = FloorMinute(query.from + 59);  // first whole minute's start
   const int64_t end_minutes = FloorMinute(query.to);          // end of the last whole minute
   Status s;
-  if (first_minute < end_minutes) {
+  if (first_minute < end_minutes && query.weights.empty()) {
     s = scan.Run(db, stacks, snapshot, *metric, query.from, first_minute);
     if (s.ok()) s = scan.Run(db, stacks_60s, snapshot, *metric, first_minute, end_minutes);
     if (s.ok()) s = scan.Run(db, stacks, snapshot, *metric, end_minutes, query.to);

@@ -7,6 +7,9 @@
 // counts are added up by global stack id, and only at the end are the ids turned into folded
 // text: one catalog lookup per distinct stack, not per value.
 //
+// A weighted query (StackQuery::weights, region -> code) reads only the 1 s values, since its
+// weights are per second, and multiplies each value's counts by its host-second's weight.
+//
 // Thread safety: reads only; may run on any thread alongside the store's writer.
 #pragma once
 

@@ -168,6 +168,32 @@ TEST(StackStoreTest, MinuteRollupServesWholeMinutesAndEdgesComeFromSeconds) {
   EXPECT_EQ(Show(store->QueryStacks(q)), "main 1\nmain;foo1;bar 18\n");
 }
 
+TEST(StackStoreTest, WeightedQueryCountsEachHostSecondItsWeightTimes) {
+  TempDir dir;
+  std::unique_ptr<Store> store = MustOpen(dir.path());
+  for (const char* host : {"web-1", "web-2"}) {
+    Batch b = MakeBatch(std::string(host) + "/1", 1, host, {Stacks("")});
+    DefineSeedStacks(&b);
+    // Every second of two minutes: one sample of stack 1; web-2 also one of stack 3.
+    for (int64_t t = kMinute; t < kMinute + 120; ++t) {
+      b.seconds.push_back({t, {}, {}, {{0, 1, 1}}});
+      if (host == std::string("web-2")) b.seconds.back().stacks.push_back({0, 3, 1});
+    }
+    ASSERT_EQ(store->ApplyBatch(b)->status, Ack::Status::kApplied);
+  }
+  // web-1's seconds +5 (weight 3) and +70 (weight 2), from 1 s values although the range holds a
+  // whole minute; web-2 is not listed, so it is left out.
+  StackQuery q = Range(kMinute, kMinute + 120);
+  q.weights = {{"web-1", {kMinute + 5, kMinute + 70}, {3, 2}, 0}};
+  EXPECT_EQ(Show(store->QueryStacks(q)), "main;foo1;bar 5\n");
+  // The baseline shape: web-2's other seconds once each, its listed one left out.
+  q.weights = {{"web-2", {kMinute + 5}, {0}, 1}, {"no-such-host", {}, {}, 1}};
+  EXPECT_EQ(Show(store->QueryStacks(q)), "main 119\nmain;foo1;bar 119\n");
+  // Only hosts of other shards: nothing.
+  q.weights = {{"no-such-host", {kMinute}, {1}, 1}};
+  EXPECT_EQ(Show(store->QueryStacks(q)), "");
+}
+
 TEST(StackStoreTest, EvictedDictionaryIsAskedForAgain) {
   TempDir dir;
   StoreOptions o;

@@ -17,6 +17,7 @@
 #include "cli/line_command.h"
 #include "cli/heatmap_command.h"
 #include "cli/import_command.h"
+#include "cli/outliers_command.h"
 #include "cli/stats_command.h"
 #include "cli/trails_command.h"
 
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
   MetricsFlags metrics;
   FieldsFlags fields;
   LineFlags line;
+  OutliersFlags outliers;
   CLI::App* heatmap_cmd = AddHeatmapCommand(&app, &heatmap);
   CLI::App* stats_cmd = AddStatsCommand(&app, &stats);
   CLI::App* trails_cmd = AddTrailsCommand(&app, &trails);
@@ -61,6 +63,7 @@ int main(int argc, char** argv) {
   CLI::App* metrics_cmd = AddMetricsCommand(&app, &metrics);
   CLI::App* fields_cmd = AddFieldsCommand(&app, &fields);
   CLI::App* line_cmd = AddLineCommand(&app, &line);
+  CLI::App* outliers_cmd = AddOutliersCommand(&app, &outliers);
 
   try {
     app.parse(argc, argv);
@@ -96,6 +99,7 @@ int main(int argc, char** argv) {
     if (metrics_cmd->parsed()) return RunMetrics(metrics, context);
     if (fields_cmd->parsed()) return RunFields(fields, context);
     if (line_cmd->parsed()) return RunLine(line, context);
+    if (outliers_cmd->parsed()) return RunOutliers(outliers, context);
   } catch (const std::exception& e) {
     // A bug, or a resource failure nothing below expected: say so and exit 1.
     std::cerr << "trailmap: internal error: " << e.what() << "\n";

@@ -37,6 +37,18 @@ void AddFleetFlags(CLI::App* cmd, FlameFleetFlags* f) {
                   "Differential: the baseline's predicate (default: --where), e.g. the hosts "
                   "that are not slow")
       ->group(group);
+  cmd->add_option("--region", f->region,
+                  "Region -> code: FROM..TO,LOW..HIGH selects the events of --metric (then a "
+                  "latency or size metric) in those seconds and that value band; the graph is "
+                  "of the stacks of the host-seconds holding them, each weighted by how many it "
+                  "holds (docs/region-flame.md)")
+      ->group(group);
+  cmd->add_option("--stacks", f->stacks, "With --region: the stacks metric to draw")
+      ->capture_default_str()
+      ->group(group);
+  cmd->add_flag("--differential", f->region_differential,
+                "With --region: red/blue against the same hosts' other seconds of --from..--to")
+      ->group(group);
   cmd->add_option("--aggregators,-a", f->aggregators,
                   "Aggregator QUERY endpoints HOST:PORT,... (default port 7401); else "
                   "$TRAILMAP_AGGREGATORS, else the config file, else 127.0.0.1:7401")
@@ -94,6 +106,8 @@ CLI::App* AddFlameCommand(CLI::App* app, FlameFlags* flags) {
       "  trailmap flame --from -10m --where 'host =~ \"db-(3|7)\"' \\\n"
       "      --baseline-where 'not (host =~ \"db-(3|7)\")' -o slow-vs-rest.svg\n"
       "  trailmap flame --folded after.folded --baseline-folded before.folded -o diff.svg\n"
+      "  trailmap flame --metric http.latency --from -10m --region -5m..-4m,50ms..200ms \\\n"
+      "      --differential --format json\n"
       "Exit codes: 0 ok, 1 error, 2 usage error, 3 some shard did not answer (the graph is "
       "drawn from the others).");
   return cmd;

@@ -52,6 +52,27 @@ Status CheckStackQuery(const StackQuery& q) {
     return Status::InvalidArgument("empty time range: from " + std::to_string(q.from) +
                                    " is not before to " + std::to_string(q.to));
   }
+  uint64_t listed = 0;
+  for (const HostSecondWeights& h : q.weights) {
+    if (h.seconds.size() != h.weights.size()) {
+      return Status::InvalidArgument("weights of " + h.host + ": " +
+                                     std::to_string(h.seconds.size()) + " seconds but " +
+                                     std::to_string(h.weights.size()) + " weights");
+    }
+    for (size_t i = 0; i < h.seconds.size(); ++i) {
+      if (h.seconds[i] < q.from || h.seconds[i] >= q.to ||
+          (i > 0 && h.seconds[i] <= h.seconds[i - 1])) {
+        return Status::InvalidArgument("weights of " + h.host + ": second " +
+                                       std::to_string(h.seconds[i]) +
+                                       " is out of order or outside the range");
+      }
+    }
+    listed += h.seconds.size() + 1;
+    if (listed > kMaxStackWeights) {
+      return Status::InvalidArgument("a stack query carries at most " +
+                                     std::to_string(kMaxStackWeights) + " host-second weights");
+    }
+  }
   if (q.group_by.size() > 128 || q.group_by.find_first_of(";, =\n") != std::string::npos) {
     return Status::InvalidArgument("--by \"" + q.group_by.substr(0, 128) +
                                    "\": give host, a label or a field key (no ';', ',', '=')");
@@ -77,6 +98,18 @@ std::string EncodeQuery(const Query& query) {
     for (size_t i = 0; i < sq.hosts.size(); ++i) hosts.set(static_cast<unsigned>(i), AsText(sq.hosts[i]));
     w.setWhere(AsText(sq.where));
     w.setGroupBy(AsText(sq.group_by));
+    auto weights = w.initWeights(static_cast<unsigned>(sq.weights.size()));
+    for (size_t i = 0; i < sq.weights.size(); ++i) {
+      const HostSecondWeights& h = sq.weights[i];
+      auto out = weights[static_cast<unsigned>(i)];
+      out.setHost(AsText(h.host));
+      auto seconds = out.initSeconds(static_cast<unsigned>(h.seconds.size()));
+      for (size_t j = 0; j < h.seconds.size(); ++j)
+        seconds.set(static_cast<unsigned>(j), h.seconds[j]);
+      auto ws = out.initWeights(static_cast<unsigned>(h.weights.size()));
+      for (size_t j = 0; j < h.weights.size(); ++j) ws.set(static_cast<unsigned>(j), h.weights[j]);
+      out.setOtherSeconds(h.other_seconds);
+    }
   } else {
     const HistogramQuery& h = query.histograms;
     auto hq = q.initHistograms();
@@ -117,6 +150,14 @@ Result<Query> DecodeQuery(std::string_view bytes) {
         for (auto host : w.getHosts()) sq.hosts.push_back(Str(host));
         sq.where = Str(w.getWhere());
         sq.group_by = Str(w.getGroupBy());
+        for (auto in : w.getWeights()) {
+          HostSecondWeights h;
+          h.host = Str(in.getHost());
+          for (int64_t second : in.getSeconds()) h.seconds.push_back(second);
+          for (uint64_t weight : in.getWeights()) h.weights.push_back(weight);
+          h.other_seconds = in.getOtherSeconds();
+          sq.weights.push_back(std::move(h));
+        }
         if (Status s = CheckStackQuery(sq); !s.ok()) return s;
         return query;
       }

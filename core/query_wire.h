@@ -36,6 +36,19 @@ struct HistogramQuery {
   uint32_t columns() const { return static_cast<uint32_t>((to - from + step - 1) / step); }
 };
 
+// A host's weights in a weighted StackQuery (region -> code, docs/region-flame.md): second
+// seconds[i] counts weights[i] times, its other seconds of the query's range `other_seconds` times.
+struct HostSecondWeights {
+  std::string host;
+  std::vector<int64_t> seconds;   // ascending, in the query's [from, to)
+  std::vector<uint64_t> weights;  // one per second
+  uint64_t other_seconds = 0;
+};
+
+// The most (host, second) weights one stack query may carry: 1,000 hosts for an hour, and the
+// encoded query (16 bytes each) still under the aggregator's 64 MiB message limit.
+inline constexpr uint64_t kMaxStackWeights = 4'000'000;
+
 // Stack samples of a `stacks` metric merged over a time range, hosts and a predicate on host,
 // labels and fields (no value comparisons: stacks have no value axis).
 struct StackQuery {
@@ -45,6 +58,9 @@ struct StackQuery {
   std::vector<std::string> hosts;  // only these hosts; empty = all
   std::string where;               // predicate (core/predicate.h); "" = everything
   std::string group_by;            // "" = none; "host", a label or a field: a first frame each
+  // Not empty: a weighted query. Only these hosts' per-second samples count, each times its
+  // host-second's weight (the aggregator then reads 1 s values, never the minute rollups).
+  std::vector<HostSecondWeights> weights;
 };
 
 struct Query {

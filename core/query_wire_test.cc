@@ -133,6 +133,28 @@ TEST(StackQueryWire, QueryAndAnswerRoundTrip) {
   EXPECT_EQ(answer->stacks.stacks, a.stacks.stacks);
 }
 
+TEST(StackQueryWire, WeightsRoundTripAndAreChecked) {
+  Query q;
+  q.kind = Query::Kind::kStacks;
+  q.stacks.from = 100;
+  q.stacks.to = 160;
+  q.stacks.weights = {{"a", {100, 101, 159}, {3, 1, 7}, 0}, {"b", {}, {}, 1}};
+  Result<Query> back = DecodeQuery(EncodeQuery(q));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->stacks.weights.size(), 2u);
+  EXPECT_EQ(back->stacks.weights[0].host, "a");
+  EXPECT_EQ(back->stacks.weights[0].seconds, (std::vector<int64_t>{100, 101, 159}));
+  EXPECT_EQ(back->stacks.weights[0].weights, (std::vector<uint64_t>{3, 1, 7}));
+  EXPECT_EQ(back->stacks.weights[1].other_seconds, 1u);
+  // A second outside [from, to), out of order, or without its weight is refused.
+  for (auto weights :
+       {HostSecondWeights{"a", {160}, {1}, 0}, HostSecondWeights{"a", {101, 100}, {1, 1}, 0},
+        HostSecondWeights{"a", {100}, {}, 0}}) {
+    q.stacks.weights = {weights};
+    EXPECT_EQ(DecodeQuery(EncodeQuery(q)).status().code(), Status::Code::kInvalidArgument);
+  }
+}
+
 TEST(StackQueryWire, RefusesValueComparisonsAndEmptyRanges) {
   Query q;
   q.kind = Query::Kind::kStacks;

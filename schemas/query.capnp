@@ -29,6 +29,19 @@ struct StackQuery {
                           # comparisons. Evaluated in the aggregator.
   groupBy @5 :Text;       # "" = none; "host", a label or a field key: each stack gets that
                           # value (or "(none)") as its first frame, so groups sit side by side
+  weights @6 :List(HostSecondWeights);
+                          # region -> code (docs/region-flame.md): when not empty, only the
+                          # listed hosts' per-second samples of [from, to) count, each multiplied
+                          # by its host-second's weight. An aggregator older than this field
+                          # ignores it and answers the unweighted merge.
+}
+
+# One host's weights in a weighted StackQuery.
+struct HostSecondWeights {
+  host @0 :Text;
+  seconds @1 :List(Int64);   # unix seconds in [from, to), ascending
+  weights @2 :List(UInt64);  # weights[i] is seconds[i]'s
+  otherSeconds @3 :UInt64;   # the weight of this host's other seconds of [from, to) (0: left out)
 }
 
 struct HistogramQuery {

@@ -111,6 +111,9 @@ TEST_F(QueryHttpSystem, EveryEndpointAnswersWhatTheCliPrints) {
                 {"stat", "max"}, {"step", "10"}}},
       {"stats", {{"metric", "disk.latency"}, {"from", From()}, {"to", To()}, {"by", "host"}}},
       {"flame", {{"metric", "cpu.stacks"}, {"from", From()}, {"to", To()}, {"by", "host"}}},
+      {"flame", {{"metric", "disk.latency"}, {"from", From()}, {"to", To()},
+                 {"region", From() + ".." + To() + ",1ms..100ms"}, {"differential", ""}}},
+      {"outliers", {{"metric", "disk.latency"}, {"from", From()}, {"to", To()}}},
       {"metrics", {}},
       {"fields", {{"metric", "disk.latency"}, {"from", From()}, {"to", To()}}},
   };
@@ -130,6 +133,11 @@ TEST_F(QueryHttpSystem, EveryEndpointAnswersWhatTheCliPrints) {
   ASSERT_EQ(stats["rows"].size(), 2u);
   EXPECT_EQ(stats["rows"][0]["count"].get<int>() + stats["rows"][1]["count"].get<int>(), 6000);
   EXPECT_NE(HttpGet(port_, calls[7].Target()).body.find("burn_slow"), std::string::npos);
+  // Region -> code: db-1's stacks (the only ones) weighted by its events in the band.
+  const auto region = nlohmann::json::parse(HttpGet(port_, calls[8].Target()).body);
+  EXPECT_NE(region.dump().find("burn_slow"), std::string::npos);
+  EXPECT_GT(region["region"]["events"].get<int>(), 0);
+  EXPECT_EQ(region["region"]["differential"], true);
 
   // SVG and PNG on the same endpoint: the CLI's bytes too.
   for (const char* format : {"svg", "png"}) {

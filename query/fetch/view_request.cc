@@ -114,3 +114,19 @@ Status CheckRange(const char* flag, int64_t value, int64_t low, int64_t high) {
 }
 
 }  // namespace trailmap
+
+namespace trailmap {
+
+HistogramQuery WholeRangeQuery(const ViewRequest& request, const TimeRange& range,
+                               const std::string& group_by) {
+  HistogramQuery query;
+  query.metric = request.metric;
+  query.from = range.from;
+  query.to = range.to;
+  query.step = static_cast<uint32_t>(std::min<int64_t>(range.to - range.from, UINT32_MAX));
+  query.group_by = group_by;
+  query.hosts = SplitList(request.hosts);
+  return query;
+}
+
+}  // namespace trailmap

@@ -90,6 +90,11 @@ Result<uint64_t> ParseAxisFlag(const char* flag, const std::string& text, const 
 // number from 1 to 2000" otherwise. For front ends that do not parse with CLI11 (trailmap-query).
 Status CheckRange(const char* flag, int64_t value, int64_t low, int64_t high);
 
+// One column covering the whole range, grouped by `group_by`, over request.metric and
+// request.hosts: the aggregators merge the seconds themselves (stats, columns, outliers).
+HistogramQuery WholeRangeQuery(const ViewRequest& request, const TimeRange& range,
+                               const std::string& group_by);
+
 // "a,b,,c" → {"a", "b", "c"}.
 std::vector<std::string> SplitList(const std::string& list);
 

@@ -6,12 +6,14 @@
 #include <sstream>
 #include <thread>
 
+#include "query/http/page.h"
 #include "query/http/params.h"
 #include "query/run/catalog.h"
 #include "query/run/columns.h"
 #include "query/run/flame.h"
 #include "query/run/heatmap.h"
 #include "query/run/line.h"
+#include "query/run/outliers.h"
 #include "query/run/stats.h"
 #include "query/run/trails.h"
 
@@ -177,6 +179,9 @@ Result<ViewDocument> ApiFlame(Params* p, const QueryContext& context, ViewReques
   p->Text("baseline-from", &r.fleet.baseline_from);
   p->Text("baseline-to", &r.fleet.baseline_to);
   p->Text("baseline-where", &r.fleet.baseline_where);
+  p->Text("region", &r.fleet.region);
+  p->Text("stacks", &r.fleet.stacks);
+  if (Status s = p->Bool("differential", &r.fleet.region_differential); !s.ok()) return s;
   p->Text("timeout", &r.fleet.timeout);
   p->Text("palette", &r.palette);
   p->Text("title", &r.title);
@@ -215,11 +220,26 @@ Result<ViewDocument> ApiFields(Params* p, const QueryContext& context, ViewReque
   return RunFieldsView(r, context);
 }
 
+Result<ViewDocument> ApiOutliers(Params* p, const QueryContext& context, ViewRequest base) {
+  OutliersRequest r;
+  r.query = std::move(base);
+  r.format = "json";
+  ReadViewRequest(p, &r.query);
+  p->Text("stat", &r.stat);
+  if (Status s = p->Double("threshold", &r.threshold); !s.ok()) return s;
+  if (Status s = p->Bool("flame", &r.flame); !s.ok()) return s;
+  p->Text("stacks", &r.stacks);
+  p->Text("format", &r.format);
+  if (Status s = p->Unknown(); !s.ok()) return s;
+  if (Status s = RequireMetric(*p, r.query); !s.ok()) return s;
+  return RunOutliersView(r, context);
+}
+
 const std::map<std::string, ViewRunner>& Routes() {
   static const std::map<std::string, ViewRunner> routes{
       {"/api/heatmap", ApiHeatmap}, {"/api/columns", ApiColumns}, {"/api/trails", ApiTrails},
       {"/api/line", ApiLine},       {"/api/stats", ApiStats},     {"/api/flame", ApiFlame},
-      {"/api/metrics", ApiMetrics}, {"/api/fields", ApiFields},
+      {"/api/metrics", ApiMetrics}, {"/api/fields", ApiFields},   {"/api/outliers", ApiOutliers},
   };
   return routes;
 }
@@ -324,6 +344,7 @@ HttpReply HandleApi(std::string_view target, const QueryContext& context,
                     const ApiOptions& options) {
   Result<Params> params = Params::Parse(target);
   if (!params.ok()) return ErrorReply(400, params.status().message());
+  if (params->path().rfind("/api/", 0) != 0) return PageReply(params->path());
   if (params->path() == "/api/heatmap/live") return LiveHeatmap(&*params, context, options);
   auto route = Routes().find(params->path());
   if (route == Routes().end()) {

@@ -9,6 +9,10 @@
 // `format` picks it (json by default; svg and png where the CLI has them). The aggregators are
 // the server's, never a parameter.
 //
+//   GET /api/outliers    the hosts unlike the fleet (query/run/outliers.h); flame=1 their
+//       differential flame graph against the rest
+//   GET /  and /app.js, ...: the web page (query/http/page/, embedded at build time)
+//
 //   GET /api/heatmap/live?...   the heat map's parameters, then Server-Sent Events: first
 //       "event: heatmap" with the document /api/heatmap gives for them, then one "event: column"
 //       a second, {"time": T, "counts": [rows...], "total": N, "missing_shards": [...]}, as each

@@ -109,5 +109,36 @@ TEST(Api, MissingShardsGive206AndNoShard502NamingThem) {
   EXPECT_NE(message.find(silent.endpoint()), std::string::npos) << message;
 }
 
+TEST(Api, ThePageIsServedFromTheBinary) {
+  Harness h;
+  const HttpReply index = HandleApi("/", h.context, h.options);
+  ASSERT_EQ(index.status, 200u);
+  EXPECT_EQ(index.content_type, "text/html; charset=utf-8");
+  EXPECT_NE(index.body.find("<canvas id=\"heatmap\""), std::string::npos);
+  const HttpReply script = HandleApi("/app.js", h.context, h.options);
+  ASSERT_EQ(script.status, 200u);
+  EXPECT_EQ(script.content_type, "text/javascript; charset=utf-8");
+  EXPECT_EQ(HandleApi("/nothing.js", h.context, h.options).status, 404u);
+}
+
+TEST(Api, RegionAndOutliersRefuseBadInputWithTheCliMessage) {
+  Harness h;
+  h.options.defaults.aggregators = "127.0.0.1:1";
+  HttpReply reply =
+      HandleApi("/api/flame?metric=http.latency&region=-2m..-1m", h.context, h.options);
+  EXPECT_EQ(reply.status, 400u);
+  EXPECT_NE(reply.body.find("--region -2m..-1m: no ','"), std::string::npos) << reply.body;
+  reply = HandleApi("/api/flame?region=-2m..-1m,1ms..2ms", h.context, h.options);
+  EXPECT_EQ(reply.status, 400u);
+  EXPECT_NE(reply.body.find("--region selects events of a latency or size metric"),
+            std::string::npos)
+      << reply.body;
+  reply = HandleApi("/api/flame?differential=1", h.context, h.options);
+  EXPECT_EQ(reply.status, 400u);
+  reply = HandleApi("/api/outliers?metric=m&stat=p42", h.context, h.options);
+  EXPECT_EQ(reply.status, 400u);
+  EXPECT_NE(reply.body.find("--stat p42: give p50"), std::string::npos) << reply.body;
+}
+
 }  // namespace
 }  // namespace trailmap

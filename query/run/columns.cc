@@ -53,14 +53,7 @@ Result<ViewDocument> RunColumnsView(const ColumnsRequest& flags, const QueryCont
     if (options.limit == 0 || options.limit > fit) options.limit = fit;
   }
 
-  // One column covering the whole range, per host: the aggregators merge the seconds.
-  HistogramQuery query;
-  query.metric = flags.query.metric;
-  query.from = range->from;
-  query.to = range->to;
-  query.step = static_cast<uint32_t>(std::min<int64_t>(range->to - range->from, UINT32_MAX));
-  query.group_by = "host";
-  query.hosts = SplitList(flags.query.hosts);
+  const HistogramQuery query = WholeRangeQuery(flags.query, *range, "host");
 
   Result<Fetched> fetched = FetchGrid(context, flags.query, query);
   if (!fetched.ok()) return fetched.status();

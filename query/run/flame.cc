@@ -1,33 +1,109 @@
 #include "query/run/flame.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <istream>
 #include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 
 #include "core/query_wire.h"
 #include "query/fetch/fanout.h"
-#include "query/views/flame.h"
 #include "query/render/flame.h"
+#include "query/run/region.h"
+#include "query/views/flame.h"
 
 namespace trailmap {
 namespace {
+
+// The fleet request's parameters as the ViewRequest fetch/ takes.
+ViewRequest FleetView(const FlameFleetRequest& flags) {
+  ViewRequest view;
+  view.metric = flags.metric;
+  view.from = flags.from;
+  view.to = flags.to;
+  view.hosts = flags.hosts;
+  view.where = flags.where;
+  view.aggregators = flags.aggregators;
+  view.config = flags.config;
+  view.timeout = flags.timeout;
+  return view;
+}
+
+// `query` over every aggregator: the merged stacks; the shards that did not answer are added to
+// `missing`, each prefixed by `what`.
+Result<FoldedStacks> FanOutStacks(const FlameFleetRequest& flags, const QueryContext& context,
+                                  StackQuery stacks, const char* what,
+                                  std::vector<std::string>* missing) {
+  Query query;
+  query.kind = Query::Kind::kStacks;
+  query.stacks = std::move(stacks);
+  Result<FanoutResult> result = FanOutAll(context, FleetView(flags), std::move(query));
+  if (!result.ok()) return result.status();
+  for (const ShardFailure& f : result->failures) {
+    missing->push_back(std::string(what) + f.endpoint + ": " + f.reason);
+  }
+  return MergeStackAnswers(result->answers);
+}
+
+// The region's weighted stacks and, with region_differential, the same hosts' other seconds.
+Result<FleetStacks> FetchRegionStacks(const FlameFleetRequest& flags, const QueryContext& context) {
+  if (flags.has_baseline()) {
+    return Status::InvalidArgument(
+        "--region compares with the same hosts' other seconds (--differential); "
+        "--baseline-from/--baseline-to/--baseline-where do not apply");
+  }
+  if (!flags.by.empty()) return Status::InvalidArgument("--by does not apply with --region");
+  if (flags.metric == "cpu.stacks" || flags.metric == flags.stacks) {
+    return Status::InvalidArgument(
+        "--region selects events of a latency or size metric: name it "
+        "with --metric (the stacks come from --stacks, default "
+        "cpu.stacks)");
+  }
+  const ViewRequest view = FleetView(flags);
+  Result<TimeRange> range = ParseTimeRange(view, context.now);
+  if (!range.ok()) return range.status();
+  Result<RegionSelection> selection = SelectRegion(flags.region, view, context);
+  if (!selection.ok()) return selection.status();
+  FleetStacks out;
+  out.missing = selection->missing;
+  out.region_events = selection->events;
+  out.region_host_seconds = selection->host_seconds;
+  for (const HostSecondWeights& h : selection->weights) {
+    uint64_t events = 0;
+    for (uint64_t w : h.weights) events += w;
+    out.region_hosts.emplace_back(h.host, events);
+  }
+  std::sort(out.region_hosts.begin(), out.region_hosts.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  if (flags.region_differential) out.baseline.emplace();
+  if (selection->weights.empty()) return out;  // nothing selected: nothing to ask
+  Result<FoldedStacks> target =
+      FanOutStacks(flags, context, RegionStackQuery(*selection, flags.stacks), "", &out.missing);
+  if (!target.ok()) return target.status();
+  out.target = std::move(target).value();
+  if (flags.region_differential) {
+    Result<FoldedStacks> baseline = FanOutStacks(
+        flags, context, RegionBaselineQuery(*selection, flags.stacks, range->from, range->to),
+        "baseline: ", &out.missing);
+    if (!baseline.ok()) return baseline.status();
+    out.baseline = std::move(baseline).value();
+  }
+  return out;
+}
 
 // One stack query over every aggregator: the merged stacks, and the shards that did not answer.
 Result<FoldedStacks> FetchStacks(const FlameFleetRequest& flags, const QueryContext& context,
                                  const std::string& from, const std::string& to,
                                  const std::string& where, const char* what,
                                  std::vector<std::string>* missing) {
-  ViewRequest query_flags;
-  query_flags.metric = flags.metric;
+  ViewRequest query_flags = FleetView(flags);
   query_flags.from = from;
   query_flags.to = to;
-  query_flags.aggregators = flags.aggregators;
-  query_flags.config = flags.config;
-  query_flags.timeout = flags.timeout;
   // The baseline's mistakes name the baseline's flags: "--where: ..." -> "--baseline-where: ...".
   const bool baseline = what[0] != '\0';
   const auto rename = [baseline](const std::string& message) {
@@ -47,17 +123,13 @@ Result<FoldedStacks> FetchStacks(const FlameFleetRequest& flags, const QueryCont
   if (Status s = CheckStackQuery(query.stacks); !s.ok()) {
     return Status::InvalidArgument(rename(s.message()));
   }
-  Result<FanoutResult> result = FanOutAll(context, query_flags, std::move(query));
-  if (!result.ok()) return result.status();
-  for (const ShardFailure& f : result->failures) {
-    missing->push_back(std::string(what) + f.endpoint + ": " + f.reason);
-  }
-  return MergeStackAnswers(result->answers);
+  return FanOutStacks(flags, context, std::move(query.stacks), what, missing);
 }
 
 }  // namespace
 
 Result<FleetStacks> FetchFleetStacks(const FlameFleetRequest& flags, const QueryContext& context) {
+  if (!flags.region.empty()) return FetchRegionStacks(flags, context);
   FleetStacks out;
   Result<FoldedStacks> target =
       FetchStacks(flags, context, flags.from, flags.to, flags.where, "", &out.missing);
@@ -108,6 +180,14 @@ Result<ViewDocument> RunFlameView(const FlameRequest& flags, const QueryContext&
                              "give a local baseline (--baseline-folded) or a fleet one "
                              "(--baseline-from/--baseline-to/--baseline-where), not both");
   }
+  if (flags.fleet.region_differential && flags.fleet.region.empty()) {
+    return Status::InvalidArgument(
+        "--differential compares a --region with the rest of its hosts' "
+        "seconds: give --region FROM..TO,LOW..HIGH");
+  }
+  if (!flags.folded.empty() && !flags.fleet.region.empty()) {
+    return Status::InvalidArgument("--region selects fleet stacks; not with --folded");
+  }
   if (!flags.folded.empty() && !flags.fleet.by.empty()) {
     return Status::InvalidArgument(
                              "--by decomposes fleet stacks; a --folded file has no fields (use "
@@ -122,18 +202,34 @@ Result<ViewDocument> RunFlameView(const FlameRequest& flags, const QueryContext&
   std::optional<std::string> base_text;
   std::string baseline_name;
   std::vector<std::string> missing;
+  nlohmann::ordered_json region;  // with --region: what it selected
   if (flags.folded.empty()) {
     Result<FleetStacks> fleet = FetchFleetStacks(flags.fleet, context);
     if (!fleet.ok()) return fleet.status();
     missing = std::move(fleet->missing);
-    if (fleet->target.empty()) {
+    if (fleet->target.empty() && flags.fleet.region.empty()) {
       doc.notes.push_back("trailmap flame: no " + flags.fleet.metric +
                           " samples in that range and filter");
     }
     text = FormatFolded(fleet->target);
     if (fleet->baseline) {
       base_text = FormatFolded(*fleet->baseline);
-      baseline_name = "the baseline";
+      baseline_name = flags.fleet.region.empty() ? "the baseline" : "the hosts' other seconds";
+    }
+    if (!flags.fleet.region.empty()) {
+      if (fleet->region_events == 0) {
+        doc.notes.push_back("trailmap flame: no " + flags.fleet.metric + " events in the region " +
+                            flags.fleet.region);
+      }
+      region = nlohmann::ordered_json{
+          {"region", flags.fleet.region},   {"metric", flags.fleet.metric},
+          {"stacks", flags.fleet.stacks},   {"differential", flags.fleet.region_differential},
+          {"events", fleet->region_events}, {"host_seconds", fleet->region_host_seconds}};
+      nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
+      for (const auto& [host, events] : fleet->region_hosts) {
+        hosts.push_back({{"host", host}, {"events", events}});
+      }
+      region["hosts"] = std::move(hosts);
     }
   } else {
     Result<std::string> read = ReadFolded(flags.folded, in);
@@ -176,6 +272,11 @@ Result<ViewDocument> RunFlameView(const FlameRequest& flags, const QueryContext&
   std::string bytes;
   if (flags.format == "json") {
     bytes = RenderFlameJson(tree);
+    if (!region.is_null()) {
+      // The region's selection joins the root object as one more field: "...]}\n" ends it.
+      bytes.resize(bytes.size() - 2);
+      bytes += ",\"region\":" + region.dump() + "}\n";
+    }
   } else if (flags.format == "folded") {
     bytes = tree.differential ? diff_folded : RenderFlameFolded(tree);
   } else {

@@ -37,6 +37,14 @@ struct FlameFleetRequest {
   std::string aggregators;       // query endpoints; see query/fetch/endpoints.h
   std::string config;
   std::string timeout = "5s";
+  // Region -> code (query/run/region.h): "FROM..TO,LOW..HIGH" selects the events of `metric`
+  // (then a latency or size metric, the heat map's) there; the stacks, of `stacks`, are those of
+  // the host-seconds holding them, each weighted by how many it holds; `hosts` and `where` filter
+  // the selected events. `region_differential` compares them with the same hosts' other seconds
+  // of [from, to).
+  std::string region;
+  std::string stacks = "cpu.stacks";
+  bool region_differential = false;
   bool has_baseline() const {
     return !baseline_from.empty() || !baseline_to.empty() || !baseline_where.empty();
   }
@@ -47,6 +55,10 @@ struct FleetStacks {
   FoldedStacks target;
   std::optional<FoldedStacks> baseline;
   std::vector<std::string> missing;  // shards that did not answer: "endpoint: reason"
+  // With a region: what it selected (events, host-seconds, and the events per host).
+  uint64_t region_events = 0;
+  uint64_t region_host_seconds = 0;
+  std::vector<std::pair<std::string, uint64_t>> region_hosts;  // most events first
 };
 
 // Asks every aggregator for the target (and baseline) stacks and merges the answers.

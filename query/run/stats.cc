@@ -17,14 +17,7 @@ Result<ViewDocument> RunStatsView(const StatsRequest& flags, const QueryContext&
   if (!sort.ok())
     return Status::InvalidArgument("--sort: " + sort.status().message());
 
-  // One column covering the whole range: the aggregators merge the seconds themselves.
-  HistogramQuery query;
-  query.metric = flags.query.metric;
-  query.from = range->from;
-  query.to = range->to;
-  query.step = static_cast<uint32_t>(std::min<int64_t>(range->to - range->from, UINT32_MAX));
-  query.group_by = flags.query.by;
-  query.hosts = SplitList(flags.query.hosts);
+  const HistogramQuery query = WholeRangeQuery(flags.query, *range, flags.query.by);
 
   Result<Fetched> fetched = FetchGrid(context, flags.query, query);
   if (!fetched.ok()) return fetched.status();

@@ -1,0 +1,128 @@
+// Drives Debian's chromium (headless, over the DevTools protocol with puppeteer-core) through
+// trailmap-query's page, as tests/page_browser_system_test.cc asks, and prints what the page
+// showed as one JSON object on standard output; the C++ test compares it with the CLI's documents.
+//
+//   tests/browser/run.sh page_test.mjs '{"url": "...", "out": DIR, "cell": [row, col], "region": [r0, c0, r1, c1]}'
+//
+// Every wait is bounded (waitForFunction with a timeout); screenshots go to DIR.
+import puppeteer from 'puppeteer-core';
+
+const args = JSON.parse(process.argv[2]);
+const timeout = 30000;
+const browser = await puppeteer.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+});
+const result = { console: [] };
+// The page down to the end of its content (no empty space below), for docs/.
+async function shot(page, name) {
+  const bottom = await page.evaluate(() => document.querySelector('main').getBoundingClientRect().bottom);
+  await page.screenshot({ path: `${args.out}/${name}`, clip: { x: 0, y: 0, width: 1640, height: Math.min(1000, Math.ceil(bottom) + 4) } });
+}
+try {
+  const page = await browser.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') result.console.push(m.text()); });
+  page.on('pageerror', (e) => result.console.push(String(e)));
+  await page.setViewport({ width: 1640, height: 1000 });
+  const t0 = Date.now();
+  await page.goto(args.url, { timeout });
+  await page.waitForFunction(() => window.trailmap && window.trailmap.ready && window.trailmap.heatmap && window.trailmap.columns, { timeout });
+  result.first_paint_ms = Date.now() - t0;
+  // Live columns are re-shaded in the page: the page's shading of the server's counts must be the
+  // server's, for rank and linear coloring, globally and per column.
+  result.recolor_mismatches = await page.evaluate(async () => {
+    let bad = 0;
+    for (const extra of ['coloring=rank', 'coloring=linear', 'coloring=rank&per-column=1', 'coloring=linear&per-column=1']) {
+      const d = window.trailmap.heatmap;
+      const doc = await fetch(`/api/heatmap?metric=${d.metric}&from=${d.from}&to=${d.to}&${extra}`).then((r) => r.json());
+      const levels = window.trailmap.recolor(doc);
+      doc.levels.forEach((row, r) => row.forEach((l, c) => { if (levels[r][c] !== l) bad++; }));
+    }
+    return bad;
+  });
+  await shot(page, 'page-heatmap.png');
+
+  // A click on a known cell: the panel's numbers.
+  const [row, col] = args.cell;
+  const at = await page.evaluate((r, c) => window.trailmap.cellCenter(r, c), row, col);
+  await page.mouse.click(at.x, at.y);
+  await page.waitForFunction(() => window.trailmap.cell && document.getElementById('cell-count'), { timeout });
+  result.cell = await page.evaluate(() => ({
+    count: Number(document.getElementById('cell-count').textContent),
+    hosts: [...document.querySelectorAll('#cell-hosts tr')].map((tr) => [tr.cells[0].textContent, Number(tr.cells[1].textContent)]),
+    from: window.trailmap.cell.from,
+    url: location.search,
+  }));
+  await shot(page, 'page-cell.png');
+
+  // A drag over the planted slow band: the region's flame graph.
+  const [r0, c0, r1, c1] = args.region;
+  const a = await page.evaluate((r, c) => window.trailmap.cellCenter(r, c), r0, c0);
+  const b = await page.evaluate((r, c) => window.trailmap.cellCenter(r, c), r1, c1);
+  await page.mouse.move(a.x, a.y);
+  await page.mouse.down();
+  await page.mouse.move(b.x, b.y, { steps: 8 });
+  await page.mouse.up();
+  await page.waitForFunction(() => window.trailmap.flame && window.trailmap.diff && document.getElementById('top-frames-list'), { timeout });
+  result.region = await page.evaluate(() => ({
+    top: [...document.querySelectorAll('#top-frames-list li')].map((li) => li.textContent),
+    caption: document.getElementById('flame-cap').textContent,
+    selection: window.trailmap.flame.region,
+    url: location.search,
+  }));
+  await shot(page, 'page-region.png');
+
+  // Sort the columns by p99 (from another key, so the page really asks again).
+  for (const key of ['name', 'p99']) {
+    await page.evaluate(() => { window.trailmap.columns = null; });
+    await page.select('#sort', key);
+    await page.waitForFunction(() => window.trailmap.columns, { timeout });
+  }
+  result.columns = await page.evaluate(() => window.trailmap.columns.hosts.map((h) => h.host));
+  const columns = await page.$('#columns');
+  await columns.screenshot({ path: `${args.out}/page-columns.png` });
+
+  // The outliers action: the list and the differential flame graph of them against the rest.
+  await page.evaluate(() => { window.trailmap.outliers = null; window.trailmap.diff = null; });
+  await page.click('#outliers');
+  await page.waitForFunction(() => window.trailmap.outliers && window.trailmap.diff, { timeout });
+  result.outliers = await page.evaluate(() => window.trailmap.outliers.outliers);
+  await shot(page, 'page-outliers.png');
+
+  // A pasted address restores the view: the region's URL, loaded afresh.
+  const restored = await browser.newPage();
+  await restored.setViewport({ width: 1640, height: 1000 });
+  await restored.goto(new URL(result.region.url, args.url).href, { timeout });
+  await restored.waitForFunction(() => window.trailmap && window.trailmap.ready && window.trailmap.flame, { timeout });
+  result.restored_region = await restored.evaluate(() => window.trailmap.flame.region.region);
+  await restored.close();
+  await page.bringToFront();  // a background tab gets no animation frames, which waits poll on
+
+  // Focus a host by clicking its column: the trails tab with that host drawn in red.
+  await page.evaluate(() => { window.trailmap.trails = null; });
+  const first = await page.evaluate(() => window.trailmap.columnCenter(0));
+  await page.mouse.click(first.x, first.y);
+  await page.waitForFunction(() => window.trailmap.trails && window.trailmap.ready, { timeout });
+  result.focus = await page.evaluate(() => new URLSearchParams(location.search).get('hosts'));
+  await shot(page, 'page-focus.png');
+  const trails = await page.$('#trails');
+  await trails.screenshot({ path: `${args.out}/page-trails.png` });
+  result.errors = await page.evaluate(() => window.trailmap.errors);
+
+  // A node with a shard that does not answer: the page says so in a banner naming it.
+  if (args.missing_url) {
+    const missing = await browser.newPage();
+    await missing.setViewport({ width: 1640, height: 1000 });
+    await missing.goto(args.missing_url, { timeout });
+    await missing.waitForFunction(() => window.trailmap && window.trailmap.ready, { timeout });
+    result.missing_banners = await missing.evaluate(() => [...document.querySelectorAll('.banner-missing')].map((b) => b.textContent));
+    await shot(missing, 'page-missing-shard.png');
+    await missing.close();
+  }
+} catch (e) {
+  result.failure = String(e && e.stack || e);
+} finally {
+  await browser.close();
+}
+process.stdout.write(JSON.stringify(result) + '\n');
