@@ -35,6 +35,8 @@ const char* QueryLatencies::KindOf(const Answer& answer) {
       return "metrics";
     case Query::Kind::kStacks:
       return "stacks";
+    case Query::Kind::kStatus:
+      return "status";
   }
   return "invalid";
 }
