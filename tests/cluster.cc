@@ -4,15 +4,15 @@
 
 namespace trailmap::test {
 
-Aggregator::Aggregator(const TempDir& dir, std::string name)
-    : dir_(dir), name_(std::move(name)), ingest_port_(FreePort()), query_port_(FreePort()),
-      data_dir_(dir / (name_ + "-data")) {}
+Aggregator::Aggregator(const TempDir& dir, std::string name, std::vector<std::string> extra_args)
+    : dir_(dir), name_(std::move(name)), extra_args_(std::move(extra_args)),
+      ingest_port_(FreePort()), query_port_(FreePort()), data_dir_(dir / (name_ + "-data")) {}
 
 void Aggregator::Start() {
-  process_ = std::make_unique<Process>(
-      std::vector<std::string>{Binary("trailmap-aggregator"), "--name", name_, "--data", data_dir_, "--ingest",
-                               ingest(), "--query", query()},
-      dir_.path(), name_);
+  std::vector<std::string> args{Binary("trailmap-aggregator"), "--name", name_, "--data", data_dir_,
+                                "--ingest", ingest(), "--query", query()};
+  args.insert(args.end(), extra_args_.begin(), extra_args_.end());
+  process_ = std::make_unique<Process>(args, dir_.path(), name_);
 }
 
 void Aggregator::KillHard() {

@@ -12,7 +12,8 @@ namespace trailmap::test {
 
 class Aggregator {
  public:
-  Aggregator(const TempDir& dir, std::string name);
+  // `extra_args` are added to every start's command line (e.g. "--no-self-metrics").
+  Aggregator(const TempDir& dir, std::string name, std::vector<std::string> extra_args = {});
   // Starts (or restarts, after KillHard) on the same ports and data directory.
   void Start();
   void KillHard();
@@ -26,6 +27,7 @@ class Aggregator {
  private:
   const TempDir& dir_;
   std::string name_;
+  std::vector<std::string> extra_args_;
   int ingest_port_, query_port_;
   std::string data_dir_;
   std::unique_ptr<Process> process_;
