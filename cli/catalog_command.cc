@@ -3,20 +3,6 @@
 #include <CLI/CLI.hpp>
 
 namespace trailmap {
-namespace {
-
-// The aggregator and timeout flags of QueryFlags, without --metric and the time range.
-void AddShardFlags(CLI::App* command, QueryFlags* flags) {
-  command->add_option("--aggregators,-a", flags->aggregators,
-                      "Aggregator QUERY endpoints HOST:PORT,... (default port 7401); else "
-                      "$TRAILMAP_AGGREGATORS, else `aggregators` in the config file");
-  command->add_option("--config", flags->config, "TOML file with aggregators = [\"HOST:PORT\", ...]");
-  command->add_option("--timeout", flags->timeout, "How long to wait for every shard's answer")
-      ->capture_default_str();
-}
-
-}  // namespace
-
 CLI::App* AddMetricsCommand(CLI::App* app, MetricsFlags* flags) {
   CLI::App* cmd = app->add_subcommand("metrics", "List every metric: name, kind, unit, the fields it carries and what it measures");
   AddShardFlags(cmd, &flags->query);

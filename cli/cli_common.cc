@@ -92,4 +92,13 @@ std::string OutputFormat(const std::string& format, const std::string& output,
   return otherwise;
 }
 
+void AddShardFlags(CLI::App* command, QueryFlags* flags) {
+  command->add_option("--aggregators,-a", flags->aggregators,
+                      "Aggregator QUERY endpoints HOST:PORT,... (default port 7401); else "
+                      "$TRAILMAP_AGGREGATORS, else `aggregators` in the config file");
+  command->add_option("--config", flags->config, "TOML file with aggregators = [\"HOST:PORT\", ...]");
+  command->add_option("--timeout", flags->timeout, "How long to wait for every shard's answer")
+      ->capture_default_str();
+}
+
 }  // namespace trailmap

@@ -54,6 +54,10 @@ Status WriteOutput(const CliContext& context, const std::string& path, const std
 // Prints the missing shards to stderr; returns kExitPartial if there are any, else kExitOk.
 int ReportMissing(const CliContext& context, const std::vector<std::string>& missing);
 
+// The aggregator and timeout flags of AddQueryFlags alone (commands without a metric or a range:
+// metrics, cluster).
+void AddShardFlags(CLI::App* command, QueryFlags* flags);
+
 // Delivers a view run by query/run/: the document to `output` (WriteOutput), its notes to
 // stderr, then ReportMissing; or "trailmap COMMAND: message" on stderr and ExitCodeFor. Returns
 // the exit code.

@@ -14,6 +14,7 @@
 #include "cli/columns_command.h"
 #include "cli/flame_command.h"
 #include "cli/catalog_command.h"
+#include "cli/cluster_command.h"
 #include "cli/line_command.h"
 #include "cli/heatmap_command.h"
 #include "cli/import_command.h"
@@ -61,6 +62,8 @@ int main(int argc, char** argv) {
   CLI::App* collapse_cmd = AddCollapseCommand(&app, &collapse);
   CLI::App* flame_cmd = AddFlameCommand(&app, &flame);
   CLI::App* metrics_cmd = AddMetricsCommand(&app, &metrics);
+  ClusterFlags cluster;
+  CLI::App* cluster_cmd = AddClusterCommand(&app, &cluster);
   CLI::App* fields_cmd = AddFieldsCommand(&app, &fields);
   CLI::App* line_cmd = AddLineCommand(&app, &line);
   CLI::App* outliers_cmd = AddOutliersCommand(&app, &outliers);
@@ -97,6 +100,7 @@ int main(int argc, char** argv) {
     if (collapse_cmd->parsed()) return RunCollapse(collapse, context, std::cin);
     if (flame_cmd->parsed()) return RunFlame(flame, context, std::cin);
     if (metrics_cmd->parsed()) return RunMetrics(metrics, context);
+    if (cluster_cmd->parsed()) return RunCluster(cluster, context);
     if (fields_cmd->parsed()) return RunFields(fields, context);
     if (line_cmd->parsed()) return RunLine(line, context);
     if (outliers_cmd->parsed()) return RunOutliers(outliers, context);

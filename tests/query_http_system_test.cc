@@ -226,6 +226,39 @@ TEST_F(QueryHttpSystem, KilledAggregatorGives206ThenNoneGives502) {
   EXPECT_NE(error.find("tcp://" + aggs_[0]->query()), std::string::npos) << error;
 }
 
+// `trailmap cluster`: both aggregators up, by name, holding the watermarks of the three imports
+// (each import is an agent of its own); one killed is listed down, named in missing_shards, exit 3.
+TEST_F(QueryHttpSystem, ClusterListsEveryAggregatorAndItsHealth) {
+  CommandResult cli = Cli({"cluster", "--format", "json"}, QueryList(aggs_));
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  auto j = nlohmann::json::parse(cli.out);
+  ASSERT_EQ(j["members"].size(), 2u) << cli.out;
+  EXPECT_EQ(j["members"][0]["name"], "agg-1");
+  EXPECT_EQ(j["members"][1]["name"], "agg-2");
+  int agents = 0;
+  for (const auto& m : j["members"]) {
+    EXPECT_EQ(m["state"], "up");
+    EXPECT_EQ(m["error"], "");
+    agents += m["agents"].get<int>();
+  }
+  EXPECT_EQ(agents, 3);
+  EXPECT_TRUE(j["missing_shards"].empty());
+  cli = Cli({"cluster"}, QueryList(aggs_));
+  EXPECT_EQ(cli.out.rfind("aggregator  state  agents  rollups behind  error\nagg-1", 0), 0u)
+      << cli.out;
+
+  aggs_[1]->KillHard();
+  cli = Cli({"cluster", "--format", "json", "--timeout", "700ms"}, QueryList(aggs_));
+  EXPECT_EQ(cli.exit_code, 3) << cli.err;
+  j = nlohmann::json::parse(cli.out);
+  ASSERT_EQ(j["members"].size(), 2u);
+  EXPECT_EQ(j["members"][0]["name"], "agg-1");
+  EXPECT_EQ(j["members"][1]["name"], "tcp://" + aggs_[1]->query());
+  EXPECT_EQ(j["members"][1]["state"], "down");
+  ASSERT_EQ(j["missing_shards"].size(), 1u);
+  EXPECT_NE(cli.err.find(aggs_[1]->query()), std::string::npos) << cli.err;
+}
+
 TEST_F(QueryHttpSystem, LiveHeatmapStreamsEachSecondsColumn) {
   // A range that ends a minute into the imported two: the seconds after it are complete already,
   // so the stream sends them at once, each with the counts the CLI gives for that second alone.
