@@ -6,9 +6,7 @@ namespace trailmap {
 CLI::App* AddMetricsCommand(CLI::App* app, MetricsFlags* flags) {
   CLI::App* cmd = app->add_subcommand("metrics", "List every metric: name, kind, unit, the fields it carries and what it measures");
   AddShardFlags(cmd, &flags->query);
-  cmd->add_option("--format,-f", flags->format, "table or json")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"table", "json"}));
+  AddTableOrJsonFormat(cmd, &flags->format);
   cmd->footer("Examples:\n  trailmap metrics\n  trailmap metrics --format json --aggregators agg-1,agg-2");
   return cmd;
 }
@@ -21,9 +19,7 @@ CLI::App* AddFieldsCommand(CLI::App* app, FieldsFlags* flags) {
   CLI::App* cmd = app->add_subcommand(
       "fields", "Each field of a metric (and host) with the values seen in a time range and their event counts");
   AddQueryFlags(cmd, &flags->query);
-  cmd->add_option("--format,-f", flags->format, "table or json")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"table", "json"}));
+  AddTableOrJsonFormat(cmd, &flags->format);
   cmd->add_option("--top", flags->top, "Values shown per field, most events first (0 = all)")->capture_default_str();
   cmd->footer(
       "Examples:\n"

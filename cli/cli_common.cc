@@ -101,4 +101,10 @@ void AddShardFlags(CLI::App* command, QueryFlags* flags) {
       ->capture_default_str();
 }
 
+void AddTableOrJsonFormat(CLI::App* command, std::string* format) {
+  command->add_option("--format,-f", *format, "table or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"table", "json"}));
+}
+
 }  // namespace trailmap

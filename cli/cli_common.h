@@ -57,6 +57,8 @@ int ReportMissing(const CliContext& context, const std::vector<std::string>& mis
 // The aggregator and timeout flags of AddQueryFlags alone (commands without a metric or a range:
 // metrics, cluster).
 void AddShardFlags(CLI::App* command, QueryFlags* flags);
+// --format,-f for the commands that print a table or JSON (metrics, fields, cluster).
+void AddTableOrJsonFormat(CLI::App* command, std::string* format);
 
 // Delivers a view run by query/run/: the document to `output` (WriteOutput), its notes to
 // stderr, then ReportMissing; or "trailmap COMMAND: message" on stderr and ExitCodeFor. Returns

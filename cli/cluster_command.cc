@@ -8,9 +8,7 @@ CLI::App* AddClusterCommand(CLI::App* app, ClusterFlags* flags) {
   CLI::App* cmd = app->add_subcommand(
       "cluster", "Every aggregator and its health: up, down or in error, agents, rollups behind");
   AddShardFlags(cmd, &flags->query);
-  cmd->add_option("--format,-f", flags->format, "table or json")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"table", "json"}));
+  AddTableOrJsonFormat(cmd, &flags->format);
   cmd->footer(
       "Exit status 3 when an aggregator does not answer (it is listed as down).\n"
       "Examples:\n  trailmap cluster\n  trailmap cluster --format json --aggregators agg-1,agg-2");
