@@ -18,6 +18,7 @@
 #include "aggregator/query_server.h"
 #include "aggregator/self_metrics.h"
 #include "aggregator/store.h"
+#include "core/cluster.h"
 #include "core/log.h"
 
 namespace trailmap::aggregator {
@@ -52,9 +53,13 @@ int Run(int argc, char** argv) {
       "  trailmap-aggregator --data /var/lib/trailmap --retain-1s 36h --retain-60s forever\n"
       "Flags override the config file. Stop with SIGINT or SIGTERM.\n"
       "Exit status: 0 after a clean shutdown, 2 on a bad flag or config, 1 on any other error.");
-  std::string config_path, data, ingest, query, name, host;
+  std::string config_path, cluster_path, data, ingest, query, name, host;
   bool no_self_metrics = false;
   app.add_option("--config", config_path, "TOML config file (example: configs/aggregator.toml)")
+      ->type_name("FILE");
+  app.add_option("--cluster", cluster_path,
+                 "cluster file (core/cluster.h): this aggregator's ingest and query endpoints are "
+                 "those of its [[aggregator]] entry, found by --name")
       ->type_name("FILE");
   app.add_option("--data", data,
                  "RocksDB directory, created if missing (required unless in the config)")
@@ -101,6 +106,23 @@ int Run(int argc, char** argv) {
   if (!name.empty()) config.name = name;
   if (!host.empty()) config.host = host;
   if (no_self_metrics) config.self_metrics = false;
+  if (!cluster_path.empty()) {
+    Result<Cluster> cluster = LoadCluster(cluster_path);
+    if (!cluster.ok()) return Usage("--cluster: " + cluster.status().message());
+    if (config.name.empty()) {
+      return Usage("--cluster needs --name (or name in the config): which [[aggregator]] of " +
+                   cluster_path + " this is");
+    }
+    const ClusterMember* me = cluster->Find(config.name);
+    if (me == nullptr) {
+      std::string names;
+      for (const ClusterMember& m : cluster->members) names += (names.empty() ? "" : ", ") + m.name;
+      return Usage("--cluster " + cluster_path + ": no [[aggregator]] named \"" + config.name +
+                   "\" (it lists " + names + ")");
+    }
+    config.ingest_endpoint = me->ingest;  // --ingest and --query below still override
+    config.query_endpoint = me->query;
+  }
   for (auto [flag, text, out] : {std::tuple{"--ingest", &ingest, &config.ingest_endpoint},
                                  std::tuple{"--query", &query, &config.query_endpoint}}) {
     if (text->empty()) continue;
