@@ -111,9 +111,13 @@ uint64_t RendezvousWeight(std::string_view member, std::string_view host) {
 
 size_t RendezvousIndex(std::string_view host, const std::vector<std::string>& members) {
   size_t best = 0;
+  uint64_t best_weight = members.empty() ? 0 : RendezvousWeight(members[0], host);
   for (size_t i = 1; i < members.size(); ++i) {
-    const uint64_t w = RendezvousWeight(members[i], host), b = RendezvousWeight(members[best], host);
-    if (w > b || (w == b && members[i] < members[best])) best = i;
+    const uint64_t w = RendezvousWeight(members[i], host);
+    if (w > best_weight || (w == best_weight && members[i] < members[best])) {
+      best = i;
+      best_weight = w;
+    }
   }
   return best;
 }

@@ -149,12 +149,21 @@ TEST(Cluster, AddingOrRemovingOneOfNMovesOnlyItsShare) {
     const double share = moved / 10'000.0, expected = 1.0 / (n + 1);
     EXPECT_NEAR(share, expected, 0.02) << n << " -> " << n + 1;
     EXPECT_GT(moved_modulo / 10'000.0, 0.6) << "modulo, " << n << " -> " << n + 1;
-    // Removing it again moves exactly those hosts back.
-    int back = 0;
+    // Removing an old member (agg-1) from the N+1 moves exactly the hosts it owned, and each to
+    // the member that ranks next for it.
+    Cluster without = after;
+    without.epochs[0].members.erase(without.epochs[0].members.begin());
+    int owned = 0, moved_away = 0;
     for (const std::string& host : hosts) {
-      back += before.Owners(host, 0)[0] != after.Owners(host, 0)[0];
+      const std::vector<size_t> ranked = after.Owners(host, 0);
+      const bool was_agg1 = after.members[ranked[0]].name == "agg-1";
+      const size_t now = without.Owners(host, 0)[0];
+      owned += was_agg1;
+      moved_away += now != ranked[0];
+      if (!was_agg1) EXPECT_EQ(now, ranked[0]) << host << " moved off a member that stayed";
     }
-    EXPECT_EQ(back, moved);
+    EXPECT_EQ(moved_away, owned);
+    EXPECT_NEAR(owned / 10'000.0, 1.0 / (n + 1), 0.02);
   }
 }
 

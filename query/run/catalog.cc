@@ -120,15 +120,12 @@ Result<ViewDocument> RunMetricsView(const MetricsRequest& flags, const QueryCont
       unit_width = std::max(unit_width, m.unit.size());
       fields_width = std::max(fields_width, m.fields.empty() ? 1 : Join(m.fields, ", ").size());
     }
-    const auto pad = [](const std::string& text, size_t column) {
-      return text + std::string(column - std::min(column, text.size()) + 2, ' ');
-    };
-    std::string out = pad("metric", width) + pad("kind", 7) + pad("unit", unit_width) +
-                      pad("fields", fields_width) + "description\n";
+    std::string out = PadCell("metric", width) + PadCell("kind", 7) + PadCell("unit", unit_width) +
+                      PadCell("fields", fields_width) + "description\n";
     for (const auto& [name, m] : catalog->metrics) {
       const std::string fields = m.fields.empty() ? "-" : Join(m.fields, ", ");
-      out += pad(name, width) + pad(MetricKindName(m.kind), 7) + pad(m.unit, unit_width) +
-             pad(fields, fields_width) + (m.description.empty() ? "-" : m.description) + "\n";
+      out += PadCell(name, width) + PadCell(MetricKindName(m.kind), 7) + PadCell(m.unit, unit_width) +
+             PadCell(fields, fields_width) + (m.description.empty() ? "-" : m.description) + "\n";
     }
     if (catalog->metrics.empty()) out += "(no metrics yet: point an agent or `trailmap import` at the aggregators)\n";
     doc.bytes = std::move(out);

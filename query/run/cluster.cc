@@ -64,16 +64,13 @@ Result<ViewDocument> RunClusterView(const ClusterRequest& request, const QueryCo
   }
   size_t width = 10;
   for (const Member& m : members) width = std::max(width, m.name.size());
-  const auto pad = [](const std::string& text, size_t column) {
-    return text + std::string(column - std::min(column, text.size()) + 2, ' ');
-  };
-  std::string out = pad("aggregator", width) + pad("state", 5) + pad("agents", 6) +
-                    pad("rollups behind", 14) + "error\n";
+  std::string out = PadCell("aggregator", width) + PadCell("state", 5) + PadCell("agents", 6) +
+                    PadCell("rollups behind", 14) + "error\n";
   for (const Member& m : members) {
     const bool answered = m.state != "down";
-    out += pad(m.name, width) + pad(m.state, 5) +
-           pad(answered ? std::to_string(m.status.agents) : "-", 6) +
-           pad(answered ? std::to_string(m.status.pending_rollups) + " min" : "-", 14) +
+    out += PadCell(m.name, width) + PadCell(m.state, 5) +
+           PadCell(answered ? std::to_string(m.status.agents) : "-", 6) +
+           PadCell(answered ? std::to_string(m.status.pending_rollups) + " min" : "-", 14) +
            (m.error.empty() ? "-" : m.error) + "\n";
   }
   doc.bytes = std::move(out);

@@ -4,6 +4,7 @@
 // 3 when a shard is missing; trailmap-query answers 200 or 206 with the bytes.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -15,5 +16,10 @@ struct ViewDocument {
   std::vector<std::string> missing;  // shards that did not answer: "tcp://host:port: reason"
   std::vector<std::string> notes;    // one line each, as the CLI prints them on stderr
 };
+
+// A cell of a `--format table` document: `text` padded to `width`, then two spaces.
+inline std::string PadCell(const std::string& text, size_t width) {
+  return text + std::string(width - std::min(width, text.size()) + 2, ' ');
+}
 
 }  // namespace trailmap
