@@ -2,12 +2,14 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <utility>
 #include <vector>
 
+#include "core/series.h"
 #include "core/units.h"
 
 namespace trailmap::aggregator {
@@ -119,6 +121,25 @@ std::string DefaultName(std::string_view hostname, std::string_view ingest_endpo
   return std::string(hostname) + ":" + std::string(port);
 }
 
+Status ParseAggregateBy(std::string_view list, std::vector<std::string>* fields) {
+  fields->clear();
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string_view::npos) comma = list.size();
+    const std::string_view key = list.substr(start, comma - start);
+    start = comma + 1;
+    if (key.empty()) continue;
+    if (key == "host") {
+      return Status::InvalidArgument("host is not a field to pre-aggregate by: a view by host "
+                                     "reads every host anyway");
+    }
+    if (Status s = ValidateField(key, "x"); !s.ok()) return s;
+    if (std::find(fields->begin(), fields->end(), key) == fields->end()) fields->emplace_back(key);
+  }
+  return Status::Ok();
+}
+
 Status ParseAggregatorConfig(std::string_view text, std::string_view source,
                              AggregatorConfig* config) {
   toml::table root;
@@ -131,8 +152,8 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
   }
   if (Status s =
           CheckKeys(root, source, "",
-                    {"data", "ingest", "query", "name", "host", "self_metrics", "store", "retention",
-                     "limits"});
+                    {"data", "ingest", "query", "name", "host", "self_metrics", "aggregate_by",
+                     "store", "retention", "limits"});
       !s.ok()) {
     return s;
   }
@@ -141,6 +162,18 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
   if (Status s = ReadEndpoint(root, source, "query", &config->query_endpoint); !s.ok()) return s;
   if (Status s = ReadString(root, source, "name", &config->name); !s.ok()) return s;
   if (Status s = ReadString(root, source, "host", &config->host); !s.ok()) return s;
+  if (const toml::node* node = root.get("aggregate_by")) {
+    const toml::array* fields = node->as_array();
+    if (!fields) return KeyError(source, "aggregate_by", "expected a list of field keys, e.g. [\"role\", \"op\"]");
+    std::string list;
+    for (const toml::node& f : *fields) {
+      if (!f.as_string()) return KeyError(source, "aggregate_by", "expected field keys (strings)");
+      list += (list.empty() ? "" : ",") + f.as_string()->get();
+    }
+    if (Status s = ParseAggregateBy(list, &config->store.aggregates.fields); !s.ok()) {
+      return KeyError(source, "aggregate_by", s.message());
+    }
+  }
   if (const toml::node* self = root.get("self_metrics")) {
     if (!self->as_boolean()) return KeyError(source, "self_metrics", "expected true or false");
     config->self_metrics = self->as_boolean()->get();

@@ -7,6 +7,7 @@
 //   name   = "agg-1"                    # default "<hostname>:<ingest port>"
 //   host   = "db-7"                     # the host of its self-metrics; default the hostname
 //   self_metrics = true                 # publish trailmap.aggregator.* (aggregator/self_metrics.h)
+//   aggregate_by = ["role", "op"]       # fields pre-aggregated besides the fleet (aggregates.h)
 //   [store]  sync, max_successive_merges, block_cache_mb, write_buffer_mb, min_free_mb (see
 //            StoreOptions)
 //   [retention] hist = "2d", hist_10s = "14d", hist_60s = "90d", scalar = "14d", stacks = "2d",
@@ -22,6 +23,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "aggregator/store.h"
 #include "core/batch.h"
@@ -67,6 +69,10 @@ struct AggregatorConfig {
 Status ParseAggregatorConfig(std::string_view toml, std::string_view source,
                              AggregatorConfig* config);
 Status LoadAggregatorConfig(const std::string& path, AggregatorConfig* config);
+
+// "role,zone,op" (--aggregate-by, or aggregate_by in the file) into field keys: valid keys, not
+// "host", duplicates dropped. InvalidArgument names the bad key.
+Status ParseAggregateBy(std::string_view list, std::vector<std::string>* fields);
 
 // The longest retention short of forever: 100 years. Past it a duration in nanoseconds no longer
 // holds whole seconds exactly in a double (ParseDuration), so "12109090914s" read back as one

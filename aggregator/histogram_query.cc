@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "aggregator/host_mask.h"
 #include "aggregator/keys.h"
 #include "aggregator/rollup.h"
 #include "aggregator/series_filter.h"
@@ -51,9 +52,10 @@ std::string Describe(const DataKey& k) {
 class SliceScan {
  public:
   SliceScan(const Catalog& catalog, const HistogramQuery& query,
-            const std::vector<uint8_t>& allowed, const Predicate& where, Partial* out)
+            const HostMask& allowed, const Predicate& where, const AggregatePlan* aggregate,
+            Partial* out)
       : query_(query), allowed_(allowed), grouping_(catalog, query.group_by),
-        filter_(catalog, where), out_(out) {
+        filter_(catalog, where), aggregate_(aggregate), out_(out) {
     std::tie(low_, high_) = where.ValueRange();
     all_values_ = low_ == 0 && high_ == UINT64_MAX;
   }
@@ -71,8 +73,14 @@ class SliceScan {
         return false;
       }
       if (key.second >= hi || key.metric != metric) break;
-      if (!allowed_.empty() && (key.host >= allowed_.size() || !allowed_[key.host])) continue;
-      if (!filter_.Passes(key.host, key.series)) continue;
+      if (aggregate_ != nullptr) {
+        // An aggregate key: host is the owner group, series the value (aggregates.h).
+        if (key.host >= aggregate_->groups.size() || !aggregate_->groups[key.host]) continue;
+        if (key.series >= aggregate_->values.size() || !aggregate_->values[key.series]) continue;
+      } else {
+        if (!allowed_.Keeps(key.host, key.second)) continue;
+        if (!filter_.Passes(key.host, key.series)) continue;
+      }
       if (Status s = Add(key, it->value()); !s.ok()) {
         out_->status = s.code() == Status::Code::kResourceExhausted
                            ? s
@@ -93,12 +101,25 @@ class SliceScan {
     if (!all_values_) {
       std::erase_if(out_->cells, [](const QueryCell& c) { return c.histogram.empty(); });
     }
-    out_->groups = std::move(grouping_.names());
+    out_->groups = std::move(aggregate_ != nullptr ? aggregate_names_ : grouping_.names());
   }
 
  private:
+  // The group of an aggregate key: its value's name, interned as the scan meets it.
+  uint32_t AggregateGroup(uint32_t value) {
+    if (value >= aggregate_group_.size()) aggregate_group_.resize(value + 1, -1);
+    if (aggregate_group_[value] < 0) {
+      const std::string& name = aggregate_->value_group[value];
+      auto it = std::find(aggregate_names_.begin(), aggregate_names_.end(), name);
+      aggregate_group_[value] = static_cast<int32_t>(it - aggregate_names_.begin());
+      if (it == aggregate_names_.end()) aggregate_names_.push_back(name);
+    }
+    return static_cast<uint32_t>(aggregate_group_[value]);
+  }
+
   Status Add(const DataKey& key, const rocksdb::Slice& v) {
-    const uint32_t group = grouping_.GroupOf(key.host, key.series);
+    const uint32_t group =
+        aggregate_ != nullptr ? AggregateGroup(key.series) : grouping_.GroupOf(key.host, key.series);
     const uint64_t column =
         (static_cast<uint64_t>(key.second) - static_cast<uint64_t>(query_.from)) / query_.step;
     if (column != current_column_) {
@@ -117,9 +138,12 @@ class SliceScan {
   }
 
   const HistogramQuery& query_;
-  const std::vector<uint8_t>& allowed_;
+  const HostMask& allowed_;
   Grouping grouping_;
   SeriesFilter filter_;
+  const AggregatePlan* aggregate_;
+  std::vector<int32_t> aggregate_group_;  // value id -> index in aggregate_names_, or -1
+  std::vector<std::string> aggregate_names_;
   Partial* out_;
   uint64_t low_ = 0, high_ = UINT64_MAX;  // the predicate's value range
   bool all_values_ = true;
@@ -131,8 +155,8 @@ class SliceScan {
 void ScanSlice(rocksdb::DB* db, std::span<rocksdb::ColumnFamilyHandle* const> families,
                const std::vector<int64_t>& pending, const rocksdb::Snapshot* snapshot,
                const Catalog& catalog, const HistogramQuery& query, uint32_t metric, int64_t lo,
-               int64_t hi, const std::vector<uint8_t>& allowed, const Predicate& where,
-               Partial* out) {
+               int64_t hi, const HostMask& allowed, const Predicate& where,
+               const AggregatePlan* aggregate, Partial* out) {
   const std::string upper = DataKeyPrefix(metric, hi);
   const rocksdb::Slice upper_slice(upper);
   rocksdb::ReadOptions read_options;
@@ -141,8 +165,21 @@ void ScanSlice(rocksdb::DB* db, std::span<rocksdb::ColumnFamilyHandle* const> fa
   read_options.adaptive_readahead = true;
   std::vector<std::unique_ptr<rocksdb::Iterator>> iterators(families.size());
 
-  SliceScan scan(catalog, query, allowed, where, out);
-  for (const ScanSegment& segment : PlanScan(query, lo, hi, families.size(), pending)) {
+  SliceScan scan(catalog, query, allowed, where, aggregate, out);
+  // A replicated query's plan is cut at every epoch's start: no bucket read holds seconds of
+  // two epochs, whose owners differ (core/cluster.h).
+  std::vector<ScanSegment> plan;
+  int64_t at = lo;
+  std::vector<int64_t> cuts;
+  if (query.replicas) cuts = EpochCuts(query.replicas->cluster, lo, hi);
+  cuts.push_back(hi);
+  for (int64_t cut : cuts) {
+    for (const ScanSegment& s : PlanScan(query, at, cut, families.size(), pending)) {
+      plan.push_back(s);
+    }
+    at = cut;
+  }
+  for (const ScanSegment& segment : plan) {
     std::unique_ptr<rocksdb::Iterator>& it = iterators[segment.resolution];
     if (!it) it.reset(db->NewIterator(read_options, families[segment.resolution]));
     if (!scan.Scan(it.get(), kHistogramResolutions[segment.resolution].family, metric, segment.lo,
@@ -312,18 +349,13 @@ Result<HistogramAnswer> RunHistogramQuery(const HistogramScan& scan, const Catal
   Result<Predicate> where = Predicate::Parse(query.where);
   if (!where.ok()) return Status::InvalidArgument("--where: " + where.status().message());
 
-  std::vector<uint8_t> allowed;  // host id -> kept; empty = every host
-  if (!query.hosts.empty()) {
-    allowed.assign(catalog.host_count() + 1, 0);
-    bool any = false;
-    for (const std::string& name : query.hosts) {
-      if (std::optional<uint32_t> id = catalog.FindHost(name); id && *id < allowed.size()) {
-        allowed[*id] = 1;
-        any = true;
-      }
-    }
-    if (!any) return answer;
-  }
+  const AggregatePlan* aggregate = scan.aggregate;
+  const uint32_t read_metric = aggregate != nullptr ? aggregate->metric : *metric_id;
+  const HostMask allowed =
+      aggregate != nullptr
+          ? HostMask()
+          : HostMask::Make(catalog, query.hosts, query.replicas, query.from, query.to);
+  if (allowed.keeps_none()) return answer;
 
   // Plans that read few keys are not worth a thread.
   uint64_t keys_per_series = 0;
@@ -342,18 +374,18 @@ Result<HistogramAnswer> RunHistogramQuery(const HistogramScan& scan, const Catal
   std::vector<std::thread> helpers;
   for (int i = 1; i < parts; ++i) {
     try {
-      helpers.emplace_back([db, families, &pending, snapshot, &catalog, &query, &metric_id, &bounds,
-                            &allowed, &where, &partials, i] {
-        ScanSlice(db, families, pending, snapshot, catalog, query, *metric_id, bounds[i],
-                  bounds[i + 1], allowed, *where, &partials[i]);
+      helpers.emplace_back([db, families, &pending, snapshot, &catalog, &query, read_metric,
+                            &bounds, &allowed, &where, aggregate, &partials, i] {
+        ScanSlice(db, families, pending, snapshot, catalog, query, read_metric, bounds[i],
+                  bounds[i + 1], allowed, *where, aggregate, &partials[i]);
       });
     } catch (const std::system_error&) {  // no thread to be had: scan the slice here
-      ScanSlice(db, families, pending, snapshot, catalog, query, *metric_id, bounds[i],
-                bounds[i + 1], allowed, *where, &partials[i]);
+      ScanSlice(db, families, pending, snapshot, catalog, query, read_metric, bounds[i],
+                bounds[i + 1], allowed, *where, aggregate, &partials[i]);
     }
   }
-  ScanSlice(db, families, pending, snapshot, catalog, query, *metric_id, bounds[0], bounds[1],
-            allowed, *where, &partials[0]);
+  ScanSlice(db, families, pending, snapshot, catalog, query, read_metric, bounds[0], bounds[1],
+            allowed, *where, aggregate, &partials[0]);
   for (std::thread& t : helpers) t.join();
 
   if (Status s = Combine(&partials, &answer); !s.ok()) return s;

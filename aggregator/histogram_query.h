@@ -27,6 +27,7 @@
 #include <span>
 #include <vector>
 
+#include "aggregator/aggregates.h"
 #include "aggregator/catalog.h"
 #include "aggregator/keys.h"
 #include "core/query_wire.h"
@@ -68,8 +69,11 @@ struct HistogramScan {
   // families[i] holds kHistogramResolutions[i]; a span of one reads `hist` alone.
   std::span<rocksdb::ColumnFamilyHandle* const> families;
   const rocksdb::Snapshot* snapshot = nullptr;  // every slice reads this one; null = a new one
-  std::vector<int64_t> pending_minutes;         // of the queried metric, sorted
+  std::vector<int64_t> pending_minutes;         // of the metric read, sorted
   int threads = 1;
+  // Set: read this aggregate's keys instead of the hosts' (aggregator/aggregates.h); the query's
+  // hosts and predicate are then empty, and its grouping is the plan's.
+  const AggregatePlan* aggregate = nullptr;
 };
 
 Result<HistogramAnswer> RunHistogramQuery(const HistogramScan& scan, const Catalog& catalog,

@@ -75,6 +75,12 @@ int Run(int argc, char** argv) {
   app.add_option("--host", host,
                  "the host its own metrics (trailmap.aggregator.*) belong to [<hostname>]")
       ->type_name("NAME");
+  std::string aggregate_by;
+  app.add_option("--aggregate-by", aggregate_by,
+                 "fields whose values get a fleet histogram per second at ingest besides the "
+                 "whole fleet's, so a heat map by one of them reads one key per value and second "
+                 "instead of every host: role,zone,op")
+      ->type_name("FIELD,...");
   app.add_flag("--no-self-metrics", no_self_metrics,
                "do not publish its own counters every second (trailmap.aggregator.*: ingest, "
                "query latency, RocksDB compaction and memory, RSS, fds, CPU)");
@@ -106,6 +112,11 @@ int Run(int argc, char** argv) {
   if (!name.empty()) config.name = name;
   if (!host.empty()) config.host = host;
   if (no_self_metrics) config.self_metrics = false;
+  if (app.count("--aggregate-by")) {
+    if (Status s = ParseAggregateBy(aggregate_by, &config.store.aggregates.fields); !s.ok()) {
+      return Usage("--aggregate-by: " + s.message());
+    }
+  }
   if (!cluster_path.empty()) {
     Result<Cluster> cluster = LoadCluster(cluster_path);
     if (!cluster.ok()) return Usage("--cluster: " + cluster.status().message());
@@ -122,6 +133,7 @@ int Run(int argc, char** argv) {
     }
     config.ingest_endpoint = me->ingest;  // --ingest and --query below still override
     config.query_endpoint = me->query;
+    config.store.aggregates.cluster = std::move(cluster).value();  // owner groups (aggregates.h)
   }
   for (auto [flag, text, out] : {std::tuple{"--ingest", &ingest, &config.ingest_endpoint},
                                  std::tuple{"--query", &query, &config.query_endpoint}}) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "aggregator/host_mask.h"
 #include "aggregator/keys.h"
 #include "aggregator/series_filter.h"
 #include "core/predicate.h"
@@ -37,18 +38,8 @@ Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db,
     }
   }
 
-  std::vector<uint8_t> allowed;  // host id -> kept; empty = every host
-  if (!query.hosts.empty()) {
-    allowed.assign(catalog.host_count() + 1, 0);
-    bool any = false;
-    for (const std::string& name : query.hosts) {
-      if (std::optional<uint32_t> id = catalog.FindHost(name); id && *id < allowed.size()) {
-        allowed[*id] = 1;
-        any = true;
-      }
-    }
-    if (!any) return answer;
-  }
+  const HostMask allowed = HostMask::Make(catalog, query.hosts, query.replicas, query.from, query.to);
+  if (allowed.keeps_none()) return answer;
 
   const std::string lower = DataKeyPrefix(metric_id, query.from);
   const std::string upper = DataKeyPrefix(metric_id, query.to);
@@ -69,7 +60,7 @@ Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db,
     if (!DecodeDataKey(std::string_view(k.data(), k.size()), &key)) {
       return Status::Corruption("scalar: key of " + std::to_string(k.size()) + " bytes");
     }
-    if (!allowed.empty() && (key.host >= allowed.size() || !allowed[key.host])) continue;
+    if (!allowed.Keeps(key.host, key.second)) continue;
     if (!filter.Passes(key.host, key.series)) continue;
     const rocksdb::Slice v = it->value();
     Result<double> value = DecodeScalar({v.data(), v.size()});

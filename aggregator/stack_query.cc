@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "aggregator/host_mask.h"
 #include "aggregator/keys.h"
 #include "aggregator/series_filter.h"
 #include "aggregator/stack_merge_operator.h"
@@ -34,8 +35,8 @@ uint64_t SaturatingCountTimes(uint64_t count, uint64_t weight, bool* saturated) 
 struct Scan {
   const Catalog& catalog;
   const Predicate& where;
-  const std::vector<uint8_t>& allowed;  // by host id; empty = every host
-  const std::string& group_by;          // "" = no groups
+  const HostMask& allowed;      // the hosts read, at each second
+  const std::string& group_by;  // "" = no groups
   // (host, series) -> -1 filtered out, else its group's index in `groups`.
   std::unordered_map<uint64_t, int64_t> decided;
   std::vector<std::string> groups;
@@ -55,7 +56,6 @@ struct Scan {
 
   // The group of (host, series), or -1 when the query leaves it out.
   int64_t GroupOf(uint32_t host, uint32_t series) {
-    if (!allowed.empty() && (host >= allowed.size() || !allowed[host])) return -1;
     if (where.always_true() && group_by.empty()) return 0;
     const uint64_t key = (uint64_t{host} << 32) | series;
     auto it = decided.find(key);
@@ -101,6 +101,7 @@ struct Scan {
         return Status::Corruption(cf->GetName() + ": key of " + std::to_string(k.size()) +
                                   " bytes");
       }
+      if (!allowed.Keeps(key.host, key.second)) continue;
       const int64_t g = GroupOf(key.host, key.series);
       if (g < 0) continue;
       weight = WeightOf(key.host, key.second);
@@ -146,31 +147,31 @@ Result<StackAnswer> RunStackQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* 
     for (size_t i = 0; i < h.seconds.size(); ++i) w.seconds[h.seconds[i]] = h.weights[i];
   }
   if (!query.weights.empty() && weights.empty()) return answer;
-  std::vector<uint8_t> allowed;
-  if (!query.hosts.empty()) {
-    allowed.assign(catalog.host_count() + 1, 0);
-    bool any = false;
-    for (const std::string& name : query.hosts) {
-      if (std::optional<uint32_t> id = catalog.FindHost(name); id && *id < allowed.size()) {
-        allowed[*id] = 1;
-        any = true;
-      }
-    }
-    if (!any) return answer;
-  }
+  const HostMask allowed = HostMask::Make(catalog, query.hosts, query.replicas, query.from, query.to);
+  if (allowed.keeps_none()) return answer;
 
   Scan scan{catalog, *where, allowed, query.group_by, {}, {}, {}, {}};
   if (!query.weights.empty()) scan.weights = &weights;
   const rocksdb::Snapshot* snapshot = db->GetSnapshot();
-  const int64_t first_minute = FloorMinute(query.from + 59);  // first whole minute's start
-  const int64_t end_minutes = FloorMinute(query.to);          // end of the last whole minute
+  // Each piece between epoch starts on its own (a replicated query's minutes never span two
+  // epochs, core/cluster.h): its whole minutes from `stacks_60s`, its edges from `stacks`.
+  std::vector<int64_t> cuts;
+  if (query.replicas) cuts = EpochCuts(query.replicas->cluster, query.from, query.to);
+  cuts.push_back(query.to);
   Status s;
-  if (first_minute < end_minutes && query.weights.empty()) {
-    s = scan.Run(db, stacks, snapshot, *metric, query.from, first_minute);
-    if (s.ok()) s = scan.Run(db, stacks_60s, snapshot, *metric, first_minute, end_minutes);
-    if (s.ok()) s = scan.Run(db, stacks, snapshot, *metric, end_minutes, query.to);
-  } else {
-    s = scan.Run(db, stacks, snapshot, *metric, query.from, query.to);
+  int64_t from = query.from;
+  for (int64_t to : cuts) {
+    const int64_t first_minute = FloorMinute(from + 59);  // first whole minute's start
+    const int64_t end_minutes = FloorMinute(to);          // end of the last whole minute
+    if (first_minute < end_minutes && query.weights.empty()) {
+      s = scan.Run(db, stacks, snapshot, *metric, from, first_minute);
+      if (s.ok()) s = scan.Run(db, stacks_60s, snapshot, *metric, first_minute, end_minutes);
+      if (s.ok()) s = scan.Run(db, stacks, snapshot, *metric, end_minutes, to);
+    } else {
+      s = scan.Run(db, stacks, snapshot, *metric, from, to);
+    }
+    if (!s.ok()) break;
+    from = to;
   }
   db->ReleaseSnapshot(snapshot);
   if (!s.ok()) return s;

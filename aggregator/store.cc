@@ -138,6 +138,7 @@ Store::Store(const StoreOptions& options, std::unique_ptr<Handles> handles,
              std::shared_ptr<BackgroundErrors> background_errors)
     : options_(options),
       db_(std::move(handles)),
+      aggregates_(options.aggregates),
       dictionaries_(options.dictionaries),
       background_errors_(std::move(background_errors)) {}
 
@@ -204,6 +205,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   store->dir_ = dir;
   store->merges_ = std::move(merges);
   if (Status l = store->Load(); !l.ok()) return l;
+  if (Status a = store->MarkAggregates(); !a.ok()) return a;
   if (Status b = store->MarkOldMinutesIfNeeded(); !b.ok()) return b;
   // Before any batch can come: an agent back after its idle time is new (store.h).
   if (Result<size_t> p = store->PruneIdleAgents(); !p.ok()) return p.status();
@@ -305,8 +307,10 @@ Result<size_t> Store::RollUp(bool all) {
       }
       failed.insert({m.metric, m.start});
       ++rollup_failures_;
+      NoteError("rollup of minute " + std::to_string(m.start) + " of " + MetricName(m.metric) +
+                ": " + r.status().ToString());
       const uint32_t times = pending_.Failed(m.metric, m.start, std::chrono::steady_clock::now());
-      Log("rollup: minute " + std::to_string(m.start) + " of " + catalog_.Metric(m.metric).name +
+      Log("rollup: minute " + std::to_string(m.start) + " of " + MetricName(m.metric) +
           " failed (" + std::to_string(times) + " in a row), skipped and retried later: " +
           r.status().ToString());
     }
@@ -348,7 +352,7 @@ Result<bool> Store::RollUpMinute(const PendingMinutes::Minute& m,
   if (rollup_saturated > 0) {
     // Counted with the merges that saturated (self-metric trailmap.aggregator.merges.saturated).
     merges_->saturated.fetch_add(rollup_saturated, std::memory_order_relaxed);
-    Log("rollup: minute " + std::to_string(m.start) + " of " + catalog_.Metric(m.metric).name +
+    Log("rollup: minute " + std::to_string(m.start) + " of " + MetricName(m.metric) +
         ": " + std::to_string(rollup_saturated) + " sum(s) passed 2^62 and were saturated");
   }
   if (options_.before_rollup_write) options_.before_rollup_write(m.metric, m.start);
@@ -373,7 +377,7 @@ Status Store::DropAgedMinute(const PendingMinutes::Minute& m) {
   if (!w.ok()) return FromRocks(w, "deleting the rollup marker");
   pending_.Drop(m.metric, m.start);
   ++rollup_aged_out_;
-  Log("rollup: minute " + std::to_string(m.start) + " of " + catalog_.Metric(m.metric).name +
+  Log("rollup: minute " + std::to_string(m.start) + " of " + MetricName(m.metric) +
       " is past the 1 s retention: its rollups stay as they are");
   return Status::Ok();
 }
@@ -453,9 +457,33 @@ StoreHealth Store::Health() const {
   h.rollup_aged_out = rollup_aged_out_;
   h.pending_rollups = pending_.size();
   h.agents_pruned = agents_pruned_;
+  h.hosts = catalog_.host_count();
+  h.newest_second = newest_second_.load(std::memory_order_relaxed);
+  std::error_code ec;
+  for (const auto& file : std::filesystem::directory_iterator(dir_, ec)) {
+    std::error_code size_ec;
+    const uintmax_t size = file.is_regular_file(size_ec) ? file.file_size(size_ec) : 0;
+    if (!size_ec) h.disk_bytes += size;
+  }
+  {
+    std::lock_guard error(error_mu_);
+    h.last_error = last_error_;
+  }
   std::lock_guard lock(write_mu_);
   h.agents = watermarks_.size();
   return h;
+}
+
+void Store::NoteError(const std::string& error) {
+  std::lock_guard lock(error_mu_);
+  last_error_ = error;
+}
+
+std::string Store::MetricName(uint32_t metric) const {
+  if (metric & kAggregateMetricBit) {
+    return catalog_.Metric(metric & ~kAggregateMetricBit).name + " (aggregate)";
+  }
+  return catalog_.Metric(metric).name;
 }
 
 Result<uint64_t> Store::IntProperty(const std::string& name) const {
@@ -472,6 +500,11 @@ Status Store::Load() {
     const std::string_view key = View(it->key());
     const std::string_view value = View(it->value());
     const char tag = key.empty() ? '\0' : key[0];
+    if (Result<bool> restored = aggregates_.Restore(key, value); !restored.ok()) {
+      return Status::Corruption("meta: " + restored.status().message());
+    } else if (*restored) {
+      continue;
+    }
     const bool id_key = key.size() == 5;
     const uint32_t id = id_key ? GetFixed32BE(key.data() + 1) : 0;
     Status s;
@@ -509,6 +542,24 @@ Status Store::Load() {
     if (!s.ok()) return Status::Corruption("meta: " + s.message());
   }
   if (!it->status().ok()) return FromRocks(it->status(), "reading meta");
+  return Status::Ok();
+}
+
+Status Store::MarkAggregates() {
+  // A store with no host yet holds nothing an aggregate could lack: its aggregates are complete.
+  rocksdb::WriteBatch wb;
+  for (const std::string& key : aggregates_.CompleteMarkers(catalog_.host_count() == 0)) {
+    wb.Put(db_->meta, key, "");
+  }
+  if (wb.Count() > 0) {
+    if (rocksdb::Status s = db_->db->Write(rocksdb::WriteOptions(), &wb); !s.ok()) {
+      return FromRocks(s, "marking the aggregates complete");
+    }
+  }
+  for (const std::string& field : aggregates_.Incomplete()) {
+    Log("aggregate " + field + " is written from now on but not read: this store holds data from "
+        "before it was configured (aggregator/aggregates.h)");
+  }
   return Status::Ok();
 }
 
@@ -577,6 +628,7 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
   // New catalog entries become visible as they are made (so a query can name every id it
   // meets); they, and the watermarks moved below, are taken back if the write fails.
   const Catalog::Mark mark = catalog_.mark();
+  const Aggregates::Mark aggregates_mark = aggregates_.mark();
   std::vector<std::pair<std::string, uint64_t>> old_watermarks;
   std::vector<std::pair<uint32_t, std::string>> label_changes;
   rocksdb::WriteBatch wb;
@@ -619,13 +671,23 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
   if (rocksdb::Status s = Write(write_options, &wb); !s.ok()) {
     pending_descriptions_.clear();
     catalog_.Rollback(mark);
+    aggregates_.Rollback(aggregates_mark);
     dictionaries_.ForgetGlobalIds();  // some may name the stacks just taken back
     for (auto it = old_watermarks.rbegin(); it != old_watermarks.rend(); ++it) {
       watermarks_[it->first] = it->second;
     }
     const Status failed = FromRocks(s, "writing " + std::to_string(applied.size()) + " batch(es)");
+    NoteError(failed.ToString());
     for (size_t i : applied) results[i] = failed;
     return results;
+  }
+  for (size_t i : applied) {
+    for (const SecondDelta& second : batches[i]->seconds) {
+      int64_t newest = newest_second_.load(std::memory_order_relaxed);
+      while (second.time > newest &&
+             !newest_second_.compare_exchange_weak(newest, second.time, std::memory_order_relaxed)) {
+      }
+    }
   }
   for (auto& [host, host_labels] : label_changes)
     catalog_.SetHostLabels(host, std::move(host_labels));
@@ -673,29 +735,46 @@ void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, int
   }
 
   char key[kDataKeySize];
-  std::pair<uint32_t, int64_t> last_marked{0, INT64_MIN};
+  // The (metric, minute) pairs this batch marked pending: a batch touches few.
+  std::vector<std::pair<uint32_t, int64_t>> marked;
+  // Each histogram series' aggregate values (aggregates.h), found once per batch.
+  std::vector<std::vector<uint32_t>> values_of(batch.series.size());
+  Aggregates::MetaPuts aggregate_ids;
   for (const SecondDelta& second : batch.seconds) {
     const int64_t minute = BucketStart(second.time, kRollupMinute);
     const bool direct = second.time < direct_before;
-    for (const HistogramDelta& h : second.histograms) {
-      const uint32_t metric = metric_of[h.series];
-      EncodeDataKey(DataKey{metric, second.time, host, series_of[h.series]}, key);
-      wb->Merge(db_->hist[0], rocksdb::Slice(key, kDataKeySize), AsSlice(h.encoded));
-      ++out->histograms;
+    // One histogram into the key (metric, second, key_host, key_series) and its rollups.
+    auto merge = [&](uint32_t metric, uint32_t key_host, uint32_t key_series,
+                     const std::string& encoded) {
+      EncodeDataKey(DataKey{metric, second.time, key_host, key_series}, key);
+      wb->Merge(db_->hist[0], rocksdb::Slice(key, kDataKeySize), AsSlice(encoded));
       if (direct) {
         for (size_t r = 1; r < kHistogramResolutionCount; ++r) {
           const int64_t bucket = BucketStart(second.time, kHistogramResolutions[r].seconds);
-          EncodeDataKey(DataKey{metric, bucket, host, series_of[h.series]}, key);
-          wb->Merge(db_->hist[r], rocksdb::Slice(key, kDataKeySize), AsSlice(h.encoded));
+          EncodeDataKey(DataKey{metric, bucket, key_host, key_series}, key);
+          wb->Merge(db_->hist[r], rocksdb::Slice(key, kDataKeySize), AsSlice(encoded));
         }
         // A pass reading this minute from an older snapshot must not Put over these operands.
         pending_.TouchIfPending(metric, minute);
-      } else if (last_marked != std::pair{metric, minute}) {
+      } else if (std::find(marked.begin(), marked.end(), std::pair{metric, minute}) ==
+                 marked.end()) {
         // Marked before the write, so a query whose snapshot holds this write sees it pending.
         pending_.Touch(metric, minute);
         wb->Put(db_->meta, PendingRollupKey(metric, minute), "");
-        last_marked = {metric, minute};
+        marked.emplace_back(metric, minute);
       }
+    };
+    const uint32_t group =
+        second.histograms.empty() ? 0 : aggregates_.GroupFor(batch.host, second.time, &aggregate_ids);
+    for (const HistogramDelta& h : second.histograms) {
+      const uint32_t metric = metric_of[h.series];
+      merge(metric, host, series_of[h.series], h.encoded);
+      ++out->histograms;
+      std::vector<uint32_t>& values = values_of[h.series];
+      if (values.empty()) {
+        aggregates_.ValuesFor(batch.series[h.series].fields, labels, &values, &aggregate_ids);
+      }
+      for (uint32_t value : values) merge(metric | kAggregateMetricBit, group, value, h.encoded);
     }
     for (const ScalarValue& v : second.scalars) {
       EncodeDataKey(DataKey{metric_of[v.series], second.time, host, series_of[v.series]}, key);
@@ -704,6 +783,7 @@ void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, int
     }
     AppendStacksLocked(batch, second, host, metric_of, series_of, wb, out);
   }
+  for (const auto& [k, v] : aggregate_ids) wb->Put(db_->meta, k, v);
   const int64_t now = NowSeconds(options_);
   wb->Put(db_->meta, WatermarkKey(batch.agent), EncodeWatermark(batch.sequence, now));
   last_seen_[batch.agent] = now;
@@ -797,12 +877,17 @@ Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query, Quer
   if (metric && record.kind == MetricKind::kScalar) {
     return RunScalarHistogramQuery(db_->db.get(), db_->scalar, catalog_, *metric, record, query);
   }
+  std::optional<AggregatePlan> aggregate;
   {
     std::lock_guard view(view_mu_);
     scan.snapshot = db_->db->GetSnapshot();
-    if (metric && resolutions > 1)
-      scan.pending_minutes = pending_.Of(*metric, query.from, query.to);
+    // After the snapshot: every aggregate id its keys use is known (aggregates.h).
+    if (metric && plan == QueryPlan::kCoarsest) aggregate = aggregates_.Plan(query, *metric);
+    const uint32_t read = aggregate ? aggregate->metric : metric.value_or(0);
+    if (metric && resolutions > 1) scan.pending_minutes = pending_.Of(read, query.from, query.to);
   }
+  scan.aggregate = aggregate ? &*aggregate : nullptr;
+  if (aggregate) aggregate_queries_.fetch_add(1, std::memory_order_relaxed);
   Result<HistogramAnswer> answer = RunHistogramQuery(scan, catalog_, query);
   db_->db->ReleaseSnapshot(scan.snapshot);
   if (answer.ok()) {  // a cell whose merge saturated is counted with the merges that did

@@ -76,6 +76,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "aggregator/aggregates.h"
 #include "aggregator/catalog.h"
 #include "aggregator/stack_dictionary.h"
 #include "aggregator/keys.h"
@@ -148,12 +149,16 @@ struct StoreOptions {
   int rollup_quiet_ms = 2000;
   // Tests: called by the rollup pass after it has computed a minute, before its last write.
   std::function<void(uint32_t metric, int64_t minute)> before_rollup_write;
+  // Pre-aggregates written at ingest (aggregator/aggregates.h): the fleet always, these fields
+  // too; the cluster file gives each host's owner group.
+  AggregateOptions aggregates;
 };
 
 // Which histogram families a query may read.
 enum class QueryPlan {
   kCoarsest,    // the coarsest resolution that gives the asked columns exactly (the default)
   kFinestOnly,  // `hist` alone, every stored second (tests and tools compare the two)
+  kHosts,       // as kCoarsest, but from the hosts' keys even where an aggregate could answer
 };
 
 // What ApplyBatch did.
@@ -226,6 +231,8 @@ class Store {
   // range are read from `stacks_60s`. An unknown metric is an empty answer; InvalidArgument for a
   // predicate that compares values; Corruption if a stored value does not decode.
   Result<StackAnswer> QueryStacks(const StackQuery& query) const;
+  // Histogram queries answered from an aggregate (aggregator/aggregates.h) since Open.
+  uint64_t AggregateQueries() const { return aggregate_queries_.load(std::memory_order_relaxed); }
   // Rolls up pending minutes (see the header): those quiet for rollup_quiet_ms and not waiting
   // out a failure's backoff, or all of them with `all` (then until none is left but those that
   // failed in this call). Returns how many minutes it wrote. Safe alongside ingest and queries; a
@@ -273,6 +280,12 @@ class Store {
   Status Load();
   // Marks every minute of `hist` pending unless the meta marker says that was done.
   Status MarkOldMinutesIfNeeded();
+  // Marks the aggregates of a store without data complete; logs those that are not.
+  Status MarkAggregates();
+  // Keeps `error` as the last one (Health).
+  void NoteError(const std::string& error);
+  // The name of a metric id, an aggregate's too ("disk.latency (aggregate)"), for the log.
+  std::string MetricName(uint32_t metric) const;
   void RollupLoop();
   // db->Write unless a background error holds: then RocksDB must not be written until Resume (a
   // write on the WAL that failed aborts the process in RocksDB builds with assertions on).
@@ -307,6 +320,8 @@ class Store {
   std::shared_ptr<MergeCounters> merges_;  // shared with the merge operators
   std::unique_ptr<Handles> db_;  // the DB and its column families
   Catalog catalog_;
+  Aggregates aggregates_;
+  mutable std::atomic<uint64_t> aggregate_queries_{0};
   mutable std::mutex write_mu_;  // serializes writers; guards watermarks_ and dictionaries_
   std::unordered_map<std::string, uint64_t> watermarks_;
   // Unix seconds each agent with a watermark last sent a batch (for PruneIdleAgents).
@@ -321,6 +336,9 @@ class Store {
   std::mutex rollup_mu_;  // one RollUp at a time
   std::shared_ptr<BackgroundErrors> background_errors_;
   std::atomic<uint64_t> rollup_failures_{0}, rollup_aged_out_{0}, agents_pruned_{0};
+  std::atomic<int64_t> newest_second_{0};  // the newest second applied since Open
+  mutable std::mutex error_mu_;
+  std::string last_error_;  // the last write or rollup error (Health)
   std::chrono::steady_clock::time_point next_prune_{};
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;

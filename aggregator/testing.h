@@ -11,6 +11,7 @@
 
 #include "core/batch.h"
 #include "core/histogram.h"
+#include "core/query_wire.h"
 
 namespace trailmap::aggregator::testing {
 
@@ -58,6 +59,25 @@ inline Batch MakeBatch(std::string agent, uint64_t sequence, std::string host,
 
 inline SeriesDef Latency(std::string metric, std::string fields = "") {
   return SeriesDef{std::move(metric), MetricKind::kLatency, "ns", std::move(fields)};
+}
+
+// Every cell of both answers, in a readable form; "" when they are the same.
+inline std::string AnswerDifference(const HistogramAnswer& a, const HistogramAnswer& b) {
+  if (a.groups != b.groups) return "groups differ";
+  if (a.cells.size() != b.cells.size()) {
+    return std::to_string(a.cells.size()) + " vs " + std::to_string(b.cells.size()) + " cells";
+  }
+  for (size_t i = 0; i < a.cells.size(); ++i) {
+    const QueryCell& x = a.cells[i];
+    const QueryCell& y = b.cells[i];
+    if (x.column != y.column || x.group != y.group || !(x.histogram == y.histogram)) {
+      return "cell " + std::to_string(i) + ": column " + std::to_string(x.column) + "/" +
+             std::to_string(y.column) + " group " + std::to_string(x.group) + "/" +
+             std::to_string(y.group) + " count " + std::to_string(x.histogram.count()) + "/" +
+             std::to_string(y.histogram.count());
+    }
+  }
+  return "";
 }
 
 }  // namespace trailmap::aggregator::testing

@@ -97,6 +97,10 @@ void AddShardFlags(CLI::App* command, QueryFlags* flags) {
                       "Aggregator QUERY endpoints HOST:PORT,... (default port 7401); else "
                       "$TRAILMAP_AGGREGATORS, else `aggregators` in the config file");
   command->add_option("--config", flags->config, "TOML file with aggregators = [\"HOST:PORT\", ...]");
+  command->add_option("--cluster", flags->cluster,
+                      "Cluster file (members, zones, replication, epochs; else $TRAILMAP_CLUSTER): "
+                      "with replication > 1 each host-second is counted once, from the first of "
+                      "its owners that answers");
   command->add_option("--timeout", flags->timeout, "How long to wait for every shard's answer")
       ->capture_default_str();
 }

@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
   context.zmq = &zmq_context;
   context.now = SystemNow();
   context.env_aggregators = Env("TRAILMAP_AGGREGATORS");
+  context.env_cluster = Env("TRAILMAP_CLUSTER");
   context.env_ingest = Env("TRAILMAP_INGEST");
   context.env_config = Env("TRAILMAP_CONFIG");
   context.home = Env("HOME");

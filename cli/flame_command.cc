@@ -55,6 +55,10 @@ void AddFleetFlags(CLI::App* cmd, FlameFleetFlags* f) {
       ->group(group);
   cmd->add_option("--config", f->config, "TOML file with aggregators = [\"HOST:PORT\", ...]")
       ->group(group);
+  cmd->add_option("--cluster", f->cluster,
+                  "Cluster file (else $TRAILMAP_CLUSTER): with replication > 1 each host-second "
+                  "counts once")
+      ->group(group);
   cmd->add_option("--timeout", f->timeout, "How long to wait for every shard's answer")
       ->capture_default_str()
       ->group(group);

@@ -98,11 +98,72 @@ Status Check(const Cluster& c, const Reader& r) {
     if (i > 0 && c.epochs[i].from <= c.epochs[i - 1].from) {
       return r.Error(where, "from must come after the previous epoch's");
     }
+    for (size_t m : c.epochs[i].members) {
+      if (m >= c.members.size()) return r.Error(where, "member index out of range");
+    }
   }
+  if (c.replication < 1) return r.Error("replication", "must be at least 1");
   return Status::Ok();
 }
 
 }  // namespace
+
+Status CheckCluster(const Cluster& cluster) {
+  if (cluster.members.empty() || cluster.epochs.empty()) {
+    return Status::InvalidArgument("cluster: no members or no epochs");
+  }
+  std::set<std::string_view> names;
+  for (const ClusterMember& m : cluster.members) {
+    if (m.name.empty() || !names.insert(m.name).second) {
+      return Status::InvalidArgument("cluster: member name \"" + m.name + "\" empty or repeated");
+    }
+  }
+  return Check(cluster, Reader("cluster"));
+}
+
+namespace {
+
+// The chosen replica of `owners` in round r: the first not found down before r; nullptr if none.
+const std::string* ChosenIn(const Cluster& c, const std::vector<size_t>& owners, uint32_t r,
+                            const ReplicaSelection& s) {
+  for (size_t o : owners) {
+    const std::string& name = c.members[o].name;
+    bool down_before = false;
+    for (size_t i = 0; i < s.down.size(); ++i) down_before |= s.down[i] == name && s.down_in[i] < r;
+    if (!down_before) return &name;
+  }
+  return nullptr;
+}
+
+bool FailedIn(const std::string& name, uint32_t r, const ReplicaSelection& s) {
+  for (size_t i = 0; i < s.down.size(); ++i) {
+    if (s.down[i] == name && s.down_in[i] == r) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<int64_t> EpochCuts(const Cluster& cluster, int64_t from, int64_t to) {
+  std::vector<int64_t> cuts;
+  for (size_t e = 1; e < cluster.epochs.size(); ++e) {
+    if (cluster.epochs[e].from > from && cluster.epochs[e].from < to) {
+      cuts.push_back(cluster.epochs[e].from);
+    }
+  }
+  return cuts;
+}
+
+bool ReplicaAnswers(const Cluster& cluster, const std::vector<size_t>& owners,
+                    const ReplicaSelection& selection) {
+  // Not answered by an earlier round: each earlier round's choice failed in that round.
+  for (uint32_t r = 0; r < selection.round; ++r) {
+    const std::string* chosen = ChosenIn(cluster, owners, r, selection);
+    if (chosen == nullptr || !FailedIn(*chosen, r, selection)) return false;
+  }
+  const std::string* chosen = ChosenIn(cluster, owners, selection.round, selection);
+  return chosen != nullptr && *chosen == selection.member;
+}
 
 uint64_t RendezvousWeight(std::string_view member, std::string_view host) {
   // The name, a separator no name holds, then the host: "ab"+"c" and "a"+"bc" differ.
@@ -258,17 +319,25 @@ Result<Cluster> LoadCluster(const std::string& path) {
 Result<Cluster> ClusterFromList(std::string_view aggregators, uint16_t default_port) {
   Result<std::vector<std::string>> endpoints = ParseEndpointList(aggregators, default_port);
   if (!endpoints.ok()) return endpoints.status();
+  Result<Cluster> c = ClusterFromEndpoints(*endpoints);
+  if (!c.ok()) {
+    return Status::InvalidArgument(c.status().message() + " in \"" + std::string(aggregators) + "\"");
+  }
+  return c;
+}
+
+Result<Cluster> ClusterFromEndpoints(const std::vector<std::string>& endpoints) {
   Cluster c;
   ClusterEpoch all;
   std::set<std::string> seen;
-  for (const std::string& e : *endpoints) {
+  for (const std::string& e : endpoints) {
     if (!seen.insert(e).second) {
-      return Status::InvalidArgument("aggregator " + e + " is listed twice in \"" +
-                                     std::string(aggregators) + "\"");
+      return Status::InvalidArgument("aggregator " + e + " is listed twice");
     }
     all.members.push_back(c.members.size());
     c.members.push_back({e, "", e, e});
   }
+  if (c.members.empty()) return Status::InvalidArgument("no aggregators listed");
   c.epochs.push_back(std::move(all));
   return c;
 }

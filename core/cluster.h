@@ -25,6 +25,22 @@
 // skipping a member whose zone is already taken while members of untaken zones remain. Adding
 // or removing one of N members moves only the hosts it gains or loses, about R/N of them; the
 // order of the list does not matter.
+//
+// An epoch may begin at any second. A rollup bucket (10 s, 60 s, 600 s; aggregator/keys.h) of a
+// host can then hold seconds of two epochs, so a replicated query never reads a bucket across
+// an epoch's start: its plan is cut there and the edges read finer (EpochCuts).
+//
+// Replicas in queries. With R > 1 a host-second is stored on each of its owners, and histograms
+// merge by addition, so a query that added every owner's answer would count it R times. A query
+// therefore asks every member in rounds, and each member answers only for the host-seconds it
+// is chosen for (ReplicaSelection, ReplicaAnswers). In round r a host-second's chosen replica is
+// the first of its owners (placement order) not found down before round r; every member asked
+// answers for the host-seconds it is chosen for that no earlier round answered, that is, whose
+// chosen replica failed in each earlier round. The members that fail round r are `down` from
+// round r + 1 on, with the round they failed in, and only they are not asked again. So every
+// host-second is answered exactly once, by the first chosen replica that answered, even when a
+// member answers one round and fails a later one; a host-second whose owners all failed is
+// answered by no one, and the query names those owner sets as missing. At most R rounds.
 #pragma once
 
 #include <cstdint>
@@ -64,6 +80,28 @@ struct Cluster {
   const ClusterMember* Find(std::string_view name) const;
 };
 
+// Everything placement needs (names, zones, R, epochs) holds; what ParseCluster checks after
+// reading. Queries carry their cluster to the aggregators, which check it with this.
+Status CheckCluster(const Cluster& cluster);
+
+// The starts of the epochs after the first that fall in (from, to), ascending: where a replicated
+// query's scan plan is cut.
+std::vector<int64_t> EpochCuts(const Cluster& cluster, int64_t from, int64_t to);
+
+// Which host-seconds a member answers for in one round of a replicated query (above).
+struct ReplicaSelection {
+  std::string member;              // the member asked
+  uint32_t round = 0;              // 0 for the first round
+  std::vector<std::string> down;   // members found down in earlier rounds
+  std::vector<uint32_t> down_in;   // down[i] failed round down_in[i] (< round)
+  bool operator==(const ReplicaSelection&) const = default;
+};
+
+// Whether `selection.member` answers this round for host-seconds owned by `owners` (indexes
+// into cluster.members, Cluster::Owners order).
+bool ReplicaAnswers(const Cluster& cluster, const std::vector<size_t>& owners,
+                    const ReplicaSelection& selection);
+
 // The rendezvous weight of `host` on the member named `member` (a 64-bit mix of both names).
 uint64_t RendezvousWeight(std::string_view member, std::string_view host);
 // The index in `members` (names) of `host`'s owner at R=1: the highest weight. 0 when empty.
@@ -81,5 +119,7 @@ Result<Cluster> LoadCluster(const std::string& path);
 // name. With R=1 every host has one owner, and a query reads every member, so the two roles'
 // differing names never matter.
 Result<Cluster> ClusterFromList(std::string_view aggregators, uint16_t default_port);
+// The same from endpoints already parsed ("tcp://host:port").
+Result<Cluster> ClusterFromEndpoints(const std::vector<std::string>& endpoints);
 
 }  // namespace trailmap

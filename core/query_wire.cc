@@ -80,6 +80,83 @@ Status CheckStackQuery(const StackQuery& q) {
   return Status::Ok();
 }
 
+namespace {
+
+void EncodeNames(const std::vector<std::string>& names, capnp::List<capnp::Text>::Builder out) {
+  for (size_t i = 0; i < names.size(); ++i) out.set(static_cast<unsigned>(i), AsText(names[i]));
+}
+
+void EncodeReplicas(const ReplicaScope& scope, queryproto::Replicas::Builder out) {
+  const Cluster& c = scope.cluster;
+  out.setReplication(c.replication);
+  auto members = out.initMembers(static_cast<unsigned>(c.members.size()));
+  for (size_t i = 0; i < c.members.size(); ++i) {
+    members[static_cast<unsigned>(i)].setName(AsText(c.members[i].name));
+    members[static_cast<unsigned>(i)].setZone(AsText(c.members[i].zone));
+  }
+  auto epochs = out.initEpochs(static_cast<unsigned>(c.epochs.size()));
+  for (size_t i = 0; i < c.epochs.size(); ++i) {
+    auto e = epochs[static_cast<unsigned>(i)];
+    e.setFrom(c.epochs[i].from);
+    auto m = e.initMembers(static_cast<unsigned>(c.epochs[i].members.size()));
+    for (size_t j = 0; j < c.epochs[i].members.size(); ++j) {
+      m.set(static_cast<unsigned>(j), static_cast<uint32_t>(c.epochs[i].members[j]));
+    }
+  }
+  const ReplicaSelection& s = scope.selection;
+  out.setMember(AsText(s.member));
+  out.setRound(s.round);
+  EncodeNames(s.down, out.initDown(static_cast<unsigned>(s.down.size())));
+  auto down_in = out.initDownIn(static_cast<unsigned>(s.down_in.size()));
+  for (size_t i = 0; i < s.down_in.size(); ++i) down_in.set(static_cast<unsigned>(i), s.down_in[i]);
+}
+
+// Absent (replication 0) or a cluster CheckCluster accepts whose selection names members of it.
+Result<std::optional<ReplicaScope>> DecodeReplicas(queryproto::Replicas::Reader in) {
+  if (in.getReplication() == 0) return std::optional<ReplicaScope>();
+  ReplicaScope scope;
+  Cluster& c = scope.cluster;
+  c.replication = in.getReplication();
+  for (auto m : in.getMembers()) c.members.push_back({Str(m.getName()), Str(m.getZone()), "", ""});
+  for (auto e : in.getEpochs()) {
+    ClusterEpoch epoch;
+    epoch.from = e.getFrom();
+    for (uint32_t m : e.getMembers()) epoch.members.push_back(m);
+    if (!std::is_sorted(epoch.members.begin(), epoch.members.end())) {
+      return Status::InvalidArgument("replicas: an epoch's members are not sorted");
+    }
+    c.epochs.push_back(std::move(epoch));
+  }
+  if (Status s = CheckCluster(c); !s.ok()) return Status::InvalidArgument("replicas: " + s.message());
+  ReplicaSelection& s = scope.selection;
+  s.member = Str(in.getMember());
+  for (auto n : in.getDown()) s.down.push_back(Str(n));
+  s.round = in.getRound();
+  for (uint32_t r : in.getDownIn()) s.down_in.push_back(r);
+  if (!c.Find(s.member)) {
+    return Status::InvalidArgument("replicas: the member asked, \"" + s.member +
+                                   "\", is not in the query's cluster");
+  }
+  for (const std::string& n : s.down) {
+    if (!c.Find(n)) return Status::InvalidArgument("replicas: down member \"" + n + "\" unknown");
+  }
+  if (s.down_in.size() != s.down.size()) {
+    return Status::InvalidArgument("replicas: " + std::to_string(s.down.size()) +
+                                   " members down but " + std::to_string(s.down_in.size()) +
+                                   " rounds they failed in");
+  }
+  for (uint32_t r : s.down_in) {
+    if (r >= s.round) {
+      return Status::InvalidArgument("replicas: a member down in round " + std::to_string(r) +
+                                     ", not before round " + std::to_string(s.round));
+    }
+  }
+  if (s.round > 64) return Status::InvalidArgument("replicas: round " + std::to_string(s.round));
+  return std::optional<ReplicaScope>(std::move(scope));
+}
+
+}  // namespace
+
 std::string EncodeQuery(const Query& query) {
   capnp::MallocMessageBuilder message;
   auto q = message.initRoot<queryproto::Query>();
@@ -123,6 +200,11 @@ std::string EncodeQuery(const Query& query) {
     hq.setWhere(AsText(h.where));
     hq.setSummaries(h.summaries);
   }
+  const std::optional<ReplicaScope>& replicas =
+      query.kind == Query::Kind::kStacks ? query.stacks.replicas : query.histograms.replicas;
+  if (replicas && query.kind != Query::Kind::kMetrics && query.kind != Query::Kind::kStatus) {
+    EncodeReplicas(*replicas, q.initReplicas());
+  }
   return MessageToBytes(message);
 }
 
@@ -133,6 +215,12 @@ Result<Query> DecodeQuery(std::string_view bytes) {
     auto q = message.Root<queryproto::Query>();
     Query query;
     query.id = q.getId();
+    std::optional<ReplicaScope> replicas;
+    if (q.hasReplicas()) {
+      Result<std::optional<ReplicaScope>> decoded = DecodeReplicas(q.getReplicas());
+      if (!decoded.ok()) return decoded.status();
+      replicas = std::move(decoded).value();
+    }
     switch (q.which()) {
       case queryproto::Query::METRICS:
         query.kind = Query::Kind::kMetrics;
@@ -150,6 +238,7 @@ Result<Query> DecodeQuery(std::string_view bytes) {
         for (auto host : w.getHosts()) sq.hosts.push_back(Str(host));
         sq.where = Str(w.getWhere());
         sq.group_by = Str(w.getGroupBy());
+        sq.replicas = std::move(replicas);
         for (auto in : w.getWeights()) {
           HostSecondWeights h;
           h.host = Str(in.getHost());
@@ -172,6 +261,7 @@ Result<Query> DecodeQuery(std::string_view bytes) {
         for (auto host : hq.getHosts()) h.hosts.push_back(Str(host));
         h.where = Str(hq.getWhere());
         h.summaries = hq.getSummaries();
+        h.replicas = std::move(replicas);
         if (Status s = Check(h); !s.ok()) return s;
         return query;
       }
@@ -235,6 +325,10 @@ std::string EncodeAnswer(const Answer& answer) {
     w.setPendingRollups(s.pending_rollups);
     w.setAgents(s.agents);
     w.setAgentsPruned(s.agents_pruned);
+    w.setHosts(s.hosts);
+    w.setDiskBytes(s.disk_bytes);
+    w.setNewestSecond(s.newest_second);
+    w.setLastError(AsText(s.last_error));
   } else if (answer.kind == Query::Kind::kStacks) {
     auto list = a.initStacks().initStacks(static_cast<unsigned>(answer.stacks.stacks.size()));
     for (size_t i = 0; i < answer.stacks.stacks.size(); ++i) {
@@ -305,7 +399,9 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
       answer.status = ShardStatus{Str(r.getBackgroundError()), r.getBackgroundErrors(),
                                   r.getRecoveries(),           r.getRollupFailures(),
                                   r.getRollupAgedOut(),        r.getPendingRollups(),
-                                  r.getAgents(),               r.getAgentsPruned()};
+                                  r.getAgents(),               r.getAgentsPruned(),
+                                  r.getHosts(),                r.getDiskBytes(),
+                                  r.getNewestSecond(),         Str(r.getLastError())};
       return answer;
     }
     if (a.which() == queryproto::Answer::STACKS) {

@@ -10,11 +10,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/batch.h"
+#include "core/cluster.h"
 #include "core/histogram.h"
 #include "core/stack_collapse.h"
 #include "core/status.h"
@@ -22,6 +24,15 @@
 namespace trailmap {
 
 inline constexpr uint64_t kMaxQueryColumns = 1'000'000;
+
+// A replicated query's cluster and this round's selection (core/cluster.h, "Replicas in
+// queries"): the shard answers only for the host-seconds
+// ReplicaAnswers gives selection.member. Endpoints are not sent.
+struct ReplicaScope {
+  Cluster cluster;
+  ReplicaSelection selection;
+};
+
 
 struct HistogramQuery {
   std::string metric;
@@ -32,6 +43,7 @@ struct HistogramQuery {
   std::vector<std::string> hosts;  // only these hosts; empty = all
   std::string where = "";          // predicate (core/predicate.h); "" = everything
   bool summaries = false;  // answer with CellSummary per cell instead of histograms
+  std::optional<ReplicaScope> replicas;  // absent: every host the shard holds
 
   uint32_t columns() const { return static_cast<uint32_t>((to - from + step - 1) / step); }
 };
@@ -61,6 +73,7 @@ struct StackQuery {
   // Not empty: a weighted query. Only these hosts' per-second samples count, each times its
   // host-second's weight (the aggregator then reads 1 s values, never the minute rollups).
   std::vector<HostSecondWeights> weights;
+  std::optional<ReplicaScope> replicas;  // absent: every host the shard holds
 };
 
 struct Query {
@@ -120,12 +133,17 @@ struct ShardStatus {
   uint64_t pending_rollups = 0;    // minutes whose rollups are behind the 1 s data
   uint64_t agents = 0;             // agents with a watermark
   uint64_t agents_pruned = 0;      // watermarks of idle agents forgotten since start
+  uint64_t hosts = 0;              // hosts it holds data of
+  uint64_t disk_bytes = 0;         // bytes of its RocksDB files (SST and WAL)
+  int64_t newest_second = 0;       // newest second of data applied since start; 0 = none
+  std::string last_error;          // the last write or rollup error since start, "" = none
   bool operator==(const ShardStatus&) const = default;
 };
 
 struct Answer {
   uint64_t id = 0;
-  std::string shard;  // which aggregator answered
+  std::string shard;     // which aggregator answered (its --name)
+  std::string endpoint;  // where the fan-out asked it (set by query/fetch/fanout.h, not sent)
   std::string error;  // non-empty: this shard could not answer, and why
   Query::Kind kind = Query::Kind::kHistograms;
   HistogramAnswer histograms;

@@ -17,6 +17,31 @@ struct Query {
     stacks @3 :StackQuery;
     status @4 :Void;      # this shard's health (ShardStatus)
   }
+  replicas @5 :Replicas;  # set in a replicated cluster's queries (core/cluster.h): answer only
+                          # for the host-seconds this round gives the member named
+}
+
+# The cluster as the query layer knows it (no endpoints) and one round's selection. A shard
+# answers a histogram or stack query only for the host-seconds whose owners' choice is
+# `member` (core/cluster.h ReplicaAnswers). Replication 0 (the default) = not set: answer all.
+struct Replicas {
+  replication @0 :UInt32;
+  members @1 :List(ReplicaMember);
+  epochs @2 :List(ReplicaEpoch);
+  member @3 :Text;            # the member this copy of the query is sent to
+  round @4 :UInt32;           # 0 for the first
+  down @5 :List(Text);        # members found down in earlier rounds
+  downIn @6 :List(UInt32);    # the round each of `down` failed in
+}
+
+struct ReplicaMember {
+  name @0 :Text;
+  zone @1 :Text;
+}
+
+struct ReplicaEpoch {
+  from @0 :Int64;             # unix seconds; the first epoch's holds before it too
+  members @1 :List(UInt32);   # indexes into Replicas.members
 }
 
 # Stack samples of one metric (kind `stacks`) merged over [from, to), the hosts and the predicate.
@@ -81,6 +106,11 @@ struct ShardStatus {
   pendingRollups @5 :UInt64;  # minutes whose rollups are behind the 1 s data
   agents @6 :UInt64;          # agents with a watermark
   agentsPruned @7 :UInt64;    # watermarks of idle agents forgotten
+  hosts @8 :UInt64;           # hosts it holds data of
+  diskBytes @9 :UInt64;       # bytes of its RocksDB files (SST and WAL)
+  newestSecond @10 :Int64;    # the newest second of data it applied since start (0 = none):
+                              # now - newestSecond is how far behind real time its ingest is
+  lastError @11 :Text;        # the last write or rollup error since start, "" = none
 }
 
 # The shard's merge: every distinct stack with its summed count (never raw rows).

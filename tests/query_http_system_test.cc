@@ -235,16 +235,24 @@ TEST_F(QueryHttpSystem, ClusterListsEveryAggregatorAndItsHealth) {
   ASSERT_EQ(j["members"].size(), 2u) << cli.out;
   EXPECT_EQ(j["members"][0]["name"], "agg-1");
   EXPECT_EQ(j["members"][1]["name"], "agg-2");
-  int agents = 0;
+  int agents = 0, hosts = 0;
   for (const auto& m : j["members"]) {
     EXPECT_EQ(m["state"], "up");
     EXPECT_EQ(m["error"], "");
+    EXPECT_EQ(m["epoch"], "current");
+    EXPECT_GT(m["disk_bytes"].get<uint64_t>(), 0u);
     agents += m["agents"].get<int>();
+    hosts += m["hosts"].get<int>();
   }
   EXPECT_EQ(agents, 3);
+  EXPECT_EQ(hosts, 3);  // the imports' hosts, each on its one owner
+  EXPECT_EQ(j["replication"], 1);
   EXPECT_TRUE(j["missing_shards"].empty());
   cli = Cli({"cluster"}, QueryList(aggs_));
-  EXPECT_EQ(cli.out.rfind("aggregator  state  agents  rollups behind  error\nagg-1", 0), 0u)
+  EXPECT_EQ(cli.out.rfind("replication 1, epoch 1 of 1\naggregator  zone  epoch    state  hosts   "
+                          "agents  ingest lag  disk       rollups behind  error\nagg-1",
+                          0),
+            0u)
       << cli.out;
 
   aggs_[1]->KillHard();

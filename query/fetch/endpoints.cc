@@ -58,4 +58,21 @@ Result<std::vector<std::string>> ResolveEndpoints(EndpointKind kind,
   return ParseEndpointList("127.0.0.1", port);
 }
 
+Result<Cluster> ResolveCluster(EndpointKind kind, const EndpointSources& sources) {
+  const char* list_flag = kind == EndpointKind::kQuery ? "--aggregators" : "--ingest";
+  if (!sources.cluster_flag.empty() && !sources.flag.empty()) {
+    return Status::InvalidArgument(std::string("give either --cluster or ") + list_flag +
+                                   ", not both: a cluster file lists every aggregator");
+  }
+  if (!sources.cluster_flag.empty()) return LoadCluster(sources.cluster_flag);
+  if (sources.flag.empty() && !sources.env_cluster.empty()) {
+    Result<Cluster> c = LoadCluster(sources.env_cluster);
+    if (!c.ok()) return Status::InvalidArgument("TRAILMAP_CLUSTER: " + c.status().message());
+    return c;
+  }
+  Result<std::vector<std::string>> endpoints = ResolveEndpoints(kind, sources);
+  if (!endpoints.ok()) return endpoints.status();
+  return ClusterFromEndpoints(*endpoints);
+}
+
 }  // namespace trailmap

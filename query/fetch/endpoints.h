@@ -12,6 +12,10 @@
 //   4. the default, 127.0.0.1 on the default port.
 // The order of the list does not matter: import places a host by rendezvous hashing of the
 // endpoints (core/cluster.h), as the agents do.
+//
+// A cluster file (core/cluster.h: names, zones, replicas, epochs) replaces the list: --cluster
+// FILE, else $TRAILMAP_CLUSTER when no list flag is given. ResolveCluster gives either as a
+// Cluster; a list is the short form (one zone, R=1).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/cluster.h"
 #include "core/endpoint.h"
 #include "core/status.h"
 
@@ -34,11 +39,17 @@ struct EndpointSources {
   std::string env_list;    // TRAILMAP_AGGREGATORS or TRAILMAP_INGEST, "" when unset
   std::string env_config;  // TRAILMAP_CONFIG, "" when unset
   std::string home;        // $HOME, "" when unset
+  std::string cluster_flag;  // --cluster FILE, "" when not given
+  std::string env_cluster;   // TRAILMAP_CLUSTER, "" when unset
 };
 
 // Applies the order above. An unreadable or malformed config file named by --config or
 // TRAILMAP_CONFIG is an error; a missing default config file is not.
 Result<std::vector<std::string>> ResolveEndpoints(EndpointKind kind,
                                                   const EndpointSources& sources);
+
+// The cluster: --cluster, else the list flag, else $TRAILMAP_CLUSTER, else ResolveEndpoints's
+// list in the short form. Both --cluster and the list flag is an error that says to pick one.
+Result<Cluster> ResolveCluster(EndpointKind kind, const EndpointSources& sources);
 
 }  // namespace trailmap

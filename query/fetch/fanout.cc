@@ -1,6 +1,7 @@
 #include "query/fetch/fanout.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -51,17 +52,18 @@ void Handle(Shard& shard, uint64_t query_id) {
     return;
   }
   if (answer->shard.empty()) answer->shard = shard.endpoint;
+  answer->endpoint = shard.endpoint;
   shard.answer = std::move(answer).value();
 }
 
-}  // namespace
-
-FanoutResult FanOut(zmq::context_t& context, const std::vector<std::string>& endpoints,
-                    const Query& query, const FanoutOptions& options) {
-  const std::string request = EncodeQuery(query);
+// Sends requests[i] to endpoints[i], all at once, and waits for answers to `query_id`.
+FanoutResult FanOutEach(zmq::context_t& context, const std::vector<std::string>& endpoints,
+                        const std::vector<std::string>& requests, uint64_t query_id,
+                        std::chrono::milliseconds wait) {
   std::vector<Shard> shards(endpoints.size());
   for (size_t i = 0; i < endpoints.size(); ++i) {
     Shard& shard = shards[i];
+    const std::string& request = requests[i];
     shard.endpoint = endpoints[i];
     try {
       shard.socket = std::make_unique<zmq::socket_t>(context, zmq::socket_type::dealer);
@@ -79,7 +81,7 @@ FanoutResult FanOut(zmq::context_t& context, const std::vector<std::string>& end
     }
   }
 
-  const auto deadline = std::chrono::steady_clock::now() + options.deadline;
+  const auto deadline = std::chrono::steady_clock::now() + wait;
   for (;;) {
     std::vector<zmq::pollitem_t> items;
     std::vector<Shard*> waiting;
@@ -100,7 +102,7 @@ FanoutResult FanOut(zmq::context_t& context, const std::vector<std::string>& end
       break;
     }
     for (size_t i = 0; i < items.size(); ++i) {
-      if (items[i].revents & ZMQ_POLLIN) Handle(*waiting[i], query.id);
+      if (items[i].revents & ZMQ_POLLIN) Handle(*waiting[i], query_id);
     }
   }
 
@@ -111,10 +113,169 @@ FanoutResult FanOut(zmq::context_t& context, const std::vector<std::string>& end
     } else {
       std::string reason = shard.failure;
       if (reason.empty()) {
-        reason = "no answer within " + std::to_string(options.deadline.count()) + " ms";
+        reason = "no answer within " + std::to_string(wait.count()) + " ms";
       }
       result.failures.push_back({shard.endpoint, std::move(reason)});
     }
+  }
+  return result;
+}
+
+// Which members a round's failures leave without a live replica: simulates each possible owner
+// list's choice round by round (failed_round[m] = the round member m failed in, or -1).
+std::vector<std::vector<size_t>> LostOwnerSets(const Cluster& cluster,
+                                               const std::vector<size_t>& asked,
+                                               const std::vector<int>& failed_round,
+                                               int64_t from, int64_t to) {
+  std::vector<std::vector<size_t>> lost;
+  for (size_t e = 0; e < cluster.epochs.size(); ++e) {
+    const int64_t begin = e == 0 ? INT64_MIN : cluster.epochs[e].from;
+    const int64_t end = e + 1 < cluster.epochs.size() ? cluster.epochs[e + 1].from : INT64_MAX;
+    if (end <= from || begin >= to) continue;
+    std::vector<std::vector<size_t>> lists;
+    const bool all = PossibleOwnerLists(cluster, cluster.epochs[e], 100'000, &lists);
+    if (!all) lists.clear();
+    for (const std::vector<size_t>& owners : lists) {
+      // The chosen owner of round k is the first not failed before k; lost when each chosen
+      // one failed in its round.
+      int round = 0;
+      bool answered = false;
+      for (size_t o : owners) {
+        const bool was_asked = std::find(asked.begin(), asked.end(), o) != asked.end();
+        const int f = was_asked ? failed_round[o] : 0;  // never asked: as if down from the start
+        if (f >= 0 && f < round) continue;              // found down before this round
+        if (f != round) {  // the chosen one this round, and it answered
+          answered = true;
+          break;
+        }
+        round = f + 1;
+      }
+      if (answered) continue;
+      std::vector<size_t> set = owners;
+      std::sort(set.begin(), set.end());
+      if (std::find(lost.begin(), lost.end(), set) == lost.end()) lost.push_back(std::move(set));
+    }
+  }
+  std::sort(lost.begin(), lost.end());
+  return lost;
+}
+
+}  // namespace
+
+FanoutResult FanOut(zmq::context_t& context, const std::vector<std::string>& endpoints,
+                    const Query& query, const FanoutOptions& options) {
+  return FanOutEach(context, endpoints, std::vector<std::string>(endpoints.size(), EncodeQuery(query)),
+                    query.id, options.deadline);
+}
+
+bool PossibleOwnerLists(const Cluster& cluster, const ClusterEpoch& epoch, size_t limit,
+                        std::vector<std::vector<size_t>>* lists) {
+  const size_t r = std::min<size_t>(cluster.replication, epoch.members.size());
+  std::vector<std::string_view> zones;
+  for (size_t m : epoch.members) zones.push_back(cluster.members[m].zone);
+  std::sort(zones.begin(), zones.end());
+  zones.erase(std::unique(zones.begin(), zones.end()), zones.end());
+  const size_t distinct = std::min(r, zones.size());  // the first `distinct` owners differ in zone
+  std::vector<size_t> list;
+  std::vector<bool> used(cluster.members.size(), false);
+  bool complete = true;
+  // Depth-first over the members in order; the first `distinct` places take new zones only.
+  std::function<void()> extend = [&] {
+    if (!complete) return;
+    if (list.size() == r) {
+      if (lists->size() >= limit) {
+        complete = false;
+        return;
+      }
+      lists->push_back(list);
+      return;
+    }
+    for (size_t m : epoch.members) {
+      if (used[m]) continue;
+      if (list.size() < distinct) {
+        bool zone_taken = false;
+        for (size_t o : list) zone_taken |= cluster.members[o].zone == cluster.members[m].zone;
+        if (zone_taken) continue;
+      }
+      used[m] = true;
+      list.push_back(m);
+      extend();
+      list.pop_back();
+      used[m] = false;
+    }
+  };
+  extend();
+  return complete;
+}
+
+FanoutResult FanOutReplicas(zmq::context_t& context, const Cluster& cluster,
+                            const std::vector<size_t>& asked, Query query,
+                            const FanoutOptions& options) {
+  const bool stacks = query.kind == Query::Kind::kStacks;
+  const int64_t from = stacks ? query.stacks.from : query.histograms.from;
+  const int64_t to = stacks ? query.stacks.to : query.histograms.to;
+  std::optional<ReplicaScope>& scope = stacks ? query.stacks.replicas : query.histograms.replicas;
+  scope.emplace();
+  scope->cluster = cluster;
+  for (ClusterMember& m : scope->cluster.members) m.ingest = m.query = "";  // not sent
+
+  FanoutResult result;
+  std::vector<int> failed_round(cluster.members.size(), -1);
+  std::vector<std::string> reasons(cluster.members.size());
+  std::vector<size_t> up = asked;
+  const auto start = std::chrono::steady_clock::now();
+  for (uint32_t round = 0; round < std::max<uint32_t>(1, cluster.replication) && !up.empty();
+       ++round) {
+    std::vector<std::string> endpoints, requests;
+    for (size_t m : up) {
+      scope->selection.member = cluster.members[m].name;
+      endpoints.push_back(cluster.members[m].query);
+      requests.push_back(EncodeQuery(query));
+    }
+    const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - start);
+    std::chrono::milliseconds wait = options.deadline - spent;
+    if (round == 0 && cluster.replication > 1) wait = options.deadline / 2;
+    wait = std::max(wait, std::chrono::milliseconds(1));
+    FanoutResult answered = FanOutEach(context, endpoints, requests, query.id, wait);
+    for (Answer& a : answered.answers) result.answers.push_back(std::move(a));
+    bool any_failed = false;
+    std::vector<size_t> still_up;
+    for (size_t m : up) {
+      auto f = std::find_if(answered.failures.begin(), answered.failures.end(),
+                            [&](const ShardFailure& x) { return x.endpoint == cluster.members[m].query; });
+      if (f == answered.failures.end()) {
+        still_up.push_back(m);
+        continue;
+      }
+      failed_round[m] = static_cast<int>(round);
+      reasons[m] = f->reason;
+      scope->selection.down.push_back(cluster.members[m].name);
+      scope->selection.down_in.push_back(round);
+      any_failed = true;
+    }
+    if (!any_failed) break;
+    scope->selection.round = round + 1;
+    up = std::move(still_up);
+  }
+
+  const std::vector<std::vector<size_t>> lost = LostOwnerSets(cluster, asked, failed_round, from, to);
+  std::vector<bool> in_lost(cluster.members.size(), false);
+  for (const std::vector<size_t>& set : lost) {
+    std::string names, why;
+    for (size_t m : set) {
+      in_lost[m] = true;
+      names += (names.empty() ? "" : "+") + cluster.members[m].name;
+      why += (why.empty() ? "" : "; ") + cluster.members[m].name + ": " +
+             (reasons[m].empty() ? std::string("not asked") : reasons[m]);
+    }
+    result.failures.push_back(
+        {names, "no live replica for the hosts placed on these members (" + why + ")"});
+  }
+  for (size_t m : asked) {
+    if (failed_round[m] < 0 || in_lost[m]) continue;
+    result.skipped.push_back({cluster.members[m].name + " (" + cluster.members[m].query + ")",
+                              reasons[m] + "; its hosts were answered by their other replicas"});
   }
   return result;
 }

@@ -19,6 +19,7 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "core/cluster.h"
 #include "core/query_wire.h"
 
 namespace trailmap {
@@ -35,12 +36,33 @@ struct ShardFailure {
 
 struct FanoutResult {
   std::vector<Answer> answers;         // one per shard that answered without error
-  std::vector<ShardFailure> failures;  // one per shard that did not
+  std::vector<ShardFailure> failures;  // one per shard that did not: part of the data is missing
+  // Replicated queries only: members that did not answer but whose hosts every one came from
+  // another replica, so nothing is missing ("agg-2 (tcp://...)", its reason).
+  std::vector<ShardFailure> skipped;
 };
 
 // Sends `query` to every endpoint ("tcp://host:port") and waits for the answers.
 FanoutResult FanOut(zmq::context_t& context, const std::vector<std::string>& endpoints,
                     const Query& query, const FanoutOptions& options = {});
+
+// A replicated cluster's query (core/cluster.h, "Replicas in queries"): asks the members
+// `asked` (indexes into cluster.members, whose `query` endpoints are used) in rounds, each
+// answering only for the host-seconds chosen for it, so every host-second is counted once. The
+// first round waits half the deadline when R > 1, so a slow member is skipped while its peers
+// still have time to answer for it; later rounds get what is left. A member that did not answer
+// is in `skipped` when every host it owns had another owner answer, and its owner sets with no
+// member answering are in `failures` ("agg-1+agg-2": the hosts placed on both are missing).
+// The query's kind must be histograms or stacks.
+FanoutResult FanOutReplicas(zmq::context_t& context, const Cluster& cluster,
+                            const std::vector<size_t>& asked, Query query,
+                            const FanoutOptions& options = {});
+
+// The owner lists (Cluster::Owners order) that a host may have in `epoch`: every order of R
+// members that placement can give, for deciding which failures lose data. At most `limit`;
+// more than that is reported as all of them not enumerated (returns false).
+bool PossibleOwnerLists(const Cluster& cluster, const ClusterEpoch& epoch, size_t limit,
+                        std::vector<std::vector<size_t>>* lists);
 
 // The merge of every shard's stack answer: each distinct stack once, counts added, sorted by
 // stack text (what `trailmap collapse` prints). Answers of another kind are skipped.

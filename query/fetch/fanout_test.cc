@@ -94,5 +94,89 @@ TEST(FanOutStacks, TwoShardsMergeIntoOneSortedFoldedList) {
   EXPECT_EQ(FormatFolded(MergeStackAnswers(r.answers)), "main 1\nmain;bar 4\nmain;foo 7\n");
 }
 
+// Three members in three zones, R = 2, at the fakes' endpoints; `silent` of them never answer.
+Cluster ThreeZones(const std::vector<const testing::FakeAggregator*>& fakes) {
+  Cluster c;
+  c.replication = 2;
+  ClusterEpoch all;
+  for (size_t i = 0; i < fakes.size(); ++i) {
+    const std::string name = "agg-" + std::to_string(i + 1);
+    c.members.push_back({name, std::string(1, static_cast<char>('a' + i)), "", fakes[i]->endpoint()});
+    all.members.push_back(i);
+  }
+  c.epochs.push_back(all);
+  return c;
+}
+
+TEST(FanOutReplicas, AMemberDownIsAskedOnceAndItsPeersAnswerForItInASecondRound) {
+  zmq::context_t context;
+  testing::FakeAggregator a(context, testing::CannedAnswer("agg-1", "", 5000, 1));
+  testing::FakeAggregator b(context, Answer{}, /*silent=*/true);
+  testing::FakeAggregator c(context, testing::CannedAnswer("agg-3", "", 5000, 1));
+  const Cluster cluster = ThreeZones({&a, &b, &c});
+  FanoutOptions options;
+  options.deadline = std::chrono::milliseconds(600);
+  FanoutResult r = FanOutReplicas(context, cluster, {0, 1, 2}, HistogramQueryOf(9), options);
+  EXPECT_EQ(r.answers.size(), 4u);  // agg-1 and agg-3, twice each
+  EXPECT_EQ(a.queries(), 2);
+  EXPECT_EQ(b.queries(), 1);
+  EXPECT_EQ(c.queries(), 2);
+  EXPECT_TRUE(r.failures.empty());  // every host of agg-2 has another owner
+  ASSERT_EQ(r.skipped.size(), 1u);
+  EXPECT_EQ(r.skipped[0].endpoint, "agg-2 (" + b.endpoint() + ")");
+  EXPECT_EQ(r.skipped[0].reason,
+            "no answer within 300 ms; its hosts were answered by their other replicas");
+  // The second round's query names agg-2 as down since round 0, and agg-1 as the member asked.
+  const std::optional<ReplicaScope>& scope = a.last_query().histograms.replicas;
+  ASSERT_TRUE(scope.has_value());
+  EXPECT_EQ(scope->selection.member, "agg-1");
+  EXPECT_EQ(scope->selection.down, std::vector<std::string>{"agg-2"});
+  EXPECT_EQ(scope->selection.down_in, std::vector<uint32_t>{0});
+  EXPECT_EQ(scope->selection.round, 1u);
+  EXPECT_EQ(scope->cluster.replication, 2u);
+  EXPECT_EQ(scope->cluster.members[1].name, "agg-2");
+  EXPECT_EQ(scope->cluster.members[1].query, "");  // endpoints are not sent
+}
+
+TEST(FanOutReplicas, TwoOfThreeDownLoseOnlyTheHostsPlacedOnBoth) {
+  zmq::context_t context;
+  testing::FakeAggregator a(context, testing::CannedAnswer("agg-1", "", 5000, 1));
+  testing::FakeAggregator b(context, Answer{}, /*silent=*/true);
+  testing::FakeAggregator c(context, Answer{}, /*silent=*/true);
+  const Cluster cluster = ThreeZones({&a, &b, &c});
+  FanoutOptions options;
+  options.deadline = std::chrono::milliseconds(400);
+  FanoutResult r = FanOutReplicas(context, cluster, {0, 1, 2}, HistogramQueryOf(9), options);
+  EXPECT_EQ(a.queries(), 2);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0].endpoint, "agg-2+agg-3");
+  EXPECT_EQ(r.failures[0].reason.substr(0, 55),
+            "no live replica for the hosts placed on these members (");
+  EXPECT_TRUE(r.skipped.empty());  // both down members lose data: named in failures
+}
+
+TEST(FanOutReplicas, PossibleOwnerListsFollowTheZones) {
+  Cluster c;
+  c.replication = 2;
+  for (const char* zone : {"a", "b", "c", "a"}) {
+    c.members.push_back({std::string("agg-") + zone + std::to_string(c.members.size()), zone, "", ""});
+  }
+  c.epochs.push_back({INT64_MIN, {0, 1, 2, 3}});
+  std::vector<std::vector<size_t>> lists;
+  ASSERT_TRUE(PossibleOwnerLists(c, c.epochs[0], 1000, &lists));
+  EXPECT_EQ(lists.size(), 10u);  // 4 x 3 ordered pairs, less the two of zone a with itself
+  // Every list that 2,000 real placements give is among them.
+  for (int h = 0; h < 2000; ++h) {
+    const std::vector<size_t> owners = c.Owners("host-" + std::to_string(h), 0);
+    EXPECT_NE(std::find(lists.begin(), lists.end(), owners), lists.end());
+  }
+  c.replication = 3;  // three zones: every ordered triple with distinct zones
+  lists.clear();
+  ASSERT_TRUE(PossibleOwnerLists(c, c.epochs[0], 1000, &lists));
+  EXPECT_EQ(lists.size(), 12u);  // zone a has 2 members: 2 x 3! = 12
+  lists.clear();
+  EXPECT_FALSE(PossibleOwnerLists(c, c.epochs[0], 5, &lists));  // over the limit: not all listed
+}
+
 }  // namespace
 }  // namespace trailmap

@@ -28,34 +28,78 @@ Result<TimeRange> ParseTimeRange(const ViewRequest& request, int64_t now) {
   return TimeRange{*from, *to};
 }
 
-Result<std::vector<std::string>> QueryEndpoints(const QueryContext& context,
-                                                const ViewRequest& request) {
+Result<Cluster> QueryCluster(const QueryContext& context, const ViewRequest& request) {
   EndpointSources sources;
   sources.flag = request.aggregators;
   sources.config_path = request.config;
   sources.env_list = context.env_aggregators;
   sources.env_config = context.env_config;
   sources.home = context.home;
-  Result<std::vector<std::string>> endpoints = ResolveEndpoints(EndpointKind::kQuery, sources);
-  if (!endpoints.ok()) {
-    return Status::InvalidArgument("aggregators: " + endpoints.status().message());
-  }
-  return endpoints;
+  sources.cluster_flag = request.cluster;
+  sources.env_cluster = context.env_cluster;
+  Result<Cluster> cluster = ResolveCluster(EndpointKind::kQuery, sources);
+  if (!cluster.ok()) return Status::InvalidArgument("aggregators: " + cluster.status().message());
+  return cluster;
 }
+
+namespace {
+
+// The members a query over [from, to) asks: those of every epoch the range touches.
+std::vector<size_t> MembersOver(const Cluster& cluster, int64_t from, int64_t to) {
+  std::vector<bool> in(cluster.members.size(), false);
+  for (size_t e = 0; e < cluster.epochs.size(); ++e) {
+    const int64_t begin = e == 0 ? INT64_MIN : cluster.epochs[e].from;
+    const int64_t end = e + 1 < cluster.epochs.size() ? cluster.epochs[e + 1].from : INT64_MAX;
+    if (end <= from || begin >= to) continue;
+    for (size_t m : cluster.epochs[e].members) in[m] = true;
+  }
+  std::vector<size_t> out;
+  for (size_t m = 0; m < in.size(); ++m) {
+    if (in[m]) out.push_back(m);
+  }
+  return out;
+}
+
+}  // namespace
 
 Result<FanoutResult> FanOutAll(const QueryContext& context, const ViewRequest& request,
                                Query query) {
   Result<uint64_t> timeout = ParseDuration(request.timeout);
   if (!timeout.ok()) return Status::InvalidArgument("--timeout: " + timeout.status().message());
-  Result<std::vector<std::string>> endpoints = QueryEndpoints(context, request);
-  if (!endpoints.ok()) return endpoints.status();
+  Result<Cluster> cluster = QueryCluster(context, request);
+  if (!cluster.ok()) return cluster.status();
   query.id = static_cast<uint64_t>(context.now) * 1000 + 1;
   FanoutOptions options;
   options.deadline = std::chrono::milliseconds(std::max<uint64_t>(1, *timeout / 1'000'000));
-  FanoutResult result = FanOut(*context.zmq, *endpoints, query, options);
+  const bool ranged = query.kind == Query::Kind::kHistograms || query.kind == Query::Kind::kStacks;
+  std::vector<size_t> asked;
+  if (ranged) {
+    const bool stacks = query.kind == Query::Kind::kStacks;
+    asked = MembersOver(*cluster, stacks ? query.stacks.from : query.histograms.from,
+                        stacks ? query.stacks.to : query.histograms.to);
+  } else {
+    for (size_t m = 0; m < cluster->members.size(); ++m) asked.push_back(m);
+  }
+  FanoutResult result;
+  if (ranged && cluster->replication > 1) {
+    result = FanOutReplicas(*context.zmq, *cluster, asked, std::move(query), options);
+  } else {
+    std::vector<std::string> endpoints;
+    for (size_t m : asked) endpoints.push_back(cluster->members[m].query);
+    result = FanOut(*context.zmq, endpoints, query, options);
+    for (ShardFailure& f : result.failures) {  // named as the cluster file names it
+      for (size_t m : asked) {
+        const ClusterMember& member = cluster->members[m];
+        if (member.query == f.endpoint && member.name != f.endpoint) {
+          f.endpoint = member.name + " (" + f.endpoint + ")";
+        }
+      }
+    }
+  }
   if (result.answers.empty()) {
     std::string msg = "no aggregator answered:";
     for (const ShardFailure& f : result.failures) msg += "\n  " + f.endpoint + ": " + f.reason;
+    for (const ShardFailure& f : result.skipped) msg += "\n  " + f.endpoint + ": " + f.reason;
     return Status::Unavailable(msg);
   }
   return result;
@@ -75,6 +119,9 @@ Result<Fetched> FetchGrid(const QueryContext& context, const ViewRequest& reques
   Fetched fetched;
   for (const ShardFailure& f : result->failures) {
     fetched.missing.push_back(f.endpoint + ": " + f.reason);
+  }
+  for (const ShardFailure& f : result->skipped) {
+    fetched.skipped.push_back(f.endpoint + ": " + f.reason);
   }
   Result<MergedGrid> grid = MergePartials(query, result->answers);
   if (!grid.ok()) return grid.status();

@@ -29,6 +29,7 @@ struct QueryContext {
   std::string env_aggregators;  // $TRAILMAP_AGGREGATORS
   std::string env_ingest;       // $TRAILMAP_INGEST
   std::string env_config;       // $TRAILMAP_CONFIG
+  std::string env_cluster;      // $TRAILMAP_CLUSTER
   std::string home;             // $HOME
   bool stdout_is_terminal = false;  // the CLI's standard output is a terminal (never for HTTP)
   int terminal_columns = 0;         // 0 when unknown
@@ -48,6 +49,7 @@ struct ViewRequest {
   std::string where;        // a predicate (core/predicate.h), evaluated in the aggregators
   std::string aggregators;  // query endpoints; see query/fetch/endpoints.h for the fallbacks
   std::string config;       // a TOML file naming the aggregators
+  std::string cluster;      // a cluster file (core/cluster.h), instead of `aggregators`
   std::string timeout = "5s";
 };
 
@@ -62,16 +64,18 @@ Result<TimeRange> ParseTimeRange(const ViewRequest& request, int64_t now);
 struct Fetched {
   MergedGrid grid;
   std::vector<std::string> missing;  // "tcp://host:port: reason"
+  std::vector<std::string> skipped;  // down, but their replicas answered: "agg-2 (...): reason"
 };
 
-// The query endpoints of `request` (request.aggregators, else the environment and config files of
-// `context`, query/fetch/endpoints.h). InvalidArgument names what is wrong.
-Result<std::vector<std::string>> QueryEndpoints(const QueryContext& context,
-                                                const ViewRequest& request);
+// The cluster `request` asks (request.cluster or request.aggregators, else the environment and
+// config files of `context`, query/fetch/endpoints.h). InvalidArgument names what is wrong.
+Result<Cluster> QueryCluster(const QueryContext& context, const ViewRequest& request);
 
-// Resolves the aggregators and sends `query` (its id is set here) to every one. Fails with
-// InvalidArgument for bad parameters and Unavailable when no shard answered at all; the shards
-// that did not answer are in the result's failures.
+// Resolves the cluster and sends `query` (its id is set here) to its members: for a histogram or
+// stack query those of the epochs its range touches, in rounds when R > 1 so each host-second
+// is answered once (FanOutReplicas); otherwise to every member. Fails with InvalidArgument for
+// bad parameters and Unavailable when no shard answered at all; the shards that did not answer
+// are in the result's failures (data missing) or skipped (their replicas answered instead).
 Result<FanoutResult> FanOutAll(const QueryContext& context, const ViewRequest& request,
                                Query query);
 

@@ -169,6 +169,7 @@ Result<ViewDocument> ApiFlame(Params* p, const QueryContext& context, ViewReques
   r.format = "json";
   r.fleet.aggregators = base.aggregators;
   r.fleet.config = base.config;
+  r.fleet.cluster = base.cluster;
   r.fleet.timeout = base.timeout;
   p->Text("metric", &r.fleet.metric);
   p->Text("from", &r.fleet.from);

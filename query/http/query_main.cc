@@ -25,14 +25,17 @@ std::string Env(const char* name) {
 }
 
 constexpr const char* kUsage =
-    "trailmap-query: the HTTP API (and, later, the page) of a trailmap cluster.\n"
-    "Usage: trailmap-query [--listen HOST:PORT] [--aggregators HOST:PORT,...] [--config FILE]\n"
-    "                      [--timeout 5s] [--workers 8]\n"
+    "trailmap-query: the web page and HTTP API of a trailmap cluster.\n"
+    "Usage: trailmap-query [--listen HOST:PORT] [--aggregators HOST:PORT,... | --cluster FILE]\n"
+    "                      [--config FILE] [--timeout 5s] [--workers 8]\n"
     "  --listen       where to serve HTTP (default 127.0.0.1:7402)\n"
     "  --aggregators  aggregator QUERY endpoints (default port 7401); else $TRAILMAP_AGGREGATORS,\n"
     "                 else `aggregators` in the config file, else 127.0.0.1:7401\n"
     "  --config       TOML file with aggregators = [\"HOST:PORT\", ...] (default $TRAILMAP_CONFIG\n"
     "                 or ~/.config/trailmap/trailmap.toml)\n"
+    "  --cluster      cluster file (members, zones, replication, epochs; default\n"
+    "                 $TRAILMAP_CLUSTER): with replication > 1 every host-second is counted once,\n"
+    "                 from the first of its owners that answers; re-read by every request\n"
     "  --timeout      how long a request waits for every shard's answer, unless it says\n"
     "  --workers      threads that run requests at once\n"
     "Endpoints: GET /api/heatmap, /api/columns, /api/trails, /api/line, /api/stats, /api/flame,\n"
@@ -73,6 +76,8 @@ int main(int argc, char** argv) {
       api.defaults.aggregators = value;
     } else if (arg == "--config") {
       api.defaults.config = value;
+    } else if (arg == "--cluster") {
+      api.defaults.cluster = value;
     } else if (arg == "--timeout") {
       if (!ParseDuration(value).ok()) return Usage("--timeout " + value + ": give e.g. 5s, 500ms");
       api.defaults.timeout = value;
@@ -94,12 +99,19 @@ int main(int argc, char** argv) {
   base.env_aggregators = Env("TRAILMAP_AGGREGATORS");
   base.env_config = Env("TRAILMAP_CONFIG");
   base.home = Env("HOME");
-  Result<std::vector<std::string>> endpoints = QueryEndpoints(base, api.defaults);
-  if (!endpoints.ok()) return Usage(endpoints.status().message());
-  // Each request resolves the same list again; a config file read once is enough.
+  base.env_cluster = Env("TRAILMAP_CLUSTER");
+  Result<Cluster> cluster = QueryCluster(base, api.defaults);
+  if (!cluster.ok()) return Usage(cluster.status().message());
+  // Each request resolves the same list again; a config file read once is enough. A cluster
+  // file is read again by each request, so a member added to it is asked without a restart.
   std::string list;
-  for (const std::string& e : *endpoints) list += (list.empty() ? "" : ",") + e;
-  api.defaults.aggregators = list;
+  for (const ClusterMember& m : cluster->members) list += (list.empty() ? "" : ",") + m.query;
+  if (api.defaults.cluster.empty() && base.env_cluster.empty()) {
+    api.defaults.aggregators = list;
+  } else {
+    list = (api.defaults.cluster.empty() ? base.env_cluster : api.defaults.cluster) + " (" + list +
+           ", replication " + std::to_string(cluster->replication) + ")";
+  }
 
   // The signals are waited for by one thread; every other thread (the workers too) blocks them.
   sigset_t signals;

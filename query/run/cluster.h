@@ -1,7 +1,10 @@
-// The cluster view, `trailmap cluster` (and later /api/cluster): every aggregator the query side
-// reads, with its health as its status answer gives it (core/query_wire.h ShardStatus): up or
-// not answering, RocksDB's background error, agents with a watermark, rollups behind. A shard
-// that does not answer is listed as down and in missing_shards (the CLI exits 3).
+// The cluster view, `trailmap cluster` (and later /api/cluster): every aggregator of the cluster
+// file (or the --aggregators list), its zone, whether it is a member of the epoch holding now,
+// and its health as its status answer gives it (core/query_wire.h ShardStatus): up or not
+// answering, RocksDB's background error or its last write or rollup error, hosts it holds,
+// agents with a watermark, ingest lag (now less the newest second it applied), bytes on disk,
+// rollups behind. A member that does not answer is listed as down and in missing_shards (the
+// CLI exits 3).
 #pragma once
 
 #include <string>

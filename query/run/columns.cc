@@ -83,6 +83,7 @@ Result<ViewDocument> RunColumnsView(const ColumnsRequest& flags, const QueryCont
   doc.bytes = std::move(bytes);
   doc.format = format;
   doc.missing = fetched->missing;
+  NoteSkipped(fetched->skipped, &doc);
   return doc;
 }
 

@@ -29,6 +29,7 @@ ViewRequest FleetView(const FlameFleetRequest& flags) {
   view.where = flags.where;
   view.aggregators = flags.aggregators;
   view.config = flags.config;
+  view.cluster = flags.cluster;
   view.timeout = flags.timeout;
   return view;
 }

@@ -36,6 +36,7 @@ struct FlameFleetRequest {
   std::string baseline_where;
   std::string aggregators;       // query endpoints; see query/fetch/endpoints.h
   std::string config;
+  std::string cluster;           // a cluster file, instead of `aggregators`
   std::string timeout = "5s";
   // Region -> code (query/run/region.h): "FROM..TO,LOW..HIGH" selects the events of `metric`
   // (then a latency or size metric, the heat map's) there; the stacks, of `stacks`, are those of

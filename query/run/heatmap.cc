@@ -278,6 +278,7 @@ Result<ViewDocument> RunHeatmapView(const HeatmapRequest& flags, const QueryCont
   doc.bytes = std::move(bytes);
   doc.format = format;
   doc.missing = fetched->missing;
+  NoteSkipped(fetched->skipped, &doc);
   // Not when a shard is silent: its catalog query would wait out the timeout a second time.
   if (fetched->missing.empty()) {
     if (std::optional<std::string> note = OverflowNoteFor(context, flags.query, query.from, query.to)) {

@@ -124,6 +124,7 @@ Result<ViewDocument> RunOutliersView(const OutliersRequest& flags, const QueryCo
   ViewDocument doc;
   doc.format = format;
   doc.missing = fetched->missing;
+  NoteSkipped(fetched->skipped, &doc);
   if (flame) {
     if (outliers == 0) {
       return Status::InvalidArgument("--flame: no host of " + std::to_string(hosts.size()) +
@@ -141,6 +142,7 @@ Result<ViewDocument> RunOutliersView(const OutliersRequest& flags, const QueryCo
     request.fleet.baseline_where = "not (" + *where + ")";
     request.fleet.aggregators = flags.query.aggregators;
     request.fleet.config = flags.query.config;
+    request.fleet.cluster = flags.query.cluster;
     request.fleet.timeout = flags.query.timeout;
     request.title = "Outliers (" + flags.stat + ") vs the rest";
     std::istringstream no_input;

@@ -37,6 +37,7 @@ Result<ViewDocument> RunStatsView(const StatsRequest& flags, const QueryContext&
   doc.bytes = std::move(bytes);
   doc.format = flags.format;
   doc.missing = fetched->missing;
+  NoteSkipped(fetched->skipped, &doc);
   // Not when a shard is silent: its catalog query would wait out the timeout a second time.
   if (fetched->missing.empty()) {
     if (std::optional<std::string> note = OverflowNoteFor(context, flags.query, query.from, query.to)) {

@@ -106,6 +106,7 @@ Result<ViewDocument> RunTrailsView(const TrailsRequest& flags, const QueryContex
   doc.bytes = std::move(bytes);
   doc.format = format;
   doc.missing = fetched->missing;
+  NoteSkipped(fetched->skipped, &doc);
   return doc;
 }
 

@@ -17,6 +17,12 @@ struct ViewDocument {
   std::vector<std::string> notes;    // one line each, as the CLI prints them on stderr
 };
 
+// A note per member that did not answer but whose hosts came from their other replicas
+// (Fetched::skipped): nothing is missing, and the user sees who is down.
+inline void NoteSkipped(const std::vector<std::string>& skipped, ViewDocument* doc) {
+  for (const std::string& s : skipped) doc->notes.push_back("trailmap: did not answer: " + s);
+}
+
 // A cell of a `--format table` document: `text` padded to `width`, then two spaces.
 inline std::string PadCell(const std::string& text, size_t width) {
   return text + std::string(width - std::min(width, text.size()) + 2, ' ');
