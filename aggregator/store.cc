@@ -874,7 +874,9 @@ Result<ApplyOutcome> Store::SkipRejected(std::string_view agent, uint64_t sequen
 }
 
 Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query, QueryPlan plan) const {
-  const size_t resolutions = plan == QueryPlan::kFinestOnly ? 1 : kHistogramResolutionCount;
+  const size_t resolutions = plan == QueryPlan::kFinestOnly    ? 1
+                             : plan == QueryPlan::kUpToMinutes ? kBlockFamily
+                                                               : kHistogramResolutionCount;
   HistogramScan scan{db_->db.get(), {db_->hist.data(), resolutions}, nullptr, {},
                      options_.query_threads};
   // A scalar metric answers with one histogram sample per host-second (aggregator/scalar_query.h).

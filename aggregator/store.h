@@ -161,6 +161,7 @@ struct StoreOptions {
 enum class QueryPlan {
   kCoarsest,    // the coarsest resolution that gives the asked columns exactly (the default)
   kFinestOnly,  // `hist` alone, every stored second (tests and tools compare the two)
+  kUpToMinutes,  // the coarsest up to `hist_60s`, not `hist_600s` (bench/storage_bench compares)
 };
 
 // What ApplyBatch did.
