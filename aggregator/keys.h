@@ -1,8 +1,8 @@
 // The byte layout of every key and value the aggregator keeps in RocksDB, and the functions that
 // write and read them. All integers are big-endian, so byte order is numeric order.
 //
-// Column families `hist`, `hist_10s`, `hist_60s`, `hist_600s`, `scalar` and `stacks` share one key
-// (`stacks_60s` too, with the second of the minute's start, a multiple of 60):
+// Column families `hist`, `hist_10s`, `hist_60s`, `hist_600s`, `scalar` and `stacks` share one
+// key (`stacks_60s` too, with the second of the minute's start, a multiple of 60):
 //
 //   key       := metric_id:u32 second:u64 host_id:u32 series_id:u32        (20 bytes)
 //   second    := uint64(unix seconds as int64) XOR 2^63                     sign bit flipped, so

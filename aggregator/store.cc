@@ -100,6 +100,34 @@ std::pair<uint32_t, int64_t> Retention(const StoreOptions& o, const FamilySpec& 
   return {0, 0};
 }
 
+// Compression per family, chosen by measurement (docs/BENCHMARKS.md, "Bytes on disk and long
+// ranges (issue 11)", bench/storage_bench: 100 hosts x 2 series x 6 h of the fleet model, every
+// family rewritten per codec). SST bytes per key, lz4 / zstd / zstd with a 16 KiB dictionary:
+// hist 122 / 84 / 79, hist_10s 363 / 231 / 216, hist_60s 633 / 417 / 400, hist_600s 1121 / 778
+// / 746; rewriting with zstd cost ~1.4-2x the CPU of lz4, and a dictionary ~1.3x more again.
+//   - `hist` and `hist_10s` (and the other families) are written at the ingest rate and kept
+//     days: lz4 above the bottommost level, where data is rewritten soon, and zstd at the
+//     bottommost, which holds ~90% of it (dynamic level sizes). The dictionary's 5-7% is not
+//     worth its compaction CPU there: on a 2-core box compaction is what limits ingest.
+//   - `hist_60s` and `hist_600s` are written by the rollup pass at 1/60 and 1/600 of the ingest
+//     key rate and kept 90 days and 2 years (at 2 years `hist_600s` is the largest family per
+//     host-series): zstd at every level, with a dictionary trained per SST file (4-5% smaller for
+//     a compaction cost that is small at their write rate).
+void SetCompression(const FamilySpec& spec, rocksdb::ColumnFamilyOptions* cf) {
+  if (spec.merge != FamilyMerge::kHistogram || spec.resolution < kRollupMinute) {
+    cf->compression = Best(rocksdb::kLZ4Compression);
+    cf->bottommost_compression = Best(rocksdb::kZSTD);
+    return;
+  }
+  cf->compression = Best(rocksdb::kZSTD);
+  cf->bottommost_compression = cf->compression;
+  if (cf->compression != rocksdb::kZSTD) return;
+  cf->compression_opts.max_dict_bytes = 16 << 10;                 // one block's worth
+  cf->compression_opts.zstd_max_train_bytes = 100 * (16 << 10);  // samples to train it on
+  cf->bottommost_compression_opts = cf->compression_opts;
+  cf->bottommost_compression_opts.enabled = true;
+}
+
 rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o, const FamilySpec& spec,
                                            const std::shared_ptr<rocksdb::Cache>& cache,
                                            const std::shared_ptr<MergeCounters>& merges) {
@@ -107,8 +135,7 @@ rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o, const FamilySp
   cf.write_buffer_size = (o.write_buffer_mb << 20) * spec.memtable_quarters / 4;
   cf.max_write_buffer_number = 3;
   cf.level_compaction_dynamic_level_bytes = true;
-  cf.compression = Best(rocksdb::kLZ4Compression);
-  cf.bottommost_compression = Best(rocksdb::kZSTD);
+  SetCompression(spec, &cf);
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = cache;
   table.block_size = 16 << 10;  // scans dominate: bigger blocks, fewer index entries
