@@ -44,12 +44,14 @@
 //   - Why from `hist_60s` and not `hist`: once its minutes are rolled up, `hist_60s` holds their
 //     exact merges, so the block reads 10 keys per (host, series) instead of 600, and it can be
 //     redone for as long as `hist_60s` keeps it (90 days), not only while `hist` does (2 days): a
-//     late second that re-rolls a minute re-rolls its block from the same data. The cost is a
-//     second stage, so a block is computed only once its end has passed and none of its minutes
-//     is pending (else it would be redone as each minute lands); Store::RollUp(all) does them all.
+//     late second that re-rolls a minute re-rolls its block from the same data. The price is a
+//     second read (10 keys per block and series); to pay it about once per block, a block is
+//     computed only once its end has passed and none of its minutes is pending (else it would be
+//     redone as each minute lands). Store::RollUp(all) does every pending block regardless.
 //   - Every write to a block's `hist_60s` keys bumps its generation if it is pending: a minute's
 //     last rollup write (which marks it), a late second merged at ingest (TouchIfPending), and a
-//     pending minute dropped as aged out (its rollups may have been written in part).
+//     pending minute dropped as aged out (its rollups may have been written in part). A minute's
+//     earlier parts (16,384 keys each) do not, but its last write or its drop always follows.
 //   - Late seconds are merged at ingest into `hist_600s` too: with the other rollups when older
 //     than the 1 s retention less an hour, and into `hist_600s` alone when older than the 60 s
 //     retention less an hour (then `hist_60s` will not keep them to be rolled up from).
