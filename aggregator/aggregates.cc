@@ -61,7 +61,7 @@ Result<bool> Aggregates::Restore(std::string_view key, std::string_view value) {
 std::vector<std::string> Aggregates::CompleteMarkers(bool empty) {
   std::unique_lock lock(mu_);
   std::vector<std::string> keys;
-  if (!empty) return keys;
+  if (!empty || !options_.enabled) return keys;
   std::vector<std::string> fields{""};
   fields.insert(fields.end(), options_.fields.begin(), options_.fields.end());
   for (const std::string& f : fields) {
@@ -75,6 +75,7 @@ std::vector<std::string> Aggregates::CompleteMarkers(bool empty) {
 std::vector<std::string> Aggregates::Incomplete() const {
   std::shared_lock lock(mu_);
   std::vector<std::string> out;
+  if (!options_.enabled) return out;
   std::vector<std::string> fields{""};
   fields.insert(fields.end(), options_.fields.begin(), options_.fields.end());
   for (const std::string& f : fields) {
@@ -166,6 +167,7 @@ void Aggregates::Rollback(const Mark& mark) {
 }
 
 std::optional<AggregatePlan> Aggregates::Plan(const HistogramQuery& query, uint32_t metric) const {
+  if (!options_.enabled) return std::nullopt;
   if (!query.hosts.empty() || !query.where.empty() || query.group_by == "host") return std::nullopt;
   if (metric & kAggregateMetricBit) return std::nullopt;
   std::shared_lock lock(mu_);

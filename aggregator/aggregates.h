@@ -54,6 +54,7 @@ namespace trailmap::aggregator {
 inline constexpr uint32_t kAggregateMetricBit = 0x8000'0000u;
 
 struct AggregateOptions {
+  bool enabled = true;                // false: none written or read (--no-aggregates)
   std::vector<std::string> fields;    // besides the fleet, e.g. {"role", "op"}
   std::optional<Cluster> cluster;     // this aggregator's cluster file, if started with one
 };

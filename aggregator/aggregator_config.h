@@ -10,8 +10,9 @@
 //   aggregate_by = ["role", "op"]       # fields pre-aggregated besides the fleet (aggregates.h)
 //   [store]  sync, max_successive_merges, block_cache_mb, write_buffer_mb, min_free_mb (see
 //            StoreOptions)
-//   [retention] hist = "2d", hist_10s = "14d", hist_60s = "90d", scalar = "14d", stacks = "2d",
-//               stacks_60s = "30d", agents = "30d"     (a duration, or "forever")
+//   [retention] hist = "2d", hist_10s = "14d", hist_60s = "90d", hist_600s = "730d",
+//               scalar = "14d", stacks = "2d", stacks_60s = "30d", agents = "30d"
+//               (a duration, or "forever")
 //   [limits] max_batch_bytes
 //
 // An unknown key is an error (a typo should not silently fall back to a default). Errors name the
@@ -32,9 +33,10 @@
 namespace trailmap::aggregator {
 
 // The retention trailmap-aggregator runs with unless configured, in kHistogramResolutions order:
-// 2 days of seconds, 14 days of 10 s buckets, 90 days of minutes.
+// 2 days of seconds, 14 days of 10 s buckets, 90 days of minutes, 2 years of 10-minute buckets
+// (a year's heat map reads about as many keys as an hour's at 10 s).
 inline constexpr std::array<int64_t, kHistogramResolutionCount> kDefaultRetention = {
-    2 * 86400, 14 * 86400, 90 * 86400};
+    2 * 86400, 14 * 86400, 90 * 86400, 730 * 86400};
 
 // The other families: 14 days of per-second scalars (they have no rollups, so this is how far
 // back a scalar chart reaches), 2 days of per-second stacks (the biggest family) and 30 days of

@@ -153,7 +153,8 @@ class SliceScan {
 
 // Scans [lo, hi) of the metric as PlanScan says, one iterator per family used.
 void ScanSlice(rocksdb::DB* db, std::span<rocksdb::ColumnFamilyHandle* const> families,
-               const std::vector<int64_t>& pending, const rocksdb::Snapshot* snapshot,
+               const std::vector<int64_t>& pending, const std::vector<int64_t>& pending_blocks,
+               const rocksdb::Snapshot* snapshot,
                const Catalog& catalog, const HistogramQuery& query, uint32_t metric, int64_t lo,
                int64_t hi, const HostMask& allowed, const Predicate& where,
                const AggregatePlan* aggregate, Partial* out) {
@@ -174,7 +175,8 @@ void ScanSlice(rocksdb::DB* db, std::span<rocksdb::ColumnFamilyHandle* const> fa
   if (query.replicas) cuts = EpochCuts(query.replicas->cluster, lo, hi);
   cuts.push_back(hi);
   for (int64_t cut : cuts) {
-    for (const ScanSegment& s : PlanScan(query, at, cut, families.size(), pending)) {
+    for (const ScanSegment& s :
+         PlanScan(query, at, cut, families.size(), pending, pending_blocks)) {
       plan.push_back(s);
     }
     at = cut;
@@ -303,10 +305,47 @@ void PlanColumn(int64_t lo, int64_t hi, size_t coarsest, const std::vector<int64
   PlanPiece(at, hi, coarsest, plan);
 }
 
+// The 10-minute blocks whose `hist_600s` keys may be behind: those pending, and those holding a
+// pending minute (whose block is marked only once the minute is rolled up). Sorted, unique.
+std::vector<int64_t> BlocksToReadFiner(const std::vector<int64_t>& pending_minutes,
+                                       const std::vector<int64_t>& pending_blocks) {
+  std::vector<int64_t> blocks = pending_blocks;
+  for (int64_t minute : pending_minutes) blocks.push_back(BucketStart(minute, kRollupBlock));
+  std::sort(blocks.begin(), blocks.end());
+  blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+  return blocks;
+}
+
+// PlanColumn, but a block in `blocks` is planned with `hist_60s` at the coarsest. `next_block`
+// walks `blocks` along with the columns.
+void PlanColumnBlocks(int64_t lo, int64_t hi, size_t coarsest, const std::vector<int64_t>& pending,
+                      const std::vector<int64_t>& blocks, size_t* next_pending, size_t* next_block,
+                      std::vector<ScanSegment>* plan) {
+  constexpr int64_t kBlock = kRollupBlock;
+  constexpr size_t kFinerThanBlock = 2;  // hist_60s
+  static_assert(kHistogramResolutions[kFinerThanBlock + 1].seconds == kRollupBlock);
+  if (coarsest <= kFinerThanBlock) {
+    PlanColumn(lo, hi, coarsest, pending, next_pending, plan);
+    return;
+  }
+  while (*next_block < blocks.size() && blocks[*next_block] + kBlock <= lo) ++*next_block;
+  int64_t at = lo;
+  for (size_t i = *next_block; i < blocks.size() && blocks[i] < hi; ++i) {
+    const int64_t b_lo = std::max(at, blocks[i]);
+    const int64_t b_hi = std::min(hi, blocks[i] + kBlock);
+    if (b_lo >= b_hi) continue;
+    PlanColumn(at, b_lo, coarsest, pending, next_pending, plan);
+    PlanColumn(b_lo, b_hi, kFinerThanBlock, pending, next_pending, plan);
+    at = b_hi;
+  }
+  PlanColumn(at, hi, coarsest, pending, next_pending, plan);
+}
+
 }  // namespace
 
 std::vector<ScanSegment> PlanScan(const HistogramQuery& query, int64_t lo, int64_t hi,
-                                  size_t resolutions, const std::vector<int64_t>& pending_minutes) {
+                                  size_t resolutions, const std::vector<int64_t>& pending_minutes,
+                                  const std::vector<int64_t>& pending_blocks) {
   std::vector<ScanSegment> plan;
   const size_t coarsest = std::min(resolutions, kHistogramResolutionCount) - 1;
   const uint64_t columns = (static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)) / query.step + 2;
@@ -320,13 +359,15 @@ std::vector<ScanSegment> PlanScan(const HistogramQuery& query, int64_t lo, int64
   const uint64_t first =
       (static_cast<uint64_t>(lo) - static_cast<uint64_t>(query.from)) / query.step;
   size_t next_pending = 0;
+  size_t next_block = 0;
+  const std::vector<int64_t> blocks = BlocksToReadFiner(pending_minutes, pending_blocks);
   for (uint64_t c = first;; ++c) {
     const int64_t column_lo =
         static_cast<int64_t>(static_cast<uint64_t>(query.from) + c * query.step);
     if (column_lo >= hi) break;
     const int64_t column_hi = column_lo + static_cast<int64_t>(query.step);
-    PlanColumn(std::max(lo, column_lo), std::min(hi, column_hi), coarsest, pending_minutes,
-               &next_pending, &plan);
+    PlanColumnBlocks(std::max(lo, column_lo), std::min(hi, column_hi), coarsest, pending_minutes,
+                     blocks, &next_pending, &next_block, &plan);
   }
   return plan;
 }
@@ -360,7 +401,7 @@ Result<HistogramAnswer> RunHistogramQuery(const HistogramScan& scan, const Catal
   // Plans that read few keys are not worth a thread.
   uint64_t keys_per_series = 0;
   for (const ScanSegment& segment :
-       PlanScan(query, query.from, query.to, families.size(), pending)) {
+       PlanScan(query, query.from, query.to, families.size(), pending, scan.pending_blocks)) {
     keys_per_series += (static_cast<uint64_t>(segment.hi) - static_cast<uint64_t>(segment.lo)) /
                        kHistogramResolutions[segment.resolution].seconds;
   }
@@ -375,17 +416,17 @@ Result<HistogramAnswer> RunHistogramQuery(const HistogramScan& scan, const Catal
   for (int i = 1; i < parts; ++i) {
     try {
       helpers.emplace_back([db, families, &pending, snapshot, &catalog, &query, read_metric,
-                            &bounds, &allowed, &where, aggregate, &partials, i] {
-        ScanSlice(db, families, pending, snapshot, catalog, query, read_metric, bounds[i],
-                  bounds[i + 1], allowed, *where, aggregate, &partials[i]);
+                            &bounds, &allowed, &where, aggregate, &partials, &scan, i] {
+        ScanSlice(db, families, pending, scan.pending_blocks, snapshot, catalog, query,
+                  read_metric, bounds[i], bounds[i + 1], allowed, *where, aggregate, &partials[i]);
       });
     } catch (const std::system_error&) {  // no thread to be had: scan the slice here
-      ScanSlice(db, families, pending, snapshot, catalog, query, read_metric, bounds[i],
-                bounds[i + 1], allowed, *where, aggregate, &partials[i]);
+      ScanSlice(db, families, pending, scan.pending_blocks, snapshot, catalog, query, read_metric,
+                bounds[i], bounds[i + 1], allowed, *where, aggregate, &partials[i]);
     }
   }
-  ScanSlice(db, families, pending, snapshot, catalog, query, read_metric, bounds[0], bounds[1],
-            allowed, *where, aggregate, &partials[0]);
+  ScanSlice(db, families, pending, scan.pending_blocks, snapshot, catalog, query, read_metric,
+            bounds[0], bounds[1], allowed, *where, aggregate, &partials[0]);
   for (std::thread& t : helpers) t.join();
 
   if (Status s = Combine(&partials, &answer); !s.ok()) return s;

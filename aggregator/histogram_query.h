@@ -1,13 +1,15 @@
 // RunHistogramQuery: the scan behind Store::QueryHistograms (contract in aggregator/store.h).
 //
-// Planning. The histogram families hold the same data at 1, 10 and 60 s per key (keys.h). Each
-// column [from + c*step, from + (c+1)*step) is read as its coarsest aligned buckets: the 60 s
-// buckets that lie wholly inside it from `hist_60s`, the 10 s buckets of what is left at its
-// edges from `hist_10s`, the remaining seconds from `hist`. No bucket crosses a column edge, so
-// the answer is exactly what the 1 s data gives (same counts, buckets, min, max and sum), and the
-// cost follows the columns asked for: one column over 10 minutes reads about 10 keys per
-// series instead of 600; a heat map at 1 s reads every second. Minutes whose rollups are still
-// pending (aggregator/rollup.h) are read from `hist` whole. PlanScan is that plan, adjacent
+// Planning. The histogram families hold the same data at 1, 10, 60 and 600 s per key (keys.h).
+// Each column [from + c*step, from + (c+1)*step) is read as its coarsest aligned buckets: the
+// 600 s buckets that lie wholly inside it from `hist_600s`, the 60 s buckets of what is left at
+// its edges from `hist_60s`, then 10 s buckets from `hist_10s`, the remaining seconds from
+// `hist`. No bucket crosses a column edge, so the answer is exactly what the 1 s data gives (same
+// counts, buckets, min, max and sum), and the cost follows the columns asked for: one column over
+// 10 minutes reads about 10 keys per series instead of 600, a column of a week 1,008 instead of
+// 604,800; a heat map at 1 s reads every second. Minutes whose rollups are still pending
+// (aggregator/rollup.h) are read from `hist` whole; 10-minute blocks that are pending, or hold a
+// pending minute, are read from the families up to `hist_60s`. PlanScan is that plan, adjacent
 // pieces of one family joined into one segment.
 //
 // Scanning. Each segment is a range scan [metric|lo, metric|hi) of its family, segments in time
@@ -57,11 +59,13 @@ struct ScanSegment {
 
 // The plan for the part [lo, hi) of `query`'s range, using the first `resolutions` entries of
 // kHistogramResolutions (1 = `hist` alone) except in the minutes starting at `pending_minutes`
-// (sorted; their rollups are behind, aggregator/rollup.h), which are read from `hist`. Segments
-// are in time order and cover [lo, hi).
+// (sorted; their rollups are behind, aggregator/rollup.h), which are read from `hist`, and in the
+// 10-minute blocks starting at `pending_blocks` (sorted) or holding a pending minute, which are
+// read without `hist_600s`. Segments are in time order and cover [lo, hi).
 std::vector<ScanSegment> PlanScan(const HistogramQuery& query, int64_t lo, int64_t hi,
                                   size_t resolutions,
-                                  const std::vector<int64_t>& pending_minutes = {});
+                                  const std::vector<int64_t>& pending_minutes = {},
+                                  const std::vector<int64_t>& pending_blocks = {});
 
 // What a query reads.
 struct HistogramScan {
@@ -71,6 +75,7 @@ struct HistogramScan {
   const rocksdb::Snapshot* snapshot = nullptr;  // every slice reads this one; null = a new one
   std::vector<int64_t> pending_minutes;         // of the metric read, sorted
   int threads = 1;
+  std::vector<int64_t> pending_blocks;  // of the metric read, sorted (10-minute block starts)
   // Set: read this aggregate's keys instead of the hosts' (aggregator/aggregates.h); the query's
   // hosts and predicate are then empty, and its grouping is the plan's.
   const AggregatePlan* aggregate = nullptr;

@@ -73,19 +73,40 @@ std::string WatermarkKey(std::string_view agent) { return TagAndText('w', agent)
 std::string StackTextKey(std::string_view folded) { return TagAndText('k', folded); }
 std::string StackIdKey(uint32_t id) { return TagAndId('K', id); }
 
-std::string PendingRollupKey(uint32_t metric, int64_t minute) {
+namespace {
+
+// 'r' or 'b' metric_id:u32 start:u64 (ordered like a data key's second).
+std::string PendingKey(char tag, uint32_t metric, int64_t start) {
   std::string out(13, '\0');
-  out[0] = 'r';
+  out[0] = tag;
   PutFixed32BE(out.data() + 1, metric);
-  PutFixed64BE(out.data() + 5, OrderedSecond(minute));
+  PutFixed64BE(out.data() + 5, OrderedSecond(start));
   return out;
 }
 
-bool DecodePendingRollupKey(std::string_view in, uint32_t* metric, int64_t* minute) {
-  if (in.size() != 13 || in[0] != 'r') return false;
+bool DecodePendingKey(char tag, std::string_view in, uint32_t* metric, int64_t* start) {
+  if (in.size() != 13 || in[0] != tag) return false;
   *metric = GetFixed32BE(in.data() + 1);
-  *minute = SecondFromOrdered(GetFixed64BE(in.data() + 5));
+  *start = SecondFromOrdered(GetFixed64BE(in.data() + 5));
   return true;
+}
+
+}  // namespace
+
+std::string PendingRollupKey(uint32_t metric, int64_t minute) {
+  return PendingKey('r', metric, minute);
+}
+
+bool DecodePendingRollupKey(std::string_view in, uint32_t* metric, int64_t* minute) {
+  return DecodePendingKey('r', in, metric, minute);
+}
+
+std::string PendingBlockKey(uint32_t metric, int64_t block) {
+  return PendingKey('b', metric, block);
+}
+
+bool DecodePendingBlockKey(std::string_view in, uint32_t* metric, int64_t* block) {
+  return DecodePendingKey('b', in, metric, block);
 }
 
 std::string EncodeId(uint32_t id) {

@@ -1,8 +1,8 @@
 // The byte layout of every key and value the aggregator keeps in RocksDB, and the functions that
 // write and read them. All integers are big-endian, so byte order is numeric order.
 //
-// Column families `hist`, `hist_10s`, `hist_60s`, `scalar` and `stacks` share one key
-// (`stacks_60s` too, with the second of the minute's start, a multiple of 60):
+// Column families `hist`, `hist_10s`, `hist_60s`, `hist_600s`, `scalar` and `stacks` share one
+// key (`stacks_60s` too, with the second of the minute's start, a multiple of 60):
 //
 //   key       := metric_id:u32 second:u64 host_id:u32 series_id:u32        (20 bytes)
 //   second    := uint64(unix seconds as int64) XOR 2^63                     sign bit flipped, so
@@ -11,13 +11,18 @@
 //   hist_10s  value := the same; second = the start of a 10 s bucket (a multiple of 10, rounded
 //                      toward -inf), the merge of that bucket's `hist` values
 //   hist_60s  value := the same over 60 s buckets (second a multiple of 60)
+//   hist_600s value := the same over 600 s buckets (second a multiple of 600), the merge of the
+//                      ten `hist_60s` values of its 10-minute block
 //   scalar    value := IEEE-754 double, its bits as a u64
 //   stacks    value := (global stack id, count) list, aggregator/stack_merge_operator.h, merged
 //                      by "trailmap.stacks"
 //
 // A rollup key equals the merge of the `hist` keys of its bucket once its minute is rolled up
 // (aggregator/rollup.h); until then the minute is marked pending ('r' below) and queries read it
-// from `hist`. Seconds older than the 1 s retention are merged into the rollups at ingest.
+// from `hist`. A `hist_600s` key equals the merge of its block's `hist_60s` keys once the block
+// is rolled up; until then the block is marked pending ('b') and queries read it from the finer
+// families. Seconds older than the 1 s retention are merged into the rollups at ingest (and into
+// `hist_600s` alone once older than the 60 s retention).
 //
 // One metric's seconds are contiguous and in time order, and within a second every host and series
 // follows, so a single range scan [metric|from, metric|to) serves a heat map (group by nothing or a
@@ -42,9 +47,15 @@
 //                                                               one an agent sent; absent = none
 //   'r' metric_id:u32 minute:u64 -> ""                          this minute's rollups are behind
 //                                                               hist (minute ordered like second)
+//   'b' metric_id:u32 block:u64 -> ""                           this 10-minute block's hist_600s
+//                                                               key is behind hist_60s (block
+//                                                               ordered like second)
 //   "Rollups"                   -> ""                           every minute of hist is rolled
 //                                                               up or marked 'r' (absent: Open
 //                                                               marks them all)
+//   "Rollups600"                -> ""                           every block of hist_60s is
+//                                                               rolled up or marked 'b' (absent:
+//                                                               Open marks them all)
 //
 // Ids start at 1 and are dense; series ids are global (not per metric). The catalog is loaded from
 // the id-keyed entries ('M', 'H', 'S'); the name-keyed ones exist so a tool can look a name up
@@ -95,13 +106,14 @@ inline int64_t SecondFromOrdered(uint64_t ordered) {
 }
 
 // The histogram column families, finest first: seconds per key and the family's name. Queries
-// read the coarsest that fits (aggregator/histogram_query.h); ingest merges into all of them.
+// read the coarsest that fits (aggregator/histogram_query.h); ingest writes `hist` and the
+// rollup pass the others (aggregator/rollup.h), except late seconds merged into them at ingest.
 struct HistogramResolution {
   uint32_t seconds;
   const char* family;
 };
 inline constexpr HistogramResolution kHistogramResolutions[] = {
-    {1, "hist"}, {10, "hist_10s"}, {60, "hist_60s"}};
+    {1, "hist"}, {10, "hist_10s"}, {60, "hist_60s"}, {600, "hist_600s"}};
 inline constexpr size_t kHistogramResolutionCount = std::size(kHistogramResolutions);
 
 // The start of the `resolution`-second bucket holding `second` (floor, also for negative seconds).
@@ -147,6 +159,8 @@ std::string StackIdKey(uint32_t id);
 std::string MetricDescriptionKey(uint32_t id);
 std::string PendingRollupKey(uint32_t metric, int64_t minute);
 bool DecodePendingRollupKey(std::string_view in, uint32_t* metric, int64_t* minute);
+std::string PendingBlockKey(uint32_t metric, int64_t block);
+bool DecodePendingBlockKey(std::string_view in, uint32_t* metric, int64_t* block);
 std::string EncodeId(uint32_t id);
 std::string EncodeWatermark(uint64_t sequence, int64_t last_seen);
 

@@ -40,6 +40,14 @@ TEST(KeysTest, PendingRollupKeyRoundTripsAndBucketStartFloors) {
   EXPECT_EQ(BucketStart(1'700'000'019, 10), 1'700'000'010);
   EXPECT_EQ(BucketStart(1'700'000'019, 60), 1'699'999'980);
   EXPECT_EQ(BucketStart(-1, 10), -10);
+  // The block marker: the same layout under its own tag, so neither reads as the other.
+  const std::string b = PendingBlockKey(7, 1'700'000'400);
+  ASSERT_TRUE(DecodePendingBlockKey(b, &metric, &minute));
+  EXPECT_EQ(minute, 1'700'000'400);
+  EXPECT_EQ(b[0], 'b');
+  EXPECT_FALSE(DecodePendingBlockKey(k, &metric, &minute));
+  EXPECT_FALSE(DecodePendingRollupKey(b, &metric, &minute));
+  EXPECT_EQ(BucketStart(1'700'000'999, 600), 1'700'000'400);
 }
 
 TEST(KeysTest, RecordsRoundTrip) {

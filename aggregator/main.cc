@@ -44,7 +44,8 @@ int Run(int argc, char** argv) {
       "ZeroMQ, stores them in RocksDB (exactly once, acknowledged after the write) and answers "
       "trailmap queries with partial aggregates.");
   app.footer(
-      "Every histogram is kept at 1 s, 10 s and 60 s resolution (hist, hist_10s, hist_60s); a\n"
+      "Every histogram is kept at 1 s, 10 s, 60 s and 600 s resolution (hist, hist_10s, hist_60s,\n"
+      "hist_600s); a\n"
       "query reads the coarsest that gives it its columns exactly, and each resolution is\n"
       "dropped after its own retention as RocksDB compacts.\n"
       "Example:\n"
@@ -81,10 +82,14 @@ int Run(int argc, char** argv) {
                  "whole fleet's, so a heat map by one of them reads one key per value and second "
                  "instead of every host: role,zone,op")
       ->type_name("FIELD,...");
+  bool no_aggregates = false;
+  app.add_flag("--no-aggregates", no_aggregates,
+               "write no fleet pre-aggregates (aggregator/aggregates.h): every heat map then reads "
+               "every host; for measuring what they cost");
   app.add_flag("--no-self-metrics", no_self_metrics,
                "do not publish its own counters every second (trailmap.aggregator.*: ingest, "
                "query latency, RocksDB compaction and memory, RSS, fds, CPU)");
-  // One flag per histogram family: --retain-1s, --retain-10s, --retain-60s.
+  // One flag per histogram family: --retain-1s, --retain-10s, --retain-60s, --retain-600s.
   std::array<std::string, kHistogramResolutionCount> retain;
   for (size_t i = 0; i < kHistogramResolutionCount; ++i) {
     const std::string seconds = std::to_string(kHistogramResolutions[i].seconds);
@@ -112,6 +117,7 @@ int Run(int argc, char** argv) {
   if (!name.empty()) config.name = name;
   if (!host.empty()) config.host = host;
   if (no_self_metrics) config.self_metrics = false;
+  if (no_aggregates) config.store.aggregates.enabled = false;
   if (app.count("--aggregate-by")) {
     if (Status s = ParseAggregateBy(aggregate_by, &config.store.aggregates.fields); !s.ok()) {
       return Usage("--aggregate-by: " + s.message());

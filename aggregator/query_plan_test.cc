@@ -70,6 +70,43 @@ TEST(PlanScanTest, CoarsestAlignedBucketsInsideEachColumnFinerAtTheEdges) {
   EXPECT_EQ(BucketStart(59, 60), 0);
 }
 
+// The 600 s family: whole 10-minute blocks inside a column, except blocks that are pending or
+// hold a pending minute, which are read at 60 s and finer (aggregator/rollup.h).
+TEST(PlanScanTest, WholeBlocksFromTheTenMinuteFamilyUnlessPending) {
+  constexpr int64_t kC = 1'699'999'800;  // a multiple of 600
+  static_assert(kC % 600 == 0);
+  const auto plan = [](const HistogramQuery& q, size_t resolutions,
+                       const std::vector<int64_t>& minutes = {},
+                       const std::vector<int64_t>& blocks = {}) {
+    std::string out;
+    for (const ScanSegment& s : PlanScan(q, q.from, q.to, resolutions, minutes, blocks)) {
+      if (!out.empty()) out += ' ';
+      out += std::to_string(kHistogramResolutions[s.resolution].seconds) + "s[" +
+             std::to_string(s.lo - kC) + "," + std::to_string(s.hi - kC) + ")";
+    }
+    return out;
+  };
+  HistogramQuery q{"m", kC + 17, kC + 1817, 1800, "", {}};
+  EXPECT_EQ(plan(q, 4),
+            "1s[17,20) 10s[20,60) 60s[60,600) 600s[600,1800) 10s[1800,1810) 1s[1810,1817)");
+  EXPECT_EQ(plan(q, 3), "1s[17,20) 10s[20,60) 60s[60,1800) 10s[1800,1810) 1s[1810,1817)");
+  // A pending block: its minutes from `hist_60s`.
+  EXPECT_EQ(plan(q, 4, {}, {kC + 600}),
+            "1s[17,20) 10s[20,60) 60s[60,1200) 600s[1200,1800) 10s[1800,1810) 1s[1810,1817)");
+  // A pending minute: its seconds from `hist`, the rest of its block from `hist_60s`.
+  EXPECT_EQ(plan(q, 4, {kC + 1260}),
+            "1s[17,20) 10s[20,60) 60s[60,600) 600s[600,1200) 60s[1200,1260) 1s[1260,1320) "
+            "60s[1320,1800) 10s[1800,1810) 1s[1810,1817)");
+  // A heat map of a week at 600 s columns, and of a year at 8-hour columns: the 600 s family alone.
+  q = {"m", kC, kC + 7 * 86400, 600, "", {}};
+  EXPECT_EQ(plan(q, 4), "600s[0,604800)");
+  q = {"m", kC, kC + 365 * 86400, 8 * 3600, "", {}};
+  EXPECT_EQ(plan(q, 4), "600s[0,31536000)");
+  // Columns of 600 s that start 5 minutes into a block hold no whole block: minutes only.
+  q = {"m", kC + 300, kC + 1500, 600, "", {}};
+  EXPECT_EQ(plan(q, 4), "60s[300,1500)");
+}
+
 // A random fleet: 5 hosts (labels role=web|db), series op=read, op=write and one without fields,
 // random histograms at random seconds over an hour, some seconds sent twice (merge operands).
 class RollupEqualityTest : public ::testing::Test {
@@ -120,24 +157,6 @@ class RollupEqualityTest : public ::testing::Test {
     }
   }
 
-  // Every cell of both answers, in a readable form; "" when they are the same.
-  static std::string Difference(const HistogramAnswer& a, const HistogramAnswer& b) {
-    if (a.groups != b.groups) return "groups differ";
-    if (a.cells.size() != b.cells.size()) {
-      return std::to_string(a.cells.size()) + " vs " + std::to_string(b.cells.size()) + " cells";
-    }
-    for (size_t i = 0; i < a.cells.size(); ++i) {
-      const QueryCell& x = a.cells[i];
-      const QueryCell& y = b.cells[i];
-      if (x.column != y.column || x.group != y.group || !(x.histogram == y.histogram)) {
-        return "cell " + std::to_string(i) + ": column " + std::to_string(x.column) + "/" +
-               std::to_string(y.column) + " group " + std::to_string(x.group) + "/" +
-               std::to_string(y.group) + " count " + std::to_string(x.histogram.count()) + "/" +
-               std::to_string(y.histogram.count());
-      }
-    }
-    return "";
-  }
 
   // Every minute is pending after the load; answers must be exact before, during and after the
   // rollup pass.
@@ -201,7 +220,7 @@ class RollupEqualityTest : public ::testing::Test {
         Result<HistogramAnswer> seconds = store->QueryHistograms(q, QueryPlan::kFinestOnly);
         ASSERT_TRUE(planned.ok()) << planned.status().ToString();
         ASSERT_TRUE(seconds.ok()) << seconds.status().ToString();
-        EXPECT_EQ(Difference(*planned, *seconds), "");
+        EXPECT_EQ(testing::AnswerDifference(*planned, *seconds), "");
         for (const QueryCell& c : seconds->cells) compared += c.histogram.count();
       }
     }

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/histogram.h"
 
@@ -80,7 +83,7 @@ uint32_t PendingMinutes::Failed(uint32_t metric, int64_t start, Clock::time_poin
 std::vector<int64_t> PendingMinutes::Of(uint32_t metric, int64_t lo, int64_t hi) const {
   std::vector<int64_t> starts;
   std::lock_guard lock(mu_);
-  for (auto it = minutes_.lower_bound({metric, BucketStart(lo, kRollupMinute)});
+  for (auto it = minutes_.lower_bound({metric, BucketStart(lo, span_)});
        it != minutes_.end() && it->first.first == metric && it->first.second < hi; ++it) {
     starts.push_back(it->first.second);
   }
@@ -114,6 +117,64 @@ struct SecondCursor {
 
 }  // namespace
 
+namespace {
+
+// Walks `count` buckets of `step` seconds from `start` of `metric` in `family` at `snapshot`, one
+// iterator per bucket merged in (host, series) order: value(bucket index, key, value) for every
+// stored key of one (host, series), then series_done(host, series) for it.
+Status WalkBuckets(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
+                   rocksdb::ColumnFamilyHandle* family, uint32_t metric, int64_t start,
+                   uint32_t step, uint32_t count,
+                   const std::function<Status(uint32_t bucket, const DataKey& key,
+                                              std::string_view value)>& value,
+                   const std::function<Status(uint32_t host, uint32_t series)>& series_done) {
+  // Bounds first: each iterator's upper bound must stay where it is while the iterator lives.
+  std::vector<std::string> uppers;
+  std::vector<rocksdb::Slice> upper_slices;
+  uppers.reserve(count);
+  upper_slices.reserve(count);
+  for (uint32_t s = 0; s < count; ++s) {
+    uppers.push_back(DataKeyPrefix(metric, start + int64_t{step} * s + 1));
+    upper_slices.emplace_back(uppers.back());
+  }
+  std::vector<SecondCursor> buckets(count);
+  for (uint32_t s = 0; s < count; ++s) {
+    rocksdb::ReadOptions read_options;
+    read_options.snapshot = snapshot;
+    read_options.iterate_upper_bound = &upper_slices[s];
+    read_options.fill_cache = false;  // read once, just written: do not evict what queries use
+    buckets[s].it.reset(db->NewIterator(read_options, family));
+    buckets[s].it->Seek(DataKeyPrefix(metric, start + int64_t{step} * s));
+    if (Status st = buckets[s].Read(); !st.ok()) return st;
+  }
+  for (;;) {
+    uint64_t next = UINT64_MAX;
+    for (const SecondCursor& c : buckets) {
+      if (c.valid && c.Order() < next) next = c.Order();
+    }
+    if (next == UINT64_MAX) return Status::Ok();
+    for (uint32_t s = 0; s < count; ++s) {
+      SecondCursor& c = buckets[s];
+      if (!c.valid || c.Order() != next) continue;
+      const rocksdb::Slice v = c.it->value();
+      if (Status st = value(s, c.key, {v.data(), v.size()}); !st.ok()) return st;
+      c.it->Next();
+      if (Status st = c.Read(); !st.ok()) return st;
+    }
+    const uint32_t host = static_cast<uint32_t>(next >> 32);
+    const uint32_t series = static_cast<uint32_t>(next);
+    if (Status st = series_done(host, series); !st.ok()) return st;
+  }
+}
+
+Status Undecodable(std::string_view family, const DataKey& k, const Status& st) {
+  return Status::Corruption(std::string(family) + ": second " + std::to_string(k.second) +
+                            ", host " + std::to_string(k.host) + ", series " +
+                            std::to_string(k.series) + ": " + st.message());
+}
+
+}  // namespace
+
 Status ComputeMinuteRollup(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
                            rocksdb::ColumnFamilyHandle* hist, uint32_t metric, int64_t start,
                            const std::function<Status(size_t resolution, const DataKey& key,
@@ -123,64 +184,53 @@ Status ComputeMinuteRollup(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
     if (saturated && h.saturated()) ++*saturated;
   };
   constexpr size_t kTens = kRollupMinute / 10;
-  // Bounds first: each iterator's upper bound must stay where it is while the iterator lives.
-  std::vector<std::string> uppers;
-  std::vector<rocksdb::Slice> upper_slices;
-  uppers.reserve(kRollupMinute);
-  upper_slices.reserve(kRollupMinute);
-  for (uint32_t s = 0; s < kRollupMinute; ++s) {
-    uppers.push_back(DataKeyPrefix(metric, start + s + 1));
-    upper_slices.emplace_back(uppers.back());
-  }
-  std::vector<SecondCursor> seconds(kRollupMinute);
-  for (uint32_t s = 0; s < kRollupMinute; ++s) {
-    rocksdb::ReadOptions read_options;
-    read_options.snapshot = snapshot;
-    read_options.iterate_upper_bound = &upper_slices[s];
-    read_options.fill_cache = false;  // read once, just written: do not evict what queries use
-    seconds[s].it.reset(db->NewIterator(read_options, hist));
-    seconds[s].it->Seek(DataKeyPrefix(metric, start + s));
-    if (Status st = seconds[s].Read(); !st.ok()) return st;
-  }
-
   std::array<Histogram, kTens> tens;
   std::string encoded;
-  for (;;) {
-    uint64_t next = UINT64_MAX;
-    for (const SecondCursor& c : seconds) {
-      if (c.valid && c.Order() < next) next = c.Order();
-    }
-    if (next == UINT64_MAX) return Status::Ok();
-    for (Histogram& h : tens) h.Clear();
-    for (uint32_t s = 0; s < kRollupMinute; ++s) {
-      SecondCursor& c = seconds[s];
-      if (!c.valid || c.Order() != next) continue;
-      const rocksdb::Slice v = c.it->value();
-      if (Status st = tens[s / 10].MergeEncoded({v.data(), v.size()}); !st.ok()) {
-        return Status::Corruption("hist: second " + std::to_string(c.key.second) + ", host " +
-                                  std::to_string(c.key.host) + ", series " +
-                                  std::to_string(c.key.series) + ": " + st.message());
-      }
-      c.it->Next();
-      if (Status st = c.Read(); !st.ok()) return st;
-    }
-    const uint32_t host = static_cast<uint32_t>(next >> 32);
-    const uint32_t series = static_cast<uint32_t>(next);
-    Histogram minute;
-    for (size_t t = 0; t < kTens; ++t) {
-      if (tens[t].empty()) continue;
-      encoded.clear();
-      tens[t].EncodeTo(&encoded);
-      const DataKey key{metric, start + static_cast<int64_t>(10 * t), host, series};
-      count_saturated(tens[t]);
-      if (Status st = emit(1, key, encoded); !st.ok()) return st;
-      minute.Merge(tens[t]);  // saturates at kMaxTotalCount, never fails
-    }
-    encoded.clear();
-    minute.EncodeTo(&encoded);
-    count_saturated(minute);
-    if (Status st = emit(2, DataKey{metric, start, host, series}, encoded); !st.ok()) return st;
-  }
+  return WalkBuckets(
+      db, snapshot, hist, metric, start, 1, kRollupMinute,
+      [&tens](uint32_t s, const DataKey& key, std::string_view value) {
+        Status st = tens[s / 10].MergeEncoded(value);
+        return st.ok() ? st : Undecodable("hist", key, st);
+      },
+      [&](uint32_t host, uint32_t series) {
+        Histogram minute;
+        for (size_t t = 0; t < kTens; ++t) {
+          if (tens[t].empty()) continue;
+          encoded.clear();
+          tens[t].EncodeTo(&encoded);
+          const DataKey key{metric, start + static_cast<int64_t>(10 * t), host, series};
+          count_saturated(tens[t]);
+          if (Status st = emit(1, key, encoded); !st.ok()) return st;
+          minute.Merge(tens[t]);  // saturates at kMaxTotalCount, never fails
+          tens[t].Clear();
+        }
+        encoded.clear();
+        minute.EncodeTo(&encoded);
+        count_saturated(minute);
+        return emit(2, DataKey{metric, start, host, series}, encoded);
+      });
+}
+
+Status ComputeBlockRollup(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
+                          rocksdb::ColumnFamilyHandle* minutes, uint32_t metric, int64_t start,
+                          const std::function<Status(const DataKey& key, const std::string& value)>&
+                              emit,
+                          uint64_t* saturated) {
+  Histogram block;
+  std::string encoded;
+  return WalkBuckets(
+      db, snapshot, minutes, metric, start, kRollupMinute, kRollupBlock / kRollupMinute,
+      [&block](uint32_t, const DataKey& key, std::string_view value) {
+        Status st = block.MergeEncoded(value);  // saturates at kMaxTotalCount, never fails
+        return st.ok() ? st : Undecodable("hist_60s", key, st);
+      },
+      [&](uint32_t host, uint32_t series) {
+        encoded.clear();
+        block.EncodeTo(&encoded);
+        if (saturated && block.saturated()) ++*saturated;
+        block.Clear();
+        return emit(DataKey{metric, start, host, series}, encoded);
+      });
 }
 
 }  // namespace trailmap::aggregator

@@ -1,4 +1,5 @@
-// Rollups: how `hist_10s` and `hist_60s` are filled from `hist` (key grammar in keys.h).
+// Rollups: how `hist_10s` and `hist_60s` are filled from `hist`, and `hist_600s` from `hist_60s`
+// (key grammar in keys.h).
 //
 // Ingest writes only `hist`, and in the same WriteBatch a meta marker "minute m of metric x has
 // new seconds" (keys.h, 'r'). A background pass (Store::RollUp) later reads each marked minute
@@ -34,7 +35,36 @@
 // histogram-seconds/s. Reading a minute back once costs one decode per stored histogram and a
 // write of 7 keys per (host, series) per minute instead of 120 operands.
 //
-// Thread safety: PendingMinutes is internally locked; ComputeMinuteRollup only reads.
+// The 10-minute rollup (`hist_600s`, 2 years by default) is a second stage on the same rules,
+// one level up: a 10-minute block is to `hist_60s` what a minute is to `hist`.
+//   - When a minute's rollup is written, the same WriteBatch marks its block pending (keys.h,
+//     'b'; PendingMinutes with a span of 600). A pass (after the minutes in Store::RollUp) reads
+//     the block's ten minutes from `hist_60s` at a snapshot and PUTS its 600 s value per (host,
+//     series) under the same generation check, deleting the marker in the last write.
+//   - Why from `hist_60s` and not `hist`: once its minutes are rolled up, `hist_60s` holds their
+//     exact merges, so the block reads 10 keys per (host, series) instead of 600, and it can be
+//     redone for as long as `hist_60s` keeps it (90 days), not only while `hist` does (2 days): a
+//     late second that re-rolls a minute re-rolls its block from the same data. The price is a
+//     second read (10 keys per block and series); to pay it about once per block, a block is
+//     computed only once its end has passed and none of its minutes is pending (else it would be
+//     redone as each minute lands). Store::RollUp(all) does every pending block regardless.
+//   - Every write to a block's `hist_60s` keys bumps its generation if it is pending: a minute's
+//     last rollup write (which marks it), a late second merged at ingest (TouchIfPending), and a
+//     pending minute dropped as aged out (its rollups may have been written in part). A minute's
+//     earlier parts (16,384 keys each) do not, but its last write or its drop always follows.
+//   - Late seconds are merged at ingest into `hist_600s` too: with the other rollups when older
+//     than the 1 s retention less an hour, and into `hist_600s` alone when older than the 60 s
+//     retention less an hour (then `hist_60s` will not keep them to be rolled up from).
+//   - A pending block that starts past the 60 s retention is not rolled up from what is left of
+//     it: its `hist_600s` key stands and the marker goes (counted as `rollup_aged_out`, as minutes
+//     are). Failures are skipped, logged, counted as `rollup_failures` and retried with the same
+//     backoff as minutes.
+//   - Until a block is rolled up, or while any minute in it is pending, queries read it from the
+//     finer families (its rolled minutes from `hist_60s`, pending minutes from `hist`), so answers
+//     are exact at every moment (aggregator/histogram_query.h).
+//
+// Thread safety: PendingMinutes is internally locked; ComputeMinuteRollup and ComputeBlockRollup
+// only read.
 #pragma once
 
 #include <chrono>
@@ -58,12 +88,16 @@ class Snapshot;
 namespace trailmap::aggregator {
 
 inline constexpr uint32_t kRollupMinute = 60;
+inline constexpr uint32_t kRollupBlock = 600;  // the 10-minute block of `hist_600s`
 
 // The minutes (metric, start second) whose rollups are behind `hist`. Each carries a generation
 // that every new write to it bumps, so a rollup computed from an older snapshot can tell that it
-// is already out of date.
+// is already out of date. With a span of kRollupBlock, the same for 10-minute blocks (whose
+// `hist_600s` keys are behind `hist_60s`); "minute" below means a span.
 class PendingMinutes {
  public:
+  explicit PendingMinutes(uint32_t span = kRollupMinute) : span_(span) {}
+
   struct Minute {
     uint32_t metric = 0;
     int64_t start = 0;
@@ -109,6 +143,7 @@ class PendingMinutes {
     Clock::time_point retry_after;  // not Ready before this (after a failure)
   };
   mutable std::mutex mu_;
+  const uint32_t span_;  // seconds per entry: kRollupMinute or kRollupBlock
   std::map<std::pair<uint32_t, int64_t>, State> minutes_;
   uint64_t next_generation_ = 1;
 };
@@ -125,5 +160,14 @@ Status ComputeMinuteRollup(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
                            const std::function<Status(size_t resolution, const DataKey& key,
                                                       const std::string& value)>& emit,
                            uint64_t* saturated = nullptr);
+
+// Reads block [start, start + 600) of `metric` from `hist_60s` (`minutes`) at `snapshot` and calls
+// emit(key, encoded histogram) with the merge of the block's minutes for every (host, series)
+// that has one, in (host, series) order. Errors and saturation as ComputeMinuteRollup.
+Status ComputeBlockRollup(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
+                          rocksdb::ColumnFamilyHandle* minutes, uint32_t metric, int64_t start,
+                          const std::function<Status(const DataKey& key, const std::string& value)>&
+                              emit,
+                          uint64_t* saturated = nullptr);
 
 }  // namespace trailmap::aggregator

@@ -7,8 +7,14 @@
 #include <rocksdb/db.h>
 #include <stdlib.h>
 
+#include <algorithm>
+#include <array>
 #include <map>
+#include <string>
+#include <vector>
 
+#include "aggregator/aggregator_config.h"
+#include "aggregator/histogram_query.h"
 #include "aggregator/store.h"
 #include "aggregator/testing.h"
 #include "core/counts.h"
@@ -77,6 +83,7 @@ struct Fixture {
     o.sync = false;
     o.rollup_interval_ms = 0;
     o.rollup_quiet_ms = 0;
+    o.aggregates.enabled = false;  // counts below are of the metric's own minutes
     o.retention_seconds = {kRetention, 0, 0};
     o.clock = [this] { return now; };
     o.before_rollup_write = std::move(hook);
@@ -235,6 +242,221 @@ TEST(RollupTest, SumsPastTheBoundSaturateAndAreCounted) {
   EXPECT_EQ((counts[{2, 1}]), kMaxTotalCount);
   EXPECT_EQ((counts[{1, 2}]), 3u);
   EXPECT_EQ((counts[{2, 2}]), 3u);
+}
+
+
+// The 10-minute rollup (`hist_600s`, rollup.h): a store with two hosts and two series of "m",
+// retentions and a clock the test sets, and answers counted at any column width.
+constexpr int64_t kBlockNow = 1'700'006'400;  // a multiple of 600
+static_assert(kBlockNow % kRollupBlock == 0);
+
+struct BlockFixture {
+  TempDir dir;
+  int64_t now = kBlockNow;
+  std::unique_ptr<Store> store;
+  std::map<std::string, uint64_t> sequences;  // per host
+  uint64_t written = 0;                        // events written
+
+  explicit BlockFixture(std::array<int64_t, kHistogramResolutionCount> retention = {},
+                        std::function<void(uint32_t, int64_t)> block_hook = {}) {
+    StoreOptions o;
+    o.sync = false;
+    o.rollup_interval_ms = 0;
+    o.rollup_quiet_ms = 0;
+    o.aggregates.enabled = false;  // counts below are of the metric's own minutes and blocks
+    o.retention_seconds = retention;
+    o.clock = [this] { return now; };
+    o.before_block_write = std::move(block_hook);
+    store = std::move(Store::Open(dir.path(), o)).value();
+  }
+  // `n` events at each of `seconds`, for host h0 or h1 and series op=a or op=b by the second.
+  void Write(const std::vector<int64_t>& seconds, int n) {
+    for (const char* host : {"h0", "h1"}) {
+      Batch b = MakeBatch(std::string(host) + "/1", ++sequences[host], host,
+                          {Latency("m", "op=a"), Latency("m", "op=b")});
+      for (int64_t t : seconds) {
+        Histogram h;
+        for (int i = 0; i < n; ++i) h.Record(1000 + static_cast<uint64_t>(t % 977) + i);
+        b.seconds.push_back(SecondDelta{t, {{static_cast<uint32_t>(t % 2), h.Encode()}}, {}});
+        written += static_cast<uint64_t>(n);
+      }
+      ASSERT_EQ(store->ApplyBatch(b)->status, Ack::Status::kApplied);
+    }
+  }
+  void Write(int64_t t, int n) { Write(std::vector<int64_t>{t}, n); }
+  Result<HistogramAnswer> Answer(int64_t from, int64_t to, uint32_t step, QueryPlan plan) {
+    return store->QueryHistograms({"m", from, to, step, "host", {}}, plan);
+  }
+  // Events in [from, to) as the planned query at `step` answers them; the answer must be the
+  // one the seconds give, cell by cell, unless `seconds_gone` (the 1 s data has aged out).
+  uint64_t Count(int64_t from, int64_t to, uint32_t step, bool seconds_gone = false) {
+    Result<HistogramAnswer> planned = Answer(from, to, step, QueryPlan::kCoarsest);
+    EXPECT_TRUE(planned.ok()) << planned.status().ToString();
+    if (!planned.ok()) return 0;
+    if (!seconds_gone) {
+      Result<HistogramAnswer> seconds = Answer(from, to, step, QueryPlan::kFinestOnly);
+      EXPECT_TRUE(seconds.ok());
+      EXPECT_EQ(planned->cells.size(), seconds->cells.size());
+      for (size_t i = 0; i < std::min(planned->cells.size(), seconds->cells.size()); ++i) {
+        EXPECT_EQ(planned->cells[i].column, seconds->cells[i].column);
+        EXPECT_TRUE(planned->cells[i].histogram == seconds->cells[i].histogram) << "cell " << i;
+      }
+    }
+    uint64_t n = 0;
+    for (const QueryCell& c : planned->cells) n += c.histogram.count();
+    return n;
+  }
+  size_t RollUp(bool all, size_t* blocks) {
+    Result<size_t> r = store->RollUp(all, blocks);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : 0;
+  }
+};
+
+// A week of seconds (one every 293 s, two hosts, two series) read at 600 s and hourly columns:
+// before the pass (everything pending, read from `hist`) and after it (whole blocks from
+// `hist_600s`) the answer is the seconds' answer, cell by cell, and counts every event.
+TEST(BlockRollupTest, AWeekAt600sColumnsEqualsItsSeconds) {
+  BlockFixture f;
+  const int64_t week = 7 * 86400, from = kBlockNow - week;
+  std::vector<int64_t> seconds;
+  for (int64_t t = from + 7; t < kBlockNow; t += 293) seconds.push_back(t);
+  for (size_t i = 0; i < seconds.size(); i += 500) {
+    f.Write({seconds.begin() + i, seconds.begin() + std::min(i + 500, seconds.size())}, 3);
+  }
+  EXPECT_EQ(f.written, seconds.size() * 2 * 3);
+  EXPECT_EQ(f.Count(from, kBlockNow, 600), f.written);
+  size_t blocks = 0;
+  EXPECT_EQ(f.RollUp(true, &blocks), seconds.size());  // one second per minute
+  EXPECT_EQ(blocks, size_t{week / kRollupBlock});      // a second in every block
+  EXPECT_EQ(f.store->PendingRollups(), 0u);
+  EXPECT_EQ(f.store->PendingBlocks(), 0u);
+  EXPECT_EQ(f.Count(from, kBlockNow, 600), f.written);
+  EXPECT_EQ(f.Count(from, kBlockNow, 3600), f.written);
+  EXPECT_EQ(f.Count(from + 3, kBlockNow - 5, 86400), f.written);
+  // With no pending minute or block, such a week is read from `hist_600s` alone.
+  const HistogramQuery q{"m", from, kBlockNow, 600, "", {}};
+  const std::vector<ScanSegment> plan = PlanScan(q, q.from, q.to, kHistogramResolutionCount);
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_EQ(plan[0], (ScanSegment{3, from, kBlockNow}));
+}
+
+// Answers are exact while blocks are pending: minutes rolled up but their block not yet (its end
+// has not passed), and a rolled block one of whose minutes is pending again.
+TEST(BlockRollupTest, QueriesAreExactWhileBlocksArePending) {
+  BlockFixture f;
+  const int64_t b0 = kBlockNow - 1200, b1 = kBlockNow - 600;
+  f.Write({b0 + 5, b0 + 70, b0 + 599, b1 + 1, b1 + 301}, 2);
+  f.now = b1 + 400;  // the second block has not ended
+  size_t blocks = 0;
+  EXPECT_EQ(f.RollUp(false, &blocks), 5u);
+  EXPECT_EQ(blocks, 1u);
+  EXPECT_EQ(f.store->PendingBlocks(), 1u);
+  EXPECT_EQ(f.Count(b0, kBlockNow, 600), 20u);
+  EXPECT_EQ(f.Count(b0 - 30, kBlockNow + 30, 1260), 20u);
+  // A new second in the rolled block: its minute is pending, so is (for queries) the block.
+  f.Write(b0 + 75, 5);
+  EXPECT_EQ(f.store->PendingRollups(), 1u);
+  EXPECT_EQ(f.Count(b0, kBlockNow, 600), 30u);
+  f.now = kBlockNow;
+  // The pass does the minute, then both blocks (the first marked again by its minute).
+  EXPECT_EQ(f.RollUp(false, &blocks), 1u);
+  EXPECT_EQ(blocks, 2u);
+  EXPECT_EQ(f.store->PendingBlocks(), 0u);
+  EXPECT_EQ(f.Count(b0, kBlockNow, 600), 30u);
+  EXPECT_EQ(f.Count(b0, b1, 600), 22u);
+}
+
+// A block is redone from `hist_60s` whenever more data lands in it: a fresh late second (its
+// minute rolled up again, which marks the block), one past the 1 s retention (merged at ingest),
+// and one that comes while the pass holds the block computed from an older snapshot.
+TEST(BlockRollupTest, ABlockIsRedoneAfterMoreLateData) {
+  const int64_t block = kBlockNow - 600;
+  BlockFixture* self = nullptr;
+  bool armed = false, late_written = false;
+  BlockFixture f({kRetention, 0, 0, 0}, [&](uint32_t, int64_t b) {
+    if (b != block || !armed || late_written) return;
+    late_written = true;
+    self->now = block + kRetention - 1800;  // half an hour before the block's seconds age out
+    self->Write(block + 300, 7);            // past the 1 s retention: merged into the rollups
+  });
+  self = &f;
+  size_t blocks = 0;
+  f.Write(block + 10, 3);
+  f.RollUp(true, &blocks);
+  EXPECT_EQ(blocks, 1u);
+  EXPECT_EQ(f.Count(block, block + 600, 600), 6u);
+  // A late second still inside the 1 s retention: its minute is rolled up again, then the block.
+  f.Write(block + 130, 4);
+  EXPECT_EQ(f.store->PendingRollups(), 1u);
+  EXPECT_EQ(f.RollUp(true, &blocks), 1u);
+  EXPECT_EQ(blocks, 1u);
+  EXPECT_EQ(f.Count(block, block + 600, 600), 14u);
+  // Another one, and while the pass holds the block, a second merged straight into the rollups:
+  // the pass must not Put over it; it drops what it computed and does the block again.
+  armed = true;
+  f.Write(block + 200, 2);
+  EXPECT_EQ(f.RollUp(true, &blocks), 1u);
+  EXPECT_TRUE(late_written);
+  EXPECT_EQ(blocks, 1u);
+  EXPECT_EQ(f.store->PendingBlocks(), 0u);
+  EXPECT_EQ(f.Count(block, block + 600, 600), 32u);
+  // Past the 1 s retention (less an hour): merged into every rollup at ingest, nothing pending.
+  f.Write(block + 500, 1);
+  EXPECT_EQ(f.store->PendingRollups(), 0u);
+  EXPECT_EQ(f.store->PendingBlocks(), 0u);
+  EXPECT_EQ(f.Count(block, block + 600, 600), 34u);
+  EXPECT_EQ(f.store->Health().rollup_failures, 0u);
+}
+
+// `hist_600s` keeps 2 years by default and drops a block once all of it is older than its own
+// retention; the finer families go by theirs, and a range past them still answers at 600 s.
+TEST(BlockRollupTest, RetentionOfTheBlocksIsHonored) {
+  EXPECT_EQ(kDefaultRetention[3], 730 * 86400);
+  const int64_t day = 86400;
+  BlockFixture f({day, 2 * day, 3 * day, 10 * day});
+  const int64_t old_block = kBlockNow - 1200, new_block = kBlockNow - 600;
+  f.Write({old_block + 1, new_block + 1}, 2);
+  f.RollUp(true, nullptr);
+  // Five days on: only the 600 s keys are left, and both blocks answer at 600 s.
+  f.now = kBlockNow + 5 * day;
+  ASSERT_TRUE(f.store->Flush().ok());
+  ASSERT_TRUE(f.store->Compact().ok());
+  EXPECT_EQ(f.Count(old_block, kBlockNow, 600, /*seconds_gone=*/true), 8u);
+  EXPECT_EQ(f.Count(old_block, kBlockNow, 60, /*seconds_gone=*/true), 0u);
+  // Ten days after the old block's end, it goes; the new one stays until its own end is as old.
+  f.now = new_block + 10 * day;
+  ASSERT_TRUE(f.store->Compact().ok());
+  EXPECT_EQ(f.Count(old_block, kBlockNow, 600, true), 4u);
+  f.now = kBlockNow + 10 * day;
+  ASSERT_TRUE(f.store->Compact().ok());
+  EXPECT_EQ(f.Count(old_block, kBlockNow, 600, true), 0u);
+}
+
+// A pending block that starts past the 60 s retention is not rolled up again from what is left
+// of `hist_60s`: its `hist_600s` key stands. A second older than the 60 s retention (less an
+// hour) is merged into `hist_600s` at ingest, even when `hist` keeps it forever.
+TEST(BlockRollupTest, AgedOutBlocksKeepTheirRollupsAndLateSecondsLandInThem) {
+  const int64_t day = 86400;
+  BlockFixture f({0, 0, 3 * day, 0});  // seconds forever, minutes 3 days
+  const int64_t block = kBlockNow - 600;
+  f.Write(block + 10, 3);
+  f.RollUp(true, nullptr);
+  EXPECT_EQ(f.Count(block, block + 600, 600), 6u);
+  // Four days later a second of that block comes: `hist` keeps it, but its block starts past the
+  // 60 s retention, so it goes straight into `hist_600s`; its minute is rolled up (for `hist_10s`)
+  // and marks the block, which is past the retention: the marker goes, the key stands.
+  f.now = kBlockNow + 4 * day;
+  f.Write(block + 20, 4);
+  EXPECT_EQ(f.store->PendingRollups(), 1u);
+  EXPECT_EQ(f.Count(block, block + 600, 600), 14u);  // a pending minute: read from `hist`
+  EXPECT_EQ(f.RollUp(true, nullptr), 1u);
+  EXPECT_EQ(f.store->PendingBlocks(), 0u);
+  EXPECT_EQ(f.store->Health().rollup_aged_out, 1u);
+  ASSERT_TRUE(f.store->Flush().ok());
+  ASSERT_TRUE(f.store->Compact().ok());  // `hist_60s` drops the block's minutes
+  EXPECT_EQ(f.Count(block, block + 600, 600), 14u);
+  EXPECT_EQ(f.Count(block, block + 600, 60, true), 0u);
 }
 
 }  // namespace

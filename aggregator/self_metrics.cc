@@ -87,6 +87,9 @@ SelfReadings AggregatorReadings(const AggregatorCounters& c, const std::string& 
     AddGauge(&out, "trailmap.aggregator.rollups.pending", "minutes",
              "minutes whose 10 s and 60 s rollups are behind",
              static_cast<double>(c.pending_rollups));
+    AddGauge(&out, "trailmap.aggregator.rollups.pending_blocks", "blocks",
+             "10-minute blocks whose 600 s rollups are behind",
+             static_cast<double>(c.pending_blocks));
     AddCounter(&out, "trailmap.aggregator.merges.saturated", "merges/s",
                "merges that cut a count at 2^62 instead of failing (core/counts.h)",
                c.saturated_merges);
@@ -168,6 +171,7 @@ AggregatorCounters AggregatorSelfMetrics::Read() const {
   }
   c.rocksdb = parts_.store->RocksDbProperties();
   c.pending_rollups = parts_.store->PendingRollups();
+  c.pending_blocks = parts_.store->PendingBlocks();
   c.saturated_merges = parts_.store->SaturatedMerges();
   c.health = parts_.store->Health();
   if (Result<ProcessStats> p = ReadProcessStats(); p.ok()) c.process = *p;

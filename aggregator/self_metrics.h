@@ -16,7 +16,7 @@
 //   query.latency{kind}                               a latency histogram, one event per query
 //   rocksdb.{pending_compaction_bytes,running_compactions,running_flushes,memtable_bytes,
 //   live_sst_bytes,block_cache_bytes,table_reader_bytes}   gauges; rocksdb.background_errors
-//   rollups.pending                                   gauge: minutes behind
+//   rollups.pending, rollups.pending_blocks           gauges: minutes, 10-minute blocks behind
 //   process.rss, process.fds, process.cpu{mode}       the process
 // Counters store their gain since the previous second; the self-metrics' own batches are not
 // counted in ingest.*. Scalars go into the second just ended; query latencies into the second
@@ -73,6 +73,7 @@ struct AggregatorCounters {
   std::optional<uint64_t> queries_answered, query_errors;
   std::optional<RocksDbStats> rocksdb;
   size_t pending_rollups = 0;
+  size_t pending_blocks = 0;  // Store::PendingBlocks
   uint64_t saturated_merges = 0;  // Store::SaturatedMerges
   std::optional<StoreHealth> health;
   std::optional<ProcessStats> process;

@@ -176,7 +176,9 @@ TEST(AggregatorSelfMetrics, ReadingsAreDescribedValidSeriesOfAnAcceptedBatch) {
                         "trailmap.aggregator.query.answered",
                         "trailmap.aggregator.rocksdb.pending_compaction_bytes",
                         "trailmap.aggregator.rocksdb.background_errors",
-                        "trailmap.aggregator.rollups.pending", "trailmap.aggregator.process.fds"}) {
+                        "trailmap.aggregator.rollups.pending",
+                        "trailmap.aggregator.rollups.pending_blocks",
+                        "trailmap.aggregator.process.fds"}) {
     EXPECT_TRUE(names.count(m)) << m;
   }
   // As a batch, the readings pass every check an agent's batch must.

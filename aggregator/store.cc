@@ -30,7 +30,7 @@ namespace trailmap::aggregator {
 struct Store::Handles {
   std::unique_ptr<rocksdb::DB> db;
   std::vector<rocksdb::ColumnFamilyHandle*> all;  // owned: destroyed before the DB closes
-  // By resolution, in kHistogramResolutions order: hist, hist_10s, hist_60s.
+  // By resolution, in kHistogramResolutions order: hist, hist_10s, hist_60s, hist_600s.
   std::array<rocksdb::ColumnFamilyHandle*, kHistogramResolutionCount> hist{};
   rocksdb::ColumnFamilyHandle* scalar = nullptr;
   rocksdb::ColumnFamilyHandle* meta = nullptr;
@@ -79,6 +79,7 @@ constexpr FamilySpec kFamilies[] = {
     {"hist", 1, 4, FamilyMerge::kHistogram},
     {"hist_10s", 10, 2, FamilyMerge::kHistogram},  // a tenth of the keys of `hist`, as many operands
     {"hist_60s", 60, 2, FamilyMerge::kHistogram},
+    {"hist_600s", 600, 1, FamilyMerge::kHistogram},  // a tenth of the keys of `hist_60s`
     {"scalar", 0, 1},
     {"meta", 0, 1},
     {"stacks", 0, 1, FamilyMerge::kStacks},
@@ -99,6 +100,34 @@ std::pair<uint32_t, int64_t> Retention(const StoreOptions& o, const FamilySpec& 
   return {0, 0};
 }
 
+// Compression per family, chosen by measurement (docs/BENCHMARKS.md, "Bytes on disk and long
+// ranges (issue 11)", bench/storage_bench: 100 hosts x 2 series x 6 h of the fleet model, every
+// family rewritten per codec). SST bytes per key, lz4 / zstd / zstd with a 16 KiB dictionary:
+// hist 122 / 84 / 79, hist_10s 363 / 231 / 216, hist_60s 633 / 417 / 400, hist_600s 1121 / 778
+// / 746; rewriting with zstd cost ~1.4-2x the CPU of lz4, and a dictionary ~1.3x more again.
+//   - `hist` and `hist_10s` (and the other families) are written at the ingest rate and kept
+//     days: lz4 above the bottommost level, where data is rewritten soon, and zstd at the
+//     bottommost, which holds ~90% of it (dynamic level sizes). The dictionary's 5-7% is not
+//     worth its compaction CPU there: on a 2-core box compaction is what limits ingest.
+//   - `hist_60s` and `hist_600s` are written by the rollup pass at 1/60 and 1/600 of the ingest
+//     key rate and kept 90 days and 2 years (at 2 years `hist_600s` is the largest family per
+//     host-series): zstd at every level, with a dictionary trained per SST file (4-5% smaller for
+//     a compaction cost that is small at their write rate).
+void SetCompression(const FamilySpec& spec, rocksdb::ColumnFamilyOptions* cf) {
+  if (spec.merge != FamilyMerge::kHistogram || spec.resolution < kRollupMinute) {
+    cf->compression = Best(rocksdb::kLZ4Compression);
+    cf->bottommost_compression = Best(rocksdb::kZSTD);
+    return;
+  }
+  cf->compression = Best(rocksdb::kZSTD);
+  cf->bottommost_compression = cf->compression;
+  if (cf->compression != rocksdb::kZSTD) return;
+  cf->compression_opts.max_dict_bytes = 16 << 10;                 // one block's worth
+  cf->compression_opts.zstd_max_train_bytes = 100 * (16 << 10);  // samples to train it on
+  cf->bottommost_compression_opts = cf->compression_opts;
+  cf->bottommost_compression_opts.enabled = true;
+}
+
 rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o, const FamilySpec& spec,
                                            const std::shared_ptr<rocksdb::Cache>& cache,
                                            const std::shared_ptr<MergeCounters>& merges) {
@@ -106,8 +135,7 @@ rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o, const FamilySp
   cf.write_buffer_size = (o.write_buffer_mb << 20) * spec.memtable_quarters / 4;
   cf.max_write_buffer_number = 3;
   cf.level_compaction_dynamic_level_bytes = true;
-  cf.compression = Best(rocksdb::kLZ4Compression);
-  cf.bottommost_compression = Best(rocksdb::kZSTD);
+  SetCompression(spec, &cf);
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = cache;
   table.block_size = 16 << 10;  // scans dominate: bigger blocks, fewer index entries
@@ -131,6 +159,14 @@ rocksdb::ColumnFamilyOptions FamilyOptions(const StoreOptions& o, const FamilySp
 
 // meta: the rollup families hold every `hist` key (written when Open created or backfilled them).
 const std::string kRollupMarkerKey = "Rollups";
+// meta: `hist_600s` holds every block of `hist_60s`, or the block is marked (the same for blocks).
+const std::string kBlockMarkerKey = "Rollups600";
+
+// The families one rollup stage reads and writes (rollup.h): minutes from `hist`, blocks from
+// `hist_60s`.
+constexpr size_t kMinuteSource = 0, kBlockSource = 2, kBlockFamily = 3;
+static_assert(kHistogramResolutions[kBlockSource].seconds == kRollupMinute);
+static_assert(kHistogramResolutions[kBlockFamily].seconds == kRollupBlock);
 
 }  // namespace
 
@@ -207,6 +243,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   if (Status l = store->Load(); !l.ok()) return l;
   if (Status a = store->MarkAggregates(); !a.ok()) return a;
   if (Status b = store->MarkOldMinutesIfNeeded(); !b.ok()) return b;
+  if (Status b = store->MarkOldBlocksIfNeeded(); !b.ok()) return b;
   // Before any batch can come: an agent back after its idle time is new (store.h).
   if (Result<size_t> p = store->PruneIdleAgents(); !p.ok()) return p.status();
   if (options.rollup_interval_ms > 0) {
@@ -217,35 +254,48 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
 }
 
 Status Store::MarkOldMinutesIfNeeded() {
-  std::string marker;
-  rocksdb::Status s = db_->db->Get(rocksdb::ReadOptions(), db_->meta, kRollupMarkerKey, &marker);
-  if (s.ok()) return Status::Ok();
-  if (!s.IsNotFound()) return FromRocks(s, "reading the rollup marker");
+  return MarkUnrolledIfNeeded(kRollupMarkerKey, kMinuteSource, kRollupMinute, &pending_,
+                              PendingRollupKey, "minutes written before the rollups existed");
+}
 
-  // One seek per minute of each metric: the minutes `hist` holds, marked pending.
+Status Store::MarkOldBlocksIfNeeded() {
+  return MarkUnrolledIfNeeded(kBlockMarkerKey, kBlockSource, kRollupBlock, &pending_blocks_,
+                              PendingBlockKey, "10-minute blocks written before hist_600s existed");
+}
+
+Status Store::MarkUnrolledIfNeeded(const std::string& marker_key, size_t source, uint32_t span,
+                                   PendingMinutes* pending,
+                                   std::string (*pending_key)(uint32_t, int64_t),
+                                   const std::string& what) {
+  std::string marker;
+  rocksdb::Status s = db_->db->Get(rocksdb::ReadOptions(), db_->meta, marker_key, &marker);
+  if (s.ok()) return Status::Ok();
+  if (!s.IsNotFound()) return FromRocks(s, "reading the rollup marker " + marker_key);
+
+  // One seek per span of each metric: the spans the source family holds, marked pending.
+  const std::string family = kHistogramResolutions[source].family;
   std::unique_ptr<rocksdb::Iterator> it(
-      db_->db->NewIterator(rocksdb::ReadOptions(), db_->hist[0]));
+      db_->db->NewIterator(rocksdb::ReadOptions(), db_->hist[source]));
   rocksdb::WriteBatch wb;
-  size_t minutes = 0;
+  size_t spans = 0;
   DataKey key;
   for (it->SeekToFirst(); it->Valid();) {
     if (!DecodeDataKey(View(it->key()), &key)) {
-      return Status::Corruption("hist: key of " + std::to_string(it->key().size()) + " bytes");
+      return Status::Corruption(family + ": key of " + std::to_string(it->key().size()) +
+                                " bytes");
     }
-    const int64_t minute = BucketStart(key.second, kRollupMinute);
-    pending_.Touch(key.metric, minute);
-    wb.Put(db_->meta, PendingRollupKey(key.metric, minute), "");
-    ++minutes;
-    it->Seek(DataKeyPrefix(key.metric, minute + kRollupMinute));
+    const int64_t start = BucketStart(key.second, span);
+    pending->Touch(key.metric, start);
+    wb.Put(db_->meta, pending_key(key.metric, start), "");
+    ++spans;
+    it->Seek(DataKeyPrefix(key.metric, start + span));
   }
-  if (!it->status().ok()) return FromRocks(it->status(), "reading hist for the rollups");
-  wb.Put(db_->meta, kRollupMarkerKey, "");
+  if (!it->status().ok()) return FromRocks(it->status(), "reading " + family + " for the rollups");
+  wb.Put(db_->meta, marker_key, "");
   rocksdb::WriteOptions synced;
   synced.sync = true;
-  if (s = Write(synced, &wb); !s.ok()) return FromRocks(s, "marking minutes to roll up");
-  if (minutes > 0) {
-    Log(std::to_string(minutes) + " minutes written before the rollups existed will be rolled up");
-  }
+  if (s = Write(synced, &wb); !s.ok()) return FromRocks(s, "marking " + what + " to roll up");
+  if (spans > 0) Log(std::to_string(spans) + " " + what + " will be rolled up");
   return Status::Ok();
 }
 
@@ -266,15 +316,33 @@ void Store::RollupLoop() {
   }
 }
 
-Result<size_t> Store::RollUp(bool all) {
+Result<size_t> Store::RollUp(bool all, size_t* blocks) {
   std::lock_guard one_at_a_time(rollup_mu_);
+  Result<size_t> minutes = RollUpStage(/*blocks=*/false, all);
+  if (!minutes.ok()) return minutes;
+  // Then the blocks, so that those whose minutes were just rolled up are done in this call.
+  Result<size_t> block_count = RollUpStage(/*blocks=*/true, all);
+  if (!block_count.ok()) return block_count.status();
+  if (blocks) *blocks = *block_count;
+  return minutes;
+}
+
+Result<size_t> Store::RollUpStage(bool blocks, bool all) {
+  PendingMinutes& pending = blocks ? pending_blocks_ : pending_;
+  const size_t source = blocks ? kBlockSource : kMinuteSource;
+  const char* const what = blocks ? "block" : "minute";
   const auto quiet = all ? std::chrono::milliseconds(0)
                          : std::chrono::milliseconds(options_.rollup_quiet_ms);
   size_t done = 0;
-  // Minutes that failed in this call: tried once per call (and by the thread after a backoff).
+  // Spans that failed in this call: tried once per call (and by the thread after a backoff).
   std::set<std::pair<uint32_t, int64_t>> failed;
-  const auto skip = [&failed](const PendingMinutes::Minute& m) {
-    return failed.count({m.metric, m.start}) > 0;
+  // A block is done once, when its end has passed and no minute of it is pending (rollup.h).
+  const int64_t now = NowSeconds(options_);
+  const auto skip = [this, &failed, blocks, all, now](const PendingMinutes::Minute& m) {
+    if (failed.count({m.metric, m.start}) > 0) return true;
+    if (!blocks || all) return false;
+    return m.start + int64_t{kRollupBlock} > now ||
+           !pending_.Of(m.metric, m.start, m.start + kRollupBlock).empty();
   };
   for (;;) {
     {
@@ -286,20 +354,20 @@ Result<size_t> Store::RollUp(bool all) {
     {
       // No write is in flight: the snapshot holds every write of the generations read here.
       std::lock_guard lock(write_mu_);
-      ready = pending_.Ready(quiet, 16, std::chrono::steady_clock::now(), all, skip);
+      ready = pending.Ready(quiet, 16, std::chrono::steady_clock::now(), all, skip);
       if (ready.empty()) return done;
       snapshot = db_->db->GetSnapshot();
     }
-    // A minute that starts before this may have lost seconds to the 1 s retention.
-    const int64_t aged_before = options_.retention_seconds[0] > 0
-                                    ? NowSeconds(options_) - options_.retention_seconds[0]
+    // A span that starts before this may have lost data to its source family's retention.
+    const int64_t aged_before = options_.retention_seconds[source] > 0
+                                    ? NowSeconds(options_) - options_.retention_seconds[source]
                                     : INT64_MIN;
     for (const PendingMinutes::Minute& m : ready) {
       Result<bool> r = false;  // dropped, not written
       if (m.start < aged_before) {
-        if (Status d = DropAgedMinute(m); !d.ok()) r = d;
+        if (Status d = DropAged(m, blocks); !d.ok()) r = d;
       } else {
-        r = RollUpMinute(m, snapshot);
+        r = RollUpSpan(m, snapshot, blocks);
       }
       if (r.ok()) {
         if (*r) ++done;
@@ -307,78 +375,101 @@ Result<size_t> Store::RollUp(bool all) {
       }
       failed.insert({m.metric, m.start});
       ++rollup_failures_;
-      NoteError("rollup of minute " + std::to_string(m.start) + " of " + MetricName(m.metric) +
-                ": " + r.status().ToString());
-      const uint32_t times = pending_.Failed(m.metric, m.start, std::chrono::steady_clock::now());
-      Log("rollup: minute " + std::to_string(m.start) + " of " + MetricName(m.metric) +
-          " failed (" + std::to_string(times) + " in a row), skipped and retried later: " +
-          r.status().ToString());
+      NoteError(std::string("rollup of ") + what + " " + std::to_string(m.start) + " of " +
+                MetricName(m.metric) + ": " + r.status().ToString());
+      const uint32_t times = pending.Failed(m.metric, m.start, std::chrono::steady_clock::now());
+      Log(std::string("rollup: ") + what + " " + std::to_string(m.start) + " of " +
+          MetricName(m.metric) + " failed (" + std::to_string(times) +
+          " in a row), skipped and retried later: " + r.status().ToString());
     }
     db_->db->ReleaseSnapshot(snapshot);
   }
 }
 
-Result<bool> Store::RollUpMinute(const PendingMinutes::Minute& m,
-                                 const rocksdb::Snapshot* snapshot) {
+Result<bool> Store::RollUpSpan(const PendingMinutes::Minute& m, const rocksdb::Snapshot* snapshot,
+                               bool block) {
   if (TRAILMAP_FAILPOINT("rollup.minute")) return Status::IOError("failpoint rollup.minute");
+  PendingMinutes& pending = block ? pending_blocks_ : pending_;
   rocksdb::WriteBatch wb;
   rocksdb::WriteOptions unsynced;  // lost with the marker, so redone
-  bool changed = false;            // a write to the minute came after the snapshot
-  // Each part is written under the write lock, and only if no write to the minute came since
+  bool changed = false;            // a write to the span came after the snapshot
+  // Each part is written under the write lock, and only if no write to the span came since
   // the snapshot: a Put never overwrites a write it did not read (rollup.h).
   const auto write_part = [&]() -> Status {
     std::lock_guard lock(write_mu_);
-    if (!pending_.Unchanged(m.metric, m.start, m.generation)) {
+    if (!pending.Unchanged(m.metric, m.start, m.generation)) {
       changed = true;
-      return Status::Unavailable("minute written meanwhile");
+      return Status::Unavailable("written meanwhile");
     }
     rocksdb::Status w = Write(unsynced, &wb);
     wb.Clear();
     return w.ok() ? Status::Ok() : FromRocks(w, "writing rollups");
   };
   char key[kDataKeySize];
+  // The span stays pending until its last part and the marker go in one write.
+  const auto put = [&](size_t resolution, const DataKey& k, const std::string& value) {
+    EncodeDataKey(k, key);
+    wb.Put(db_->hist[resolution], rocksdb::Slice(key, kDataKeySize), value);
+    return wb.Count() < 16384 ? Status::Ok() : write_part();
+  };
   uint64_t rollup_saturated = 0;
-  Status status = ComputeMinuteRollup(
-      db_->db.get(), snapshot, db_->hist[0], m.metric, m.start,
-      [&](size_t resolution, const DataKey& k, const std::string& value) {
-        EncodeDataKey(k, key);
-        wb.Put(db_->hist[resolution], rocksdb::Slice(key, kDataKeySize), value);
-        // The minute stays pending until its last part and the marker go in one write.
-        return wb.Count() < 16384 ? Status::Ok() : write_part();
-      },
-      &rollup_saturated);
+  Status status =
+      block ? ComputeBlockRollup(
+                  db_->db.get(), snapshot, db_->hist[kBlockSource], m.metric, m.start,
+                  [&put](const DataKey& k, const std::string& v) {
+                    return put(kBlockFamily, k, v);
+                  },
+                  &rollup_saturated)
+            : ComputeMinuteRollup(db_->db.get(), snapshot, db_->hist[kMinuteSource], m.metric,
+                                  m.start, put, &rollup_saturated);
   if (changed) return false;
   if (!status.ok()) return status;
+  const std::string where = std::string(block ? "block " : "minute ") + std::to_string(m.start) +
+                            " of " + MetricName(m.metric);
   if (rollup_saturated > 0) {
     // Counted with the merges that saturated (self-metric trailmap.aggregator.merges.saturated).
     merges_->saturated.fetch_add(rollup_saturated, std::memory_order_relaxed);
-    Log("rollup: minute " + std::to_string(m.start) + " of " + MetricName(m.metric) +
-        ": " + std::to_string(rollup_saturated) + " sum(s) passed 2^62 and were saturated");
+    Log("rollup: " + where + ": " + std::to_string(rollup_saturated) +
+        " sum(s) passed 2^62 and were saturated");
   }
-  if (options_.before_rollup_write) options_.before_rollup_write(m.metric, m.start);
+  const auto& hook = block ? options_.before_block_write : options_.before_rollup_write;
+  if (hook) hook(m.metric, m.start);
   std::lock_guard lock(write_mu_);
   std::lock_guard view(view_mu_);
-  if (!pending_.Unchanged(m.metric, m.start, m.generation)) return false;
-  wb.Delete(db_->meta, PendingRollupKey(m.metric, m.start));
+  if (!pending.Unchanged(m.metric, m.start, m.generation)) return false;
+  wb.Delete(db_->meta, block ? PendingBlockKey(m.metric, m.start)
+                             : PendingRollupKey(m.metric, m.start));
+  // A minute's new rollup changes its block's `hist_60s` keys: marked in the same write.
+  if (!block) MarkBlockLocked(m.metric, m.start, &wb);
   if (rocksdb::Status w = Write(unsynced, &wb); !w.ok()) {
     return FromRocks(w, "writing rollups");
   }
-  pending_.Clear(m.metric, m.start, m.generation);
+  pending.Clear(m.metric, m.start, m.generation);
   return true;
 }
 
-Status Store::DropAgedMinute(const PendingMinutes::Minute& m) {
+void Store::MarkBlockLocked(uint32_t metric, int64_t second, rocksdb::WriteBatch* wb) {
+  const int64_t block = BucketStart(second, kRollupBlock);
+  pending_blocks_.Touch(metric, block);
+  wb->Put(db_->meta, PendingBlockKey(metric, block), "");
+}
+
+Status Store::DropAged(const PendingMinutes::Minute& m, bool block) {
   std::lock_guard lock(write_mu_);
   std::lock_guard view(view_mu_);
   rocksdb::WriteOptions unsynced;  // a marker that comes back is dropped again
   rocksdb::WriteBatch wb;
-  wb.Delete(db_->meta, PendingRollupKey(m.metric, m.start));
+  wb.Delete(db_->meta, block ? PendingBlockKey(m.metric, m.start)
+                             : PendingRollupKey(m.metric, m.start));
+  // Parts of the minute's rollup may have been written before it aged: its block is redone.
+  if (!block) MarkBlockLocked(m.metric, m.start, &wb);
   rocksdb::Status w = Write(unsynced, &wb);
   if (!w.ok()) return FromRocks(w, "deleting the rollup marker");
-  pending_.Drop(m.metric, m.start);
+  (block ? pending_blocks_ : pending_).Drop(m.metric, m.start);
   ++rollup_aged_out_;
-  Log("rollup: minute " + std::to_string(m.start) + " of " + MetricName(m.metric) +
-      " is past the 1 s retention: its rollups stay as they are");
+  Log(std::string("rollup: ") + (block ? "block " : "minute ") + std::to_string(m.start) + " of " +
+      MetricName(m.metric) + " is past the " + (block ? "60 s" : "1 s") +
+      " retention: its rollups stay as they are");
   return Status::Ok();
 }
 
@@ -521,11 +612,12 @@ Status Store::Load() {
       s = catalog_.RestoreStack(id, std::string(value));
     } else if (tag == 'D' && id_key) {
       catalog_.SetDescription(id, std::string(value));
-    } else if (tag == 'r') {
+    } else if (tag == 'r' || tag == 'b') {
       uint32_t metric = 0;
-      int64_t minute = 0;
-      if (DecodePendingRollupKey(key, &metric, &minute)) {
-        pending_.Touch(metric, minute);
+      int64_t start = 0;
+      if (tag == 'r' ? DecodePendingRollupKey(key, &metric, &start)
+                     : DecodePendingBlockKey(key, &metric, &start)) {
+        (tag == 'r' ? pending_ : pending_blocks_).Touch(metric, start);
       } else {
         s = Status::Corruption("pending rollup key of " + std::to_string(key.size()) + " bytes");
       }
@@ -740,6 +832,7 @@ void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, int
   // Each histogram series' aggregate values (aggregates.h), found once per batch.
   std::vector<std::vector<uint32_t>> values_of(batch.series.size());
   Aggregates::MetaPuts aggregate_ids;
+  const int64_t block_direct_before = BlockDirectBefore();
   for (const SecondDelta& second : batch.seconds) {
     const int64_t minute = BucketStart(second.time, kRollupMinute);
     const bool direct = second.time < direct_before;
@@ -756,6 +849,7 @@ void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, int
         }
         // A pass reading this minute from an older snapshot must not Put over these operands.
         pending_.TouchIfPending(metric, minute);
+        pending_blocks_.TouchIfPending(metric, BucketStart(second.time, kRollupBlock));
       } else if (std::find(marked.begin(), marked.end(), std::pair{metric, minute}) ==
                  marked.end()) {
         // Marked before the write, so a query whose snapshot holds this write sees it pending.
@@ -763,13 +857,17 @@ void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, int
         wb->Put(db_->meta, PendingRollupKey(metric, minute), "");
         marked.emplace_back(metric, minute);
       }
+      if (!direct && second.time < block_direct_before) {
+        AppendLateBlockLocked(DataKey{metric, second.time, key_host, key_series}, encoded, wb);
+      }
     };
-    const uint32_t group =
-        second.histograms.empty() ? 0 : aggregates_.GroupFor(batch.host, second.time, &aggregate_ids);
+    const bool aggregated = options_.aggregates.enabled && !second.histograms.empty();
+    const uint32_t group = aggregated ? aggregates_.GroupFor(batch.host, second.time, &aggregate_ids) : 0;
     for (const HistogramDelta& h : second.histograms) {
       const uint32_t metric = metric_of[h.series];
       merge(metric, host, series_of[h.series], h.encoded);
       ++out->histograms;
+      if (!aggregated) continue;
       std::vector<uint32_t>& values = values_of[h.series];
       if (values.empty()) {
         aggregates_.ValuesFor(batch.series[h.series].fields, labels, &values, &aggregate_ids);
@@ -839,6 +937,21 @@ void Store::AppendDescriptionLocked(uint32_t metric, const std::string& descript
   }
 }
 
+int64_t Store::BlockDirectBefore() const {
+  const int64_t retention = options_.retention_seconds[kBlockSource];
+  return retention > 0 ? NowSeconds(options_) - retention + 3600 : INT64_MIN;
+}
+
+void Store::AppendLateBlockLocked(const DataKey& second, std::string_view encoded,
+                                  rocksdb::WriteBatch* wb) {
+  const int64_t block = BucketStart(second.second, kRollupBlock);
+  char key[kDataKeySize];
+  EncodeDataKey(DataKey{second.metric, block, second.host, second.series}, key);
+  wb->Merge(db_->hist[kBlockFamily], rocksdb::Slice(key, kDataKeySize), AsSlice(encoded));
+  // A pass reading this block from an older snapshot must not Put over this operand.
+  pending_blocks_.TouchIfPending(second.metric, block);
+}
+
 Result<ApplyOutcome> Store::SkipRejected(std::string_view agent, uint64_t sequence) {
   if (agent.empty() || sequence == 0) {
     return Status::InvalidArgument("a rejected batch without an agent id or sequence");
@@ -868,7 +981,9 @@ Result<ApplyOutcome> Store::SkipRejected(std::string_view agent, uint64_t sequen
 }
 
 Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query, QueryPlan plan) const {
-  const size_t resolutions = plan == QueryPlan::kFinestOnly ? 1 : kHistogramResolutionCount;
+  const size_t resolutions = plan == QueryPlan::kFinestOnly    ? 1
+                             : plan == QueryPlan::kUpToMinutes ? kBlockFamily
+                                                               : kHistogramResolutionCount;
   HistogramScan scan{db_->db.get(), {db_->hist.data(), resolutions}, nullptr, {},
                      options_.query_threads};
   // A scalar metric answers with one histogram sample per host-second (aggregator/scalar_query.h).
@@ -885,6 +1000,8 @@ Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query, Quer
     if (metric && plan == QueryPlan::kCoarsest) aggregate = aggregates_.Plan(query, *metric);
     const uint32_t read = aggregate ? aggregate->metric : metric.value_or(0);
     if (metric && resolutions > 1) scan.pending_minutes = pending_.Of(read, query.from, query.to);
+    if (metric && resolutions > kBlockFamily)
+      scan.pending_blocks = pending_blocks_.Of(read, query.from, query.to);
   }
   scan.aggregate = aggregate ? &*aggregate : nullptr;
   if (aggregate) aggregate_queries_.fetch_add(1, std::memory_order_relaxed);

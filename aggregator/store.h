@@ -6,6 +6,7 @@
 //   hist      metric_id | second | host_id | series_id -> histogram, merged by "trailmap.histogram"
 //   hist_10s  the same key with second = its 10 s bucket's start: the merge of the bucket's `hist`
 //   hist_60s  the same over 60 s buckets
+//   hist_600s the same over 600 s buckets: the merge of the block's ten `hist_60s` keys
 //   scalar    metric_id | second | host_id | series_id -> double (last write wins)
 //   meta      id maps both ways (metrics with kind and unit and description, hosts with labels,
 //             series, stacks), agent -> watermark (the last sequence applied), minutes pending a
@@ -17,15 +18,19 @@
 //
 // Rollups (aggregator/rollup.h): ApplyBatches writes `hist` and marks each minute it touches as
 // pending, in the same WriteBatch; RollUp (a background thread every rollup_interval_ms, or the
-// caller) reads pending minutes back from `hist` and writes their 10 s and 60 s buckets. A query
-// reads the coarsest family that fits its columns (aggregator/histogram_query.h) except in pending
-// minutes, which it reads from `hist`, so answers are exact whether or not the rollups have caught
-// up. Seconds older than the 1 s retention (less an hour) are merged straight into the rollups at
-// ingest, since their seconds will not be kept to roll up. A database made before the rollups
-// existed has every minute marked pending when Open first sees it.
+// caller) reads pending minutes back from `hist` and writes their 10 s and 60 s buckets, marking
+// each minute's 10-minute block pending in the same write; then it reads pending blocks back from
+// `hist_60s` and writes their 600 s buckets. A query reads the coarsest family that fits its
+// columns (aggregator/histogram_query.h) except in pending minutes, which it reads from `hist`,
+// and pending blocks, which it reads from the finer families, so answers are exact whether or not
+// the rollups have caught up. Seconds older than the 1 s retention (less an hour) are merged
+// straight into the rollups at ingest, since their seconds will not be kept to roll up (and into
+// `hist_600s` alone once older than the 60 s retention less an hour). A database made before the
+// rollups (or `hist_600s`) existed has every minute (block) marked pending when Open first sees
+// it.
 //
-// Retention: every data family (hist, hist_10s, hist_60s, scalar, stacks, stacks_60s) drops
-// keys older than its own retention as RocksDB compacts (aggregator/retention_filter.h); a
+// Retention: every data family (hist, hist_10s, hist_60s, hist_600s, scalar, stacks, stacks_60s)
+// drops keys older than its own retention as RocksDB compacts (aggregator/retention_filter.h); a
 // family's retention of 0 keeps it forever. Past the 1 s retention a query gets the rollup
 // buckets that lie wholly in its columns and nothing for the finer edges, since those seconds
 // are gone. In meta, a pending-rollup marker goes once its minute's 1 s data may have aged out
@@ -127,10 +132,10 @@ struct StoreOptions {
   // Bounds on the agents' stack dictionaries held in memory.
   StackDictionaryOptions dictionaries;
   // Seconds each histogram family keeps its data, in kHistogramResolutions order (hist, hist_10s,
-  // hist_60s); 0 = forever. A key goes when all of its bucket is older than now - retention.
-  // A Store keeps everything unless told; trailmap-aggregator's config starts from
+  // hist_60s, hist_600s); 0 = forever. A key goes when all of its bucket is older than now -
+  // retention. A Store keeps everything unless told; trailmap-aggregator's config starts from
   // kDefaultRetention (aggregator_config.h).
-  std::array<int64_t, kHistogramResolutionCount> retention_seconds = {0, 0, 0};
+  std::array<int64_t, kHistogramResolutionCount> retention_seconds = {0, 0, 0, 0};
   // Seconds `scalar`, `stacks` (per second) and `stacks_60s` (per minute) keep their data; 0 =
   // forever. trailmap-aggregator's defaults are in aggregator_config.h.
   int64_t scalar_retention_seconds = 0;
@@ -149,6 +154,8 @@ struct StoreOptions {
   int rollup_quiet_ms = 2000;
   // Tests: called by the rollup pass after it has computed a minute, before its last write.
   std::function<void(uint32_t metric, int64_t minute)> before_rollup_write;
+  // Tests: the same for a 10-minute block (its start second).
+  std::function<void(uint32_t metric, int64_t block)> before_block_write;
   // Pre-aggregates written at ingest (aggregator/aggregates.h): the fleet always, these fields
   // too; the cluster file gives each host's owner group.
   AggregateOptions aggregates;
@@ -159,6 +166,7 @@ enum class QueryPlan {
   kCoarsest,    // the coarsest resolution that gives the asked columns exactly (the default)
   kFinestOnly,  // `hist` alone, every stored second (tests and tools compare the two)
   kHosts,       // as kCoarsest, but from the hosts' keys even where an aggregate could answer
+  kUpToMinutes,  // the coarsest up to `hist_60s`, not `hist_600s` (bench/storage_bench compares)
 };
 
 // What ApplyBatch did.
@@ -235,12 +243,16 @@ class Store {
   uint64_t AggregateQueries() const { return aggregate_queries_.load(std::memory_order_relaxed); }
   // Rolls up pending minutes (see the header): those quiet for rollup_quiet_ms and not waiting
   // out a failure's backoff, or all of them with `all` (then until none is left but those that
-  // failed in this call). Returns how many minutes it wrote. Safe alongside ingest and queries; a
-  // minute written to meanwhile stays pending and is done again. A minute that fails is skipped,
-  // logged, counted (Health) and retried after a backoff; it never stops the pass (rollup.h).
-  Result<size_t> RollUp(bool all = false);
-  // Minutes whose rollups are behind `hist`.
+  // failed in this call). Then the same for pending 10-minute blocks, of which, without `all`,
+  // only those whose end has passed and none of whose minutes is pending (rollup.h). Returns how
+  // many minutes it wrote, and sets *blocks (if given) to how many blocks. Safe alongside ingest
+  // and queries; a span written to meanwhile stays pending and is done again. A span that fails is
+  // skipped, logged, counted (Health) and retried after a backoff; it never stops the pass.
+  Result<size_t> RollUp(bool all = false, size_t* blocks = nullptr);
+  // Minutes whose rollups are behind `hist` (Health().pending_rollups).
   size_t PendingRollups() const { return pending_.size(); }
+  // 10-minute blocks whose `hist_600s` keys are behind `hist_60s`.
+  size_t PendingBlocks() const { return pending_blocks_.size(); }
   // Deletes the watermark of every agent idle for agent_idle_seconds (0: none); returns how many.
   Result<size_t> PruneIdleAgents();
   // Calls DB::Resume if a background error holds and its backoff has passed (the maintenance
@@ -286,15 +298,35 @@ class Store {
   void NoteError(const std::string& error);
   // The name of a metric id, an aggregate's too ("disk.latency (aggregate)"), for the log.
   std::string MetricName(uint32_t metric) const;
+  // Marks every 10-minute block of `hist_60s` pending unless the meta marker says that was done.
+  Status MarkOldBlocksIfNeeded();
+  // Both: every `span` of kHistogramResolutions[source] into `pending` and meta (pending_key)
+  // unless meta holds `marker_key`, which it then writes; `what` names them in the log.
+  Status MarkUnrolledIfNeeded(const std::string& marker_key, size_t source, uint32_t span,
+                              PendingMinutes* pending,
+                              std::string (*pending_key)(uint32_t, int64_t),
+                              const std::string& what);
   void RollupLoop();
   // db->Write unless a background error holds: then RocksDB must not be written until Resume (a
   // write on the WAL that failed aborts the process in RocksDB builds with assertions on).
   rocksdb::Status Write(const rocksdb::WriteOptions& options, rocksdb::WriteBatch* wb);
-  // Rolls up one minute read at `snapshot`: true when written and clean, false when a write to
-  // the minute came meanwhile (it stays pending); an error leaves it pending.
-  Result<bool> RollUpMinute(const PendingMinutes::Minute& m, const rocksdb::Snapshot* snapshot);
-  // Removes the pending marker of a minute whose 1 s data may have aged out (rollup.h).
-  Status DropAgedMinute(const PendingMinutes::Minute& m);
+  // One stage of RollUp: the pending minutes, or (blocks) the pending 10-minute blocks.
+  Result<size_t> RollUpStage(bool blocks, bool all);
+  // Rolls up one minute (or block) read at `snapshot`: true when written and clean, false when a
+  // write to it came meanwhile (it stays pending); an error leaves it pending.
+  Result<bool> RollUpSpan(const PendingMinutes::Minute& m, const rocksdb::Snapshot* snapshot,
+                          bool block);
+  // Removes the pending marker of a minute (block) whose 1 s (60 s) data may have aged out
+  // (rollup.h); a minute's block is marked pending.
+  Status DropAged(const PendingMinutes::Minute& m, bool block);
+  // Marks the block of `second` pending, in memory and in `wb` (write_mu_ held).
+  void MarkBlockLocked(uint32_t metric, int64_t second, rocksdb::WriteBatch* wb);
+  // Seconds before this are merged into `hist_600s` at ingest: the 60 s retention (less an hour)
+  // will not keep them to be rolled up from.
+  int64_t BlockDirectBefore() const;
+  // Merges a late second's histogram into its `hist_600s` key (write_mu_ held).
+  void AppendLateBlockLocked(const DataKey& second, std::string_view encoded,
+                             rocksdb::WriteBatch* wb);
   uint64_t WatermarkLocked(std::string_view agent) const;
   // Adds one batch's catalog entries, data and watermark to `wb` (write_mu_ held).
   void AppendBatchLocked(const Batch& batch, const std::string& labels, int64_t direct_before,
@@ -330,6 +362,7 @@ class Store {
   // Descriptions written by the WriteBatch being built, for the catalog after it succeeds.
   std::vector<std::pair<uint32_t, std::string>> pending_descriptions_;
   PendingMinutes pending_;
+  PendingMinutes pending_blocks_{kRollupBlock};
   // Held while a query takes its snapshot and pending minutes, and while RollUp writes a minute
   // and clears it: a query sees a minute clean only with its rollups in its snapshot.
   mutable std::mutex view_mu_;

@@ -225,9 +225,9 @@ TEST(StoreTest, ReopenKeepsWatermarksCatalogAndData) {
   EXPECT_EQ(a->cells[1].histogram.count(), 6u);
 }
 
-// A database made before hist_10s and hist_60s existed: Open creates them and marks every minute
-// `hist` holds pending, once; the rollup pass fills them. Marking again (the marker lost) redoes
-// the rollups without counting anything twice.
+// A database made before hist_10s, hist_60s and hist_600s existed: Open creates them and marks
+// every minute `hist` holds pending (and every block `hist_60s` holds), once; the rollup pass
+// fills them. Marking again (the markers lost) redoes the rollups without counting anything twice.
 TEST(StoreTest, OpeningADatabaseWithoutRollupsBackfillsThem) {
   TempDir dir;
   const int64_t t0 = 1'699'999'980;  // a multiple of 60
@@ -255,7 +255,9 @@ TEST(StoreTest, OpeningADatabaseWithoutRollupsBackfillsThem) {
     for (rocksdb::ColumnFamilyHandle* h : handles) {
       if (h->GetName() == "meta") {
         ASSERT_TRUE(db->Delete(rocksdb::WriteOptions(), h, "Rollups").ok());
-      } else if (drop_families && (h->GetName() == "hist_10s" || h->GetName() == "hist_60s")) {
+        ASSERT_TRUE(db->Delete(rocksdb::WriteOptions(), h, "Rollups600").ok());
+      } else if (drop_families && (h->GetName() == "hist_10s" || h->GetName() == "hist_60s" ||
+                                   h->GetName() == "hist_600s")) {
         ASSERT_TRUE(db->DropColumnFamily(h).ok());
       }
     }
@@ -270,7 +272,10 @@ TEST(StoreTest, OpeningADatabaseWithoutRollupsBackfillsThem) {
     ASSERT_NE(store, nullptr);
     // Minutes 0..4 of the metric and of its fleet aggregate (aggregator/aggregates.h).
     EXPECT_EQ(store->PendingRollups(), 10u);
+    // hist_60s's blocks are marked too when it was kept (the minutes mark theirs when rolled up).
+    EXPECT_EQ(store->PendingBlocks(), drop_families ? 0u : 2u);
     ASSERT_EQ(*store->RollUp(true), 10u);
+    EXPECT_EQ(store->PendingBlocks(), 0u);
     // One unaligned column over everything: 10 s and 60 s buckets in the middle.
     const HistogramQuery q{"m", t0 + 3, t0 + 297, 294, "op", {}};
     Result<HistogramAnswer> planned = store->QueryHistograms(q);
@@ -288,6 +293,15 @@ TEST(StoreTest, OpeningADatabaseWithoutRollupsBackfillsThem) {
     uint64_t n = 0;
     for (const QueryCell& c : minutes->cells) n += c.histogram.count();
     EXPECT_EQ(n, 43u);  // second 0 too
+    // The block [t0 - 180, t0 + 420) read from hist_600s alone.
+    const HistogramQuery block{"m", t0 - 180, t0 + 420, 600, "op", {}};
+    planned = store->QueryHistograms(block);
+    seconds = store->QueryHistograms(block, QueryPlan::kFinestOnly);
+    ASSERT_TRUE(planned.ok() && seconds.ok());
+    ASSERT_EQ(planned->cells.size(), 2u);
+    EXPECT_EQ(planned->cells[0].histogram.count() + planned->cells[1].histogram.count(), 43u);
+    EXPECT_TRUE(planned->cells[0].histogram == seconds->cells[0].histogram);
+    EXPECT_TRUE(planned->cells[1].histogram == seconds->cells[1].histogram);
   }
 }
 
