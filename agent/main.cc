@@ -337,6 +337,16 @@ int Run(const AgentConfig& config) {
     agents_text += (agents_text.empty() ? "" : " ") + (*made)->agent_id();
     shipper.Adopt(m, std::move(*made));
   }
+  // A spool the short form left in the directory itself names no member: it is not sent.
+  if (std::error_code ec; segmented && !spool_dir.empty()) {
+    for (const auto& file : std::filesystem::directory_iterator(spool_dir, ec)) {
+      if (file.path().extension() != ".spool") continue;
+      Log("spool " + spool_dir + " holds batches of a run with --aggregators, not sent with "
+          "--cluster: run once with the old --aggregators until its counters line shows spool "
+          "batches=0, then switch");
+      break;
+    }
+  }
   BucketizerOptions bucketizer_options{static_cast<size_t>(config.max_series)};
   bucketizer_options.stacks.first_stack_id = stack_high + 1;
   bucketizer_options.stacks.first_frame_id = frame_high + 1;
