@@ -91,10 +91,15 @@ Shipper* ReplicatedShipper::ShipperOf(size_t member) {
   if (it != shippers_.end()) return it->second.get();
   Result<std::unique_ptr<Shipper>> made = factory_(cluster_.members[member]);
   if (!made.ok()) {
-    // Not kept: the next batch tries again (a spool directory may become writable).
-    Log("owner " + cluster_.members[member].name + ": " + made.status().ToString());
+    // Not kept: the next batch tries again (a spool directory may become writable). Logged once
+    // until it works, not once per batch.
+    if (failing_.insert(member).second) {
+      Log("owner " + cluster_.members[member].name + ": " + made.status().ToString() +
+          "; its copies are not sent until this is fixed (tried again with every batch)");
+    }
     return nullptr;
   }
+  if (failing_.erase(member) > 0) Log("owner " + cluster_.members[member].name + ": shipping again");
   return shippers_.emplace(member, std::move(*made)).first->second.get();
 }
 

@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,7 @@ class ReplicatedShipper {
   const ShipperFactory factory_;
   mutable std::mutex mu_;
   std::map<size_t, std::unique_ptr<Shipper>> shippers_;  // by member index; guarded by mu_
+  std::set<size_t> failing_;  // members whose shipper could not be made (logged); mu_
 };
 
 // Sums of counters (every field), for totals over owners.
