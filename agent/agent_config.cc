@@ -311,6 +311,10 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
     return Status::InvalidArgument(where + "line " + std::to_string(e.source().begin.line) + ": " +
                                    std::string(e.description()));
   }
+  if (table.contains("cluster") && table.contains("aggregators")) {
+    return Status::InvalidArgument(where + "give cluster = \"FILE\" or aggregators = [...], not "
+                                   "both (aggregators is the short form of a one-zone cluster)");
+  }
   for (auto&& [key, node] : table) {
     const std::string_view k = key.str();
     auto want = [&where, k](const char* type) {  // used only within this loop iteration
@@ -333,6 +337,10 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
       } else {
         return want("an array of \"HOST:PORT\" strings");
       }
+    } else if (k == "cluster") {
+      const std::optional<std::string> v = node.value<std::string>();
+      if (!v) return want("a string (the cluster file's path)");
+      config->cluster = *v;
     } else if (k == "labels") {
       const toml::table* t = node.as_table();
       if (t == nullptr) return want("a table of key = \"value\"");
@@ -379,7 +387,7 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
       if (Status s = ParseStackTable(where, k, *t, config); !s.ok()) return s;
     } else {
       return Status::InvalidArgument(where + "unknown key " + Quote(k) +
-                                     " (known: host, labels, aggregators, statsd, flush_ms, "
+                                     " (known: host, labels, aggregators, cluster, statsd, flush_ms, "
                                      "max_series, window, ack_timeout_ms, [spool], [proc], "
                                      "[[exec]], [perf], [folded])");
     }
@@ -512,6 +520,22 @@ Status ValidateAgentConfig(const AgentConfig& c) {
     }
   }
   return Status::Ok();
+}
+
+Result<Cluster> AgentCluster(const AgentConfig& config) {
+  if (!config.cluster.empty()) {
+    Result<Cluster> cluster = LoadCluster(config.cluster);
+    if (!cluster.ok()) return Status::InvalidArgument(KeyAndFlag("cluster") + ": " +
+                                                      cluster.status().message());
+    return cluster;
+  }
+  std::string list;
+  for (const std::string& a : config.aggregators) list += (list.empty() ? "" : ",") + a;
+  Result<Cluster> cluster = ClusterFromList(list, kDefaultIngestPort);
+  if (!cluster.ok()) {
+    return Status::InvalidArgument(KeyAndFlag("aggregators") + ": " + cluster.status().message());
+  }
+  return cluster;
 }
 
 std::string IngestEndpoint(const AgentConfig& config) {

@@ -16,6 +16,7 @@
 #include "agent/exec_source.h"
 #include "agent/folded_source.h"
 #include "agent/perf_source.h"
+#include "core/cluster.h"
 #include "core/series.h"
 #include "core/status.h"
 
@@ -43,6 +44,7 @@ struct AgentConfig {
   std::string host;                                        // "" = this machine's hostname
   FieldSet labels;                                         // host labels, e.g. role=web
   std::vector<std::string> aggregators{"127.0.0.1:7400"};  // ingest HOST:PORT of every shard
+  std::string cluster;  // --cluster: a cluster file (core/cluster.h); "" = aggregators instead
   std::string statsd = "127.0.0.1:8125";                   // UDP HOST:PORT, or "off"
   int64_t flush_ms = 250;         // how often completed seconds become a batch
   int64_t max_series = 1000;      // distinct field sets per metric per second
@@ -86,6 +88,10 @@ Result<ExecSpec> ParseExecFlag(std::string_view text);
 
 // Checks every value after the file and flags are applied (host must be set by then).
 Status ValidateAgentConfig(const AgentConfig& config);
+
+// The cluster the agent ships to: the file `cluster` names (read now), else the short form of
+// `aggregators` (ClusterFromList: one zone, R=1). InvalidArgument naming the key and flag.
+Result<Cluster> AgentCluster(const AgentConfig& config);
 
 // The aggregator this host ships to: "tcp://" + the aggregators entry that owns it by rendezvous
 // hashing (core/cluster.h, RendezvousIndex over the normalized endpoints).

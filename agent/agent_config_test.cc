@@ -107,6 +107,31 @@ TEST(AgentConfig, HostPortLabelsAndTheChosenShard) {
   EXPECT_EQ(IngestEndpoint(c), "tcp://[::1]:7400");
 }
 
+TEST(AgentConfig, AClusterFileOrTheShortFormNotBoth) {
+  AgentConfig c;
+  ASSERT_TRUE(ParseAgentConfig("cluster = \"/etc/trailmap/cluster.toml\"\n", "agent.toml", &c).ok());
+  EXPECT_EQ(c.cluster, "/etc/trailmap/cluster.toml");
+  EXPECT_EQ(ParseAgentConfig("cluster = \"c.toml\"\naggregators = [\"a:1\"]\n", "agent.toml", &c)
+                .message(),
+            "config agent.toml: give cluster = \"FILE\" or aggregators = [...], not both "
+            "(aggregators is the short form of a one-zone cluster)");
+  EXPECT_EQ(ParseAgentConfig("cluster = 3\n", "agent.toml", &c).message(),
+            "config agent.toml: cluster (--cluster) must be a string (the cluster file's path)");
+  c.cluster = "/nonexistent/cluster.toml";
+  EXPECT_FALSE(AgentCluster(c).ok());
+
+  // The short form: one owner, the same one IngestEndpoint names.
+  AgentConfig s;
+  s.host = "web-1";
+  s.aggregators = {"a:1", "b:2", "c:3", "[::1]:7400"};
+  Result<Cluster> cluster = AgentCluster(s);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  EXPECT_EQ(cluster->replication, 1u);
+  const std::vector<size_t> owners = cluster->Owners("web-1", 0);
+  ASSERT_EQ(owners.size(), 1u);
+  EXPECT_EQ(cluster->members[owners[0]].ingest, IngestEndpoint(s));
+}
+
 TEST(AgentConfig, ProcAndExecSections) {
   AgentConfig c;
   c.host = "h";

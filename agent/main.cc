@@ -1,8 +1,10 @@
 // trailmap-agent: turns this host's statsd timings, its own /proc metrics, the output of any
 // configured commands and its CPU stacks (perf, folded-stack lines) into per-second histograms,
-// scalars and stack counts, and ships them to the aggregator that owns the host (core/cluster.h).
+// scalars and stack counts, and ships them to every aggregator that owns the host (core/cluster.h:
+// its R owners; agent/replicated_shipper.h).
 //
-// main() builds everything and hands it down: the bucketizer, the shipper (its own thread), the
+// main() builds everything and hands it down: the bucketizer, the shippers (one per owner, each
+// its own thread and spool segment), the
 // statsd server, the proc source, each exec source and the stack sources (a thread each). This
 // thread waits for SIGINT/SIGTERM in sigtimedwait, and every flush_ms turns the seconds before the
 // current one into one batch; stack samples that arrive late (perf delivers a window at a time)
@@ -13,7 +15,9 @@
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <limits>
 #include <cstdio>
 #include <memory>
@@ -28,7 +32,7 @@
 #include "agent/perf_source.h"
 #include "agent/proc_source.h"
 #include "agent/self_metrics.h"
-#include "agent/shipper.h"
+#include "agent/replicated_shipper.h"
 #include "agent/spool_flags.h"
 #include "agent/stack_flags.h"
 #include "agent/statsd_server.h"
@@ -50,7 +54,7 @@ std::string LabelsText(const FieldSet& labels) {
 
 // One line with every counter; logged when it differs from the last one logged.
 std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Bucketizer& bucketizer,
-                         const Shipper& shipper, const ProcSource* proc,
+                         const ReplicatedShipper& shipper, const ProcSource* proc,
                          const std::vector<std::unique_ptr<ExecSource>>& execs,
                          const PerfSource* perf, const FoldedSource* folded) {
   std::string line = "counters:";
@@ -102,7 +106,13 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
           " late=" + std::to_string(b.late_events) + " refused=" + std::to_string(b.refused_events) +
           " scalars=" + std::to_string(b.scalars) +
           " overflow_scalars=" + std::to_string(b.overflow_scalars) + ";";
-  const ShipperCounters c = shipper.counters();
+  const std::vector<OwnerCounters> owners = shipper.counters();
+  ShipperCounters c;
+  SpoolCounters sp;
+  for (const OwnerCounters& o : owners) {
+    c += o.shipper;
+    sp += o.spool;
+  }
   line += " batches sent=" + std::to_string(c.sent) + " acked=" + std::to_string(c.acked) +
           " duplicates=" + std::to_string(c.duplicates) +
           " rejected=" + std::to_string(c.rejected) + " items_refused=" +
@@ -110,11 +120,18 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
           " reconnects=" + std::to_string(c.reconnects) + " dropped=" + std::to_string(c.dropped) +
           " out_of_order=" + std::to_string(c.out_of_order) +
           " incarnations=" + std::to_string(c.incarnations);
-  const SpoolCounters sp = shipper.spool_counters();
   line += "; spool bytes=" + std::to_string(sp.bytes) + " batches=" + std::to_string(sp.batches) +
           " replayed=" + std::to_string(sp.replayed) +
           " dropped_batches=" + std::to_string(sp.dropped_batches) +
           " dropped_events=" + std::to_string(sp.dropped_events);
+  // Each owner apart: one that is down shows as sent but not acked, its batches spooled.
+  for (const OwnerCounters& o : owners) {
+    line += "; owner " + o.member + " sent=" + std::to_string(o.shipper.sent) +
+            " acked=" + std::to_string(o.shipper.acked) +
+            " resent=" + std::to_string(o.shipper.resent) +
+            " spooled=" + std::to_string(o.spool.batches) +
+            " dropped=" + std::to_string(o.shipper.dropped);
+  }
   if (b.stack_samples > 0) {  // stack sources: samples, cuts, and definitions (re)sent
     line += "; stacks samples=" + std::to_string(b.stack_samples) +
             " truncated_stacks=" + std::to_string(b.truncated_stacks) +
@@ -131,7 +148,7 @@ std::optional<StatsdCounters> StatsdCountersOf(const StatsdServer* statsd) {
 
 // Turns the held seconds before `second` into batches (60 seconds at most each) and queues them.
 void ShipSecondsBefore(int64_t second, const AgentConfig& config, Bucketizer* bucketizer,
-                       Shipper* shipper) {
+                       ReplicatedShipper* shipper) {
   while (true) {
     CompletedSeconds done = bucketizer->TakeSecondsBefore(second);
     if (done.empty()) return;
@@ -149,10 +166,11 @@ int Configure(int argc, char** argv, AgentConfig* config) {
       "trailmap.\n"
       "Examples:\n"
       "  trailmap-agent --host web-1 --label role=web --aggregators 10.0.0.5:7400\n"
+      "  trailmap-agent --host web-1 --cluster /etc/trailmap/cluster.toml   # R owners each\n"
       "  trailmap-agent --no-proc --exec 'metric=syscall.latency,command=bpftrace -e ...'\n"
       "  trailmap-agent --exec 'metric=queue.depth,kind=scalar,unit=items,command=while sleep 1; "
       "do wc -l </var/q; done'"};
-  std::string config_path, host, aggregators, statsd, proc_root;
+  std::string config_path, host, aggregators, cluster, statsd, proc_root;
   std::vector<std::string> labels, execs;
   bool no_proc = false, no_self_metrics = false;
   int64_t flush_ms = 0, max_series = 0, window = 0, ack_timeout_ms = 0;
@@ -160,7 +178,15 @@ int Configure(int argc, char** argv, AgentConfig* config) {
   app.add_option("--host", host, "this host's name (default: the hostname)");
   app.add_option("--label", labels, "host label KEY=VALUE (repeatable)");
   app.add_option("--aggregators", aggregators,
-                 "ingest HOST:PORT[,HOST:PORT...] (default 127.0.0.1:7400)");
+                 "ingest HOST:PORT[,HOST:PORT...] (default 127.0.0.1:7400): the short form of a "
+                 "cluster of one zone and R=1; not with --cluster");
+  app.add_option("--cluster", cluster,
+                 "cluster file (TOML, core/cluster.h): every aggregator with its zone and "
+                 "endpoints, the replication R and the epochs; every batch goes to each of the "
+                 "host's R owners, each with its own spool segment DIR/NAME under --spool. "
+                 "Example: replication = 2, then one [[aggregator]] table per aggregator with "
+                 "name = \"agg-1\", zone = \"a\", ingest = \"10.0.0.5:7400\", "
+                 "query = \"10.0.0.5:7401\"");
   app.add_option("--statsd", statsd, "statsd UDP HOST:PORT, or off (default 127.0.0.1:8125)");
   app.add_option("--flush-ms", flush_ms, "ship completed seconds this often (default 250)");
   app.add_option("--max-series", max_series, "field sets per metric per second (default 1000)");
@@ -203,7 +229,15 @@ int Configure(int argc, char** argv, AgentConfig* config) {
       return 2;
     }
   }
+  if (app.count("--aggregators") && app.count("--cluster")) {
+    std::fprintf(stderr,
+                 "trailmap-agent: give --cluster FILE or --aggregators LIST, not both "
+                 "(--aggregators is the short form of a one-zone cluster with R=1)\n");
+    return 2;
+  }
+  if (app.count("--cluster")) config->cluster = cluster;
   if (app.count("--aggregators")) {
+    config->cluster.clear();  // the flag overrides a cluster file the config names
     config->aggregators.clear();
     size_t start = 0;
     while (start <= aggregators.size()) {
@@ -257,24 +291,74 @@ int Run(const AgentConfig& config) {
     files.rlim_cur = files.rlim_max;
     setrlimit(RLIMIT_NOFILE, &files);
   }
-  // The spool keeps the agent id, and the stack and frame ids used under it: continue above them.
-  Result<std::unique_ptr<Spool>> spool = OpenAgentSpool(config);
-  if (!spool.ok()) {
-    Log(spool.status().ToString());
-    return 1;
+  Result<Cluster> cluster = AgentCluster(config);
+  if (!cluster.ok()) {
+    Log(cluster.status().ToString());
+    return 2;
   }
-  BucketizerOptions bucketizer_options{static_cast<size_t>(config.max_series)};
-  bucketizer_options.stacks.first_stack_id = (*spool)->stack_high() + 1;
-  bucketizer_options.stacks.first_frame_id = (*spool)->frame_high() + 1;
-  Bucketizer bucketizer(bucketizer_options);
+  // One spool segment per owner. With a cluster file each is the subdirectory named after the
+  // member; the short form (R=1, one owner) keeps using the directory itself, the layout of
+  // earlier versions, so a spool they left drains unchanged.
+  const bool segmented = !config.cluster.empty();
   ShipperOptions shipper_options;
-  shipper_options.endpoint = IngestEndpoint(config);
-  shipper_options.agent_id = (*spool)->agent_id();
   shipper_options.window = static_cast<size_t>(config.window);
   shipper_options.ack_timeout = std::chrono::milliseconds(config.ack_timeout_ms);
-  const std::string spool_text =
-      (*spool)->options().dir.empty() ? std::string("in memory") : (*spool)->options().dir;
-  Shipper shipper(shipper_options, std::move(*spool));
+  uint32_t stack_high = 0, frame_high = 0;
+  auto open_shipper = [&config, segmented, &shipper_options, &stack_high, &frame_high](
+                          const ClusterMember& member) -> Result<std::unique_ptr<Shipper>> {
+    Result<std::unique_ptr<Spool>> spool = OpenAgentSpool(config, segmented ? member.name : "");
+    if (!spool.ok()) return spool.status();
+    // Each segment keeps its agent id and the stack and frame ids used under it.
+    stack_high = std::max(stack_high, (*spool)->stack_high());
+    frame_high = std::max(frame_high, (*spool)->frame_high());
+    ShipperOptions options = shipper_options;
+    options.endpoint = member.ingest;
+    options.agent_id = (*spool)->agent_id();
+    return std::make_unique<Shipper>(std::move(options), std::move(*spool));
+  };
+  ReplicatedShipper shipper(*cluster, open_shipper);
+  // Up front: the owners of now (a spool that cannot be opened is an error at start, as it always
+  // was) and every segment an earlier run left, owner or not, so it drains; the bucketizer's ids
+  // continue above the highest of them all.
+  const std::vector<size_t> owners_now = cluster->Owners(config.host, NowSecond());
+  const std::string spool_dir = AgentSpoolDir(config);
+  std::string agents_text;  // each segment's agent id (sequences are per agent id)
+  for (size_t m = 0; m < cluster->members.size(); ++m) {
+    const bool owner = std::find(owners_now.begin(), owners_now.end(), m) != owners_now.end();
+    std::error_code ec;
+    const bool left = segmented && !spool_dir.empty() &&
+                      std::filesystem::is_directory(spool_dir + "/" + cluster->members[m].name, ec);
+    if (!owner && !left) continue;
+    Result<std::unique_ptr<Shipper>> made = open_shipper(cluster->members[m]);
+    if (!made.ok()) {
+      Log(made.status().ToString());
+      return made.status().code() == Status::Code::kInvalidArgument ? 2 : 1;
+    }
+    agents_text += (agents_text.empty() ? "" : " ") + (*made)->agent_id();
+    shipper.Adopt(m, std::move(*made));
+  }
+  // A spool the short form left in the directory itself names no member: it is not sent.
+  if (std::error_code ec; segmented && !spool_dir.empty()) {
+    for (const auto& file : std::filesystem::directory_iterator(spool_dir, ec)) {
+      if (file.path().extension() != ".spool") continue;
+      Log("spool " + spool_dir + " holds batches of a run with --aggregators, not sent with "
+          "--cluster: run once with the old --aggregators until its counters line shows spool "
+          "batches=0, then switch");
+      break;
+    }
+  }
+  BucketizerOptions bucketizer_options{static_cast<size_t>(config.max_series)};
+  bucketizer_options.stacks.first_stack_id = stack_high + 1;
+  bucketizer_options.stacks.first_frame_id = frame_high + 1;
+  Bucketizer bucketizer(bucketizer_options);
+  std::string owners_text;
+  for (size_t m : owners_now) {
+    owners_text += (owners_text.empty() ? "" : ", ") + cluster->members[m].name +
+                   (segmented ? " (" + cluster->members[m].ingest + ")" : "");
+  }
+  const std::string spool_text = spool_dir.empty() ? std::string("in memory")
+                                 : segmented       ? spool_dir + "/MEMBER"
+                                                   : spool_dir;
 
   std::unique_ptr<StatsdServer> statsd;
   if (config.statsd != "off") {
@@ -323,8 +407,9 @@ int Run(const AgentConfig& config) {
     }
   }
   Log("started: host " + config.host + ", labels " + LabelsText(config.labels) + ", agent " +
-      shipper_options.agent_id + ", shipping to " + shipper_options.endpoint + " (shard of " +
-      std::to_string(config.aggregators.size()) + "), statsd " +
+      agents_text + ", shipping to " + owners_text + " (" + std::to_string(owners_now.size()) + " of " +
+      std::to_string(cluster->members.size()) + ", R=" + std::to_string(cluster->replication) +
+      "), statsd " +
       (statsd ? config.statsd.substr(0, config.statsd.rfind(':')) + ":" +
                     std::to_string(statsd->port())
               : std::string("off")) +

@@ -155,8 +155,8 @@ AgentCounters ReadAgentCounters(const AgentParts& parts) {
     c.pending_seconds = parts.bucketizer->pending_seconds();
   }
   if (parts.shipper != nullptr) {
-    c.shipper = parts.shipper->counters();
-    c.spool = parts.shipper->spool_counters();
+    c.shipper = parts.shipper->TotalCounters();
+    c.spool = parts.shipper->TotalSpoolCounters();
   }
   if (parts.proc != nullptr) c.proc = parts.proc->counters();
   if (parts.execs != nullptr) {

@@ -11,9 +11,9 @@
 //   stacks.samples, stacks.truncated, stacks.truncated_frames, seconds.pending   the bucketizer
 //   batches.{sent,acked,duplicate,rejected,resent,dropped,out_of_order,need_dictionary},
 //   reconnects, incarnations, stack_defs.sent, frame_defs.sent,
-//   items.refused, batches.unreadable                                            the shipper
+//   items.refused, batches.unreadable          the shippers (summed over the host's owners)
 //   spool.{bytes,batches,appended,replayed,dropped.batches,dropped.bytes,
-//   dropped.events,truncated_bytes,fsyncs}                                       the spool
+//   dropped.events,truncated_bytes,fsyncs}           the spool (summed over its segments)
 //   proc.*, exec.*{exec}, perf.*, folded.*                                       each source
 //   process.rss, process.fds, process.cpu{mode}                                  the process
 // A part that does not run publishes nothing.
@@ -40,7 +40,7 @@
 #include "agent/folded_source.h"
 #include "agent/perf_source.h"
 #include "agent/proc_source.h"
-#include "agent/shipper.h"
+#include "agent/replicated_shipper.h"
 #include "agent/statsd_server.h"
 #include "core/self_metrics.h"
 
@@ -49,7 +49,7 @@ namespace trailmap {
 // The parts whose counters are read; nullptr = the part does not run. Not owned.
 struct AgentParts {
   const Bucketizer* bucketizer = nullptr;
-  const Shipper* shipper = nullptr;
+  const ReplicatedShipper* shipper = nullptr;  // summed over the owners it ships to
   const StatsdServer* statsd = nullptr;
   const ProcSource* proc = nullptr;
   const std::vector<std::unique_ptr<ExecSource>>* execs = nullptr;

@@ -38,6 +38,17 @@
 // nothing with kAlways (fdatasync per batch), up to fsync_interval with kInterval, and up to the
 // kernel's writeback delay (vm.dirty_expire_centisecs, 30 s by default) with kNever.
 //
+// Segments per owner (agent/replicated_shipper.h): an agent started with a cluster file sends
+// every batch to each of its host's R owners, each through its own spool, in a subdirectory of the
+// agent's spool directory named after the member (`<spool>/agg-1/`, `<spool>/agg-2/`): each a
+// spool as described here, with its own LOCK, agent id, sequence and bound (--spool-bytes is per
+// segment, so R owners down at once can take R times it). A segment whose member is down fills
+// while the others drain: this is hinted handoff at the edge. An agent started with the short form
+// (--aggregators, R=1) keeps using the directory itself, as every earlier version did, so a
+// spool an earlier version left drains unchanged; switching an agent from the short form to a
+// cluster file leaves what the directory itself holds unsent (drain it first: stop the agent
+// once its counters line shows spool batches=0).
+//
 // An in-memory spool (Options.dir "") has the same behaviour and bound and keeps nothing across
 // a restart (tests, `trailmap import`, the load generator).
 //

@@ -39,10 +39,21 @@ void ApplySpoolFlags(const CLI::App& app, const SpoolFlags& f, AgentConfig* conf
   if (app.count("--spool-fsync-ms")) config->spool.fsync_ms = f.fsync_ms;
 }
 
-Result<std::unique_ptr<Spool>> OpenAgentSpool(const AgentConfig& config) {
-  SpoolOptions options;
+std::string AgentSpoolDir(const AgentConfig& config) {
   const std::string& dir = config.spool.dir;
-  options.dir = dir == "off" ? "" : dir.empty() ? DefaultSpoolDir(config.host) : dir;
+  return dir == "off" ? "" : dir.empty() ? DefaultSpoolDir(config.host) : dir;
+}
+
+Result<std::unique_ptr<Spool>> OpenAgentSpool(const AgentConfig& config,
+                                              const std::string& segment) {
+  if (segment == "." || segment == ".." || segment.find('/') != std::string::npos) {
+    return Status::InvalidArgument("spool segment \"" + segment +
+                                   "\": a cluster member's name must be usable as a directory "
+                                   "name (no '/', not . or ..)");
+  }
+  SpoolOptions options;
+  options.dir = AgentSpoolDir(config);
+  if (!options.dir.empty() && !segment.empty()) options.dir += "/" + segment;
   options.max_bytes = static_cast<uint64_t>(config.spool.max_bytes);
   Result<SpoolFsync> fsync = ParseSpoolFsync(config.spool.fsync);
   if (!fsync.ok()) return fsync.status();

@@ -34,8 +34,15 @@ void AddSpoolFlags(CLI::App* app, SpoolFlags* flags);
 // Applies the flags that were given (app.count) over config->spool.
 void ApplySpoolFlags(const CLI::App& app, const SpoolFlags& flags, AgentConfig* config);
 
-// Opens the spool `config` names (after ValidateAgentConfig): its dir, or DefaultSpoolDir(host)
-// when none is given, or an in-memory one for "off".
-Result<std::unique_ptr<Spool>> OpenAgentSpool(const AgentConfig& config);
+// The spool directory `config` names (after ValidateAgentConfig): its dir, or
+// DefaultSpoolDir(host) when none is given, or "" (in memory) for "off".
+std::string AgentSpoolDir(const AgentConfig& config);
+
+// Opens the spool `config` names: the directory itself when `segment` is "", else its
+// subdirectory `segment` (one per cluster member the agent ships to: agent/replicated_shipper.h),
+// each a spool of its own with its own agent id and lock. In memory for "off". InvalidArgument
+// for a segment name that is not a plain directory name.
+Result<std::unique_ptr<Spool>> OpenAgentSpool(const AgentConfig& config,
+                                              const std::string& segment = "");
 
 }  // namespace trailmap

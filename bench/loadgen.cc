@@ -25,7 +25,7 @@
 #include <set>
 #include <thread>
 
-#include "agent/shipper.h"
+#include "agent/replicated_shipper.h"
 #include "bench/fleet_model.h"
 #include "bench/fleet_scalars.h"
 #include "core/batch_split.h"
@@ -63,52 +63,32 @@ int64_t ParseSeconds(const std::string& s) {
   return unit == 'm' ? n * 60 : unit == 'h' ? n * 3600 : n;
 }
 
-// One shipper per aggregator; a host's batches go to the shard that owns it.
+// One shipper per aggregator (in memory, one agent id each); every batch of a host goes to each
+// of its owners (agent/replicated_shipper.h).
 class ShardedShippers {
  public:
-  ShardedShippers(const std::vector<std::string>& endpoints, const std::string& id,
-                  uint64_t max_bytes)
-      : endpoints_(endpoints) {
-    for (const auto& e : endpoints) {
-      ShipperOptions o;
-      o.endpoint = e;
-      o.agent_id = NewAgentId(id);
-      o.max_bytes = max_bytes;
-      o.window = 256;
-      shippers_.push_back(std::make_unique<Shipper>(std::move(o)));
-    }
-  }
+  ShardedShippers(const Cluster& cluster, const std::string& id, uint64_t max_bytes)
+      : shippers_(cluster, [id, max_bytes](const ClusterMember& member)
+                               -> Result<std::unique_ptr<Shipper>> {
+          ShipperOptions o;
+          o.endpoint = member.ingest;
+          o.agent_id = NewAgentId(id);
+          o.max_bytes = max_bytes;
+          o.window = 256;
+          return std::make_unique<Shipper>(std::move(o));
+        }) {}
   // Cut to the aggregator's limits (core/batch_split.h) like every producer; false if any part
   // was dropped.
   bool Send(Batch b) {
-    Shipper& shipper = *shippers_[RendezvousIndex(b.host, endpoints_)];
     bool all = true;
-    for (Batch& part : SplitBatch(std::move(b))) all = shipper.Send(std::move(part)) && all;
+    for (Batch& part : SplitBatch(std::move(b))) all = shippers_.Send(std::move(part)) && all;
     return all;
   }
-  Status Flush(std::chrono::milliseconds timeout) {
-    for (auto& s : shippers_) {
-      if (Status st = s->Flush(timeout); !st.ok()) return st;
-    }
-    return Status::Ok();
-  }
-  ShipperCounters Totals() const {
-    ShipperCounters t{};
-    for (const auto& s : shippers_) {
-      const ShipperCounters c = s->counters();
-      t.sent += c.sent;
-      t.acked += c.acked;
-      t.rejected += c.rejected;
-      t.dropped += c.dropped;
-      t.resent += c.resent;
-      t.items_refused += c.items_refused;
-    }
-    return t;
-  }
+  Status Flush(std::chrono::milliseconds timeout) { return shippers_.Flush(timeout); }
+  ShipperCounters Totals() const { return shippers_.TotalCounters(); }
 
  private:
-  std::vector<std::string> endpoints_;  // "tcp://h:p", the names placement hashes
-  std::vector<std::unique_ptr<Shipper>> shippers_;
+  ReplicatedShipper shippers_;
 };
 
 // Statsd timings to agents, the way an application would send them.
@@ -232,8 +212,9 @@ int Main(int argc, char** argv) {
   SetLogProgram("trailmap-loadgen");
   CLI::App app{"Simulate a fleet of hosts that speak trailmap's ingest protocol.\n"
                "  trailmap-loadgen --hosts 50 --backfill 10m            # history, then live seconds\n"
-               "  trailmap-loadgen --bench --hosts 5000 --series 20 --seconds 20   # ingest benchmark"};
-  std::string aggregators = "127.0.0.1:7400", statsd, backfill = "0", prefix = "sim-", metric = "disk.latency";
+               "  trailmap-loadgen --bench --hosts 5000 --series 20 --seconds 20   # ingest benchmark\n"
+               "  trailmap-loadgen --cluster cluster.toml --hosts 50   # each host to its R owners"};
+  std::string aggregators = "127.0.0.1:7400", cluster_path, statsd, backfill = "0", prefix = "sim-", metric = "disk.latency";
   size_t hosts = 50, series = 20;
   uint64_t max_bytes = uint64_t{4} << 30;
   int64_t duration = 0, bench_seconds = 20;
@@ -242,7 +223,12 @@ int Main(int argc, char** argv) {
   double stacks_rate = 0;
   size_t distinct_stacks = 300;
   uint64_t seed = 1;
-  app.add_option("--aggregators", aggregators, "Aggregator ingest endpoints, HOST:PORT[,HOST:PORT...]");
+  app.add_option("--aggregators", aggregators,
+                 "Aggregator ingest endpoints, HOST:PORT[,HOST:PORT...]: the short form of a "
+                 "one-zone cluster with R=1; not with --cluster");
+  app.add_option("--cluster", cluster_path,
+                 "Cluster file (TOML, core/cluster.h): every batch of a host goes to each of its "
+                 "R owners");
   app.add_option("--hosts", hosts, "Simulated hosts")->check(CLI::Range(1, 100000));
   app.add_option("--prefix", prefix, "Host name prefix (hosts are PREFIX001, PREFIX002, ...)");
   app.add_option("--metric", metric, "Metric name of the simulated disk latency");
@@ -279,14 +265,20 @@ int Main(int argc, char** argv) {
   signal(SIGINT, [](int) { g_stop = true; });
   signal(SIGTERM, [](int) { g_stop = true; });
 
-  Result<std::vector<std::string>> endpoints = ParseEndpointList(aggregators, kDefaultIngestPort);
-  if (!endpoints.ok()) {
-    Log("--aggregators: " + endpoints.status().message());
+  if (app.count("--aggregators") && app.count("--cluster")) {
+    Log("give --cluster FILE or --aggregators LIST, not both (--aggregators is the short form of "
+        "a one-zone cluster with R=1)");
+    return 2;
+  }
+  Result<Cluster> cluster = cluster_path.empty() ? ClusterFromList(aggregators, kDefaultIngestPort)
+                                                 : LoadCluster(cluster_path);
+  if (!cluster.ok()) {
+    Log((cluster_path.empty() ? "--aggregators: " : "--cluster: ") + cluster.status().message());
     return 2;
   }
   char self[256] = "loadgen";
   gethostname(self, sizeof self);
-  ShardedShippers shippers(*endpoints, std::string("loadgen@") + self, max_bytes);
+  ShardedShippers shippers(*cluster, std::string("loadgen@") + self, max_bytes);
   if (bench) return RunBench(shippers, hosts, series, bench_seconds);
 
   FleetModel model({.hosts = hosts, .prefix = prefix, .metric = metric, .events_per_second = rate, .seed = seed,

@@ -14,12 +14,13 @@
 #include <ostream>
 
 #include "agent/bucketizer.h"
-#include "agent/shipper.h"
+#include "agent/replicated_shipper.h"
 #include "agent/trace_source.h"
 #include "core/stack_collapse.h"
 #include "cli/stack_import.h"
 #include "core/series.h"
 #include "core/cluster.h"
+#include "core/endpoint.h"
 #include "core/timespec.h"
 #include "core/units.h"
 #include "query/fetch/endpoints.h"
@@ -34,12 +35,12 @@ std::string CountOf(uint64_t n, const std::string& one, const std::string& many 
 }
 
 // What both kinds of import need from the flags: the host's canonical --field set, the ack
-// timeout, and the ingest endpoint of the aggregator that owns --host. Errors name the flag.
+// timeout, and the cluster whose owners of --host get every batch. Errors name the flag.
 struct ImportTarget {
   FieldSet field_set;  // --field, as given
   std::string fields;  // the same, canonical
   uint64_t ack_timeout = 0;  // as ParseDuration gives it
-  std::string endpoint;
+  Cluster cluster;     // --cluster FILE, or the ingest endpoints' short form (R=1)
 };
 
 Result<ImportTarget> ResolveImportTarget(const ImportFlags& flags, const CliContext& context) {
@@ -56,14 +57,31 @@ Result<ImportTarget> ResolveImportTarget(const ImportFlags& flags, const CliCont
   if (!ack_timeout.ok()) {
     return Status::InvalidArgument("--ack-timeout: " + ack_timeout.status().message());
   }
+  if (!flags.cluster.empty()) {
+    if (!flags.ingest.empty()) {
+      return Status::InvalidArgument(
+          "give --cluster FILE or --aggregators LIST, not both (--aggregators is the short form "
+          "of a one-zone cluster with R=1)");
+    }
+    Result<Cluster> cluster = LoadCluster(flags.cluster);
+    if (!cluster.ok()) return Status::InvalidArgument("--cluster: " + cluster.status().message());
+    return ImportTarget{std::move(fields), std::move(*canonical), *ack_timeout,
+                        std::move(*cluster)};
+  }
   EndpointSources sources{flags.ingest, flags.config, context.env_ingest, context.env_config,
                           context.home};
   Result<std::vector<std::string>> endpoints = ResolveEndpoints(EndpointKind::kIngest, sources);
   if (!endpoints.ok()) {
     return Status::InvalidArgument("ingest endpoints: " + endpoints.status().message());
   }
+  std::string list;
+  for (const std::string& e : *endpoints) list += (list.empty() ? "" : ",") + e;
+  Result<Cluster> cluster = ClusterFromList(list, kDefaultIngestPort);
+  if (!cluster.ok()) {
+    return Status::InvalidArgument("ingest endpoints: " + cluster.status().message());
+  }
   return ImportTarget{std::move(fields), std::move(*canonical), *ack_timeout,
-                      (*endpoints)[RendezvousIndex(flags.host, *endpoints)]};
+                      std::move(*cluster)};
 }
 
 constexpr size_t kChunk = 4 << 20;  // bytes read at a time
@@ -85,8 +103,9 @@ Status ShiftLineNumber(const Status& status, uint64_t lines_before) {
   return Status::InvalidArgument("line " + std::to_string(line + lines_before) + m.substr(end));
 }
 
-// Ships every second the bucketizer holds to `endpoint`, then waits for every acknowledgement.
-int ShipAll(Bucketizer* bucketizer, const std::string& host, const std::string& endpoint,
+// Ships every second the bucketizer holds to each of the host's owners in `cluster`, then waits
+// for every acknowledgement of every owner.
+int ShipAll(Bucketizer* bucketizer, const std::string& host, const Cluster& cluster,
             uint64_t ack_timeout_ns, std::chrono::steady_clock::time_point began,
             const std::string& summary, const CliContext& context) {
   if (const uint64_t refused = bucketizer->counters().refused_events; refused > 0) {
@@ -94,10 +113,13 @@ int ShipAll(Bucketizer* bucketizer, const std::string& host, const std::string& 
                              std::to_string(refused) + " events would take a second of the series "
                              "(or of one stack) past 2^40, the most one item carries; nothing sent"));
   }
-  ShipperOptions shipper_options;
-  shipper_options.endpoint = endpoint;
-  shipper_options.agent_id = NewAgentId(host);
-  Shipper shipper(shipper_options);
+  ReplicatedShipper shipper(
+      cluster, [&host](const ClusterMember& member) -> Result<std::unique_ptr<Shipper>> {
+        ShipperOptions options;
+        options.endpoint = member.ingest;
+        options.agent_id = NewAgentId(host);
+        return std::make_unique<Shipper>(std::move(options));
+      });
   uint64_t batches = 0;
   const auto wait = std::chrono::milliseconds(std::max<uint64_t>(1, ack_timeout_ns / 1'000'000));
   for (;;) {
@@ -115,10 +137,12 @@ int ShipAll(Bucketizer* bucketizer, const std::string& host, const std::string& 
     }
   }
   const Status flushed = shipper.Flush(wait);
-  const ShipperCounters c = shipper.counters();
+  const ShipperCounters c = shipper.TotalCounters();
+  std::string owners;
+  for (const std::string& member : shipper.members()) owners += (owners.empty() ? "" : ", ") + member;
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-  *context.err << "trailmap import: " << summary << " → " << endpoint << ": "
+  *context.err << "trailmap import: " << summary << " → " << owners << ": "
                << CountOf(c.sent, "batch", "batches") << " sent, "
                << FormatCount(c.acked)
                << " acknowledged, " << FormatCount(c.duplicates) << " duplicates, "
@@ -153,7 +177,7 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
   if (!target.ok()) return Fail(context, target.status());
   const std::string& canonical = target->fields;
   const uint64_t ack_timeout = target->ack_timeout;
-  const std::string& endpoint = target->endpoint;
+  const Cluster& cluster = target->cluster;
   const FieldSet& fields = target->field_set;
   std::optional<int64_t> at;
   if (!flags.time.empty()) {
@@ -232,7 +256,7 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
                               " (" + FormatRfc3339(seconds.front().first) + " to " +
                               FormatRfc3339(seconds.back().first) + ") for " + flags.host + " " +
                               metric;
-  return ShipAll(&bucketizer, flags.host, endpoint, ack_timeout, began, summary, context);
+  return ShipAll(&bucketizer, flags.host, cluster, ack_timeout, began, summary, context);
 }
 
 }  // namespace
@@ -258,6 +282,9 @@ CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags) {
                   "port 7401), in the agents' order; else $TRAILMAP_INGEST, else `ingest` in the "
                   "config file, else 127.0.0.1:7400");
   cmd->add_option("--config", flags->config, "TOML file with ingest = [\"HOST:PORT\", ...]");
+  cmd->add_option("--cluster", flags->cluster,
+                  "Cluster file (TOML, core/cluster.h): every batch goes to each of the host's R "
+                  "owners in it (not with --aggregators)");
   cmd->add_option("--ack-timeout", flags->ack_timeout,
                   "How long to wait for every batch to be acknowledged")
       ->capture_default_str();
@@ -282,6 +309,7 @@ CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags) {
       "--start -10m -\n"
       "  perf script | trailmap import --stacks --host web-1 -\n"
       "  trailmap import --stacks --host web-1 --time -2m --field execname=nginx out.folded\n"
+      "  trailmap import --cluster cluster.toml --host db-7 --metric disk.latency trace.txt\n"
       "Exit codes: 0 every batch acknowledged, 1 a batch rejected or unacknowledged, 2 usage or "
       "file format error.");
   return cmd;
@@ -303,7 +331,7 @@ int RunImport(const ImportFlags& flags, const CliContext& context) {
   if (!target.ok()) return Fail(context, target.status());
   const std::string& canonical = target->fields;
   const uint64_t ack_timeout = target->ack_timeout;
-  const std::string& endpoint = target->endpoint;
+  const Cluster& cluster = target->cluster;
   std::optional<int64_t> start;
   if (!flags.start.empty()) {
     Result<int64_t> t = ParseTimeSpec(flags.start, context.now);
@@ -389,7 +417,7 @@ int RunImport(const ImportFlags& flags, const CliContext& context) {
                               CountOf(last_second - first_second + 1, "second") + " (" +
                               FormatRfc3339(first_second) + " to " + FormatRfc3339(last_second) +
                               ") for " + flags.host + " " + flags.metric;
-  return ShipAll(&bucketizer, flags.host, endpoint, ack_timeout, began, summary, context);
+  return ShipAll(&bucketizer, flags.host, cluster, ack_timeout, began, summary, context);
 }
 
 }  // namespace trailmap

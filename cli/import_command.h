@@ -32,6 +32,7 @@ struct ImportFlags {
   std::string start;                // "" = as in the file; else shift the first event to this time
   std::string ingest;               // INGEST endpoints HOST:PORT,...; see query/fetch/endpoints.h
   std::string config;
+  std::string cluster;  // --cluster FILE (core/cluster.h); not with ingest
   std::string ack_timeout = "60s";  // how long to wait for the last acknowledgement
   bool quiet = false;
   std::string file;  // "-" = standard input

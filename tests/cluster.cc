@@ -31,12 +31,13 @@ Agent::Agent(const TempDir& dir, std::string host, std::string aggregators_inges
   argv_ = {Binary("trailmap-agent"),
            "--host",
            host_,
-           "--aggregators",
-           aggregators_ingest,
            "--statsd",
            "127.0.0.1:" + std::to_string(statsd_port_),
            "--spool",
            spool_dir_};
+  if (!aggregators_ingest.empty()) {
+    argv_.insert(argv_.end(), {"--aggregators", aggregators_ingest});
+  }
   argv_.insert(argv_.end(), extra_args.begin(), extra_args.end());
   Start();
 }
