@@ -25,15 +25,7 @@ void AddQueryFlags(CLI::App* command, QueryFlags* flags) {
   command->add_option("--where,-w", flags->where,
                       "Only events that pass a predicate, evaluated in the aggregators: "
                       "'host =~ \"web.*\" and op == \"read\" and latency > 10ms' (docs/predicates.md)");
-  command->add_option("--aggregators,-a", flags->aggregators,
-                      "Aggregator QUERY endpoints HOST:PORT,... (default port 7401); else "
-                      "$TRAILMAP_AGGREGATORS, else `aggregators` in the config file, else "
-                      "127.0.0.1:7401");
-  command->add_option("--config", flags->config,
-                      "TOML file with aggregators = [\"HOST:PORT\", ...] (default "
-                      "$TRAILMAP_CONFIG or ~/.config/trailmap/trailmap.toml)");
-  command->add_option("--timeout", flags->timeout, "How long to wait for every shard's answer")
-      ->capture_default_str();
+  AddShardFlags(command, flags);
 }
 
 int ExitCodeFor(const Status& status) {
@@ -95,8 +87,11 @@ std::string OutputFormat(const std::string& format, const std::string& output,
 void AddShardFlags(CLI::App* command, QueryFlags* flags) {
   command->add_option("--aggregators,-a", flags->aggregators,
                       "Aggregator QUERY endpoints HOST:PORT,... (default port 7401); else "
-                      "$TRAILMAP_AGGREGATORS, else `aggregators` in the config file");
-  command->add_option("--config", flags->config, "TOML file with aggregators = [\"HOST:PORT\", ...]");
+                      "$TRAILMAP_AGGREGATORS, else `aggregators` in the config file, else "
+                      "127.0.0.1:7401");
+  command->add_option("--config", flags->config,
+                      "TOML file with aggregators = [\"HOST:PORT\", ...] (default "
+                      "$TRAILMAP_CONFIG or ~/.config/trailmap/trailmap.toml)");
   command->add_option("--cluster", flags->cluster,
                       "Cluster file (members, zones, replication, epochs; else $TRAILMAP_CLUSTER): "
                       "with replication > 1 each host-second is counted once, from the first of "

@@ -175,6 +175,7 @@ TEST(Compose, ThreeZonesWithTwoReplicasStayExactThroughAnOutageAndAJoin) {
   const auto commands = ServiceCommands(ReadFile(kCompose));
   ASSERT_EQ(commands.size(), 8u) << "three aggregators, three agents, the fleet, the HTTP node";
   Twin twin(commands);
+  const int64_t started = Now();
   const std::vector<std::string> aggs = {"agg-1", "agg-2", "agg-3"};
   for (const std::string service : {"agg-1", "agg-2", "agg-3", "agent-web-1", "agent-web-2",
                                     "agent-db-1", "fleet", "query"}) {
@@ -191,14 +192,17 @@ TEST(Compose, ThreeZonesWithTwoReplicasStayExactThroughAnOutageAndAJoin) {
 
   // Everything arrives: 50 simulated hosts directly, three through the agents' statsd.
   Counts disk, http;
+  std::string first_err;
+  int first_code = 0;
   ASSERT_TRUE(WaitFor(
       [&] {
-        disk = CountsByHost(twin, "", "disk.latency", Now() - 60, Now());
+        disk = CountsByHost(twin, "", "disk.latency", Now() - 60, Now(), &first_code, &first_err);
         http = CountsByHost(twin, "", "http.server.latency", Now() - 60, Now());
         return disk.size() == 50 && http.size() == 3;
       },
       40s))
-      << disk.size() << " disk hosts, " << http.size() << " http hosts\n" << twin.Logs();
+      << disk.size() << " disk hosts, " << http.size() << " http hosts; trailmap exit "
+      << first_code << ": " << first_err << "\n" << twin.Logs();
 
   // Spread: each aggregator holds exactly the hosts it owns, about two thirds of them.
   const int64_t t = Now();
@@ -234,20 +238,26 @@ TEST(Compose, ThreeZonesWithTwoReplicasStayExactThroughAnOutageAndAJoin) {
       if (!only_owner.empty() && std::find(o.begin(), o.end(), only_owner) == o.end()) continue;
       if (alone[o[0]][h] == 0 || alone[o[0]][h] != alone[o[1]][h]) {
         *why = h + ": " + o[0] + " " + std::to_string(alone[o[0]][h]) + ", " + o[1] + " " +
-               std::to_string(alone[o[1]][h]);
+               std::to_string(alone[o[1]][h]) + " over [" + std::to_string(from) + ", " +
+               std::to_string(to) + "); hosts held:";
+        for (const auto& [agg, counts] : alone) *why += " " + agg + " " + std::to_string(counts.size());
         return false;
       }
     }
     return true;
   };
+  // A settled range of 20 s after the first few seconds (the processes' start).
+  std::this_thread::sleep_for(std::chrono::seconds(std::max<int64_t>(0, started + 28 - Now())));
   const int64_t t1 = Now() - 4, t0 = t1 - 20;
   std::string why;
-  ASSERT_TRUE(WaitFor([&] { return owners_agree(t0, t1, "", &why); }, 20s)) << why;
+  ASSERT_TRUE(WaitFor([&] { return owners_agree(t0, t1, "", &why); }, 20s)) << why << "\n" << twin.Logs();
   const Counts whole = per_host("", t0, t1);
   ASSERT_EQ(whole.size(), hosts.size());
+  std::map<std::string, Counts> settled;  // each aggregator alone over [t0, t1)
+  for (const std::string& agg : aggs) settled[agg] = per_host(twin.Port(agg, "7401"), t0, t1);
   for (const std::string& h : hosts) {
     const std::vector<std::string> o = OwnerNames(*cluster, h, t0);
-    EXPECT_EQ(whole.at(h), per_host(twin.Port(o[0], "7401"), t0, t1).at(h)) << h;
+    EXPECT_EQ(whole.at(h), settled[o[0]][h]) << h;
   }
 
   // agg-2 down: the same answer, complete (exit 0), and the user told who is down.
@@ -314,14 +324,15 @@ TEST(Compose, ThreeZonesWithTwoReplicasStayExactThroughAnOutageAndAJoin) {
   // Across E each host's count is its old owner's before E plus its new owner's from E on.
   const Counts across = per_host("", e - 6, e + 6);
   EXPECT_EQ(across.size(), hosts.size());
+  std::map<std::string, Counts> before, after;  // each aggregator alone, before E and from E
+  for (const std::string agg : {"agg-1", "agg-2", "agg-3", "agg-4"}) {
+    before[agg] = per_host(twin.Port(agg, "7401"), e - 6, e);
+    after[agg] = per_host(twin.Port(agg, "7401"), e, e + 6);
+  }
   for (const std::string& h : hosts) {
     const std::string old_owner = OwnerNames(*grown, h, e - 1)[0];
     const std::string new_owner = OwnerNames(*grown, h, e)[0];
-    const Counts before = per_host(twin.Port(old_owner, "7401"), e - 6, e);
-    const Counts after = per_host(twin.Port(new_owner, "7401"), e, e + 6);
-    EXPECT_EQ(across.count(h) ? across.at(h) : 0,
-              (before.count(h) ? before.at(h) : 0) + (after.count(h) ? after.at(h) : 0))
-        << h;
+    EXPECT_EQ(across.count(h) ? across.at(h) : 0, before[old_owner][h] + after[new_owner][h]) << h;
   }
 
   // The HTTP node reads the same cluster file: every host once.
