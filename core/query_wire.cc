@@ -114,6 +114,19 @@ void EncodeReplicas(const ReplicaScope& scope, queryproto::Replicas::Builder out
 // Absent (replication 0) or a cluster CheckCluster accepts whose selection names members of it.
 Result<std::optional<ReplicaScope>> DecodeReplicas(queryproto::Replicas::Reader in) {
   if (in.getReplication() == 0) return std::optional<ReplicaScope>();
+  // A cluster is small: bounding the lists first keeps a hostile list of empty elements (a few
+  // bytes for millions of them) from costing time.
+  constexpr unsigned kMaxMembers = 4096, kMaxEpochs = 4096;
+  if (in.getMembers().size() > kMaxMembers || in.getEpochs().size() > kMaxEpochs ||
+      in.getDown().size() > in.getMembers().size() || in.getDownIn().size() > in.getMembers().size()) {
+    return Status::InvalidArgument("replicas: more than " + std::to_string(kMaxMembers) +
+                                   " members or epochs, or more down than members");
+  }
+  for (auto e : in.getEpochs()) {
+    if (e.getMembers().size() > in.getMembers().size()) {
+      return Status::InvalidArgument("replicas: an epoch lists more members than the cluster has");
+    }
+  }
   ReplicaScope scope;
   Cluster& c = scope.cluster;
   c.replication = in.getReplication();
