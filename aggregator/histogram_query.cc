@@ -53,11 +53,12 @@ class SliceScan {
  public:
   SliceScan(const Catalog& catalog, const HistogramQuery& query,
             const HostMask& allowed, const Predicate& where, const AggregatePlan* aggregate,
-            Partial* out)
+            bool pass_through, Partial* out)
       : query_(query), allowed_(allowed), grouping_(catalog, query.group_by),
         filter_(catalog, where), aggregate_(aggregate), out_(out) {
     std::tie(low_, high_) = where.ValueRange();
     all_values_ = low_ == 0 && high_ == UINT64_MAX;
+    pass_through_ = pass_through && all_values_;
   }
 
   // Merges the keys of `it`'s family with second in [lo, hi) (the iterator's upper bound is at or
@@ -128,13 +129,22 @@ class SliceScan {
     }
     if (group >= cell_of_group_.size()) cell_of_group_.resize(group + 1, -1);
     std::vector<QueryCell>& cells = out_->cells;
+    const std::string_view value(v.data(), v.size());
     if (cell_of_group_[group] < 0) {
       cell_of_group_[group] = static_cast<int32_t>(cells.size());
-      cells.push_back(QueryCell{static_cast<uint32_t>(column), group, Histogram()});
+      cells.push_back(QueryCell{static_cast<uint32_t>(column), group, Histogram(), {}});
+      if (pass_through_) {
+        // Passed through undecoded unless a second value joins it (QueryCell::encoded); checked
+        // as a decode would, so a bad value is reported here, naming its key, as before.
+        if (Status s = Histogram::Validate(value); !s.ok()) return s;
+        cells.back().encoded.assign(value);
+        return Status::Ok();
+      }
     }
-    Histogram& into = cells[cell_of_group_[group]].histogram;
-    return all_values_ ? into.MergeEncoded({v.data(), v.size()})
-                       : MergeBucketsInRange({v.data(), v.size()}, low_, high_, &into);
+    QueryCell& cell = cells[cell_of_group_[group]];
+    if (!all_values_) return MergeBucketsInRange(value, low_, high_, &cell.histogram);
+    if (Status s = cell.Materialize(); !s.ok()) return s;
+    return cell.histogram.MergeEncoded(value);
   }
 
   const HistogramQuery& query_;
@@ -147,6 +157,7 @@ class SliceScan {
   Partial* out_;
   uint64_t low_ = 0, high_ = UINT64_MAX;  // the predicate's value range
   bool all_values_ = true;
+  bool pass_through_ = false;  // HistogramScan::pass_through, and the predicate keeps all values
   std::vector<int32_t> cell_of_group_;  // for the current column: group -> index in cells, or -1
   uint64_t current_column_ = UINT64_MAX;
 };
@@ -157,7 +168,7 @@ void ScanSlice(rocksdb::DB* db, std::span<rocksdb::ColumnFamilyHandle* const> fa
                const rocksdb::Snapshot* snapshot,
                const Catalog& catalog, const HistogramQuery& query, uint32_t metric, int64_t lo,
                int64_t hi, const HostMask& allowed, const Predicate& where,
-               const AggregatePlan* aggregate, Partial* out) {
+               const AggregatePlan* aggregate, bool pass_through, Partial* out) {
   const std::string upper = DataKeyPrefix(metric, hi);
   const rocksdb::Slice upper_slice(upper);
   rocksdb::ReadOptions read_options;
@@ -166,7 +177,7 @@ void ScanSlice(rocksdb::DB* db, std::span<rocksdb::ColumnFamilyHandle* const> fa
   read_options.adaptive_readahead = true;
   std::vector<std::unique_ptr<rocksdb::Iterator>> iterators(families.size());
 
-  SliceScan scan(catalog, query, allowed, where, aggregate, out);
+  SliceScan scan(catalog, query, allowed, where, aggregate, pass_through, out);
   // A replicated query's plan is cut at every epoch's start: no bucket read holds seconds of
   // two epochs, whose owners differ (core/cluster.h).
   std::vector<ScanSegment> plan;
@@ -270,6 +281,9 @@ Status Combine(std::vector<Partial>* partials, HistogramAnswer* answer) {
   for (size_t i = 0; i < cells.size(); ++i) {
     if (kept > 0 && cells[kept - 1].column == cells[i].column &&
         cells[kept - 1].group == cells[i].group) {
+      // A cell split between slices: both halves decoded (validated when read), then merged.
+      (void)cells[kept - 1].Materialize();
+      (void)cells[i].Materialize();
       cells[kept - 1].histogram.Merge(cells[i].histogram);
     } else {
       if (kept != i) cells[kept] = std::move(cells[i]);
@@ -418,15 +432,17 @@ Result<HistogramAnswer> RunHistogramQuery(const HistogramScan& scan, const Catal
       helpers.emplace_back([db, families, &pending, snapshot, &catalog, &query, read_metric,
                             &bounds, &allowed, &where, aggregate, &partials, &scan, i] {
         ScanSlice(db, families, pending, scan.pending_blocks, snapshot, catalog, query,
-                  read_metric, bounds[i], bounds[i + 1], allowed, *where, aggregate, &partials[i]);
+                  read_metric, bounds[i], bounds[i + 1], allowed, *where, aggregate,
+                  scan.pass_through, &partials[i]);
       });
     } catch (const std::system_error&) {  // no thread to be had: scan the slice here
       ScanSlice(db, families, pending, scan.pending_blocks, snapshot, catalog, query, read_metric,
-                bounds[i], bounds[i + 1], allowed, *where, aggregate, &partials[i]);
+                bounds[i], bounds[i + 1], allowed, *where, aggregate, scan.pass_through,
+                &partials[i]);
     }
   }
   ScanSlice(db, families, pending, scan.pending_blocks, snapshot, catalog, query, read_metric,
-            bounds[0], bounds[1], allowed, *where, aggregate, &partials[0]);
+            bounds[0], bounds[1], allowed, *where, aggregate, scan.pass_through, &partials[0]);
   for (std::thread& t : helpers) t.join();
 
   if (Status s = Combine(&partials, &answer); !s.ok()) return s;

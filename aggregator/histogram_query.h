@@ -79,6 +79,9 @@ struct HistogramScan {
   // Set: read this aggregate's keys instead of the hosts' (aggregator/aggregates.h); the query's
   // hosts and predicate are then empty, and its grouping is the plan's.
   const AggregatePlan* aggregate = nullptr;
+  // true: a cell made of one stored value keeps its encoding, validated but not decoded
+  // (QueryCell::encoded), for an answer that is only sent on; false: every cell decoded.
+  bool pass_through = false;
 };
 
 Result<HistogramAnswer> RunHistogramQuery(const HistogramScan& scan, const Catalog& catalog,

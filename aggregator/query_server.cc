@@ -84,7 +84,8 @@ Answer QueryServer::AnswerQuery(std::string_view bytes) const {
     return answer;
   }
   const auto start = std::chrono::steady_clock::now();
-  Result<HistogramAnswer> histograms = store_->QueryHistograms(query->histograms);
+  Result<HistogramAnswer> histograms = store_->QueryHistograms(query->histograms, QueryPlan::kCoarsest,
+                                                                   /*pass_through=*/true);
   if (!histograms.ok()) {
     answer.error = histograms.status().ToString();
     ++errors_;

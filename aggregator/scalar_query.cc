@@ -91,7 +91,7 @@ Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db,
     }
     if (cell_of_group[group] < 0) {
       cell_of_group[group] = static_cast<int32_t>(cells.size());
-      cells.push_back(QueryCell{static_cast<uint32_t>(column), group, Histogram()});
+      cells.push_back(QueryCell{static_cast<uint32_t>(column), group, Histogram(), {}});
     }
     cells[cell_of_group[group]].histogram.Record(static_cast<uint64_t>(fixed), 1);
   }

@@ -980,7 +980,8 @@ Result<ApplyOutcome> Store::SkipRejected(std::string_view agent, uint64_t sequen
   return out;
 }
 
-Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query, QueryPlan plan) const {
+Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query, QueryPlan plan,
+                                               bool pass_through) const {
   const size_t resolutions = plan == QueryPlan::kFinestOnly    ? 1
                              : plan == QueryPlan::kUpToMinutes ? kBlockFamily
                                                                : kHistogramResolutionCount;
@@ -1004,6 +1005,7 @@ Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query, Quer
       scan.pending_blocks = pending_blocks_.Of(read, query.from, query.to);
   }
   scan.aggregate = aggregate ? &*aggregate : nullptr;
+  scan.pass_through = pass_through;
   if (aggregate) aggregate_queries_.fetch_add(1, std::memory_order_relaxed);
   Result<HistogramAnswer> answer = RunHistogramQuery(scan, catalog_, query);
   db_->db->ReleaseSnapshot(scan.snapshot);

@@ -231,9 +231,12 @@ class Store {
   // of that field, looked up in the series fields and then the host labels, and "(none)" for data
   // without it. `hosts` (if not empty) keeps only those hosts. An unknown metric is an empty
   // answer, not an error; Corruption if a stored histogram does not decode.
-  // The answer is the same under either plan (the rollups hold exact merges).
+  // The answer is the same under either plan (the rollups hold exact merges). With
+  // `pass_through`, a cell of one stored value keeps its encoding (QueryCell::encoded) for an
+  // answer that is only sent on (the query server); without, every cell is decoded.
   Result<HistogramAnswer> QueryHistograms(const HistogramQuery& query,
-                                          QueryPlan plan = QueryPlan::kCoarsest) const;
+                                          QueryPlan plan = QueryPlan::kCoarsest,
+                                          bool pass_through = false) const;
   // Stack samples of one metric merged over [query.from, query.to), query.hosts and
   // query.where: every distinct stack with its count, sorted by stack text. Whole minutes of the
   // range are read from `stacks_60s`. An unknown metric is an empty answer; InvalidArgument for a

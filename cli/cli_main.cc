@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "core/huge_heap.h"
 #include "core/log.h"
 #include "cli/cli_common.h"
 #include "cli/collapse_command.h"
@@ -33,6 +34,7 @@ std::string Env(const char* name) {
 
 int main(int argc, char** argv) {
   using namespace trailmap;
+  PreferHugePages();  // views of thousands of columns allocate tens of MB at once: core/huge_heap.h
   SetLogProgram("trailmap");
   CLI::App app{
       "trailmap: per-second latency distributions across a fleet.\n"

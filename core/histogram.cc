@@ -82,14 +82,23 @@ void Histogram::Grow(uint32_t index) {
   first_ = new_first;
 }
 
+void Histogram::Cover(uint32_t low, uint32_t high) {
+  if (counts_.empty()) {
+    first_ = low;
+    counts_.assign(high - low + 1, 0);
+    return;
+  }
+  Grow(low);
+  Grow(high);
+}
+
 void Histogram::Merge(const Histogram& other) {
   saturated_ = saturated_ || other.saturated_;
   if (other.empty()) return;
   // Both hold at most kMaxTotalCount = 2^62 events: bucket counts and the count add up below
   // 2^63, sums below 2^127. Only then is the total cut back.
   const uint32_t other_last = other.first_ + static_cast<uint32_t>(other.counts_.size()) - 1;
-  Grow(other.first_);
-  Grow(other_last);
+  Cover(other.first_, other_last);
   for (size_t i = 0; i < other.counts_.size(); ++i) counts_[other.first_ + i - first_] += other.counts_[i];
   min_ = count_ == 0 ? other.min_ : std::min(min_, other.min_);
   max_ = std::max(max_, other.max_);
@@ -206,8 +215,7 @@ Status Histogram::MergeEncoded(std::string_view encoded) {
   if (Status s = ParseHeader(encoded, &h); !s.ok()) return s;
   if (h.nbuckets == 0) return Status::Ok();
   // The header says which buckets are coming: widen the window once, not bucket by bucket.
-  Grow(BucketIndex(h.min));
-  Grow(BucketIndex(h.max));
+  Cover(BucketIndex(h.min), BucketIndex(h.max));
   auto add = [this](uint32_t i, uint64_t count) {
     if (i - first_ >= counts_.size()) Grow(i);
     counts_[i - first_] += count;  // may wrap for a total past 2^62: then it is taken back
@@ -227,8 +235,7 @@ Status Histogram::MergeEncoded(std::string_view encoded) {
     // A valid encoding of more than kMaxTotalCount events (written before the bounds): built
     // apart, where its counts fit, cut to kMaxTotalCount, then merged.
     Histogram big;
-    big.Grow(BucketIndex(h.min));
-    big.Grow(BucketIndex(h.max));
+    big.Cover(BucketIndex(h.min), BucketIndex(h.max));
     auto add_big = [&big](uint32_t i, uint64_t count) { big.counts_[i - big.first_] += count; };
     (void)WalkBuckets(encoded, h, add_big, &walked_total, &walked);
     big.count_ = total;

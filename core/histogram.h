@@ -174,6 +174,9 @@ class Histogram {
 
  private:
   void Grow(uint32_t index);
+  // Covers [low, high]: an empty histogram gets exactly that window in one allocation (a decode
+  // or a merge into nothing needs no slack), a non-empty one grows as Grow does.
+  void Cover(uint32_t low, uint32_t high);
   void RecordSaturating(uint64_t value, uint64_t count);
   // Scales a histogram holding more than kMaxTotalCount (and less than 2^64) events down to
   // exactly kMaxTotalCount (rule above) and sets saturated_.

@@ -299,8 +299,17 @@ void CellSummary::Add(const CellSummary& other) {
   sum += other.sum;
 }
 
+Status QueryCell::Materialize() {
+  if (encoded.empty()) return Status::Ok();
+  Status s = histogram.MergeEncoded(encoded);
+  encoded.clear();
+  if (!s.ok()) return Status::Corruption("cell " + std::to_string(column) + ": " + s.message());
+  return Status::Ok();
+}
+
 void SummarizeCells(HistogramAnswer* answer) {
-  for (const QueryCell& c : answer->cells) {
+  for (QueryCell& c : answer->cells) {
+    (void)c.Materialize();  // a value that does not decode summarizes as an empty cell
     if (c.histogram.empty()) continue;
     answer->summaries.push_back(CellSummary{c.column, c.group, c.histogram.count(),
                                             static_cast<double>(c.histogram.sum()),
@@ -360,9 +369,14 @@ std::string EncodeAnswer(const Answer& answer) {
     for (size_t i = 0; i < h.cells.size(); ++i) {
       cells[i].setColumn(h.cells[i].column);
       cells[i].setGroup(h.cells[i].group);
-      buf.clear();
-      h.cells[i].histogram.EncodeTo(&buf);
-      cells[i].setEncoded(capnp::Data::Reader(reinterpret_cast<const kj::byte*>(buf.data()), buf.size()));
+      const std::string* encoded = &h.cells[i].encoded;
+      if (encoded->empty()) {
+        buf.clear();
+        h.cells[i].histogram.EncodeTo(&buf);
+        encoded = &buf;
+      }
+      cells[i].setEncoded(
+          capnp::Data::Reader(reinterpret_cast<const kj::byte*>(encoded->data()), encoded->size()));
     }
     if (!h.summaries.empty()) {
       auto list = ha.initSummaries(static_cast<unsigned>(h.summaries.size()));

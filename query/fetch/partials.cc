@@ -23,7 +23,7 @@ Histogram MergedGrid::Total() const {
   return out;
 }
 
-Result<MergedGrid> MergePartials(const HistogramQuery& query, const std::vector<Answer>& answers) {
+Result<MergedGrid> MergePartials(const HistogramQuery& query, std::vector<Answer>&& answers) {
   MergedGrid grid;
   grid.metric = query.metric;
   grid.from = query.from;
@@ -59,9 +59,9 @@ Result<MergedGrid> MergePartials(const HistogramQuery& query, const std::vector<
   }
   grid.cells.assign(grid.groups.size(), std::vector<Histogram>(grid.columns));
 
-  for (const Answer& a : answers) {
-    const HistogramAnswer& h = a.histograms;
-    for (const QueryCell& cell : h.cells) {
+  for (Answer& a : answers) {
+    HistogramAnswer& h = a.histograms;
+    for (QueryCell& cell : h.cells) {
       if (cell.column >= grid.columns || cell.group >= h.groups.size()) {
         return Status::Corruption(a.shard + ": cell (column " + std::to_string(cell.column) +
                                   ", group " + std::to_string(cell.group) +
@@ -70,7 +70,12 @@ Result<MergedGrid> MergePartials(const HistogramQuery& query, const std::vector<
                                   " groups");
       }
       const size_t g = group_index.at(h.groups[cell.group]);
-      grid.cells[g][cell.column].Merge(cell.histogram);  // saturates, never fails
+      Histogram& into = grid.cells[g][cell.column];
+      if (into.empty() && !into.saturated()) {
+        into = std::move(cell.histogram);
+      } else {
+        into.Merge(cell.histogram);  // saturates, never fails
+      }
     }
   }
   return grid;

@@ -38,8 +38,10 @@ struct MergedGrid {
   Histogram Total() const;
 };
 
-// Merges the answers to `query`. Refuses cells outside the query's columns or groups, and shards
-// that disagree on the metric's unit or kind, naming the shard.
-Result<MergedGrid> MergePartials(const HistogramQuery& query, const std::vector<Answer>& answers);
+// Merges the answers to `query`, taking their histograms: a cell only one shard answered is moved
+// into the grid, not copied (a 3,600-column heat map holds ~30 MB of histograms, and a copy of
+// them cost the CLI a quarter of its time). Refuses cells outside the query's columns or groups,
+// and shards that disagree on the metric's unit or kind, naming the shard.
+Result<MergedGrid> MergePartials(const HistogramQuery& query, std::vector<Answer>&& answers);
 
 }  // namespace trailmap

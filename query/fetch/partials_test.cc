@@ -48,6 +48,43 @@ TEST(Partials, UnifiesGroupsAndAddsCells) {
   EXPECT_EQ(grid->Group(0).count(), 7u);
 }
 
+// Two shards each hold a cell near the bound (kMaxTotalCount = 2^62): their sum saturates in
+// the query layer as in the store — the count stops at the bound, the proportions hold, the
+// cell says so — and the merge never fails or wraps. A third shard's saturated cell is taken as
+// it is.
+TEST(Partials, CellsPastTheBoundSaturateAcrossShards) {
+  const uint64_t near = kMaxTotalCount - 1;
+  Answer a, b, c;
+  for (Answer* x : {&a, &b, &c}) {
+    x->histograms.unit = "ns";
+    x->histograms.groups = {"web-1"};
+  }
+  a.shard = "agg-1";
+  a.histograms.cells = {Cell(0, 0, 100, near)};
+  b.shard = "agg-2";
+  b.histograms.cells = {Cell(0, 0, 100000, near)};
+  c.shard = "agg-3";
+  QueryCell full = Cell(1, 0, 5000, near);
+  full.histogram.Record(5000, 2);  // past the bound: saturated
+  ASSERT_TRUE(full.histogram.saturated());
+  c.histograms.cells = {full};
+
+  Result<MergedGrid> grid = MergePartials(Query3(), {a, b, c});
+  ASSERT_TRUE(grid.ok()) << grid.status().ToString();
+  const Histogram& merged = grid->cells[0][0];
+  EXPECT_TRUE(merged.saturated());
+  EXPECT_EQ(merged.count(), kMaxTotalCount);
+  EXPECT_EQ(merged.min(), 100u);
+  EXPECT_EQ(merged.max(), 100000u);
+  // Half below 1,000 and half above: the median sits at either value's bucket, p25 at the low.
+  EXPECT_LT(merged.Percentile(25), 1000u);
+  EXPECT_GT(merged.Percentile(75), 1000u);
+  EXPECT_TRUE(grid->cells[0][1].saturated());
+  EXPECT_EQ(grid->cells[0][1].count(), kMaxTotalCount);
+  EXPECT_TRUE(grid->Total().saturated());
+  EXPECT_EQ(grid->Total().count(), kMaxTotalCount);
+}
+
 TEST(Partials, UngroupedHasOneGroupEvenWithoutData) {
   HistogramQuery q = Query3();
   q.group_by = "";

@@ -123,7 +123,7 @@ Result<Fetched> FetchGrid(const QueryContext& context, const ViewRequest& reques
   for (const ShardFailure& f : result->skipped) {
     fetched.skipped.push_back(f.endpoint + ": " + f.reason);
   }
-  Result<MergedGrid> grid = MergePartials(query, result->answers);
+  Result<MergedGrid> grid = MergePartials(query, std::move(result->answers));
   if (!grid.ok()) return grid.status();
   fetched.grid = std::move(grid).value();
   return fetched;

@@ -1,0 +1,42 @@
+#include "core/huge_heap.h"
+
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+
+namespace trailmap {
+
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+constexpr bool kSanitized = __has_feature(address_sanitizer) || __has_feature(thread_sanitizer);
+#else
+constexpr bool kSanitized = false;
+#endif
+
+}  // namespace
+
+size_t PreferHugePages(size_t reserve_bytes) {
+  if (kSanitized) return 0;  // the sanitizers' allocator has its own heap
+  constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
+  if (mallopt(M_TOP_PAD, static_cast<int>(reserve_bytes)) == 0) return 0;
+  mallopt(M_TRIM_THRESHOLD, static_cast<int>(reserve_bytes));
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  // One allocation past the top makes the heap grow by reserve_bytes now; freed, it stays (the
+  // trim threshold), and the heap's pages from here on are the reserved ones.
+  void* probe = std::malloc(1 << 20);
+  if (probe == nullptr) return 0;
+  const uintptr_t low = (reinterpret_cast<uintptr_t>(probe) + kHugePage - 1) & ~(kHugePage - 1);
+  std::free(probe);
+  const uintptr_t high = reinterpret_cast<uintptr_t>(sbrk(0)) & ~(kHugePage - 1);
+  if (high <= low) return 0;
+  if (madvise(reinterpret_cast<void*>(low), high - low, MADV_HUGEPAGE) != 0) return 0;
+  return high - low;
+}
+
+}  // namespace trailmap

@@ -1,0 +1,24 @@
+// PreferHugePages: back the malloc heap with transparent huge pages, for programs that build
+// large short-lived views (the CLI, trailmap-query).
+//
+// A 3,600-column heat map allocates ~60 MB in a fresh process, and every first touch of a 4 KiB
+// page is a fault: 17,800 of them, a third of the CLI's time on this (virtualized) machine. With
+// 2 MiB pages the same run takes ~1,900 (docs/BENCHMARKS.md). This does what glibc's
+// `glibc.malloc.hugetlb=1` tunable does, without the environment: it reserves address space at
+// the top of the heap in one step (M_TOP_PAD: untouched pages cost nothing), keeps freed memory
+// (M_TRIM_THRESHOLD), serves blocks up to 64 MiB from the heap rather than from separate mmaps,
+// and asks for huge pages on the whole of it (madvise MADV_HUGEPAGE; honoured when
+// /sys/kernel/mm/transparent_hugepage/enabled is `always` or `madvise`, a no-op otherwise).
+//
+// Call once at the start of main(), before large allocations. Not for sanitizer builds (they
+// replace malloc; it returns without doing anything there).
+#pragma once
+
+#include <cstddef>
+
+namespace trailmap {
+
+// Returns the bytes of heap now advised for huge pages (0 when nothing was done).
+size_t PreferHugePages(size_t reserve_bytes = size_t{256} << 20);
+
+}  // namespace trailmap
