@@ -131,6 +131,7 @@ Spool::~Spool() {
     if (options_.fsync != SpoolFsync::kNever && unsynced_) ::fdatasync(fd_);
     ::close(fd_);
   }
+  if (held_fd_ >= 0) ::close(held_fd_);
   if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
 }
 
@@ -190,6 +191,7 @@ Status Spool::Load(std::string_view host, std::string_view agent_id) {
   agent_id_ = !agent_id.empty() ? std::string(agent_id) : stored_id;
   const bool renamed = !stored_id.empty() && agent_id.empty() && HostOf(stored_id) != host;
   if (agent_id_.empty()) agent_id_ = NewAgentId(host);
+  OpenHeld();
   if (Status s = StartSegment(segments_.empty() ? 1 : segments_.back().number + 1); !s.ok()) {
     return s;
   }
@@ -359,6 +361,51 @@ Status Spool::Write(uint8_t type, std::string_view body, uint64_t* offset) {
   return Status::Ok();
 }
 
+void Spool::OpenHeld() {
+  constexpr off_t kHeldBytes = 4096;
+  const std::string path = options_.dir + "/HELD";
+  held_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (held_fd_ < 0) {
+    Log(Errno("spool " + path) + " (a kill -9 while the disk refuses batches may then reuse " +
+        "their sequences)");
+    return;
+  }
+  std::string prefix, body;
+  if (ReadAt(held_fd_, 0, 8, &prefix)) {
+    const uint32_t length = GetFixed32(prefix.data());
+    if (length >= 16 && length <= kHeldBytes - 8 && ReadAt(held_fd_, 8, length, &body) &&
+        Crc32c(body) == GetFixed32(prefix.data() + 4) && body.substr(16) == agent_id_) {
+      const uint64_t held_next = GetFixed64(body.data());
+      if (held_next > next_sequence_) {
+        Log("spool " + options_.dir + ": batches up to " + std::to_string(held_next - 1) +
+            " were held in memory by the last run (the disk refused them); continuing above them");
+      }
+      next_sequence_ = std::max(next_sequence_, held_next);
+      stack_high_ = std::max(stack_high_, GetFixed32(body.data() + 8));
+      frame_high_ = std::max(frame_high_, GetFixed32(body.data() + 12));
+    }
+  }
+  if (const int e = ::posix_fallocate(held_fd_, 0, kHeldBytes); e != 0) {
+    Log("spool " + path + ": cannot allocate it: " + std::strerror(e));
+  }
+}
+
+void Spool::WriteHeld() {
+  if (held_fd_ < 0) return;
+  std::string body, record;
+  PutFixed64(&body, next_sequence_);
+  PutFixed32(&body, stack_high_);
+  PutFixed32(&body, frame_high_);
+  body += agent_id_;
+  PutFixed32(&record, static_cast<uint32_t>(body.size()));
+  PutFixed32(&record, Crc32c(body));
+  record += body;
+  if (::pwrite(held_fd_, record.data(), record.size(), 0) != static_cast<ssize_t>(record.size())) {
+    Log(Errno("spool " + options_.dir + "/HELD") +
+        " (a kill -9 before these batches are acknowledged may reuse their sequences)");
+  }
+}
+
 Status Spool::Sync() {
   if (fd_ < 0 || !unsynced_) return Status::Ok();
   if (::fdatasync(fd_) != 0) return Status::IOError(Errno("spool " + options_.dir + ": fdatasync"));
@@ -445,6 +492,7 @@ Status Spool::Append(uint64_t sequence, uint64_t events, uint32_t stack_high, ui
   next_sequence_ = std::max(next_sequence_, sequence + 1);
   stack_high_ = std::max(stack_high_, stack_high);
   frame_high_ = std::max(frame_high_, frame_high);
+  if (unwritable_) WriteHeld();  // this one is in memory: its sequence must outlive a kill -9
   ++counters_.appended;
   ++counters_.batches;
   if (memory_) return Status::Ok();

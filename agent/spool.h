@@ -7,8 +7,8 @@
 // highest stack and frame id ever put in a batch (schemas/ingest.capnp: ids are never reused under
 // one agent id), so a restarted agent continues where the last one stopped.
 //
-// Directory: LOCK (flock: one agent per spool) and segment files NNNNNNNNNNNNNNNNNNNN.spool,
-// numbered in the order they were written. Each segment:
+// Directory: LOCK (flock: one agent per spool), HELD (below) and segment files
+// NNNNNNNNNNNNNNNNNNNN.spool, numbered in the order they were written. Each segment:
 //
 //   segment := header record*
 //   record  := length:fixed32 crc:fixed32 type:uint8 body      length = 1 + |body|;
@@ -27,6 +27,18 @@
 // the batch it names. On Open a record whose length runs past the end of its file or whose CRC
 // does not match ends that segment: it is logged and the file truncated there (a torn write of a
 // crash); nothing after it is read, nothing is guessed.
+//
+// HELD: a batch the disk refuses is held in memory (Append), and its sequence and stack and frame
+// ids reach the aggregator while no segment records them. So that a kill -9 in that episode
+// cannot make the next run reuse them (the aggregator would call the new batches duplicates and
+// drop them), each such append overwrites HELD, a file of 4 KiB allocated at Open, so the
+// overwrite needs no new block of a full disk:
+//
+//   held := length:fixed32 crc:fixed32 next_sequence:fixed64 stack_high:fixed32
+//           frame_high:fixed32 agent_id          length = 16 + |agent_id|; crc = CRC32C(the rest)
+//
+// Open continues above it when its agent id is the spool's (an unreadable one is ignored: it
+// can only be a torn overwrite, and the write before it was for an earlier sequence).
 //
 // Full: when an append would pass max_bytes, the oldest segments are deleted; their batches are
 // dropped (counted in dropped_*, logged once per episode; the episode ends when the spool is
@@ -172,6 +184,9 @@ class Spool {
                       std::string_view batch, std::vector<uint64_t>* dropped);
   static constexpr uint64_t kInMemory = UINT64_MAX;  // Entry::segment of a batch the disk refused
   Status Sync();
+  // HELD: allocates it (Load), reads it into next_sequence_ and the highs, overwrites it.
+  void OpenHeld();
+  void WriteHeld();
   // Deletes the oldest segment, dropping what it holds; writes the `dropped` records.
   Status DropOldest(std::vector<uint64_t>* dropped);
   // Deletes leading segments with nothing live (never the current one).
@@ -182,6 +197,7 @@ class Spool {
   const SpoolOptions options_;
   const bool memory_;  // options_.dir empty
   int lock_fd_ = -1;
+  int held_fd_ = -1;  // HELD, or -1 (in memory, or it could not be made: logged)
   int fd_ = -1;  // current segment, opened for append
   std::string agent_id_;
   uint64_t next_sequence_ = 1;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -264,6 +265,44 @@ TEST_F(SpoolTest, WhenTheDiskRefusesBatchesAreHeldInMemoryAndStillSent) {
   EXPECT_EQ(OwedText(*spool), "1 4");
   EXPECT_EQ(spool->next_sequence(), 5u);
   EXPECT_EQ(*spool->Read(4), "batch-4");
+}
+
+// Killed while the disk refuses writes: the batches held in memory were sent (and may have been
+// applied) under their sequences and stack and frame ids, which no segment records. The next run
+// must go on above them (HELD), or the aggregator would take its new batches for duplicates.
+TEST_F(SpoolTest, AKillWhileBatchesAreHeldInMemoryNeverReusesTheirSequences) {
+#ifndef TRAILMAP_FAILPOINTS
+  FAIL() << "needs a build with -DTRAILMAP_FAILPOINTS=ON (scripts/test)";
+#endif
+  auto hold_two_and_kill = [this](std::unique_ptr<Spool> spool) {
+    ASSERT_EQ(spool->next_sequence(), 2u);
+    ASSERT_EQ(setenv("TRAILMAP_FAILPOINTS", "spool.write=error", 1), 0);
+    std::vector<uint64_t> dropped;
+    ASSERT_TRUE(spool->Append(2, 1, 7, 40, "batch-2", &dropped).ok());
+    ASSERT_TRUE(spool->Append(3, 1, 9, 55, "batch-3", &dropped).ok());
+    ASSERT_EQ(unsetenv("TRAILMAP_FAILPOINTS"), 0);
+    EXPECT_EQ(spool->counters().held_in_memory, 2u);
+    spool.reset();  // as a kill -9: batches 2 and 3 existed only in memory
+  };
+  auto spool = Open();
+  Add(spool.get(), 1);
+  spool->Done(1);
+  hold_two_and_kill(std::move(spool));
+  // A torn HELD is ignored, not an error: the segments alone say 2.
+  {
+    std::FILE* f = std::fopen((dir_ + "/HELD").c_str(), "r+");
+    ASSERT_NE(f, nullptr);
+    std::fputc('x', f);
+    std::fclose(f);
+  }
+  spool = Open();
+  EXPECT_EQ(spool->next_sequence(), 2u);
+  hold_two_and_kill(std::move(spool));
+  spool = Open();
+  EXPECT_EQ(OwedText(*spool), "");
+  EXPECT_EQ(spool->next_sequence(), 4u);
+  EXPECT_EQ(spool->stack_high(), 9u);
+  EXPECT_EQ(spool->frame_high(), 55u);
 }
 
 TEST(SpoolInMemory, DropsTheOldestAndKeepsNothingOnDisk) {

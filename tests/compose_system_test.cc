@@ -151,7 +151,8 @@ Counts CountsByHost(const Twin& twin, const std::string& query, const std::strin
   if (exit_code != nullptr) *exit_code = r.exit_code;
   if (err != nullptr) *err = r.err;
   Counts counts;
-  if (r.exit_code != 0 && r.exit_code != 3) return counts;
+  // Exit 3 without a document: no aggregator answered at all (e.g. all still starting).
+  if ((r.exit_code != 0 && r.exit_code != 3) || r.out.empty()) return counts;
   for (const auto& [host, stats] : ParseStats(r.out)) counts[host] = stats.count;
   return counts;
 }
