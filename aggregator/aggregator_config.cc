@@ -153,7 +153,7 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
   if (Status s =
           CheckKeys(root, source, "",
                     {"data", "ingest", "query", "name", "host", "self_metrics", "aggregate_by",
-                     "store", "retention", "limits"});
+                     "store", "retention", "limits", "queries"});
       !s.ok()) {
     return s;
   }
@@ -240,6 +240,34 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
                             &config->limits.max_bytes);
         !s.ok())
       return s;
+  }
+  if (const toml::node* node = root.get("queries")) {
+    const toml::table* queries = node->as_table();
+    if (!queries) return KeyError(source, "queries", "expected a table");
+    if (Status s = CheckKeys(*queries, source, "queries.",
+                             {"workers", "deadline", "max_keys", "max_groups", "max_cells",
+                              "max_answer_bytes"});
+        !s.ok()) {
+      return s;
+    }
+    if (Status s = ReadSize(*queries, source, "workers", 1, 256, &config->query_workers); !s.ok())
+      return s;
+    QueryLimits& l = config->query_limits;
+    for (auto [key, out] : {std::pair{"max_keys", &l.max_keys}, {"max_groups", &l.max_groups},
+                            {"max_cells", &l.max_cells}, {"max_answer_bytes", &l.max_answer_bytes}}) {
+      size_t value = *out;
+      if (Status s = ReadSize(*queries, source, key, 1, INT64_MAX, &value); !s.ok()) return s;
+      *out = value;
+    }
+    if (const toml::node* deadline = queries->get("deadline")) {
+      Result<uint64_t> ns = deadline->as_string() ? ParseDuration(deadline->as_string()->get())
+                                                  : Status::InvalidArgument("expected a string");
+      if (!ns.ok() || *ns < 1'000'000) {
+        return KeyError(source, "queries.deadline",
+                        "expected a duration of at least 1ms such as \"30s\"");
+      }
+      l.deadline_ms = *ns / 1'000'000;
+    }
   }
   return Status::Ok();
 }

@@ -14,6 +14,8 @@
 //               scalar = "14d", stacks = "2d", stacks_60s = "30d", agents = "30d"
 //               (a duration, or "forever")
 //   [limits] max_batch_bytes
+//   [queries] workers = 4, deadline = "30s", max_keys, max_groups, max_cells, max_answer_bytes
+//             (the most one query may cost, aggregator/query_budget.h; a client may ask for less)
 //
 // An unknown key is an error (a typo should not silently fall back to a default). Errors name the
 // file and the key. Value types; no shared state.
@@ -26,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "aggregator/query_budget.h"
 #include "aggregator/store.h"
 #include "core/batch.h"
 #include "core/status.h"
@@ -65,6 +68,8 @@ struct AggregatorConfig {
     return o;
   }();
   BatchLimits limits;
+  size_t query_workers = kDefaultQueryWorkers;     // [queries] workers, --query-workers
+  QueryLimits query_limits = kDefaultQueryLimits;  // [queries], --query-deadline
 };
 
 // Reads TOML text over `config` (so flags and files layer). `source` names the text in errors.

@@ -39,6 +39,13 @@ stacks_60s = "forever"
 agents = "3d"
 [limits]
 max_batch_bytes = 1048576
+[queries]
+workers = 8
+deadline = "2.5s"
+max_keys = 1000000
+max_groups = 50
+max_cells = 2000
+max_answer_bytes = 65536
 )",
                                    "test.toml", &c);
   ASSERT_TRUE(s.ok()) << s.ToString();
@@ -51,6 +58,8 @@ max_batch_bytes = 1048576
   EXPECT_EQ(c.store.block_cache_mb, 128u);
   EXPECT_EQ(c.store.write_buffer_mb, 16u);
   EXPECT_EQ(c.limits.max_bytes, 1048576u);
+  EXPECT_EQ(c.query_workers, 8u);
+  EXPECT_EQ(c.query_limits, (QueryLimits{2500, 1'000'000, 50, 2000, 65536}));
   EXPECT_EQ(c.store.retention_seconds[0], 36 * 3600);
   EXPECT_EQ(c.store.retention_seconds[1], 0);  // forever
   EXPECT_EQ(c.store.retention_seconds[2], 365 * 86400);
@@ -139,6 +148,13 @@ TEST(AggregatorConfigTest, ErrorsNameTheKey) {
   s = ParseAggregatorConfig("[retention]\nhist = \"10ms\"\n", "a.toml", &c);
   EXPECT_EQ(s.message(),
             "a.toml: retention.hist: \"10ms\": at least 1s (or forever to keep everything)");
+  s = ParseAggregatorConfig("[queries]\nworkers = 0\n", "a.toml", &c);
+  EXPECT_EQ(s.message(), "a.toml: workers: must be between 1 and 256");
+  s = ParseAggregatorConfig("[queries]\ndeadline = 30\n", "a.toml", &c);
+  EXPECT_EQ(s.message(),
+            "a.toml: queries.deadline: expected a duration of at least 1ms such as \"30s\"");
+  s = ParseAggregatorConfig("[queries]\nmax_rows = 3\n", "a.toml", &c);
+  EXPECT_EQ(s.message(), "a.toml: queries.max_rows: unknown key");
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include "aggregator/host_mask.h"
 #include "aggregator/keys.h"
+#include "aggregator/query_budget.h"
 #include "aggregator/rollup.h"
 #include "aggregator/series_filter.h"
 #include "core/predicate.h"
@@ -53,9 +54,10 @@ class SliceScan {
  public:
   SliceScan(const Catalog& catalog, const HistogramQuery& query,
             const HostMask& allowed, const Predicate& where, const AggregatePlan* aggregate,
-            bool pass_through, Partial* out)
+            QueryBudget* budget, bool pass_through, Partial* out)
       : query_(query), allowed_(allowed), grouping_(catalog, query.group_by),
-        filter_(catalog, where), aggregate_(aggregate), out_(out) {
+        filter_(catalog, where), aggregate_(aggregate), budget_(budget), meter_(budget),
+        out_(out) {
     std::tie(low_, high_) = where.ValueRange();
     all_values_ = low_ == 0 && high_ == UINT64_MAX;
     pass_through_ = pass_through && all_values_;
@@ -74,6 +76,10 @@ class SliceScan {
         return false;
       }
       if (key.second >= hi || key.metric != metric) break;
+      if (Status s = meter_.Add(); !s.ok()) {  // every key visited counts, kept or not
+        out_->status = s;
+        return false;
+      }
       if (aggregate_ != nullptr) {
         // An aggregate key: host is the owner group, series the value (aggregates.h).
         if (key.host >= aggregate_->groups.size() || !aggregate_->groups[key.host]) continue;
@@ -96,6 +102,8 @@ class SliceScan {
     }
     return true;
   }
+
+  Status FlushKeys() { return meter_.Flush(); }
 
   void Finish() {
     // A value comparison may leave a cell with nothing in it: answers hold non-empty cells only.
@@ -131,6 +139,10 @@ class SliceScan {
     std::vector<QueryCell>& cells = out_->cells;
     const std::string_view value(v.data(), v.size());
     if (cell_of_group_[group] < 0) {
+      if (budget_ != nullptr) {
+        if (Status s = budget_->ChargeCells(1); !s.ok()) return s;
+        if (Status s = budget_->CheckGroups(group + 1); !s.ok()) return s;
+      }
       cell_of_group_[group] = static_cast<int32_t>(cells.size());
       cells.push_back(QueryCell{static_cast<uint32_t>(column), group, Histogram(), {}});
       if (pass_through_) {
@@ -152,6 +164,8 @@ class SliceScan {
   Grouping grouping_;
   SeriesFilter filter_;
   const AggregatePlan* aggregate_;
+  QueryBudget* budget_;  // null: no limits
+  KeyMeter meter_;
   std::vector<int32_t> aggregate_group_;  // value id -> index in aggregate_names_, or -1
   std::vector<std::string> aggregate_names_;
   Partial* out_;
@@ -168,7 +182,8 @@ void ScanSlice(rocksdb::DB* db, std::span<rocksdb::ColumnFamilyHandle* const> fa
                const rocksdb::Snapshot* snapshot,
                const Catalog& catalog, const HistogramQuery& query, uint32_t metric, int64_t lo,
                int64_t hi, const HostMask& allowed, const Predicate& where,
-               const AggregatePlan* aggregate, bool pass_through, Partial* out) {
+               const AggregatePlan* aggregate, QueryBudget* budget, bool pass_through,
+               Partial* out) {
   const std::string upper = DataKeyPrefix(metric, hi);
   const rocksdb::Slice upper_slice(upper);
   rocksdb::ReadOptions read_options;
@@ -177,7 +192,7 @@ void ScanSlice(rocksdb::DB* db, std::span<rocksdb::ColumnFamilyHandle* const> fa
   read_options.adaptive_readahead = true;
   std::vector<std::unique_ptr<rocksdb::Iterator>> iterators(families.size());
 
-  SliceScan scan(catalog, query, allowed, where, aggregate, pass_through, out);
+  SliceScan scan(catalog, query, allowed, where, aggregate, budget, pass_through, out);
   // A replicated query's plan is cut at every epoch's start: no bucket read holds seconds of
   // two epochs, whose owners differ (core/cluster.h).
   std::vector<ScanSegment> plan;
@@ -199,6 +214,11 @@ void ScanSlice(rocksdb::DB* db, std::span<rocksdb::ColumnFamilyHandle* const> fa
                    segment.hi)) {
       return;
     }
+  }
+  // The keys still in the meter: a budget the last batch passed may fail here.
+  if (Status s = scan.FlushKeys(); !s.ok()) {
+    out->status = s;
+    return;
   }
   scan.Finish();
 }
@@ -432,17 +452,18 @@ Result<HistogramAnswer> RunHistogramQuery(const HistogramScan& scan, const Catal
       helpers.emplace_back([db, families, &pending, snapshot, &catalog, &query, read_metric,
                             &bounds, &allowed, &where, aggregate, &partials, &scan, i] {
         ScanSlice(db, families, pending, scan.pending_blocks, snapshot, catalog, query,
-                  read_metric, bounds[i], bounds[i + 1], allowed, *where, aggregate,
+                  read_metric, bounds[i], bounds[i + 1], allowed, *where, aggregate, scan.budget,
                   scan.pass_through, &partials[i]);
       });
     } catch (const std::system_error&) {  // no thread to be had: scan the slice here
       ScanSlice(db, families, pending, scan.pending_blocks, snapshot, catalog, query, read_metric,
-                bounds[i], bounds[i + 1], allowed, *where, aggregate, scan.pass_through,
-                &partials[i]);
+                bounds[i], bounds[i + 1], allowed, *where, aggregate, scan.budget,
+                scan.pass_through, &partials[i]);
     }
   }
   ScanSlice(db, families, pending, scan.pending_blocks, snapshot, catalog, query, read_metric,
-            bounds[0], bounds[1], allowed, *where, aggregate, scan.pass_through, &partials[0]);
+            bounds[0], bounds[1], allowed, *where, aggregate, scan.budget,
+            scan.pass_through, &partials[0]);
   for (std::thread& t : helpers) t.join();
 
   if (Status s = Combine(&partials, &answer); !s.ok()) return s;

@@ -43,6 +43,8 @@ class Snapshot;
 
 namespace trailmap::aggregator {
 
+class QueryBudget;
+
 // The group name of data that lacks the field a query groups by.
 inline constexpr const char* kNoGroupValue = "(none)";
 // A plan that reads fewer than twice this many keys per series is scanned by the calling thread
@@ -79,6 +81,10 @@ struct HistogramScan {
   // Set: read this aggregate's keys instead of the hosts' (aggregator/aggregates.h); the query's
   // hosts and predicate are then empty, and its grouping is the plan's.
   const AggregatePlan* aggregate = nullptr;
+  // Charged with every key visited and cell opened, by every slice; past a limit (or its
+  // deadline, or once the aggregator stops) the scan stops and the query fails with the budget's
+  // error (aggregator/query_budget.h). Null: no limits.
+  QueryBudget* budget = nullptr;
   // true: a cell made of one stored value keeps its encoding, validated but not decoded
   // (QueryCell::encoded), for an answer that is only sent on; false: every cell decoded.
   bool pass_through = false;

@@ -20,6 +20,7 @@
 #include "aggregator/store.h"
 #include "core/cluster.h"
 #include "core/log.h"
+#include "core/units.h"
 
 namespace trailmap::aggregator {
 namespace {
@@ -76,6 +77,19 @@ int Run(int argc, char** argv) {
   app.add_option("--host", host,
                  "the host its own metrics (trailmap.aggregator.*) belong to [<hostname>]")
       ->type_name("NAME");
+  size_t query_workers = 0;
+  app.add_option("--query-workers", query_workers,
+                 "threads answering queries, so a slow query holds up neither another query nor "
+                 "ingest [4]")
+      ->check(CLI::Range(1, 256))
+      ->type_name("N");
+  std::string query_deadline;
+  app.add_option("--query-deadline", query_deadline,
+                 "the longest any query may run: past it its scan stops and its answer says so; a "
+                 "client may ask for less (trailmap --timeout) [30s]. The other limits of one "
+                 "query are in the config's [queries]: max_keys, max_groups, max_cells, "
+                 "max_answer_bytes")
+      ->type_name("DURATION");
   std::string aggregate_by;
   app.add_option("--aggregate-by", aggregate_by,
                  "fields whose values get a fleet histogram per second at ingest besides the "
@@ -117,6 +131,14 @@ int Run(int argc, char** argv) {
   if (!name.empty()) config.name = name;
   if (!host.empty()) config.host = host;
   if (no_self_metrics) config.self_metrics = false;
+  if (query_workers > 0) config.query_workers = query_workers;
+  if (!query_deadline.empty()) {
+    Result<uint64_t> ns = ParseDuration(query_deadline);
+    if (!ns.ok() || *ns < 1'000'000) {
+      return Usage("--query-deadline " + query_deadline + ": give a duration such as 30s or 500ms");
+    }
+    config.query_limits.deadline_ms = *ns / 1'000'000;
+  }
   if (no_aggregates) config.store.aggregates.enabled = false;
   if (app.count("--aggregate-by")) {
     if (Status s = ParseAggregateBy(aggregate_by, &config.store.aggregates.fields); !s.ok()) {
@@ -181,7 +203,8 @@ int Run(int argc, char** argv) {
   QueryLatencies latencies;
   QueryServer query_server(&context, store->get(),
                            {config.query_endpoint, config.name,
-                            config.self_metrics ? &latencies : nullptr});
+                            config.self_metrics ? &latencies : nullptr, config.query_workers,
+                            config.query_limits});
   if (Status s = ingest_server.Start(); !s.ok()) {
     Log(s.ToString());
     return 1;

@@ -3,16 +3,29 @@
 // One Answer per Query, with the query's id and `shard` set to this aggregator's name. A query
 // that does not decode, or that the store cannot answer, gets an Answer whose `error` says why
 // (id 0 when the id could not be read); an unknown metric is an empty answer, not an error.
-// Queries are answered one at a time on the server thread.
 //
-// Thread safety: Start/Stop from the owning thread; counters from any thread. The Store and the
-// zmq::context_t must outlive the server.
+// Bounded work (issue 12). Queries run on a pool of `workers` threads (RouterServer workers), so
+// a slow query holds up neither another query nor ingest (its own server). Each runs within a
+// QueryBudget (aggregator/query_budget.h): the limits the query asks for within `limits`, the
+// deadline counted from its arrival. Past one the scan stops and the Answer carries `error`
+// naming the limit and how to narrow the query, with `over_budget` set. Stop() sets a stop flag
+// every running scan watches, so it returns within a few milliseconds however busy the pool is
+// (the queries running get an "aggregator is stopping" error, which their clients may not see).
+//
+// Failpoint query.hold.METRIC (core/failpoint.h, action "error"): a query of METRIC holds before
+// its scan, as a long scan would, until its deadline or the stop flag — the system tests' slow
+// query.
+//
+// Thread safety: Start/Stop from the owning thread; counters and AnswerQuery from any thread.
+// The Store and the zmq::context_t must outlive the server.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
 
+#include "aggregator/query_budget.h"
 #include "aggregator/query_latencies.h"
 #include "aggregator/router_server.h"
 #include "aggregator/store.h"
@@ -28,6 +41,10 @@ struct QueryServerOptions {
   // Where each query's latency is recorded (self-metrics); nullptr = nowhere. Not owned; must
   // outlive the server.
   QueryLatencies* latencies = nullptr;
+  // Threads that answer queries; at least 1.
+  size_t workers = kDefaultQueryWorkers;
+  // The most any query may cost here (0 = no limit); a query may ask for less.
+  QueryLimits limits = kDefaultQueryLimits;
 };
 
 class QueryServer {
@@ -41,14 +58,27 @@ class QueryServer {
   uint64_t answered() const { return answered_; }
   uint64_t errors() const { return errors_; }
 
-  // The answer to one encoded query (what the socket sends back); public for tests and tools.
-  Answer AnswerQuery(std::string_view bytes) const;
+  uint64_t over_budget() const { return over_budget_; }
+
+  // The answer to one encoded query that arrived at `arrived` (its deadline counts from there);
+  // public for tests and tools.
+  Answer AnswerQuery(std::string_view bytes,
+                     std::chrono::steady_clock::time_point arrived =
+                         std::chrono::steady_clock::now()) const;
 
  private:
+  // What the socket sends back: the encoded answer, or an over-budget error if it is too big.
+  std::string Reply(const Result<std::string_view>& payload) const;
+  // AnswerQuery, and the limits it ran under.
+  Answer AnswerUnder(std::string_view bytes, std::chrono::steady_clock::time_point arrived,
+                     QueryLimits* limits) const;
+  Answer Run(const Query& query, QueryBudget* budget) const;
+
   const Store* store_;
   const QueryServerOptions options_;
+  std::atomic<bool> stopping_{false};  // set first by Stop: running scans give up
   RouterServer router_;
-  mutable std::atomic<uint64_t> answered_{0}, errors_{0};
+  mutable std::atomic<uint64_t> answered_{0}, errors_{0}, over_budget_{0};
 };
 
 }  // namespace trailmap::aggregator

@@ -1,6 +1,7 @@
 #include "aggregator/router_server.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <vector>
 #include <zmq.hpp>
@@ -8,6 +9,11 @@
 #include "core/log.h"
 
 namespace trailmap::aggregator {
+
+struct RouterServer::Request {
+  std::vector<zmq::message_t> frames;
+  size_t payload_at = 1;
+};
 
 RouterServer::RouterServer(zmq::context_t* context, Options options, GroupHandler handler, Tick tick)
     : context_(context),
@@ -36,27 +42,46 @@ Status RouterServer::Start() {
     socket->bind(options_.endpoint);
     bound_ = socket->get(zmq::sockopt::last_endpoint);
     socket_ = std::move(socket);
+    if (options_.workers > 0) {
+      auto replies = std::make_unique<zmq::socket_t>(*context_, zmq::socket_type::pull);
+      replies->set(zmq::sockopt::linger, 0);
+      replies_endpoint_ = "inproc://trailmap-router-replies-" +
+                          std::to_string(reinterpret_cast<uintptr_t>(this));
+      replies->bind(replies_endpoint_);
+      replies_ = std::move(replies);
+    }
   } catch (const zmq::error_t& e) {
     return Status::Unavailable(options_.name + ": cannot bind " + options_.endpoint + ": " +
                                e.what());
   }
   stop_ = false;
+  for (size_t i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { Work(); });
   thread_ = std::thread([this] { Run(); });
   return Status::Ok();
 }
 
 void RouterServer::Stop() {
-  stop_ = true;
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    stop_ = true;
+  }
+  queue_cv_.notify_all();
+  for (std::thread& w : workers_) w.join();
+  workers_.clear();
   if (thread_.joinable()) thread_.join();
+  queue_.clear();
+  replies_.reset();
   socket_.reset();
 }
 
 void RouterServer::Run() {
   while (!stop_) {
     try {
-      zmq::pollitem_t item{socket_->handle(), 0, ZMQ_POLLIN, 0};
-      zmq::poll(&item, 1, std::chrono::milliseconds(options_.tick_ms));
-      if (item.revents & ZMQ_POLLIN) Serve();
+      zmq::pollitem_t items[] = {{socket_->handle(), 0, ZMQ_POLLIN, 0},
+                                 {replies_ ? replies_->handle() : nullptr, 0, ZMQ_POLLIN, 0}};
+      zmq::poll(items, replies_ ? 2 : 1, std::chrono::milliseconds(options_.tick_ms));
+      if (replies_ && (items[1].revents & ZMQ_POLLIN)) SendReplies();
+      if (items[0].revents & ZMQ_POLLIN) Serve();
     } catch (const zmq::error_t& e) {
       if (e.num() == ETERM) return;  // the context is closing
       Log(options_.name + ": socket error: " + e.what());
@@ -76,14 +101,11 @@ void RouterServer::Run() {
 void RouterServer::Serve() {
   // One waiting message is [identity, "" delimiters..., payload]: the identity and delimiters
   // form the reply envelope.
-  struct Request {
-    std::vector<zmq::message_t> frames;
-    size_t payload_at = 1;
-  };
   std::vector<Request> requests;
   std::vector<Result<std::string_view>> payloads;
-  requests.reserve(std::max<size_t>(options_.max_group, 1));
-  while (requests.size() < std::max<size_t>(options_.max_group, 1)) {
+  const size_t max_group = options_.workers > 0 ? 1 : std::max<size_t>(options_.max_group, 1);
+  requests.reserve(max_group);
+  while (requests.size() < max_group) {
     Request r;
     do {
       zmq::message_t frame;
@@ -102,6 +124,18 @@ void RouterServer::Serve() {
       payloads.emplace_back(Status::InvalidArgument("message of " + std::to_string(frames.size() - 1) +
                                                     " frames after the identity; expected one payload"));
       r.payload_at = 1;
+    } else if (options_.workers > 0) {
+      std::unique_lock<std::mutex> lock(queue_mu_);
+      if (queue_.size() < options_.max_queued) {
+        queue_.push_back(std::make_unique<Request>(std::move(r)));
+        lock.unlock();
+        queue_cv_.notify_one();
+        continue;
+      }
+      lock.unlock();
+      payloads.emplace_back(Status::ResourceExhausted(
+          options_.name + ": " + std::to_string(options_.max_queued) +
+          " requests are already waiting for a worker; try again later"));
     } else {
       const zmq::message_t& payload = frames[r.payload_at];
       payloads.emplace_back(std::string_view(payload.data<char>(), payload.size()));
@@ -111,13 +145,71 @@ void RouterServer::Serve() {
   if (requests.empty()) return;
   const std::vector<std::optional<std::string>> replies = handler_(payloads);
   for (size_t k = 0; k < requests.size() && k < replies.size(); ++k) {
-    if (!replies[k]) continue;
-    const Request& r = requests[k];
-    for (size_t i = 0; i < r.payload_at; ++i) {
-      socket_->send(zmq::buffer(r.frames[i].data(), r.frames[i].size()),
-                    zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    if (replies[k]) Send(requests[k], *replies[k]);
+  }
+}
+
+void RouterServer::Send(const Request& r, const std::string& reply) {
+  for (size_t i = 0; i < r.payload_at; ++i) {
+    socket_->send(zmq::buffer(r.frames[i].data(), r.frames[i].size()),
+                  zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+  }
+  socket_->send(zmq::buffer(reply), zmq::send_flags::dontwait);
+}
+
+void RouterServer::SendReplies() {
+  // Each message from a worker is the request's envelope frames, then the reply.
+  while (true) {
+    std::vector<zmq::message_t> frames;
+    do {
+      zmq::message_t frame;
+      if (!replies_->recv(frame, zmq::recv_flags::dontwait)) break;
+      frames.push_back(std::move(frame));
+    } while (frames.back().more());
+    if (frames.empty()) return;
+    for (size_t i = 0; i + 1 < frames.size(); ++i) {
+      socket_->send(frames[i], zmq::send_flags::sndmore | zmq::send_flags::dontwait);
     }
-    socket_->send(zmq::buffer(*replies[k]), zmq::send_flags::dontwait);
+    socket_->send(frames.back(), zmq::send_flags::dontwait);
+  }
+}
+
+void RouterServer::Work() {
+  std::optional<zmq::socket_t> out;  // this worker's end of the reply pipe
+  try {
+    out.emplace(*context_, zmq::socket_type::push);
+    out->set(zmq::sockopt::linger, 0);
+    out->connect(replies_endpoint_);
+  } catch (const zmq::error_t& e) {
+    Log(options_.name + ": worker cannot reach the server thread: " + e.what());
+    return;
+  }
+  while (true) {
+    std::unique_ptr<Request> r;
+    {
+      std::unique_lock<std::mutex> lock(queue_mu_);
+      queue_cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+      if (stop_) return;
+      r = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    try {
+      const zmq::message_t& payload = r->frames[r->payload_at];
+      const std::vector<std::optional<std::string>> reply =
+          handler_({Result<std::string_view>(std::string_view(payload.data<char>(), payload.size()))});
+      if (reply.empty() || !reply[0]) continue;
+      for (size_t i = 0; i < r->payload_at; ++i) {
+        out->send(r->frames[i], zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+      }
+      out->send(zmq::buffer(*reply[0]), zmq::send_flags::dontwait);
+    } catch (const zmq::error_t& e) {
+      if (e.num() == ETERM) return;  // the context is closing
+      Log(options_.name + ": worker socket error: " + e.what());
+    } catch (const std::exception& e) {
+      Log(options_.name + ": request failed: " + e.what());
+    } catch (...) {
+      Log(options_.name + ": request failed with an unknown exception");
+    }
   }
 }
 

@@ -7,13 +7,28 @@
 // an error; nothing a peer sends stops the loop. A handler that throws is logged and its request
 // gets no reply. Replies to a peer that has gone are dropped (ROUTER semantics).
 //
-// Thread safety: Start and Stop from one owning thread; the handler and tick run on the server
-// thread only. The zmq::context_t must outlive the server.
+// Workers. With Options::workers = 0 the handler runs on the server thread, one request after
+// another. With workers > 0 the server thread only moves messages: each request is queued for a
+// pool of that many threads, so a slow request never holds up another, and a worker's reply
+// goes back to the server thread over an inproc PUSH/PULL pair (ZeroMQ sockets are not
+// thread-safe: only the server thread touches the ROUTER socket), which sends it. Replies may
+// then leave in another order than the requests came. A request that finds max_queued others
+// waiting is handed to the handler on the server thread as a ResourceExhausted status instead of
+// its payload, so it is answered at once (with an error) rather than queued without bound. A
+// GroupHandler gets one request at a time from a worker.
+//
+// Thread safety: Start and Stop from one owning thread; the tick runs on the server thread only,
+// the handler on the server thread (workers = 0) or on any worker (it must then be thread-safe).
+// Stop waits for the requests being handled: a handler that may run long must watch a stop flag
+// of its own, set before Stop. The zmq::context_t must outlive the server.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,6 +63,8 @@ class RouterServer {
         -1;             // larger messages drop the connection (ZMQ_MAXMSGSIZE); -1 = any
     int tick_ms = 100;  // also how quickly Stop() is noticed
     size_t max_group = 1;  // at most this many waiting requests go to a GroupHandler at once
+    size_t workers = 0;       // threads that run the handler; 0 = the server thread itself
+    size_t max_queued = 256;  // with workers: requests waiting for one beyond this are refused
   };
 
   RouterServer(zmq::context_t* context, Options options, Handler handler, Tick tick = {});
@@ -64,8 +81,13 @@ class RouterServer {
   const std::string& endpoint() const { return bound_; }
 
  private:
+  // One request: its frames, of which [0, payload_at) are the reply envelope.
+  struct Request;
   void Run();
   void Serve();  // the waiting messages, up to max_group
+  void Work();   // a worker: handles queued requests until Stop
+  void SendReplies();  // the workers' replies waiting on replies_, sent on socket_
+  void Send(const Request& request, const std::string& reply);
 
   zmq::context_t* context_;
   const Options options_;
@@ -75,6 +97,13 @@ class RouterServer {
   std::string bound_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
+  // Workers only.
+  std::unique_ptr<zmq::socket_t> replies_;  // PULL, bound at replies_endpoint_
+  std::string replies_endpoint_;
+  std::vector<std::thread> workers_;
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::deque<std::unique_ptr<Request>> queue_;  // guarded by queue_mu_
 };
 
 }  // namespace trailmap::aggregator

@@ -10,6 +10,7 @@
 
 #include "aggregator/host_mask.h"
 #include "aggregator/keys.h"
+#include "aggregator/query_budget.h"
 #include "aggregator/series_filter.h"
 #include "core/predicate.h"
 #include "core/units.h"
@@ -20,7 +21,8 @@ Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db,
                                                 rocksdb::ColumnFamilyHandle* scalar,
                                                 const Catalog& catalog, uint32_t metric_id,
                                                 const MetricRecord& metric,
-                                                const HistogramQuery& query) {
+                                                const HistogramQuery& query,
+                                                QueryBudget* budget) {
   if (query.step == 0) return Status::InvalidArgument("step must be at least 1 second");
   if (query.from >= query.to) return Status::InvalidArgument("empty time range: from >= to");
   HistogramAnswer answer;
@@ -55,11 +57,19 @@ Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db,
   std::vector<int32_t> cell_of_group;  // for the current column: group -> index in cells, or -1
   uint64_t current_column = UINT64_MAX;
   DataKey key;
+  KeyMeter meter(budget);
+  // A new cell (or summary) is charged to the budget, with the groups so far.
+  const auto open_cell = [budget, &grouping](uint32_t group) -> Status {
+    if (budget == nullptr) return Status::Ok();
+    if (Status s = budget->ChargeCells(1); !s.ok()) return s;
+    return budget->CheckGroups(std::max<size_t>(grouping.names().size(), group + 1));
+  };
   for (it->Seek(lower); it->Valid(); it->Next()) {
     const rocksdb::Slice k = it->key();
     if (!DecodeDataKey(std::string_view(k.data(), k.size()), &key)) {
       return Status::Corruption("scalar: key of " + std::to_string(k.size()) + " bytes");
     }
+    if (Status s = meter.Add(); !s.ok()) return s;  // every key visited counts, kept or not
     if (!allowed.Keeps(key.host, key.second)) continue;
     if (!filter.Passes(key.host, key.series)) continue;
     const rocksdb::Slice v = it->value();
@@ -83,6 +93,7 @@ Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db,
     if (query.summaries) {
       // Exact, in the metric's own unit: no fixed point.
       if (cell_of_group[group] < 0) {
+        if (Status s = open_cell(group); !s.ok()) return s;
         cell_of_group[group] = static_cast<int32_t>(sums.size());
         sums.push_back(CellSummary{static_cast<uint32_t>(column), group, 0, 0, 0, 0});
       }
@@ -90,12 +101,14 @@ Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db,
       continue;
     }
     if (cell_of_group[group] < 0) {
+      if (Status s = open_cell(group); !s.ok()) return s;
       cell_of_group[group] = static_cast<int32_t>(cells.size());
       cells.push_back(QueryCell{static_cast<uint32_t>(column), group, Histogram(), {}});
     }
     cells[cell_of_group[group]].histogram.Record(static_cast<uint64_t>(fixed), 1);
   }
   if (!it->status().ok()) return Status::IOError("scalar scan: " + it->status().ToString());
+  if (Status s = meter.Flush(); !s.ok()) return s;
 
   // Groups by name, cells by (column, group): the order every answer has.
   std::vector<std::string>& names = grouping.names();

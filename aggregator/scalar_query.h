@@ -35,12 +35,17 @@ class ColumnFamilyHandle;
 
 namespace trailmap::aggregator {
 
+class QueryBudget;
+
 // `metric` is the catalog's record of query.metric (kind kScalar). The answer has kind kScalar,
 // unit FixedPointUnit(metric.unit), groups sorted by name, cells sorted by (column, group).
+// `budget` (null: no limits) is charged with every key visited and cell opened; past a limit the
+// scan stops with the budget's error (aggregator/query_budget.h).
 Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db,
                                                 rocksdb::ColumnFamilyHandle* scalar,
                                                 const Catalog& catalog, uint32_t metric_id,
                                                 const MetricRecord& metric,
-                                                const HistogramQuery& query);
+                                                const HistogramQuery& query,
+                                                QueryBudget* budget = nullptr);
 
 }  // namespace trailmap::aggregator

@@ -9,6 +9,7 @@
 
 #include "aggregator/host_mask.h"
 #include "aggregator/keys.h"
+#include "aggregator/query_budget.h"
 #include "aggregator/series_filter.h"
 #include "aggregator/stack_merge_operator.h"
 #include "core/counts.h"
@@ -44,6 +45,7 @@ struct Scan {
   std::unordered_map<uint64_t, uint64_t> counts;  // group << 32 | global stack id -> samples
   // A weighted query's weights by host id (none: every value counts once).
   const std::unordered_map<uint32_t, HostWeights>* weights = nullptr;
+  QueryBudget* budget = nullptr;  // charged per key and distinct stack; null: no limits
 
   // How many times the value of (host, second) counts: 1, or its weight in a weighted query.
   uint64_t WeightOf(uint32_t host, int64_t second) const {
@@ -91,6 +93,7 @@ struct Scan {
     uint64_t group = 0;
     uint64_t weight = 1;
     bool saturated = false;  // a fleet's count past kMaxTotalCount stops there
+    KeyMeter meter(budget);
     const auto add = [this, &group, &weight, &saturated](uint32_t id, uint64_t count) {
       uint64_t& sum = counts[(group << 32) | id];
       sum = SaturatingCountAdd(sum, SaturatingCountTimes(count, weight, &saturated), &saturated);
@@ -101,6 +104,7 @@ struct Scan {
         return Status::Corruption(cf->GetName() + ": key of " + std::to_string(k.size()) +
                                   " bytes");
       }
+      if (Status s = meter.Add(); !s.ok()) return s;  // every key visited counts, kept or not
       if (!allowed.Keeps(key.host, key.second)) continue;
       const int64_t g = GroupOf(key.host, key.series);
       if (g < 0) continue;
@@ -108,14 +112,19 @@ struct Scan {
       if (weight == 0) continue;
       group = static_cast<uint64_t>(g);
       const rocksdb::Slice v = it->value();
+      const size_t distinct = counts.size();
       if (Status s = ForEachStackCount({v.data(), v.size()}, add); !s.ok()) {
         return Status::Corruption(cf->GetName() + ": second " + std::to_string(key.second) +
                                   ", host " + std::to_string(key.host) + ", series " +
                                   std::to_string(key.series) + ": " + s.message());
       }
+      if (budget != nullptr && counts.size() > distinct) {
+        if (Status s = budget->ChargeCells(counts.size() - distinct); !s.ok()) return s;
+        if (Status s = budget->CheckGroups(groups.size()); !s.ok()) return s;
+      }
     }
     if (!it->status().ok()) return Status::IOError(cf->GetName() + ": " + it->status().ToString());
-    return Status::Ok();
+    return meter.Flush();
   }
 };
 
@@ -125,7 +134,7 @@ int64_t FloorMinute(int64_t t) { return t - ((t % 60) + 60) % 60; }
 
 Result<StackAnswer> RunStackQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* stacks,
                                   rocksdb::ColumnFamilyHandle* stacks_60s, const Catalog& catalog,
-                                  const StackQuery& query) {
+                                  const StackQuery& query, QueryBudget* budget) {
   if (Status s = CheckStackQuery(query); !s.ok()) return s;
   Result<Predicate> where = Predicate::Parse(query.where);
   if (!where.ok()) return where.status();
@@ -152,6 +161,7 @@ Result<StackAnswer> RunStackQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* 
 
   Scan scan{catalog, *where, allowed, query.group_by, {}, {}, {}, {}};
   if (!query.weights.empty()) scan.weights = &weights;
+  scan.budget = budget;
   const rocksdb::Snapshot* snapshot = db->GetSnapshot();
   // Each piece between epoch starts on its own (a replicated query's minutes never span two
   // epochs, core/cluster.h): its whole minutes from `stacks_60s`, its edges from `stacks`.

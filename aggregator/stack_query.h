@@ -24,8 +24,12 @@ class ColumnFamilyHandle;
 
 namespace trailmap::aggregator {
 
+class QueryBudget;
+
+// `budget` (null: no limits) is charged with every key visited and every distinct stack (as
+// cells); past a limit the scan stops with the budget's error (aggregator/query_budget.h).
 Result<StackAnswer> RunStackQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* stacks,
                                   rocksdb::ColumnFamilyHandle* stacks_60s, const Catalog& catalog,
-                                  const StackQuery& query);
+                                  const StackQuery& query, QueryBudget* budget = nullptr);
 
 }  // namespace trailmap::aggregator

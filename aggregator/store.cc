@@ -981,17 +981,19 @@ Result<ApplyOutcome> Store::SkipRejected(std::string_view agent, uint64_t sequen
 }
 
 Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query, QueryPlan plan,
-                                               bool pass_through) const {
+                                               QueryBudget* budget, bool pass_through) const {
   const size_t resolutions = plan == QueryPlan::kFinestOnly    ? 1
                              : plan == QueryPlan::kUpToMinutes ? kBlockFamily
                                                                : kHistogramResolutionCount;
   HistogramScan scan{db_->db.get(), {db_->hist.data(), resolutions}, nullptr, {},
                      options_.query_threads};
+  scan.budget = budget;
   // A scalar metric answers with one histogram sample per host-second (aggregator/scalar_query.h).
   MetricRecord record;
   const std::optional<uint32_t> metric = catalog_.FindMetric(query.metric, &record);
   if (metric && record.kind == MetricKind::kScalar) {
-    return RunScalarHistogramQuery(db_->db.get(), db_->scalar, catalog_, *metric, record, query);
+    return RunScalarHistogramQuery(db_->db.get(), db_->scalar, catalog_, *metric, record, query,
+                                   budget);
   }
   std::optional<AggregatePlan> aggregate;
   {
@@ -1017,8 +1019,8 @@ Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query, Quer
   return answer;
 }
 
-Result<StackAnswer> Store::QueryStacks(const StackQuery& query) const {
-  return RunStackQuery(db_->db.get(), db_->stacks, db_->stacks_60s, catalog_, query);
+Result<StackAnswer> Store::QueryStacks(const StackQuery& query, QueryBudget* budget) const {
+  return RunStackQuery(db_->db.get(), db_->stacks, db_->stacks_60s, catalog_, query, budget);
 }
 
 std::vector<MetricInfo> Store::Metrics() const { return catalog_.Metrics(); }

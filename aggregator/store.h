@@ -103,6 +103,7 @@ struct WriteOptions;
 namespace trailmap::aggregator {
 
 struct MergeCounters;  // aggregator/encoding_merge_operator.h
+class QueryBudget;     // aggregator/query_budget.h
 
 struct StoreOptions {
   // fsync the WAL before ApplyBatch returns. An ack is a promise: with false, a power loss can
@@ -231,17 +232,20 @@ class Store {
   // of that field, looked up in the series fields and then the host labels, and "(none)" for data
   // without it. `hosts` (if not empty) keeps only those hosts. An unknown metric is an empty
   // answer, not an error; Corruption if a stored histogram does not decode.
-  // The answer is the same under either plan (the rollups hold exact merges). With
+  // The answer is the same under either plan (the rollups hold exact merges).
+  // `budget` (null: no limits) is charged inside the scans (aggregator/query_budget.h): past
+  // one of its limits, its deadline or a stop, the query stops with the budget's error. With
   // `pass_through`, a cell of one stored value keeps its encoding (QueryCell::encoded) for an
   // answer that is only sent on (the query server); without, every cell is decoded.
   Result<HistogramAnswer> QueryHistograms(const HistogramQuery& query,
                                           QueryPlan plan = QueryPlan::kCoarsest,
+                                          QueryBudget* budget = nullptr,
                                           bool pass_through = false) const;
   // Stack samples of one metric merged over [query.from, query.to), query.hosts and
   // query.where: every distinct stack with its count, sorted by stack text. Whole minutes of the
   // range are read from `stacks_60s`. An unknown metric is an empty answer; InvalidArgument for a
   // predicate that compares values; Corruption if a stored value does not decode.
-  Result<StackAnswer> QueryStacks(const StackQuery& query) const;
+  Result<StackAnswer> QueryStacks(const StackQuery& query, QueryBudget* budget = nullptr) const;
   // Histogram queries answered from an aggregate (aggregator/aggregates.h) since Open.
   uint64_t AggregateQueries() const { return aggregate_queries_.load(std::memory_order_relaxed); }
   // Rolls up pending minutes (see the header): those quiet for rollup_quiet_ms and not waiting

@@ -96,8 +96,17 @@ void AddShardFlags(CLI::App* command, QueryFlags* flags) {
                       "Cluster file (members, zones, replication, epochs; else $TRAILMAP_CLUSTER): "
                       "with replication > 1 each host-second is counted once, from the first of "
                       "its owners that answers");
-  command->add_option("--timeout", flags->timeout, "How long to wait for every shard's answer")
+  command
+      ->add_option("--timeout", flags->timeout,
+                   "How long to wait for every shard's answer; the shards stop the query at 9/10 "
+                   "of it and say so (bounded queries, README)")
       ->capture_default_str();
+  command->add_option("--max-keys", flags->max_keys,
+                      "Ask each shard to stop after reading this many stored keys (less than its "
+                      "own [queries] max_keys; default its own)");
+  command->add_option("--max-cells", flags->max_cells,
+                      "Ask each shard to stop past this many cells (columns x groups; default its "
+                      "own [queries] max_cells)");
 }
 
 void AddTableOrJsonFormat(CLI::App* command, std::string* format) {

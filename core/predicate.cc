@@ -6,6 +6,7 @@
 #include <limits>
 
 #include <nlohmann/json.hpp>
+#include <re2/re2.h>
 
 #include "core/units.h"
 
@@ -23,7 +24,7 @@ struct Predicate::Node {
   Op op = Op::kTrue;
   std::string name;                     // comparisons
   std::vector<Literal> literals;        // one, or the "in" list
-  std::shared_ptr<const std::regex> regex;
+  std::shared_ptr<const re2::RE2> regex;  // compiled once; RE2 matching is thread-safe
   std::vector<std::shared_ptr<const Node>> children;  // and, or, not
 };
 
@@ -190,102 +191,6 @@ bool ReadNumber(std::string_view text, uint64_t* out, double* real = nullptr) {
   return false;
 }
 
-// std::regex matches by backtracking, and nested repetition makes it exponential: "w*****" or
-// "((w*)*)*..." twenty deep against "host" ran for minutes (found by fuzz/predicate_json_fuzz).
-// Refused here, with where: a quantifier right after another (a SyntaxError in ECMAScript
-// itself; only the lazy '?' may follow one), and a quantifier on a group that holds a
-// quantifier or an alternation ("(a+)+", "(a|ab)*"). What remains (many quantifiers in a row,
-// "a*a*a*b") is polynomial in the value's length.
-// TODO: a linear-time engine (RE2) would make every regex cheap; std::regex is what core/ has.
-Status CheckRegexCost(std::string_view re) {
-  struct Group {
-    bool repeats = false;     // holds a quantifier, at any depth
-    bool alternates = false;  // holds a '|', at any depth
-  };
-  std::vector<Group> groups(1);
-  bool after_quantifier = false;  // the last token was a quantifier
-  bool after_costly_group = false;  // the last token was a group that repeats or alternates
-  auto quantifier_length = [re](size_t i) -> size_t {
-    if (re[i] == '*' || re[i] == '+' || re[i] == '?') return 1;
-    if (re[i] != '{') return 0;
-    size_t j = i + 1;
-    const size_t digits = j;
-    while (j < re.size() && re[j] >= '0' && re[j] <= '9') ++j;
-    if (j == digits) return 0;  // "{" not followed by a count is a literal
-    if (j < re.size() && re[j] == ',') {
-      ++j;
-      while (j < re.size() && re[j] >= '0' && re[j] <= '9') ++j;
-    }
-    return j < re.size() && re[j] == '}' ? j + 1 - i : 0;
-  };
-  for (size_t i = 0; i < re.size();) {
-    if (re[i] == '{') {
-      // A count past 1000 compiles to as many states, and past 2^63 overflows libstdc++'s
-      // parser (UBSan; found by fuzz/predicate_fuzz), closed by '}' or not.
-      uint64_t count = 0;
-      for (size_t j = i + 1; j < re.size() && ((re[j] >= '0' && re[j] <= '9') || re[j] == ',');
-           ++j) {
-        count = re[j] == ',' ? 0 : std::min<uint64_t>(count * 10 + (re[j] - '0'), 1'000'000);
-        if (count > 1000) {
-          return Status::InvalidArgument("the repetition count at byte " + std::to_string(i + 2) +
-                                         " passes 1000");
-        }
-      }
-    }
-    if (const size_t n = quantifier_length(i); n > 0) {
-      if (after_quantifier) {
-        return Status::InvalidArgument("a quantifier follows another at byte " +
-                                       std::to_string(i + 1) +
-                                       " (nested repetition can take exponential time)");
-      }
-      if (after_costly_group) {
-        return Status::InvalidArgument(
-            "the group repeated at byte " + std::to_string(i + 1) +
-            " holds a repetition or an alternation (that can take exponential time)");
-      }
-      groups.back().repeats = true;
-      after_quantifier = true;
-      i += n;
-      if (i < re.size() && re[i] == '?') ++i;  // lazy
-      continue;
-    }
-    after_quantifier = after_costly_group = false;
-    const char c = re[i];
-    if (c == '\\') {
-      // A back-reference: its number overflows libstdc++'s parser as a count does (found by
-      // fuzz/predicate_fuzz, "\\4444444444444444444...").
-      uint64_t group = 0;
-      for (size_t j = i + 1; j < re.size() && re[j] >= '0' && re[j] <= '9'; ++j) {
-        group = std::min<uint64_t>(group * 10 + (re[j] - '0'), 1'000'000);
-        if (group > 1000) {
-          return Status::InvalidArgument("the back-reference at byte " + std::to_string(i + 1) +
-                                         " passes 1000");
-        }
-      }
-      i += 2;
-    } else if (c == '[') {  // a class: its characters are literal
-      size_t j = i + 1;
-      if (j < re.size() && re[j] == '^') ++j;
-      while (j < re.size() && re[j] != ']') j += re[j] == '\\' ? 2 : 1;
-      i = j + 1;
-    } else if (c == '(') {
-      groups.emplace_back();
-      i += i + 2 < re.size() && re[i + 1] == '?' ? 3 : 1;  // (?: (?= (?!
-    } else if (c == ')' && groups.size() > 1) {
-      const Group inner = groups.back();
-      groups.pop_back();
-      groups.back().repeats |= inner.repeats;
-      groups.back().alternates |= inner.alternates;
-      after_costly_group = inner.repeats || inner.alternates;
-      ++i;
-    } else {
-      if (c == '|') groups.back().alternates = true;
-      ++i;
-    }
-  }
-  return Status::Ok();
-}
-
 std::string Quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -429,14 +334,18 @@ class PredicateParser {
       if (l.text.size() > kMaxRegex) {
         return ErrorAt(op.column, "regular expression longer than " + std::to_string(kMaxRegex) + " bytes");
       }
-      if (Status s = CheckRegexCost(l.text); !s.ok()) {
-        return ErrorAt(op.column + 3, "bad regular expression \"" + l.text + "\": " + s.message());
+      // RE2 matches in time linear in the value, whatever the pattern: no pattern can make a
+      // query backtrack for minutes ("(a+)+$" over "aaaa...a!"). What RE2 refuses (a
+      // back-reference, a lookahead, a count past 1000, a program past max_mem) is an error here.
+      re2::RE2::Options options;
+      options.set_log_errors(false);
+      options.set_max_mem(kMaxRegexMemory);
+      auto regex = std::make_shared<const re2::RE2>(l.text, options);
+      if (!regex->ok()) {
+        return ErrorAt(op.column + 3, "bad regular expression \"" + l.text + "\": " + regex->error() +
+                                          " (RE2 syntax, see docs/predicates.md)");
       }
-      try {
-        node->regex = std::make_shared<const std::regex>(l.text, std::regex::ECMAScript | std::regex::optimize);
-      } catch (const std::regex_error& e) {
-        return ErrorAt(op.column + 3, "bad regular expression \"" + l.text + "\": " + e.what());
-      }
+      node->regex = std::move(regex);
     }
     if (IsValueName(node->name) && (!l.numeric || (l.is_string && !LexesAsNumber(l.text)))) {
       return ErrorAt(op.column, "'" + node->name + "' is the metric's value: compare it with a number, e.g. 10ms");
@@ -536,8 +445,8 @@ bool Eval(const Predicate::Node& n, const FieldLookup& fields) {
     case Op::kIn:
       return value && std::any_of(n.literals.begin(), n.literals.end(),
                                   [value](const Literal& l) { return *value == l.text; });
-    case Op::kMatch: return value && std::regex_match(*value, *n.regex);
-    case Op::kNotMatch: return !value || !std::regex_match(*value, *n.regex);
+    case Op::kMatch: return value && re2::RE2::FullMatch(*value, *n.regex);
+    case Op::kNotMatch: return !value || !re2::RE2::FullMatch(*value, *n.regex);
     case Op::kNe: return !value || Compare(n.op, *value, n.literals[0]);
     default: return value && Compare(n.op, *value, n.literals[0]);
   }

@@ -17,10 +17,13 @@
 //   NUMBER     := digits [ "." digits ] [unit]     units as in core/units.h: 10ms, 1.5s, 4KiB;
 //                                                  for scalars also 50%, 12.5, 4MiB/s
 //
-// `=~` and `!~` take an ECMAScript regular expression matched against the whole value. A
-// comparison on the metric's value (`latency > 10ms`) selects histogram buckets; every other
-// comparison selects series by their fields. The limits below keep hostile input cheap: a
-// parse costs time linear in the text, a regex is at most kMaxRegex bytes.
+// `=~` and `!~` take an RE2 regular expression (github.com/google/re2/wiki/Syntax: Perl-like,
+// without back-references or lookaround) matched against the whole value. RE2 matches in time
+// linear in the value whatever the pattern, so no predicate can make a query backtrack; a
+// pattern RE2 refuses is a parse error that names the pattern and RE2's reason. A comparison on
+// the metric's value (`latency > 10ms`) selects histogram buckets; every other comparison
+// selects series by their fields. The limits below keep hostile input cheap: a parse costs time
+// linear in the text, a regex is at most kMaxRegex bytes and kMaxRegexMemory of RE2 memory.
 //
 // Errors name the column (1-based) of the mistake: `column 14: expected a value after "=="`.
 // Predicate is a value type; evaluation is thread-safe.
@@ -28,7 +31,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +43,7 @@ inline constexpr size_t kMaxPredicateText = 4096;  // bytes of predicate text
 inline constexpr size_t kMaxPredicateDepth = 32;   // nested parentheses and "not"s
 inline constexpr size_t kMaxLiteral = 256;         // bytes of one string literal
 inline constexpr size_t kMaxRegex = 256;           // bytes of one regular expression
+inline constexpr int64_t kMaxRegexMemory = 1 << 20;  // RE2 program and DFA memory of one regex
 inline constexpr size_t kMaxInList = 256;          // values in one "in" list
 inline constexpr size_t kMaxPredicateJson = 16384;  // bytes of a JSON predicate
 inline constexpr size_t kMaxPredicateJsonDepth = 16;  // nested objects of a JSON predicate

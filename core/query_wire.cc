@@ -218,6 +218,14 @@ std::string EncodeQuery(const Query& query) {
   if (replicas && query.kind != Query::Kind::kMetrics && query.kind != Query::Kind::kStatus) {
     EncodeReplicas(*replicas, q.initReplicas());
   }
+  if (query.limits != QueryLimits{}) {
+    auto l = q.initLimits();
+    l.setDeadlineMs(query.limits.deadline_ms);
+    l.setMaxKeys(query.limits.max_keys);
+    l.setMaxGroups(query.limits.max_groups);
+    l.setMaxCells(query.limits.max_cells);
+    l.setMaxAnswerBytes(query.limits.max_answer_bytes);
+  }
   return MessageToBytes(message);
 }
 
@@ -228,6 +236,11 @@ Result<Query> DecodeQuery(std::string_view bytes) {
     auto q = message.Root<queryproto::Query>();
     Query query;
     query.id = q.getId();
+    if (q.hasLimits()) {
+      auto l = q.getLimits();
+      query.limits = QueryLimits{l.getDeadlineMs(), l.getMaxKeys(), l.getMaxGroups(),
+                                 l.getMaxCells(), l.getMaxAnswerBytes()};
+    }
     std::optional<ReplicaScope> replicas;
     if (q.hasReplicas()) {
       Result<std::optional<ReplicaScope>> decoded = DecodeReplicas(q.getReplicas());
@@ -285,6 +298,15 @@ Result<Query> DecodeQuery(std::string_view bytes) {
   }
 }
 
+QueryLimits QueryLimits::Within(const QueryLimits& cap) const {
+  auto smaller = [](uint64_t asked, uint64_t allowed) {
+    return asked == 0 ? allowed : allowed == 0 ? asked : std::min(asked, allowed);
+  };
+  return QueryLimits{smaller(deadline_ms, cap.deadline_ms), smaller(max_keys, cap.max_keys),
+                     smaller(max_groups, cap.max_groups), smaller(max_cells, cap.max_cells),
+                     smaller(max_answer_bytes, cap.max_answer_bytes)};
+}
+
 void CellSummary::Add(const CellSummary& other) {
   if (other.count == 0) return;
   if (count == 0) {
@@ -325,6 +347,7 @@ std::string EncodeAnswer(const Answer& answer) {
   a.setId(answer.id);
   a.setShard(AsText(answer.shard));
   a.setError(AsText(answer.error));
+  a.setOverBudget(answer.over_budget);
   if (answer.kind == Query::Kind::kMetrics) {
     auto list = a.initMetrics(static_cast<unsigned>(answer.metrics.size()));
     for (size_t i = 0; i < answer.metrics.size(); ++i) {
@@ -403,6 +426,7 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
     answer.id = a.getId();
     answer.shard = Str(a.getShard());
     answer.error = Str(a.getError());
+    answer.over_budget = a.getOverBudget();
     if (a.which() == queryproto::Answer::METRICS) {
       answer.kind = Query::Kind::kMetrics;
       for (auto m : a.getMetrics()) {

@@ -76,12 +76,28 @@ struct StackQuery {
   std::optional<ReplicaScope> replicas;  // absent: every host the shard holds
 };
 
+// A query's deadline and cost budget (schemas/query.capnp QueryLimits). A client may ask for
+// less than an aggregator allows; 0 = no ask. The aggregator answers within the smaller of each
+// (Within) and, past one, stops the scan and answers with an error that names the limit and how
+// to narrow the query (aggregator/query_budget.h).
+struct QueryLimits {
+  uint64_t deadline_ms = 0;       // answer within this long of the query's arrival
+  uint64_t max_keys = 0;          // stored keys read (every key a scan visits, kept or not)
+  uint64_t max_groups = 0;        // groups in the answer
+  uint64_t max_cells = 0;         // cells (column x group) in the answer
+  uint64_t max_answer_bytes = 0;  // bytes of the encoded answer
+  // Each limit the smaller of this one's and `cap`'s, 0 counting as none.
+  QueryLimits Within(const QueryLimits& cap) const;
+  bool operator==(const QueryLimits&) const = default;
+};
+
 struct Query {
   enum class Kind : uint8_t { kHistograms, kMetrics, kStacks, kStatus };
   uint64_t id = 0;
   Kind kind = Kind::kHistograms;
   HistogramQuery histograms;  // when kind == kHistograms
   StackQuery stacks;          // when kind == kStacks
+  QueryLimits limits;         // what the client allows; all 0 = the aggregator's own
 };
 
 // One shard's merge of a StackQuery: each distinct stack ("main;foo;bar") once with its count.
@@ -155,6 +171,7 @@ struct Answer {
   std::string shard;     // which aggregator answered (its --name)
   std::string endpoint;  // where the fan-out asked it (set by query/fetch/fanout.h, not sent)
   std::string error;  // non-empty: this shard could not answer, and why
+  bool over_budget = false;  // with error: past the query's deadline or a cost limit
   Query::Kind kind = Query::Kind::kHistograms;
   HistogramAnswer histograms;
   std::vector<MetricInfo> metrics;

@@ -36,6 +36,34 @@ TEST(QueryWire, QueryRoundTripsAndIsChecked) {
   EXPECT_FALSE(DecodeQuery("nonsense").ok());
 }
 
+// Issue 12: a query's deadline and budget travel with it; the aggregator keeps the smaller of
+// each asked and allowed limit.
+TEST(QueryWire, LimitsRoundTripAndTheSmallerWins) {
+  Query q;
+  q.kind = Query::Kind::kStacks;
+  q.stacks.from = 1000;
+  q.stacks.to = 1060;
+  EXPECT_EQ(DecodeQuery(EncodeQuery(q))->limits, QueryLimits{});  // none asked
+  q.limits = QueryLimits{2500, 1'000'000, 0, 40, 0};
+  Result<Query> back = DecodeQuery(EncodeQuery(q));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->limits, q.limits);
+  const QueryLimits cap{30'000, 50'000'000, 100'000, 4'000'000, 256u << 20};
+  EXPECT_EQ(back->limits.Within(cap), (QueryLimits{2500, 1'000'000, 100'000, 40, 256u << 20}));
+  EXPECT_EQ(QueryLimits{}.Within(cap), cap);
+  EXPECT_EQ(cap.Within(QueryLimits{}), cap);
+
+  Answer a;
+  a.id = 4;
+  a.error = "query over budget: ...";
+  a.over_budget = true;
+  Result<Answer> answer = DecodeAnswer(EncodeAnswer(a));
+  ASSERT_TRUE(answer.ok());
+  EXPECT_TRUE(answer->over_budget);
+  a.over_budget = false;
+  EXPECT_FALSE(DecodeAnswer(EncodeAnswer(a))->over_budget);
+}
+
 TEST(QueryWire, AnswerRoundTripsWithHistograms) {
   Answer a;
   a.id = 3;

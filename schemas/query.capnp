@@ -19,6 +19,18 @@ struct Query {
   }
   replicas @5 :Replicas;  # set in a replicated cluster's queries (core/cluster.h): answer only
                           # for the host-seconds this round gives the member named
+  limits @6 :QueryLimits; # what the client allows this query to cost; the aggregator takes the
+                          # smaller of each and its own limits (unset or 0 = its own)
+}
+
+# A query's deadline and cost budget (core/query_wire.h QueryLimits). Past any of them the
+# aggregator stops the scan and answers with `error` naming the limit and `overBudget` set.
+struct QueryLimits {
+  deadlineMs @0 :UInt64;      # answer within this long of the query's arrival
+  maxKeys @1 :UInt64;         # stored keys read (every key a scan visits, kept or not)
+  maxGroups @2 :UInt64;       # groups in the answer
+  maxCells @3 :UInt64;        # cells (column x group) in the answer
+  maxAnswerBytes @4 :UInt64;  # bytes of the encoded answer
 }
 
 # The cluster as the query layer knows it (no endpoints) and one round's selection. A shard
@@ -88,6 +100,8 @@ struct Answer {
   id @0 :UInt64;
   shard @1 :Text;         # which aggregator answered
   error @2 :Text;         # non-empty: this shard could not answer, and why
+  overBudget @7 :Bool;    # with `error`: the query hit its deadline or one of its cost limits
+                          # (QueryLimits): the same query would fail again; narrow it
   union {
     histograms @3 :HistogramAnswer;
     metrics @4 :List(MetricInfo);

@@ -21,7 +21,7 @@ struct HttpCall::Connection {
   asio::ip::tcp::socket socket{io};
 };
 
-HttpCall::HttpCall(int port, const std::string& target)
+HttpCall::HttpCall(int port, const std::string& target, const std::string& authorization)
     : connection_(std::make_unique<Connection>()) {
   beast::error_code ec;
   connection_->socket.connect({asio::ip::make_address("127.0.0.1"), static_cast<uint16_t>(port)},
@@ -32,6 +32,7 @@ HttpCall::HttpCall(int port, const std::string& target)
              sizeof timeout);
   http::request<http::empty_body> request{http::verb::get, target, 11};
   request.set(http::field::host, "127.0.0.1");
+  if (!authorization.empty()) request.set(http::field::authorization, authorization);
   request.keep_alive(false);
   http::write(connection_->socket, request, ec);
   sent_ = !ec;
@@ -52,11 +53,14 @@ HttpResult HttpCall::Receive() {
   result.status = static_cast<int>(response.result_int());
   result.content_type = std::string(response[http::field::content_type]);
   result.missing = std::string(response["X-Trailmap-Missing-Shards"]);
+  result.www_authenticate = std::string(response[http::field::www_authenticate]);
   result.body = response.body();
   return result;
 }
 
-HttpResult HttpGet(int port, const std::string& target) { return HttpCall(port, target).Receive(); }
+HttpResult HttpGet(int port, const std::string& target, const std::string& authorization) {
+  return HttpCall(port, target, authorization).Receive();
+}
 
 std::string UrlEncode(const std::string& text) {
   static const char* hex = "0123456789ABCDEF";

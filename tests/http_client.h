@@ -11,6 +11,7 @@ struct HttpResult {
   int status = -1;  // -1: no connection or no answer
   std::string content_type;
   std::string missing;  // X-Trailmap-Missing-Shards
+  std::string www_authenticate;  // WWW-Authenticate (a 401's)
   std::string body;
 };
 
@@ -18,7 +19,8 @@ struct HttpResult {
 // a request in flight while it makes another.
 class HttpCall {
  public:
-  HttpCall(int port, const std::string& target);
+  // `authorization`: the Authorization header's value ("" = none), e.g. "Bearer TOKEN".
+  HttpCall(int port, const std::string& target, const std::string& authorization = "");
   ~HttpCall();
   HttpCall(const HttpCall&) = delete;
   HttpCall& operator=(const HttpCall&) = delete;
@@ -30,7 +32,7 @@ class HttpCall {
   bool sent_ = false;
 };
 
-HttpResult HttpGet(int port, const std::string& target);
+HttpResult HttpGet(int port, const std::string& target, const std::string& authorization = "");
 
 // Percent-encodes a URL parameter's name or value.
 std::string UrlEncode(const std::string& text);

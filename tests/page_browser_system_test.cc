@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "query/http/sha256.h"
 #include "tests/cluster.h"
 #include "tests/http_client.h"
 
@@ -94,9 +95,12 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
                     std::to_string(t0), "--ingest", IngestList(aggs), dir / (host + ".perf")});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   }
+  // The node needs a bearer token (issue 12): the page takes it from #token= in its address.
+  const std::string token = "page-test-token";
+  WriteFile(dir / "tokens.txt", "# the browser test's\nbrowser " + Sha256Hex(token) + "\n");
   const int port = FreePort();
   Process server({Binary("trailmap-query"), "--listen", "127.0.0.1:" + std::to_string(port),
-                  "--aggregators", QueryList(aggs)},
+                  "--aggregators", QueryList(aggs), "--tokens", dir / "tokens.txt"},
                  dir.path(), "trailmap-query");
   ASSERT_TRUE(WaitFor([port] { return HttpGet(port, "/").status == 200; }, 10s)) << server.Stderr();
 
@@ -141,7 +145,8 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
   std::filesystem::create_directories(shots);
   const nlohmann::json request = {
       {"url", "http://127.0.0.1:" + std::to_string(port) + "/?metric=http.latency&from=" + from +
-                  "&to=" + to},
+                  "&to=" + to + "#token=" + token},
+      {"token", token},
       {"out", shots},
       {"cell", {cell_row, 60}},
       {"region", {band_low, 45, band_high, 75}},
@@ -156,6 +161,16 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
   EXPECT_TRUE(page["errors"].empty()) << page["errors"];
   EXPECT_TRUE(page["console"].empty()) << page["console"];
   EXPECT_EQ(page["recolor_mismatches"], 0);
+  // Without the token the API answers 401, and the page says so once its prompt is dismissed.
+  // (one banner per view the page asked for: the heat map's and the columns')
+  ASSERT_FALSE(page["no_token_banners"].empty()) << page["no_token_banners"];
+  for (const auto& banner : page["no_token_banners"]) {
+    EXPECT_NE(banner.get<std::string>().find(
+                  ": this API needs a bearer token: send the header \"Authorization: Bearer "
+                  "TOKEN\""),
+              std::string::npos)
+        << banner;
+  }
 
   // The cell's panel: the numbers of `trailmap heatmap --at`, for the same time and value.
   const uint64_t low = bounds[cell_row][0], high = bounds[cell_row][1];

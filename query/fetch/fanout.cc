@@ -18,6 +18,7 @@ struct Shard {
   bool done = false;
   std::optional<Answer> answer;
   std::string failure;  // non-empty: why there is no answer
+  std::string over_budget;  // non-empty: the shard's error when the query was over its budget
 };
 
 // Reads every frame of one message and keeps the last non-empty one.
@@ -49,6 +50,7 @@ void Handle(Shard& shard, uint64_t query_id) {
   shard.done = true;
   if (!answer->error.empty()) {
     shard.failure = "error: " + answer->error;
+    if (answer->over_budget) shard.over_budget = answer->error;
     return;
   }
   if (answer->shard.empty()) answer->shard = shard.endpoint;
@@ -116,6 +118,7 @@ FanoutResult FanOutEach(zmq::context_t& context, const std::vector<std::string>&
         reason = "no answer within " + std::to_string(wait.count()) + " ms";
       }
       result.failures.push_back({shard.endpoint, std::move(reason)});
+      if (!shard.over_budget.empty()) result.over_budget.push_back({shard.endpoint, shard.over_budget});
     }
   }
   return result;
@@ -239,6 +242,11 @@ FanoutResult FanOutReplicas(zmq::context_t& context, const Cluster& cluster,
     wait = std::max(wait, std::chrono::milliseconds(1));
     FanoutResult answered = FanOutEach(context, endpoints, requests, query.id, wait);
     for (Answer& a : answered.answers) result.answers.push_back(std::move(a));
+    // Over budget on one replica is over budget on the others: no further round.
+    if (!answered.over_budget.empty()) {
+      result.over_budget = std::move(answered.over_budget);
+      return result;
+    }
     bool any_failed = false;
     std::vector<size_t> still_up;
     for (size_t m : up) {

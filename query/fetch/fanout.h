@@ -40,6 +40,10 @@ struct FanoutResult {
   // Replicated queries only: members that did not answer but whose hosts every one came from
   // another replica, so nothing is missing ("agg-2 (tcp://...)", its reason).
   std::vector<ShardFailure> skipped;
+  // Shards that refused the query as over its deadline or cost budget (Answer::over_budget), each
+  // with its error ("query over budget: ..."): the same query would fail again, so a replicated
+  // fan-out asks no further round. Each is in `failures` too.
+  std::vector<ShardFailure> over_budget;
 };
 
 // Sends `query` to every endpoint ("tcp://host:port") and waits for the answers.

@@ -71,6 +71,10 @@ Result<FanoutResult> FanOutAll(const QueryContext& context, const ViewRequest& r
   query.id = static_cast<uint64_t>(context.now) * 1000 + 1;
   FanoutOptions options;
   options.deadline = std::chrono::milliseconds(std::max<uint64_t>(1, *timeout / 1'000'000));
+  // The shards stop a little before the fan-out stops waiting, so their "over budget" arrives.
+  query.limits.deadline_ms = std::max<uint64_t>(1, *timeout / 1'000'000 * 9 / 10);
+  query.limits.max_keys = request.max_keys;
+  query.limits.max_cells = request.max_cells;
   const bool ranged = query.kind == Query::Kind::kHistograms || query.kind == Query::Kind::kStacks;
   std::vector<size_t> asked;
   if (ranged) {
@@ -95,6 +99,14 @@ Result<FanoutResult> FanOutAll(const QueryContext& context, const ViewRequest& r
         }
       }
     }
+  }
+  for (const ShardFailure& f : result.over_budget) {  // named as the cluster file names it
+    for (const ClusterMember& member : cluster->members) {
+      if (member.query == f.endpoint && member.name != f.endpoint) {
+        return Status::InvalidArgument(member.name + " (" + f.endpoint + "): " + f.reason);
+      }
+    }
+    return Status::InvalidArgument(f.endpoint + ": " + f.reason);
   }
   if (result.answers.empty()) {
     std::string msg = "no aggregator answered:";

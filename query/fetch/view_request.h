@@ -50,7 +50,10 @@ struct ViewRequest {
   std::string aggregators;  // query endpoints; see query/fetch/endpoints.h for the fallbacks
   std::string config;       // a TOML file naming the aggregators
   std::string cluster;      // a cluster file (core/cluster.h), instead of `aggregators`
-  std::string timeout = "5s";
+  std::string timeout = "5s";  // also sent as the query's deadline (9/10 of it, FanOutAll)
+  // Ask the aggregators for less than their own limits (0 = theirs; aggregator/query_budget.h).
+  uint64_t max_keys = 0;   // stored keys one shard may read
+  uint64_t max_cells = 0;  // cells (columns x groups) one shard may answer
 };
 
 // The time range of `request` (usage errors name the flag).
@@ -71,11 +74,14 @@ struct Fetched {
 // config files of `context`, query/fetch/endpoints.h). InvalidArgument names what is wrong.
 Result<Cluster> QueryCluster(const QueryContext& context, const ViewRequest& request);
 
-// Resolves the cluster and sends `query` (its id is set here) to its members: for a histogram or
-// stack query those of the epochs its range touches, in rounds when R > 1 so each host-second
-// is answered once (FanOutReplicas); otherwise to every member. Fails with InvalidArgument for
-// bad parameters and Unavailable when no shard answered at all; the shards that did not answer
-// are in the result's failures (data missing) or skipped (their replicas answered instead).
+// Resolves the cluster and sends `query` (its id and limits are set here) to its members: for a
+// histogram or stack query those of the epochs its range touches, in rounds when R > 1 so each
+// host-second is answered once (FanOutReplicas); otherwise to every member. The query's deadline
+// is 9/10 of request.timeout, so a shard's "over budget" answer arrives before the fan-out gives
+// up on it. Fails with InvalidArgument for bad parameters and for a query a shard refused as over
+// its budget ("agg-1 (tcp://...): query over budget: ... narrow it: ..."), Unavailable when no
+// shard answered at all; the shards that did not answer are in the result's failures (data
+// missing) or skipped (their replicas answered instead).
 Result<FanoutResult> FanOutAll(const QueryContext& context, const ViewRequest& request,
                                Query query);
 

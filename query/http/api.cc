@@ -21,7 +21,7 @@ namespace trailmap {
 namespace {
 
 // The parameters every histogram view shares (the CLI's AddQueryFlags, less the aggregators).
-void ReadViewRequest(Params* p, ViewRequest* r) {
+Status ReadViewRequest(Params* p, ViewRequest* r) {
   p->Text("metric", &r->metric);
   p->Text("from", &r->from);
   p->Text("to", &r->to);
@@ -29,6 +29,9 @@ void ReadViewRequest(Params* p, ViewRequest* r) {
   p->Text("hosts", &r->hosts);
   p->Text("where", &r->where);
   p->Text("timeout", &r->timeout);
+  // Ask the aggregators for less than their own limits (README "Bounded queries").
+  if (Status s = p->Unsigned("max-keys", UINT64_MAX, &r->max_keys); !s.ok()) return s;
+  return p->Unsigned("max-cells", UINT64_MAX, &r->max_cells);
 }
 
 // The CLI requires --metric; so does the API, with CLI11's words.
@@ -46,7 +49,7 @@ Status ReadHeatmap(Params* p, ViewRequest base, HeatmapRequest* out) {
   HeatmapRequest& r = *out;
   r.query = std::move(base);
   r.format = "json";
-  ReadViewRequest(p, &r.query);
+  if (Status s = ReadViewRequest(p, &r.query); !s.ok()) return s;
   uint64_t rows = r.rows, cols = r.cols;
   if (Status s = p->Unsigned("rows", UINT32_MAX, &rows); !s.ok()) return s;
   if (Status s = p->Unsigned("cols", UINT32_MAX, &cols); !s.ok()) return s;
@@ -87,7 +90,7 @@ Result<ViewDocument> ApiColumns(Params* p, const QueryContext& context, ViewRequ
   ColumnsRequest r;
   r.query = std::move(base);
   r.format = "json";
-  ReadViewRequest(p, &r.query);
+  if (Status s = ReadViewRequest(p, &r.query); !s.ok()) return s;
   uint64_t rows = r.rows, limit = r.limit;
   if (Status s = p->Unsigned("rows", UINT32_MAX, &rows); !s.ok()) return s;
   r.rows = static_cast<uint32_t>(rows);
@@ -109,7 +112,7 @@ Result<ViewDocument> ApiTrails(Params* p, const QueryContext& context, ViewReque
   TrailsRequest r;
   r.query = std::move(base);
   r.format = "json";
-  ReadViewRequest(p, &r.query);
+  if (Status s = ReadViewRequest(p, &r.query); !s.ok()) return s;
   uint64_t limit = r.limit, points = r.points;
   p->Text("range", &r.range);
   p->Text("sort", &r.sort);
@@ -134,7 +137,7 @@ Result<ViewDocument> ApiLine(Params* p, const QueryContext& context, ViewRequest
   LineRequest r;
   r.query = std::move(base);
   r.format = "json";
-  ReadViewRequest(p, &r.query);
+  if (Status s = ReadViewRequest(p, &r.query); !s.ok()) return s;
   uint64_t top = r.top, step = r.step;
   p->Text("stat", &r.stat);
   if (Status s = p->Unsigned("top", 1'000'000, &top); !s.ok()) return s;
@@ -153,7 +156,7 @@ Result<ViewDocument> ApiStats(Params* p, const QueryContext& context, ViewReques
   StatsRequest r;
   r.query = std::move(base);
   r.format = "json";
-  ReadViewRequest(p, &r.query);
+  if (Status s = ReadViewRequest(p, &r.query); !s.ok()) return s;
   uint64_t top = r.top;
   p->Text("sort", &r.sort);
   if (Status s = p->Unsigned("top", 1'000'000, &top); !s.ok()) return s;
@@ -211,7 +214,7 @@ Result<ViewDocument> ApiFields(Params* p, const QueryContext& context, ViewReque
   FieldsRequest r;
   r.query = std::move(base);
   r.format = "json";
-  ReadViewRequest(p, &r.query);
+  if (Status s = ReadViewRequest(p, &r.query); !s.ok()) return s;
   uint64_t top = r.top;
   if (Status s = p->Unsigned("top", 1'000'000, &top); !s.ok()) return s;
   r.top = top;
@@ -225,7 +228,7 @@ Result<ViewDocument> ApiOutliers(Params* p, const QueryContext& context, ViewReq
   OutliersRequest r;
   r.query = std::move(base);
   r.format = "json";
-  ReadViewRequest(p, &r.query);
+  if (Status s = ReadViewRequest(p, &r.query); !s.ok()) return s;
   p->Text("stat", &r.stat);
   if (Status s = p->Double("threshold", &r.threshold); !s.ok()) return s;
   if (Status s = p->Bool("flame", &r.flame); !s.ok()) return s;

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <iterator>
+#include <optional>
 #include <string>
 #include <thread>
 #include <zmq.hpp>
@@ -16,6 +18,7 @@
 #include "core/units.h"
 #include "query/http/api.h"
 #include "query/http/server.h"
+#include "query/http/tokens.h"
 
 namespace {
 
@@ -28,7 +31,10 @@ constexpr const char* kUsage =
     "trailmap-query: the web page and HTTP API of a trailmap cluster.\n"
     "Usage: trailmap-query [--listen HOST:PORT] [--aggregators HOST:PORT,... | --cluster FILE]\n"
     "                      [--config FILE] [--timeout 5s] [--workers 8]\n"
-    "  --listen       where to serve HTTP (default 127.0.0.1:7402)\n"
+    "                      [--tokens FILE | --insecure-no-auth]\n"
+    "       trailmap-query --hash-token NAME < token   (prints the token file line for NAME)\n"
+    "  --listen       where to serve HTTP (default 127.0.0.1:7402); an address that is not\n"
+    "                 loopback needs --tokens or --insecure-no-auth\n"
     "  --aggregators  aggregator QUERY endpoints (default port 7401); else $TRAILMAP_AGGREGATORS,\n"
     "                 else `aggregators` in the config file, else 127.0.0.1:7401\n"
     "  --config       TOML file with aggregators = [\"HOST:PORT\", ...] (default $TRAILMAP_CONFIG\n"
@@ -38,6 +44,15 @@ constexpr const char* kUsage =
     "                 from the first of its owners that answers; re-read by every request\n"
     "  --timeout      how long a request waits for every shard's answer, unless it says\n"
     "  --workers      threads that run requests at once\n"
+    "  --tokens       file of bearer tokens (a line each: NAME SHA256HEX-OF-THE-TOKEN); every\n"
+    "                 /api/ request then needs \"Authorization: Bearer TOKEN\" (401 otherwise),\n"
+    "                 and the page asks for the token (or takes it from #token=... in its URL)\n"
+    "  --hash-token   reads a token from standard input and prints its line for the token file:\n"
+    "                 head -c 24 /dev/urandom | base64 > alice.token\n"
+    "                 trailmap-query --hash-token alice < alice.token >> tokens.txt\n"
+    "                 (or: printf '%s' \"$TOKEN\" | sha256sum)\n"
+    "  --insecure-no-auth  serve the API without tokens on an address that is not loopback:\n"
+    "                 anyone who reaches it reads everything (logged as a warning)\n"
     "Endpoints: GET /api/heatmap, /api/columns, /api/trails, /api/line, /api/stats, /api/flame,\n"
     "/api/metrics, /api/fields, with the CLI's long options as parameters (metric=, from=, ...).\n"
     "Stop with SIGINT or SIGTERM.\n";
@@ -54,11 +69,16 @@ int main(int argc, char** argv) {
   SetLogProgram("trailmap-query");
   HttpServerOptions server_options;
   ApiOptions api;
+  std::string tokens_path;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       return 0;
+    }
+    if (arg == "--insecure-no-auth") {
+      server_options.insecure_no_auth = true;
+      continue;
     }
     std::string value;
     const size_t eq = arg.find('=');
@@ -81,6 +101,18 @@ int main(int argc, char** argv) {
     } else if (arg == "--timeout") {
       if (!ParseDuration(value).ok()) return Usage("--timeout " + value + ": give e.g. 5s, 500ms");
       api.defaults.timeout = value;
+    } else if (arg == "--tokens") {
+      tokens_path = value;
+    } else if (arg == "--hash-token") {
+      // The token from standard input, less a final newline (as `echo` and files end).
+      std::string token((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+      while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
+      if (token.empty()) return Usage("--hash-token " + value + ": no token on standard input");
+      if (value.find_first_of(" \t\n") != std::string::npos) {
+        return Usage("--hash-token " + value + ": a name without blanks");
+      }
+      std::cout << TokenFileLine(value, token) << "\n";
+      return 0;
     } else if (arg == "--workers") {
       char* end = nullptr;
       const long n = std::strtol(value.c_str(), &end, 10);
@@ -91,6 +123,15 @@ int main(int argc, char** argv) {
     } else {
       return Usage("unknown flag " + arg);
     }
+  }
+
+  std::optional<BearerTokens> tokens;
+  if (!tokens_path.empty()) {
+    Result<BearerTokens> loaded = BearerTokens::Load(tokens_path);
+    if (!loaded.ok()) return Usage("--tokens: " + loaded.status().message());
+    tokens = std::move(loaded).value();
+    server_options.tokens = &*tokens;
+    if (server_options.insecure_no_auth) return Usage("--tokens and --insecure-no-auth: give one");
   }
 
   zmq::context_t zmq_context(1);
@@ -135,6 +176,13 @@ int main(int argc, char** argv) {
   if (server_options.listen.find(':') == std::string::npos) host = server_options.listen;
   std::cout << "trailmap-query: serving http://" << host << ":" << (*server)->port()
             << "/ from " << list << std::endl;
+  if (tokens) {
+    Log("the API needs a bearer token: " + std::to_string(tokens->size()) + " listed in " +
+        tokens_path);
+  } else if (server_options.insecure_no_auth) {
+    Log("WARNING: --insecure-no-auth: the API is open to anyone who reaches " +
+        server_options.listen + " (give --tokens FILE to require bearer tokens)");
+  }
   Log("serving http://" + host + ":" + std::to_string((*server)->port()) + "/ from " + list);
 
   std::thread waiter([&signals, s = server->get()]() {

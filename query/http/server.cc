@@ -35,6 +35,7 @@ struct HttpServer::Impl {
   HttpServerOptions options;
   HttpHandler handler;
   std::atomic<bool> stopping{false};
+  std::atomic<uint64_t> unauthorized{0};
   std::mutex streams_mu;
   std::condition_variable streams_done;
   int streams = 0;  // guarded by streams_mu
@@ -85,6 +86,20 @@ class Session : public std::enable_shared_from_this<Session> {
     version_ = request.version();
     std::string method(request.method_string());
     std::string target(request.target());
+    if (server_->options.tokens != nullptr && target.starts_with("/api/")) {
+      const std::string authorization(request[http::field::authorization]);
+      const Result<std::string> who = server_->options.tokens->Admit(authorization, &target);
+      if (!who.ok()) {
+        const uint64_t n = ++server_->unauthorized;
+        if ((n & (n - 1)) == 0) {  // the 1st, 2nd, 4th, 8th, ...: a flood logs a few lines
+          Log("refused " + std::to_string(n) + " request(s) without an accepted token, the last: " +
+              who.status().message());
+        }
+        HttpReply reply = ErrorReply(401, who.status().message());
+        reply.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"trailmap\"");
+        return Write(std::move(reply));
+      }
+    }
     stream_.expires_never();  // the work takes as long as its fan-out's timeout
     asio::post(server_->pool, [self = shared_from_this(), method = std::move(method),
                                target = std::move(target)]() {
@@ -257,6 +272,12 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& 
     return Status::InvalidArgument("--listen " + options.listen +
                                    ": give an IP address and a port, e.g. 127.0.0.1:7402");
   }
+  if (!address.is_loopback() && options.tokens == nullptr && !options.insecure_no_auth) {
+    return Status::InvalidArgument(
+        "--listen " + options.listen +
+        ": not a loopback address, and the API would be open to anyone who reaches it: give "
+        "--tokens FILE (bearer tokens), or --insecure-no-auth to serve it without");
+  }
   const tcp::endpoint endpoint(address, port);
   impl->acceptor.open(endpoint.protocol(), ec);
   if (!ec) impl->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
@@ -268,6 +289,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& 
 }
 
 uint16_t HttpServer::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+uint64_t HttpServer::unauthorized() const { return impl_->unauthorized.load(); }
 
 void HttpServer::Run() { impl_->io.run(); }
 

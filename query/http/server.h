@@ -8,6 +8,12 @@
 //
 // Errors: a failing accept or a broken connection is logged and closes that connection only; an
 // exception from the handler is a 500 reply, never the end of the server.
+//
+// Access: with `tokens`, every /api/ request needs a bearer token (query/http/tokens.h); one
+// without a token it accepts gets 401 with a body saying what to send, and is counted
+// (unauthorized()). The page's files are served to anyone: they hold no data, and the page asks
+// for the token. Without `tokens` the API is open, so Listen refuses an address that is not
+// loopback unless `insecure_no_auth`.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +24,7 @@
 
 #include "core/status.h"
 #include "query/http/api.h"
+#include "query/http/tokens.h"
 
 namespace trailmap {
 
@@ -30,6 +37,10 @@ struct HttpServerOptions {
   int workers = 8;
   // A request line and headers larger than this are refused (431); GET has no body. Default 16 KiB.
   uint32_t max_header_bytes = 16 * 1024;
+  // Set: /api/ requests need one of these bearer tokens. Not owned; outlives the server.
+  const BearerTokens* tokens = nullptr;
+  // Without tokens, listen on an address that is not loopback anyway (the lab's choice).
+  bool insecure_no_auth = false;
 };
 
 // Runs on a worker thread for every request: the method ("GET") and the target ("/api/...?...").
@@ -46,6 +57,8 @@ class HttpServer {
 
   // The port it listens on (the chosen one when asked for 0).
   uint16_t port() const;
+  // Requests refused with 401 since Listen.
+  uint64_t unauthorized() const;
   // Serves until Stop() (from any thread, or a signal handler's Asio completion).
   void Run();
   void Stop();

@@ -35,7 +35,9 @@ try {
     let bad = 0;
     for (const extra of ['coloring=rank', 'coloring=linear', 'coloring=rank&per-column=1', 'coloring=linear&per-column=1']) {
       const d = window.trailmap.heatmap;
-      const doc = await fetch(`/api/heatmap?metric=${d.metric}&from=${d.from}&to=${d.to}&${extra}`).then((r) => r.json());
+      const token = sessionStorage.getItem('trailmap-token');  // the page's, from #token=
+      const headers = token ? { Authorization: `Bearer ${token}` } : {};
+      const doc = await fetch(`/api/heatmap?metric=${d.metric}&from=${d.from}&to=${d.to}&${extra}`, { headers }).then((r) => r.json());
       const levels = window.trailmap.recolor(doc);
       doc.levels.forEach((row, r) => row.forEach((l, c) => { if (levels[r][c] !== l) bad++; }));
     }
@@ -93,7 +95,10 @@ try {
   // A pasted address restores the view: the region's URL, loaded afresh.
   const restored = await browser.newPage();
   await restored.setViewport({ width: 1640, height: 1000 });
-  await restored.goto(new URL(result.region.url, args.url).href, { timeout });
+  // A new tab has its own sessionStorage: the pasted address carries the token again.
+  const pasted = new URL(result.region.url, args.url);
+  if (args.token) pasted.hash = `token=${encodeURIComponent(args.token)}`;
+  await restored.goto(pasted.href, { timeout });
   await restored.waitForFunction(() => window.trailmap && window.trailmap.ready && window.trailmap.flame, { timeout });
   result.restored_region = await restored.evaluate(() => window.trailmap.flame.region.region);
   await restored.close();
@@ -109,6 +114,17 @@ try {
   const trails = await page.$('#trails');
   await trails.screenshot({ path: `${args.out}/page-trails.png` });
   result.errors = await page.evaluate(() => window.trailmap.errors);
+
+  // Without a token: the API answers 401, the page prompts (dismissed here) and shows the error.
+  if (args.token) {
+    const bare = await browser.newPage();
+    bare.on('dialog', (d) => d.dismiss());
+    await bare.goto(args.url.replace(/#.*$/, ''), { timeout });
+    await bare.waitForFunction(() => window.trailmap && window.trailmap.ready, { timeout });
+    result.no_token_banners = await bare.evaluate(() => window.trailmap.errors);
+    await bare.close();
+    await page.bringToFront();
+  }
 
   // A node with a shard that does not answer: the page says so in a banner naming it.
   if (args.missing_url) {

@@ -53,11 +53,41 @@ function heatmapParams(extra = {}) {
 }
 const query = (params) => new URLSearchParams(params).toString();
 
+// ---- access: the bearer token trailmap-query asks for when it runs with --tokens ----
+// From #token=... in the address (taken out of it at once) or a prompt at the first 401, kept in
+// sessionStorage: this tab only, gone when it closes.
+const TOKEN_KEY = 'trailmap-token';
+function takeTokenFromHash() {
+  const m = location.hash.match(/(?:^#|&)token=([^&]*)/);
+  if (!m) return;
+  sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(m[1]));
+  history.replaceState(null, '', location.pathname + location.search);
+}
+const token = () => sessionStorage.getItem(TOKEN_KEY) || '';
+let asking = null;  // one prompt for all the requests refused at once
+function askToken() {
+  asking = asking || Promise.resolve().then(() => {
+    const t = window.prompt('trailmap-query needs an access token (it answered 401). Token:');
+    if (t && t.trim()) sessionStorage.setItem(TOKEN_KEY, t.trim());
+    return !!(t && t.trim());
+  }).finally(() => { asking = null; });
+  return asking;
+}
+// fetch with the token; at a 401 asks for a token once and tries again.
+async function authFetch(url) {
+  const get = () => fetch(url, { headers: token() ? { Authorization: `Bearer ${token()}` } : {} });
+  const reply = await get();
+  if (reply.status !== 401 || !(await askToken())) return reply;
+  return get();
+}
+// EventSource cannot send headers: the token goes as the access_token parameter (RFC 6750).
+const withToken = (params) => (token() ? Object.assign({}, params, { access_token: token() }) : params);
+
 // GET path?params: the JSON document; a server error becomes a banner and an exception.
 async function api(path, params) {
   page.busy++;
   try {
-    const reply = await fetch(`${path}?${query(params)}`);
+    const reply = await authFetch(`${path}?${query(params)}`);
     const body = await reply.json().catch(() => ({ error: `${reply.status} ${reply.statusText}` }));
     if (!reply.ok) throw new Error(`${path}: ${body.error || reply.status}`);
     const missing = body.missing_shards || [];
@@ -102,7 +132,7 @@ async function loadHeatmap() {
 
 function startLive() {
   return new Promise((resolve) => {
-    const es = new EventSource(`/api/heatmap/live?${query(heatmapParams())}`);
+    const es = new EventSource(`/api/heatmap/live?${query(withToken(heatmapParams()))}`);
     page.stream = es;
     es.addEventListener('heatmap', (e) => {
       page.heatmap = JSON.parse(e.data);
@@ -391,7 +421,7 @@ async function loadColumns() {
 async function loadMicroTrails() {
   page.microTrails = new Map();
   try {
-    const stats = await fetch(`/api/stats?${query(viewParams({ by: 'host', format: 'json' }))}`).then((r) => r.json());
+    const stats = await authFetch(`/api/stats?${query(viewParams({ by: 'host', format: 'json' }))}`).then((r) => r.json());
     for (const row of stats.rows || []) page.microTrails.set(row.group, row.trail);
   } catch {
     // tooltips without trails
@@ -485,6 +515,7 @@ page.columnCenter = (c) => {
 $('apply').addEventListener('click', () => { fromForm(); state.cell = state.region = state.ymin = state.ymax = ''; reload(); });
 
 async function start() {
+  takeTokenFromHash();
   readUrl();
   toForm();
   try {

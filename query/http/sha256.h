@@ -1,0 +1,18 @@
+// SHA-256 (FIPS 180-4), for trailmap-query's bearer tokens (query/http/tokens.h): the token file
+// holds each token's hash, never the token. A plain function of bytes; no state, thread-safe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace trailmap {
+
+using Sha256Digest = std::array<uint8_t, 32>;
+
+Sha256Digest Sha256(std::string_view bytes);
+// The digest as 64 lower-case hex digits, as sha256sum prints it.
+std::string Sha256Hex(std::string_view bytes);
+
+}  // namespace trailmap

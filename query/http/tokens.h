@@ -1,0 +1,52 @@
+// BearerTokens: who may use trailmap-query's HTTP API (issue 12). Without a token file the API
+// is open, which trailmap-query allows only on a loopback address (or with --insecure-no-auth).
+//
+// The token file (--tokens FILE) lists one token a line, by a name and the SHA-256 of the token
+// in hex; the token itself is never stored:
+//
+//   # who       sha256 of the token
+//   alice       2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824
+//
+// Make a line with `trailmap-query --hash-token NAME` (reads the token from standard input) or
+// `printf %s "$TOKEN" | sha256sum`. Blank lines and lines starting with '#' are skipped; names
+// are unique.
+//
+// A request is admitted when its `Authorization: Bearer TOKEN` header — or, for the page's live
+// stream (EventSource cannot set headers), its `access_token` query parameter (RFC 6750 2.3) —
+// hashes to a listed hash. The presented token's hash is compared with every listed hash in
+// constant time, so timing tells nothing about how much of a hash matched.
+//
+// Value type; Admit is thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+#include "query/http/sha256.h"
+
+namespace trailmap {
+
+class BearerTokens {
+ public:
+  // `source` names the text in errors ("tokens.txt:3: ...").
+  static Result<BearerTokens> Parse(std::string_view text, std::string_view source);
+  static Result<BearerTokens> Load(const std::string& path);
+
+  // The name of the token that admits a request with this Authorization header value ("" when
+  // it has none) and `target` ("/api/heatmap?..."); its access_token parameter, if any, is taken
+  // out of *target. Otherwise InvalidArgument with what the 401 reply says.
+  Result<std::string> Admit(std::string_view authorization, std::string* target) const;
+
+  size_t size() const { return tokens_.size(); }
+
+ private:
+  std::vector<std::pair<std::string, Sha256Digest>> tokens_;  // name, hash of the token
+};
+
+// The token file line for `name` and `token`: "name <sha256 hex>".
+std::string TokenFileLine(std::string_view name, std::string_view token);
+
+}  // namespace trailmap
