@@ -14,6 +14,8 @@ RouterServer::Options RouterOptions(const QueryServerOptions& o) {
   // A query is a few hundred bytes, but a weighted stack query (region -> code) carries 16 bytes
   // per host-second: up to kMaxStackWeights of them, 64 MiB. Larger messages drop the connection.
   r.max_message_bytes = 64 << 20;
+  r.curve_secret_key = o.curve_secret_key;
+  r.zap_domain = "query";
   return r;
 }
 
@@ -23,11 +25,25 @@ QueryServer::QueryServer(zmq::context_t* context, const Store* store, QueryServe
     : store_(store),
       options_(std::move(options)),
       router_(context, RouterOptions(options_),
-              [this](const Result<std::string_view>& payload) -> std::optional<std::string> {
-                if (!payload.ok()) {
+              [this](const Result<std::string_view>& payload,
+                     const RouterServer::Peer& peer) -> std::optional<std::string> {
+                std::string refusal;
+                if (options_.access != nullptr) {
+                  const ClientKey* key = options_.access->Find(peer.key_name);
+                  if (key == nullptr || !key->query) {
+                    refusal = "key " + peer.key_name +
+                              " may not query this aggregator: list it in its clients file with "
+                              "the query right";
+                  }
+                }
+                if (!payload.ok() || !refusal.empty()) {
                   Answer answer;
                   answer.shard = options_.shard;
-                  answer.error = payload.status().message();
+                  answer.error = refusal.empty() ? payload.status().message() : refusal;
+                  if (!refusal.empty() && payload.ok()) {
+                    // The id, so the client takes the refusal as its answer.
+                    if (Result<Query> q = DecodeQuery(*payload); q.ok()) answer.id = q->id;
+                  }
                   ++errors_;
                   if (options_.latencies != nullptr) {
                     options_.latencies->Record("invalid", std::chrono::nanoseconds(0));
@@ -68,6 +84,7 @@ Answer QueryServer::AnswerQuery(std::string_view bytes) const {
   }
   if (query->kind == Query::Kind::kStatus) {
     answer.status = store_->Health();
+    if (options_.add_status) options_.add_status(&answer.status);
     ++answered_;
     return answer;
   }

@@ -3,7 +3,8 @@
 // One Answer per Query, with the query's id and `shard` set to this aggregator's name. A query
 // that does not decode, or that the store cannot answer, gets an Answer whose `error` says why
 // (id 0 when the id could not be read); an unknown metric is an empty answer, not an error.
-// Queries are answered one at a time on the server thread.
+// Queries are answered one at a time on the server thread. With CURVE (options.access), only
+// keys listed with the query right are answered; others get an error naming the key.
 //
 // Thread safety: Start/Stop from the owning thread; counters from any thread. The Store and the
 // zmq::context_t must outlive the server.
@@ -11,11 +12,13 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "aggregator/query_latencies.h"
 #include "aggregator/router_server.h"
 #include "aggregator/store.h"
+#include "aggregator/zap_handler.h"
 #include "core/query_wire.h"
 #include "core/status.h"
 
@@ -28,6 +31,13 @@ struct QueryServerOptions {
   // Where each query's latency is recorded (self-metrics); nullptr = nowhere. Not owned; must
   // outlive the server.
   QueryLatencies* latencies = nullptr;
+  // With CURVE: the socket's secret key (RouterServer::Options::curve_secret_key) and the ZAP
+  // handler whose list says which keys may query; a key without the query right gets an Answer
+  // whose error says so. "" / nullptr: plaintext, anyone may query. Not owned.
+  std::string curve_secret_key;
+  const ZapHandler* access = nullptr;
+  // Adds what the store does not know to a status answer (refused batches and connections).
+  std::function<void(ShardStatus*)> add_status;
 };
 
 class QueryServer {

@@ -12,6 +12,7 @@
 #include <thread>
 #include <zmq.hpp>
 
+#include "core/curve_keys.h"
 #include "core/log.h"
 #include "core/units.h"
 #include "query/http/api.h"
@@ -28,6 +29,7 @@ constexpr const char* kUsage =
     "trailmap-query: the web page and HTTP API of a trailmap cluster.\n"
     "Usage: trailmap-query [--listen HOST:PORT] [--aggregators HOST:PORT,... | --cluster FILE]\n"
     "                      [--config FILE] [--timeout 5s] [--workers 8]\n"
+    "                      [--key FILE --server-key FILE | --insecure-plaintext]\n"
     "  --listen       where to serve HTTP (default 127.0.0.1:7402)\n"
     "  --aggregators  aggregator QUERY endpoints (default port 7401); else $TRAILMAP_AGGREGATORS,\n"
     "                 else `aggregators` in the config file, else 127.0.0.1:7401\n"
@@ -38,6 +40,10 @@ constexpr const char* kUsage =
     "                 from the first of its owners that answers; re-read by every request\n"
     "  --timeout      how long a request waits for every shard's answer, unless it says\n"
     "  --workers      threads that run requests at once\n"
+    "  --key          its CURVE key, NAME.key from trailmap keygen (default $TRAILMAP_KEY); the\n"
+    "                 aggregators list it with the query right\n"
+    "  --server-key   the aggregators' public key, their .pub (default $TRAILMAP_SERVER_KEY)\n"
+    "  --insecure-plaintext  query without encryption or authentication (lab only)\n"
     "Endpoints: GET /api/heatmap, /api/columns, /api/trails, /api/line, /api/stats, /api/flame,\n"
     "/api/metrics, /api/fields, with the CLI's long options as parameters (metric=, from=, ...).\n"
     "Stop with SIGINT or SIGTERM.\n";
@@ -54,11 +60,17 @@ int main(int argc, char** argv) {
   SetLogProgram("trailmap-query");
   HttpServerOptions server_options;
   ApiOptions api;
+  std::string key_path, server_key_path;
+  bool insecure_plaintext = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       return 0;
+    }
+    if (arg == "--insecure-plaintext") {
+      insecure_plaintext = true;
+      continue;
     }
     std::string value;
     const size_t eq = arg.find('=');
@@ -81,6 +93,10 @@ int main(int argc, char** argv) {
     } else if (arg == "--timeout") {
       if (!ParseDuration(value).ok()) return Usage("--timeout " + value + ": give e.g. 5s, 500ms");
       api.defaults.timeout = value;
+    } else if (arg == "--key") {
+      key_path = value;
+    } else if (arg == "--server-key") {
+      server_key_path = value;
     } else if (arg == "--workers") {
       char* end = nullptr;
       const long n = std::strtol(value.c_str(), &end, 10);
@@ -100,6 +116,15 @@ int main(int argc, char** argv) {
   base.env_config = Env("TRAILMAP_CONFIG");
   base.home = Env("HOME");
   base.env_cluster = Env("TRAILMAP_CLUSTER");
+  if (!insecure_plaintext) {
+    if (key_path.empty()) key_path = Env("TRAILMAP_KEY");
+    if (server_key_path.empty()) server_key_path = Env("TRAILMAP_SERVER_KEY");
+  }
+  Result<CurveClient> curve = ResolveCurveClient(key_path, server_key_path, insecure_plaintext);
+  if (curve.ok() && !curve->Usable().ok()) curve = curve->Usable();
+  if (!curve.ok()) return Usage(curve.status().message());
+  base.curve = std::move(curve).value();
+  if (base.curve.plaintext) Log(kPlaintextWarning);
   Result<Cluster> cluster = QueryCluster(base, api.defaults);
   if (!cluster.ok()) return Usage(cluster.status().message());
   // Each request resolves the same list again; a config file read once is enough. A cluster
