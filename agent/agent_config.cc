@@ -320,10 +320,17 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
     auto want = [&where, k](const char* type) {  // used only within this loop iteration
       return Status::InvalidArgument(where + KeyAndFlag(k) + " must be " + type);
     };
-    if (k == "host" || k == "statsd") {
+    if (k == "host" || k == "statsd" || k == "key" || k == "server_key") {
       const std::optional<std::string> v = node.value<std::string>();
       if (!v) return want("a string");
-      (k == "host" ? config->host : config->statsd) = *v;
+      (k == "host"     ? config->host
+       : k == "statsd" ? config->statsd
+       : k == "key"    ? config->key
+                       : config->server_key) = *v;
+    } else if (k == "insecure_plaintext") {
+      const std::optional<bool> v = node.value<bool>();
+      if (!v) return want("true or false");
+      config->insecure_plaintext = *v;
     } else if (k == "aggregators") {
       config->aggregators.clear();
       if (const std::optional<std::string> v = node.value<std::string>()) {
@@ -387,8 +394,9 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
       if (Status s = ParseStackTable(where, k, *t, config); !s.ok()) return s;
     } else {
       return Status::InvalidArgument(where + "unknown key " + Quote(k) +
-                                     " (known: host, labels, aggregators, cluster, statsd, flush_ms, "
-                                     "max_series, window, ack_timeout_ms, [spool], [proc], "
+                                     " (known: host, labels, aggregators, cluster, statsd, key, "
+                                     "server_key, insecure_plaintext, flush_ms, max_series, "
+                                     "window, ack_timeout_ms, [spool], [proc], "
                                      "[[exec]], [perf], [folded])");
     }
   }

@@ -46,6 +46,11 @@ struct AgentConfig {
   std::vector<std::string> aggregators{"127.0.0.1:7400"};  // ingest HOST:PORT of every shard
   std::string cluster;  // --cluster: a cluster file (core/cluster.h); "" = aggregators instead
   std::string statsd = "127.0.0.1:8125";                   // UDP HOST:PORT, or "off"
+  // CURVE (core/curve_keys.h): its own .key (--key, $TRAILMAP_KEY) and the aggregators' .pub
+  // (--server-key, $TRAILMAP_SERVER_KEY); or plaintext, explicitly (--insecure-plaintext).
+  std::string key;
+  std::string server_key;
+  bool insecure_plaintext = false;
   int64_t flush_ms = 250;         // how often completed seconds become a batch
   int64_t max_series = 1000;      // distinct field sets per metric per second
   int64_t window = 64;            // batches in flight without an ack

@@ -17,9 +17,10 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,11 +32,12 @@
 #include "agent/folded_source.h"
 #include "agent/perf_source.h"
 #include "agent/proc_source.h"
-#include "agent/self_metrics.h"
 #include "agent/replicated_shipper.h"
+#include "agent/self_metrics.h"
 #include "agent/spool_flags.h"
 #include "agent/stack_flags.h"
 #include "agent/statsd_server.h"
+#include "core/curve_keys.h"
 #include "core/log.h"
 
 namespace trailmap {
@@ -187,6 +189,15 @@ int Configure(int argc, char** argv, AgentConfig* config) {
                  "Example: replication = 2, then one [[aggregator]] table per aggregator with "
                  "name = \"agg-1\", zone = \"a\", ingest = \"10.0.0.5:7400\", "
                  "query = \"10.0.0.5:7401\"");
+  std::string key, server_key;
+  bool insecure_plaintext = false;
+  app.add_option("--key", key,
+                 "this agent's CURVE key, NAME.key from trailmap keygen "
+                 "(default $TRAILMAP_KEY)");
+  app.add_option("--server-key", server_key,
+                 "the aggregators' public key, their .pub (default $TRAILMAP_SERVER_KEY)");
+  app.add_flag("--insecure-plaintext", insecure_plaintext,
+               "send without encryption or authentication (lab only; logs a warning)");
   app.add_option("--statsd", statsd, "statsd UDP HOST:PORT, or off (default 127.0.0.1:8125)");
   app.add_option("--flush-ms", flush_ms, "ship completed seconds this often (default 250)");
   app.add_option("--max-series", max_series, "field sets per metric per second (default 1000)");
@@ -247,6 +258,18 @@ int Configure(int argc, char** argv, AgentConfig* config) {
       start = end + 1;
     }
   }
+  if (app.count("--key")) config->key = key;
+  if (app.count("--server-key")) config->server_key = server_key;
+  if (insecure_plaintext) config->insecure_plaintext = true;
+  if (!config->insecure_plaintext) {
+    if (const char* e = std::getenv("TRAILMAP_KEY"); e != nullptr && config->key.empty()) {
+      config->key = e;
+    }
+    if (const char* e = std::getenv("TRAILMAP_SERVER_KEY");
+        e != nullptr && config->server_key.empty()) {
+      config->server_key = e;
+    }
+  }
   if (app.count("--statsd")) config->statsd = statsd;
   if (app.count("--flush-ms")) config->flush_ms = flush_ms;
   if (app.count("--max-series")) config->max_series = max_series;
@@ -300,7 +323,16 @@ int Run(const AgentConfig& config) {
   // member; the short form (R=1, one owner) keeps using the directory itself, the layout of
   // earlier versions, so a spool they left drains unchanged.
   const bool segmented = !config.cluster.empty();
+  Result<CurveClient> curve =
+      ResolveCurveClient(config.key, config.server_key, config.insecure_plaintext);
+  if (curve.ok() && !curve->Usable().ok()) curve = curve->Usable();
+  if (!curve.ok()) {
+    Log(curve.status().message());
+    return 2;
+  }
+  if (curve->plaintext) Log(kPlaintextWarning);
   ShipperOptions shipper_options;
+  shipper_options.curve = *curve;
   shipper_options.window = static_cast<size_t>(config.window);
   shipper_options.ack_timeout = std::chrono::milliseconds(config.ack_timeout_ms);
   uint32_t stack_high = 0, frame_high = 0;

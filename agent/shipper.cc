@@ -6,6 +6,7 @@
 #include <random>
 #include <zmq.hpp>
 
+#include "core/curve_socket.h"
 #include "core/failpoint.h"
 #include "core/histogram.h"
 #include "core/log.h"
@@ -23,10 +24,12 @@ int64_t NowMs() {
 
 // A DEALER that queues nothing toward a peer that is not connected and drops everything on
 // close, so a reconnect starts clean and the resend order is ours alone.
-std::unique_ptr<zmq::socket_t> OpenSocket(zmq::context_t& context, const std::string& endpoint) {
+std::unique_ptr<zmq::socket_t> OpenSocket(zmq::context_t& context, const std::string& endpoint,
+                                          const CurveClient& curve) {
   auto socket = std::make_unique<zmq::socket_t>(context, zmq::socket_type::dealer);
   socket->set(zmq::sockopt::linger, 0);
   socket->set(zmq::sockopt::immediate, 1);
+  ApplyCurveClient(*socket, curve);
   socket->connect(endpoint);
   return socket;
 }
@@ -371,7 +374,7 @@ void Shipper::Run() {
             }
           }
           socket.reset();
-          socket = OpenSocket(context, options_.endpoint);
+          socket = OpenSocket(context, options_.endpoint, options_.curve);
           in_flight_ = 0;
           gap_resent_ = 0;
           dictionary_reset_for_ = 0;

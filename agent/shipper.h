@@ -57,6 +57,7 @@
 
 #include "agent/spool.h"
 #include "core/batch.h"
+#include "core/curve_keys.h"
 #include "core/status.h"
 
 namespace trailmap {
@@ -76,6 +77,8 @@ struct ShipperOptions {
   std::chrono::milliseconds ack_timeout{2000};
   // The socket is polled this long at a time: how soon Send() and the destructor are noticed.
   std::chrono::milliseconds poll_interval{50};
+  // The CURVE keys the socket connects with (core/curve_keys.h); plaintext when unkeyed.
+  CurveClient curve;
 };
 
 struct ShipperCounters {

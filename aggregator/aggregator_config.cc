@@ -153,7 +153,8 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
   if (Status s =
           CheckKeys(root, source, "",
                     {"data", "ingest", "query", "name", "host", "self_metrics", "aggregate_by",
-                     "store", "retention", "limits", "queries"});
+                     "key", "clients", "insecure_plaintext", "store", "retention", "limits",
+                     "queries"});
       !s.ok()) {
     return s;
   }
@@ -162,6 +163,14 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
   if (Status s = ReadEndpoint(root, source, "query", &config->query_endpoint); !s.ok()) return s;
   if (Status s = ReadString(root, source, "name", &config->name); !s.ok()) return s;
   if (Status s = ReadString(root, source, "host", &config->host); !s.ok()) return s;
+  if (Status s = ReadString(root, source, "key", &config->key); !s.ok()) return s;
+  if (Status s = ReadString(root, source, "clients", &config->clients); !s.ok()) return s;
+  if (const toml::node* plain = root.get("insecure_plaintext")) {
+    if (!plain->as_boolean()) {
+      return KeyError(source, "insecure_plaintext", "expected true or false");
+    }
+    config->insecure_plaintext = plain->as_boolean()->get();
+  }
   if (const toml::node* node = root.get("aggregate_by")) {
     const toml::array* fields = node->as_array();
     if (!fields) return KeyError(source, "aggregate_by", "expected a list of field keys, e.g. [\"role\", \"op\"]");

@@ -7,6 +7,9 @@
 //   name   = "agg-1"                    # default "<hostname>:<ingest port>"
 //   host   = "db-7"                     # the host of its self-metrics; default the hostname
 //   self_metrics = true                 # publish trailmap.aggregator.* (aggregator/self_metrics.h)
+//   key     = "/etc/trailmap/agg.key"   # its CURVE key (required unless insecure_plaintext)
+//   clients = "/etc/trailmap/clients"   # the client keys it accepts (core/curve_keys.h)
+//   insecure_plaintext = false          # true: no encryption, no authentication (a lab)
 //   aggregate_by = ["role", "op"]       # fields pre-aggregated besides the fleet (aggregates.h)
 //   [store]  sync, max_successive_merges, block_cache_mb, write_buffer_mb, min_free_mb (see
 //            StoreOptions)
@@ -58,6 +61,11 @@ struct AggregatorConfig {
   std::string name;  // "" until main() fills the default
   std::string host;  // the self-metrics' host; "" until main() fills the hostname
   bool self_metrics = true;  // --no-self-metrics: false
+  // CURVE: its key pair file (--key, $TRAILMAP_KEY) and the clients list (--clients,
+  // $TRAILMAP_CLIENTS); both required unless insecure_plaintext (--insecure-plaintext).
+  std::string key;
+  std::string clients;
+  bool insecure_plaintext = false;
   StoreOptions store = [] {
     StoreOptions o;
     o.retention_seconds = kDefaultRetention;

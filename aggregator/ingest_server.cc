@@ -15,6 +15,8 @@ RouterServer::Options RouterOptions(const IngestServerOptions& o) {
   r.endpoint = o.endpoint;
   r.max_message_bytes = static_cast<int64_t>(o.limits.max_bytes) + (1 << 20);
   r.max_group = o.max_group;
+  r.curve_secret_key = o.curve_secret_key;
+  r.zap_domain = "ingest";
   return r;
 }
 
@@ -28,16 +30,25 @@ std::string AckBytes(uint64_t sequence, Ack::Status status, std::string reason =
 IngestServer::IngestServer(zmq::context_t* context, Store* store, IngestServerOptions options)
     : store_(store),
       options_(std::move(options)),
-      router_(
-          context, RouterOptions(options_),
-          RouterServer::GroupHandler([this](const std::vector<Result<std::string_view>>& payloads) {
-            return HandleGroup(payloads);
-          }),
-          [this] { MaybeLogSummary(); }) {}
+      router_(context, RouterOptions(options_),
+              RouterServer::PeerGroupHandler(
+                  [this](const std::vector<Result<std::string_view>>& payloads,
+                         const std::vector<RouterServer::Peer>& peers) {
+                    return HandleGroup(payloads, peers);
+                  }),
+              [this] { MaybeLogSummary(); }) {}
 
 IngestServer::~IngestServer() { Stop(); }
 
 Status IngestServer::Start() {
+  if (options_.access != nullptr) {
+    for (const std::string& stored : store_->Agents()) {
+      const size_t at = stored.rfind('@');
+      if (at != std::string::npos && IsValidKeyName(stored.substr(at + 1))) {
+        bound_.emplace(stored.substr(0, at), stored.substr(at + 1));
+      }
+    }
+  }
   next_summary_ = std::chrono::steady_clock::now() + options_.summary_interval;
   reject_logs_left_ = options_.max_reject_logs;
   return router_.Start();
@@ -46,18 +57,20 @@ Status IngestServer::Start() {
 void IngestServer::Stop() { router_.Stop(); }
 
 IngestCounters IngestServer::counters() const {
-  return IngestCounters{applied_.load(),           duplicate_.load(), out_of_order_.load(),
-                        rejected_.load(),          failed_.load(),    bytes_.load(),
+  return IngestCounters{applied_.load(),           duplicate_.load(),       out_of_order_.load(),
+                        rejected_.load(),          failed_.load(),          bytes_.load(),
                         histogram_seconds_.load(), need_dictionary_.load(), stack_values_.load(),
-                        refused_items_.load()};
+                        refused_items_.load(),     refused_by_key_.load()};
 }
 
 std::vector<std::optional<std::string>> IngestServer::HandleGroup(
-    const std::vector<Result<std::string_view>>& payloads) {
+    const std::vector<Result<std::string_view>>& payloads,
+    const std::vector<RouterServer::Peer>& peers) {
   std::vector<std::optional<std::string>> replies;
   replies.reserve(payloads.size());
   std::vector<Decoded> pending;
-  for (const Result<std::string_view>& payload : payloads) {
+  for (size_t i = 0; i < payloads.size(); ++i) {
+    const Result<std::string_view>& payload = payloads[i];
     if (!payload.ok()) {
       Commit(&pending, &replies);
       replies.push_back(Reject("", 0, payload.status().message()));
@@ -75,7 +88,20 @@ std::vector<std::optional<std::string>> IngestServer::HandleGroup(
     }
     if (!batch.ok()) {
       Commit(&pending, &replies);
+      // Judged under the sender's own name for the agent id, so it moves no one else's watermark.
+      if (!agent.empty() && sequence != 0) {
+        if (std::string why = Authorize(peers[i], "", &agent, /*bind=*/false); !why.empty()) {
+          replies.push_back(RefuseForKey(agent, sequence, why));
+          continue;
+        }
+      }
       replies.push_back(Reject(agent, sequence, batch.status().message()));
+      continue;
+    }
+    if (std::string why = Authorize(peers[i], batch->host, &batch->agent, /*bind=*/true);
+        !why.empty()) {
+      Commit(&pending, &replies);
+      replies.push_back(RefuseForKey(batch->agent, batch->sequence, why));
       continue;
     }
     pending.push_back({std::move(batch).value(), std::move(refused)});
@@ -138,6 +164,37 @@ void IngestServer::Commit(std::vector<Decoded>* pending,
     replies->push_back(EncodeAck(ack));
   }
   pending->clear();
+}
+
+std::string IngestServer::Authorize(const RouterServer::Peer& peer, const std::string& host,
+                                    std::string* agent, bool bind) {
+  if (options_.access == nullptr) return "";
+  const ClientKey* key = options_.access->Find(peer.key_name);
+  if (key == nullptr || !key->ingest) {
+    return "key " + peer.key_name + " may not ingest: list it in the aggregator's clients file " +
+           "with the ingest right";
+  }
+  if (!host.empty() && !key->MayWrite(host)) {
+    std::string hosts;
+    for (const std::string& h : key->hosts) hosts += (hosts.empty() ? "" : " ") + h;
+    return "key " + key->name + " may not write host " + host + " (it may write: " + hosts + ")";
+  }
+  auto it = bound_.find(*agent);
+  if (it != bound_.end() && it->second != key->name) {
+    return "agent id " + *agent + " belongs to key " + it->second + "; key " + key->name +
+           " may not send under it";
+  }
+  if (it == bound_.end() && bind) bound_.emplace(*agent, key->name);
+  *agent += "@" + key->name;
+  return "";
+}
+
+std::string IngestServer::RefuseForKey(const std::string& agent, uint64_t sequence,
+                                       const std::string& reason) {
+  ++refused_by_key_;
+  LogLimited("ingest: refused batch " + std::to_string(sequence) + " of agent " + agent + ": " +
+             reason);
+  return AckBytes(sequence, Ack::Status::kRejected, reason);
 }
 
 std::optional<std::string> IngestServer::Reject(const std::string& agent, uint64_t sequence,
@@ -203,6 +260,10 @@ void IngestServer::MaybeLogSummary() {
       std::to_string(c.failed - p.failed) + " failed; " + std::to_string(c.bytes - p.bytes) +
       " bytes, " + std::to_string(c.histogram_seconds - p.histogram_seconds) +
       " histogram-seconds written";
+  if (c.refused_by_key != p.refused_by_key) {
+    line += ", " + std::to_string(c.refused_by_key - p.refused_by_key) +
+            " batches refused for their key";
+  }
   if (c.refused_items != p.refused_items) {
     line += ", " + std::to_string(c.refused_items - p.refused_items) + " items refused";
   }

@@ -14,6 +14,15 @@
 // is logged every interval when they changed.
 // Failpoint (test builds): "ingest.unreadable" takes a message as unreadable (sequence 0).
 //
+// Identity (with CURVE, options.access set): every connection carries its client key's name
+// (RouterServer::Peer, from the ZAP handler). A batch is refused — acked `rejected` with the
+// reason, counted in `refused_by_key`, and NO watermark moves — when its key may not ingest, when
+// its host is not one the key may write, or when its agent id is bound to another key. An agent
+// id is bound to the first key that sends under it, and the store keeps its watermark under
+// "AGENT@KEY": so a forged agent id can neither move the real agent's watermark nor, after a
+// restart, take over its id (the bindings are rebuilt from the watermarks' names at start).
+// Plaintext (access nullptr): no checks, agent ids as sent.
+//
 // Thread safety: Start/Stop from the owning thread; counters() from any thread. The Store and the
 // zmq::context_t must outlive the server.
 #pragma once
@@ -24,9 +33,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "aggregator/router_server.h"
 #include "aggregator/store.h"
+#include "aggregator/zap_handler.h"
 #include "core/batch.h"
 #include "core/status.h"
 
@@ -42,6 +53,10 @@ struct IngestServerOptions {
   // 1 writes (and fsyncs) every batch alone; 64 took ingest on a 2-core box from 57k to over
   // 100k acknowledged histogram-seconds/s (docs/BENCHMARKS.md).
   size_t max_group = 64;
+  // CURVE: the socket's secret key (Z85) and the ZAP handler whose clients list says what each
+  // key may write. ""/nullptr: plaintext, no identity checks. Not owned; must outlive the server.
+  std::string curve_secret_key;
+  const ZapHandler* access = nullptr;
 };
 
 // Totals since Start.
@@ -56,6 +71,7 @@ struct IngestCounters {
   uint64_t need_dictionary = 0;    // batches answered needDictionary (stack definitions missing)
   uint64_t stack_values = 0;       // (second, series) stack count lists written
   uint64_t refused_items = 0;      // items left out of applied batches (schemas/ingest.capnp)
+  uint64_t refused_by_key = 0;     // batches refused for their key: host, agent id or right
   bool operator==(const IngestCounters&) const = default;
 };
 
@@ -73,7 +89,14 @@ class IngestServer {
   // The messages that were waiting, in order: decoded, then the good ones applied with one
   // write (group commit); a rejected one in between first commits the group before it, so the
   // watermark it may move is the one those batches left.
-  std::vector<std::optional<std::string>> HandleGroup(const std::vector<Result<std::string_view>>& payloads);
+  std::vector<std::optional<std::string>> HandleGroup(
+      const std::vector<Result<std::string_view>>& payloads,
+      const std::vector<RouterServer::Peer>& peers);
+  // With CURVE: "" when `peer` may send this batch (then *agent is the id the store keeps it
+  // under, "AGENT@KEY", and the id is bound to the key), else why not. `host` "" skips the host
+  // check (a batch that could not be read).
+  std::string Authorize(const RouterServer::Peer& peer, const std::string& host, std::string* agent,
+                        bool bind);
   struct Decoded {
     Batch batch;       // without its bad items
     Refusals refused;  // the items left out
@@ -83,6 +106,8 @@ class IngestServer {
   // The answer to a batch that cannot be read (nullopt: the watermark could not be written).
   std::optional<std::string> Reject(const std::string& agent, uint64_t sequence,
                                     const std::string& reason);
+  // The ack of a batch refused for its key (counted, logged, nothing moves).
+  std::string RefuseForKey(const std::string& agent, uint64_t sequence, const std::string& reason);
   // Counts an applied batch's refused items and logs them (rate-limited).
   void LogRefused(const Batch& batch, const Refusals& refused);
   // Logs `line` unless this interval's max_reject_logs are spent (then only counts it).
@@ -95,8 +120,9 @@ class IngestServer {
 
   std::atomic<uint64_t> applied_{0}, duplicate_{0}, out_of_order_{0}, rejected_{0}, failed_{0};
   std::atomic<uint64_t> bytes_{0}, histogram_seconds_{0}, need_dictionary_{0}, stack_values_{0};
-  std::atomic<uint64_t> refused_items_{0};
+  std::atomic<uint64_t> refused_items_{0}, refused_by_key_{0};
   // Server thread only.
+  std::unordered_map<std::string, std::string> bound_;  // agent id -> key name (with CURVE)
   IngestCounters last_summary_;
   std::chrono::steady_clock::time_point next_summary_;
   int reject_logs_left_ = 0;

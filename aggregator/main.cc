@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,7 +19,9 @@
 #include "aggregator/query_server.h"
 #include "aggregator/self_metrics.h"
 #include "aggregator/store.h"
+#include "aggregator/zap_handler.h"
 #include "core/cluster.h"
+#include "core/curve_keys.h"
 #include "core/log.h"
 #include "core/units.h"
 
@@ -50,9 +53,12 @@ int Run(int argc, char** argv) {
       "query reads the coarsest that gives it its columns exactly, and each resolution is\n"
       "dropped after its own retention as RocksDB compacts.\n"
       "Example:\n"
-      "  trailmap-aggregator --data /var/lib/trailmap --ingest 0.0.0.0:7400 --query 0.0.0.0:7401\n"
+      "  trailmap keygen agg   # once per cluster: agg.key (secret) and agg.pub (to clients)\n"
+      "  trailmap-aggregator --data /var/lib/trailmap --ingest 0.0.0.0:7400 --query 0.0.0.0:7401 "
+      "\\\n"
+      "      --key agg.key --clients clients.txt\n"
       "  trailmap-aggregator --config configs/aggregator.toml --name agg-2\n"
-      "  trailmap-aggregator --data /var/lib/trailmap --retain-1s 36h --retain-60s forever\n"
+      "  trailmap-aggregator --data /tmp/lab --insecure-plaintext   # no keys: a lab only\n"
       "Flags override the config file. Stop with SIGINT or SIGTERM.\n"
       "Exit status: 0 after a clean shutdown, 2 on a bad flag or config, 1 on any other error.");
   std::string config_path, cluster_path, data, ingest, query, name, host;
@@ -90,6 +96,19 @@ int Run(int argc, char** argv) {
                  "query are in the config's [queries]: max_keys, max_groups, max_cells, "
                  "max_answer_bytes")
       ->type_name("DURATION");
+  std::string key_path, clients_path;
+  bool insecure_plaintext = false;
+  app.add_option("--key", key_path,
+                 "its CURVE key pair, NAME.key from `trailmap keygen NAME` (the aggregators of a "
+                 "cluster share one; clients get its .pub) [$TRAILMAP_KEY]")
+      ->type_name("FILE");
+  app.add_option("--clients", clients_path,
+                 "the client keys it accepts, one a line: NAME PUBLIC-KEY RIGHTS [HOSTS...] "
+                 "(trailmap keygen --help) [$TRAILMAP_CLIENTS]")
+      ->type_name("FILE");
+  app.add_flag("--insecure-plaintext", insecure_plaintext,
+               "no encryption, no authentication: anyone who reaches its ports may write any "
+               "host and read everything (a lab only; logs a warning)");
   std::string aggregate_by;
   app.add_option("--aggregate-by", aggregate_by,
                  "fields whose values get a fleet histogram per second at ingest besides the "
@@ -180,6 +199,39 @@ int Run(int argc, char** argv) {
     config.store.retention_seconds[i] = *seconds;
   }
   if (Status s = ValidateAggregatorConfig(config); !s.ok()) return Usage(s.message());
+  if (!key_path.empty()) config.key = key_path;
+  if (!clients_path.empty()) config.clients = clients_path;
+  if (insecure_plaintext) config.insecure_plaintext = true;
+  if (!config.insecure_plaintext) {
+    if (const char* e = std::getenv("TRAILMAP_KEY"); e != nullptr && config.key.empty()) {
+      config.key = e;
+    }
+    if (const char* e = std::getenv("TRAILMAP_CLIENTS"); e != nullptr && config.clients.empty()) {
+      config.clients = e;
+    }
+  }
+  CurveKeyFile server_key;
+  std::vector<ClientKey> clients;
+  if (config.insecure_plaintext) {
+    if (!config.key.empty() || !config.clients.empty()) {
+      return Usage(
+          "--insecure-plaintext together with --key/--clients (or key/clients in the "
+          "config): choose one");
+    }
+  } else {
+    if (config.key.empty() || config.clients.empty()) {
+      return Usage(
+          "no CURVE keys: give --key FILE (its key pair: trailmap keygen agg) and --clients FILE "
+          "(the client keys it accepts, one a line: NAME PUBLIC-KEY RIGHTS [HOSTS...]), or "
+          "--insecure-plaintext on a lab network");
+    }
+    Result<CurveKeyFile> key = LoadCurveKeyFile(config.key, /*need_secret=*/true);
+    if (!key.ok()) return Usage("--key: " + key.status().message());
+    server_key = std::move(key).value();
+    Result<std::vector<ClientKey>> list = LoadClientKeys(config.clients);
+    if (!list.ok()) return Usage("--clients: " + list.status().message());
+    clients = std::move(list).value();
+  }
   if (config.name.empty()) config.name = DefaultName(Hostname(), config.ingest_endpoint);
   if (config.host.empty()) config.host = Hostname();
 
@@ -196,15 +248,34 @@ int Run(int argc, char** argv) {
     return 1;
   }
   zmq::context_t context(1);
+  // Bound before the servers: libzmq admits every CURVE client of a context without one.
+  std::unique_ptr<ZapHandler> zap;
+  if (!config.insecure_plaintext) {
+    zap = std::make_unique<ZapHandler>(&context, clients);
+    if (Status s = zap->Start(); !s.ok()) {
+      Log(s.ToString());
+      return 1;
+    }
+  } else {
+    Log(kPlaintextWarning);
+  }
   IngestServerOptions ingest_options;
   ingest_options.endpoint = config.ingest_endpoint;
   ingest_options.limits = config.limits;
+  ingest_options.curve_secret_key = server_key.secret_key;
+  ingest_options.access = zap.get();
   IngestServer ingest_server(&context, store->get(), ingest_options);
   QueryLatencies latencies;
-  QueryServer query_server(&context, store->get(),
-                           {config.query_endpoint, config.name,
-                            config.self_metrics ? &latencies : nullptr, config.query_workers,
-                            config.query_limits});
+  QueryServerOptions query_options{config.query_endpoint, config.name,
+                                   config.self_metrics ? &latencies : nullptr,
+                                   config.query_workers, config.query_limits};
+  query_options.curve_secret_key = server_key.secret_key;
+  query_options.access = zap.get();
+  query_options.add_status = [&ingest_server, &zap](ShardStatus* status) {
+    status->refused_batches = ingest_server.counters().refused_by_key;
+    status->refused_connections = zap ? zap->counters().refused : 0;
+  };
+  QueryServer query_server(&context, store->get(), std::move(query_options));
   if (Status s = ingest_server.Start(); !s.ok()) {
     Log(s.ToString());
     return 1;
@@ -222,7 +293,9 @@ int Run(int argc, char** argv) {
   }
   Log("started " + config.name + ": ingest " + ingest_server.endpoint() + ", query " +
       query_server.endpoint() + ", data " + config.data_dir + ", self-metrics " +
-      (self_metrics ? "as host " + config.host : std::string("off")));
+      (self_metrics ? "as host " + config.host : std::string("off")) + ", " +
+      (zap ? "CURVE with " + std::to_string(clients.size()) + " client keys of " + config.clients
+           : std::string("PLAINTEXT")));
 
   int signal = 0;
   sigwait(&signals, &signal);
@@ -230,13 +303,14 @@ int Run(int argc, char** argv) {
   self_metrics.reset();
   ingest_server.Stop();
   query_server.Stop();
+  if (zap) zap->Stop();
   const IngestCounters c = ingest_server.counters();
   const uint64_t saturated = (*store)->SaturatedMerges();
   store->reset();
   Log("stopped: " + std::to_string(c.applied) + " batches applied, " + std::to_string(c.duplicate) +
       " duplicate, " + std::to_string(c.out_of_order) + " out of order, " +
-      std::to_string(c.rejected) + " rejected, " + std::to_string(saturated) +
-      " merges saturated");
+      std::to_string(c.rejected) + " rejected, " + std::to_string(c.refused_by_key) +
+      " refused for their key, " + std::to_string(saturated) + " merges saturated");
   return 0;
 }
 

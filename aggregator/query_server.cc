@@ -17,6 +17,8 @@ RouterServer::Options RouterOptions(const QueryServerOptions& o) {
   // per host-second: up to kMaxStackWeights of them, 64 MiB. Larger messages drop the connection.
   r.max_message_bytes = 64 << 20;
   r.workers = std::max<size_t>(o.workers, 1);
+  r.curve_secret_key = o.curve_secret_key;
+  r.zap_domain = "query";
   return r;
 }
 
@@ -30,7 +32,12 @@ QueryServer::QueryServer(zmq::context_t* context, const Store* store, QueryServe
     : store_(store),
       options_(std::move(options)),
       router_(context, RouterOptions(options_),
-              [this](const Result<std::string_view>& payload) -> std::optional<std::string> {
+              [this](const Result<std::string_view>& payload,
+                     const RouterServer::Peer& peer) -> std::optional<std::string> {
+                if (options_.access != nullptr) {
+                  const ClientKey* key = options_.access->Find(peer.key_name);
+                  if (key == nullptr || !key->query) return Refuse(payload, peer);
+                }
                 return Reply(payload);
               }) {}
 
@@ -44,6 +51,23 @@ Status QueryServer::Start() {
 void QueryServer::Stop() {
   stopping_ = true;  // before the router waits for its workers: their scans stop now
   router_.Stop();
+}
+
+std::string QueryServer::Refuse(const Result<std::string_view>& payload,
+                                const RouterServer::Peer& peer) const {
+  Answer answer;
+  answer.shard = options_.shard;
+  answer.error = "key " + peer.key_name +
+                 " may not query this aggregator: list it in its clients file with the query right";
+  if (payload.ok()) {
+    // The id, so the client takes the refusal as its answer.
+    if (Result<Query> q = DecodeQuery(*payload); q.ok()) answer.id = q->id;
+  }
+  ++errors_;
+  if (options_.latencies != nullptr) {
+    options_.latencies->Record("invalid", std::chrono::nanoseconds(0));
+  }
+  return EncodeAnswer(answer);
 }
 
 std::string QueryServer::Reply(const Result<std::string_view>& payload) const {
@@ -126,6 +150,7 @@ Answer QueryServer::Run(const Query& query, QueryBudget* budget) const {
   }
   if (query.kind == Query::Kind::kStatus) {
     answer.status = store_->Health();
+    if (options_.add_status) options_.add_status(&answer.status);
     return answer;
   }
   // The system tests' slow query: held here as a long scan would be, watching its budget.

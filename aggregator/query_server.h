@@ -3,6 +3,8 @@
 // One Answer per Query, with the query's id and `shard` set to this aggregator's name. A query
 // that does not decode, or that the store cannot answer, gets an Answer whose `error` says why
 // (id 0 when the id could not be read); an unknown metric is an empty answer, not an error.
+// With CURVE (options.access), only keys listed with the query right are answered; others get
+// an error naming the key.
 //
 // Bounded work (issue 12). Queries run on a pool of `workers` threads (RouterServer workers), so
 // a slow query holds up neither another query nor ingest (its own server). Each runs within a
@@ -23,12 +25,14 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "aggregator/query_budget.h"
 #include "aggregator/query_latencies.h"
 #include "aggregator/router_server.h"
 #include "aggregator/store.h"
+#include "aggregator/zap_handler.h"
 #include "core/query_wire.h"
 #include "core/status.h"
 
@@ -45,6 +49,13 @@ struct QueryServerOptions {
   size_t workers = kDefaultQueryWorkers;
   // The most any query may cost here (0 = no limit); a query may ask for less.
   QueryLimits limits = kDefaultQueryLimits;
+  // With CURVE: the socket's secret key (RouterServer::Options::curve_secret_key) and the ZAP
+  // handler whose list says which keys may query; a key without the query right gets an Answer
+  // whose error says so. "" / nullptr: plaintext, anyone may query. Not owned.
+  std::string curve_secret_key;
+  const ZapHandler* access = nullptr;
+  // Adds what the store does not know to a status answer (refused batches and connections).
+  std::function<void(ShardStatus*)> add_status;
 };
 
 class QueryServer {
@@ -69,6 +80,8 @@ class QueryServer {
  private:
   // What the socket sends back: the encoded answer, or an over-budget error if it is too big.
   std::string Reply(const Result<std::string_view>& payload) const;
+  // The answer to a peer whose key may not query: an error naming the key.
+  std::string Refuse(const Result<std::string_view>& payload, const RouterServer::Peer& peer) const;
   // AnswerQuery, and the limits it ran under.
   Answer AnswerUnder(std::string_view bytes, std::chrono::steady_clock::time_point arrived,
                      QueryLimits* limits) const;

@@ -13,23 +13,42 @@ namespace trailmap::aggregator {
 struct RouterServer::Request {
   std::vector<zmq::message_t> frames;
   size_t payload_at = 1;
+  Peer peer;
 };
 
-RouterServer::RouterServer(zmq::context_t* context, Options options, GroupHandler handler, Tick tick)
+RouterServer::RouterServer(zmq::context_t* context, Options options, PeerGroupHandler handler,
+                           Tick tick)
     : context_(context),
       options_(std::move(options)),
       handler_(std::move(handler)),
       tick_(std::move(tick)) {}
 
+RouterServer::RouterServer(zmq::context_t* context, Options options, GroupHandler handler,
+                           Tick tick)
+    : RouterServer(context, std::move(options),
+                   PeerGroupHandler([handler = std::move(handler)](
+                                        const std::vector<Result<std::string_view>>& payloads,
+                                        const std::vector<Peer>&) { return handler(payloads); }),
+                   std::move(tick)) {}
+
+RouterServer::RouterServer(zmq::context_t* context, Options options, PeerHandler handler, Tick tick)
+    : RouterServer(context, std::move(options),
+                   PeerGroupHandler([handler = std::move(handler)](
+                                        const std::vector<Result<std::string_view>>& payloads,
+                                        const std::vector<Peer>& peers) {
+                     std::vector<std::optional<std::string>> replies;
+                     replies.reserve(payloads.size());
+                     for (size_t i = 0; i < payloads.size(); ++i)
+                       replies.push_back(handler(payloads[i], peers[i]));
+                     return replies;
+                   }),
+                   std::move(tick)) {}
+
 RouterServer::RouterServer(zmq::context_t* context, Options options, Handler handler, Tick tick)
     : RouterServer(
           context, std::move(options),
-          GroupHandler([handler = std::move(handler)](const std::vector<Result<std::string_view>>& payloads) {
-            std::vector<std::optional<std::string>> replies;
-            replies.reserve(payloads.size());
-            for (const auto& p : payloads) replies.push_back(handler(p));
-            return replies;
-          }),
+          PeerHandler([handler = std::move(handler)](const Result<std::string_view>& payload,
+                                                     const Peer&) { return handler(payload); }),
           std::move(tick)) {}
 
 RouterServer::~RouterServer() { Stop(); }
@@ -39,6 +58,16 @@ Status RouterServer::Start() {
     auto socket = std::make_unique<zmq::socket_t>(*context_, zmq::socket_type::router);
     socket->set(zmq::sockopt::linger, 0);  // unsent replies are resent by the peers anyway
     socket->set(zmq::sockopt::maxmsgsize, options_.max_message_bytes);
+    if (!options_.curve_secret_key.empty()) {
+      try {
+        socket->set(zmq::sockopt::curve_server, 1);
+        socket->set(zmq::sockopt::curve_secretkey, options_.curve_secret_key);
+      } catch (const zmq::error_t& e) {
+        return Status::InvalidArgument(options_.name + ": the CURVE secret key is refused (" +
+                                       e.what() + "); make one with trailmap keygen");
+      }
+    }
+    if (!options_.zap_domain.empty()) socket->set(zmq::sockopt::zap_domain, options_.zap_domain);
     socket->bind(options_.endpoint);
     bound_ = socket->get(zmq::sockopt::last_endpoint);
     socket_ = std::move(socket);
@@ -103,6 +132,7 @@ void RouterServer::Serve() {
   // form the reply envelope.
   std::vector<Request> requests;
   std::vector<Result<std::string_view>> payloads;
+  std::vector<Peer> peers;
   const size_t max_group = options_.workers > 0 ? 1 : std::max<size_t>(options_.max_group, 1);
   requests.reserve(max_group);
   while (requests.size() < max_group) {
@@ -118,11 +148,15 @@ void RouterServer::Serve() {
            r.payload_at + 1 < frames.size()) {
       ++r.payload_at;
     }
+    // Every frame of a message carries its connection's metadata; the last one is always there.
+    const char* user_id = zmq_msg_gets(frames.back().handle(), "User-Id");
+    r.peer.key_name = user_id != nullptr ? user_id : "";
     if (frames.size() < 2) {
       payloads.emplace_back(Status::InvalidArgument("message without a payload frame"));
     } else if (r.payload_at + 1 != frames.size()) {
-      payloads.emplace_back(Status::InvalidArgument("message of " + std::to_string(frames.size() - 1) +
-                                                    " frames after the identity; expected one payload"));
+      payloads.emplace_back(
+          Status::InvalidArgument("message of " + std::to_string(frames.size() - 1) +
+                                  " frames after the identity; expected one payload"));
       r.payload_at = 1;
     } else if (options_.workers > 0) {
       std::unique_lock<std::mutex> lock(queue_mu_);
@@ -140,10 +174,11 @@ void RouterServer::Serve() {
       const zmq::message_t& payload = frames[r.payload_at];
       payloads.emplace_back(std::string_view(payload.data<char>(), payload.size()));
     }
+    peers.push_back(r.peer);
     requests.push_back(std::move(r));
   }
   if (requests.empty()) return;
-  const std::vector<std::optional<std::string>> replies = handler_(payloads);
+  const std::vector<std::optional<std::string>> replies = handler_(payloads, peers);
   for (size_t k = 0; k < requests.size() && k < replies.size(); ++k) {
     if (replies[k]) Send(requests[k], *replies[k]);
   }
@@ -196,7 +231,8 @@ void RouterServer::Work() {
     try {
       const zmq::message_t& payload = r->frames[r->payload_at];
       const std::vector<std::optional<std::string>> reply =
-          handler_({Result<std::string_view>(std::string_view(payload.data<char>(), payload.size()))});
+          handler_({Result<std::string_view>(std::string_view(payload.data<char>(), payload.size()))},
+                   {r->peer});
       if (reply.empty() || !reply[0]) continue;
       for (size_t i = 0; i < r->payload_at; ++i) {
         out->send(r->frames[i], zmq::send_flags::sndmore | zmq::send_flags::dontwait);

@@ -21,6 +21,12 @@
 // the handler on the server thread (workers = 0) or on any worker (it must then be thread-safe).
 // Stop waits for the requests being handled: a handler that may run long must watch a stop flag
 // of its own, set before Stop. The zmq::context_t must outlive the server.
+//
+// With `curve_secret_key` set the socket is a CURVE server (every connection encrypted, the
+// client's key checked by the ZAP handler of the context, aggregator/zap_handler.h, under
+// `zap_domain`), and each request comes with its Peer: the ZAP User-Id of its connection, the
+// client key's name. NOTE: libzmq accepts every CURVE client when no ZAP handler is bound to the
+// context, so the owner binds one before Start. With workers, a request's Peer travels with it.
 #pragma once
 
 #include <atomic>
@@ -55,25 +61,41 @@ class RouterServer {
       const std::vector<Result<std::string_view>>& payloads)>;
   // Called on the server thread at least every `tick_ms` (and after each request).
   using Tick = std::function<void()>;
+  // Who sent a request.
+  struct Peer {
+    std::string key_name;  // the ZAP User-Id (the client key's name); "" on a plaintext socket
+  };
+  // As Handler and GroupHandler, with each request's peer (peers[i] sent payloads[i]).
+  using PeerHandler = std::function<std::optional<std::string>(
+      const Result<std::string_view>& payload, const Peer& peer)>;
+  using PeerGroupHandler = std::function<std::vector<std::optional<std::string>>(
+      const std::vector<Result<std::string_view>>& payloads, const std::vector<Peer>& peers)>;
 
   struct Options {
     std::string name = "server";  // for log lines
     std::string endpoint;         // e.g. "tcp://127.0.0.1:7400"; port "*" picks a free one
     int64_t max_message_bytes =
-        -1;             // larger messages drop the connection (ZMQ_MAXMSGSIZE); -1 = any
-    int tick_ms = 100;  // also how quickly Stop() is noticed
+        -1;                // larger messages drop the connection (ZMQ_MAXMSGSIZE); -1 = any
+    int tick_ms = 100;     // also how quickly Stop() is noticed
     size_t max_group = 1;  // at most this many waiting requests go to a GroupHandler at once
     size_t workers = 0;       // threads that run the handler; 0 = the server thread itself
     size_t max_queued = 256;  // with workers: requests waiting for one beyond this are refused
+    // The server's CURVE secret key in Z85 (40 characters); "" for a plaintext socket.
+    std::string curve_secret_key;
+    // The ZAP domain its connections are authenticated in (e.g. "ingest", "query").
+    std::string zap_domain;
   };
 
   RouterServer(zmq::context_t* context, Options options, Handler handler, Tick tick = {});
   RouterServer(zmq::context_t* context, Options options, GroupHandler handler, Tick tick = {});
+  RouterServer(zmq::context_t* context, Options options, PeerHandler handler, Tick tick = {});
+  RouterServer(zmq::context_t* context, Options options, PeerGroupHandler handler, Tick tick = {});
   ~RouterServer();  // Stop()
   RouterServer(const RouterServer&) = delete;
   RouterServer& operator=(const RouterServer&) = delete;
 
-  // Binds (so a busy port is reported here) and starts the thread. Unavailable on a bind error.
+  // Binds (so a busy port is reported here) and starts the thread. Unavailable on a bind error;
+  // InvalidArgument when the CURVE key is refused.
   Status Start();
   // Asks the thread to finish, joins it and closes the socket. Safe to call twice.
   void Stop();
@@ -91,7 +113,7 @@ class RouterServer {
 
   zmq::context_t* context_;
   const Options options_;
-  GroupHandler handler_;
+  PeerGroupHandler handler_;
   Tick tick_;
   std::unique_ptr<zmq::socket_t> socket_;
   std::string bound_;

@@ -20,7 +20,12 @@ constexpr CounterField<IngestCounters> kIngest[] = {
      "agent batches the store could not write (not acked; the agent resends)",
      &IngestCounters::failed},
     {"trailmap.aggregator.ingest.need_dictionary", true, "batches/s",
-     "agent batches using a stack the store has no definition of", &IngestCounters::need_dictionary},
+     "agent batches using a stack the store has no definition of",
+     &IngestCounters::need_dictionary},
+    {"trailmap.aggregator.ingest.refused_by_key", true, "batches/s",
+     "agent batches refused for their CURVE key: a host or agent id not its own, or no ingest "
+     "right (nothing moved)",
+     &IngestCounters::refused_by_key},
     {"trailmap.aggregator.ingest.bytes", true, "B/s", "batch bytes received",
      &IngestCounters::bytes},
     {"trailmap.aggregator.ingest.histograms", true, "histograms/s",

@@ -665,6 +665,14 @@ uint64_t Store::Watermark(std::string_view agent) const {
   return WatermarkLocked(agent);
 }
 
+std::vector<std::string> Store::Agents() const {
+  std::lock_guard lock(write_mu_);
+  std::vector<std::string> agents;
+  agents.reserve(watermarks_.size());
+  for (const auto& [agent, watermark] : watermarks_) agents.push_back(agent);
+  return agents;
+}
+
 Result<ApplyOutcome> Store::ApplyBatch(const Batch& batch) {
   std::vector<Result<ApplyOutcome>> results = ApplyBatches({&batch});
   return std::move(results[0]);

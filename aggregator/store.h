@@ -223,6 +223,8 @@ class Store {
   Result<ApplyOutcome> SkipRejected(std::string_view agent, uint64_t sequence);
   // The last sequence applied for `agent`; 0 for an agent never seen.
   uint64_t Watermark(std::string_view agent) const;
+  // Every agent id with a watermark (IngestServer rebuilds its key bindings from them).
+  std::vector<std::string> Agents() const;
 
   // A scalar metric is answered by RunScalarHistogramQuery (aggregator/scalar_query.h): each
   // stored host-second value one sample, in fixed point.

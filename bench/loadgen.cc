@@ -15,11 +15,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <fmt/format.h>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <set>
@@ -29,10 +30,11 @@
 #include "bench/fleet_model.h"
 #include "bench/fleet_scalars.h"
 #include "core/batch_split.h"
+#include "core/cluster.h"
+#include "core/curve_keys.h"
 #include "core/endpoint.h"
 #include "core/histogram.h"
 #include "core/log.h"
-#include "core/cluster.h"
 
 namespace trailmap {
 namespace {
@@ -67,16 +69,19 @@ int64_t ParseSeconds(const std::string& s) {
 // of its owners (agent/replicated_shipper.h).
 class ShardedShippers {
  public:
-  ShardedShippers(const Cluster& cluster, const std::string& id, uint64_t max_bytes)
-      : shippers_(cluster, [id, max_bytes](const ClusterMember& member)
-                               -> Result<std::unique_ptr<Shipper>> {
-          ShipperOptions o;
-          o.endpoint = member.ingest;
-          o.agent_id = NewAgentId(id);
-          o.max_bytes = max_bytes;
-          o.window = 256;
-          return std::make_unique<Shipper>(std::move(o));
-        }) {}
+  ShardedShippers(const Cluster& cluster, const std::string& id, uint64_t max_bytes,
+                  const CurveClient& curve)
+      : shippers_(cluster,
+                  [id, max_bytes,
+                   curve](const ClusterMember& member) -> Result<std::unique_ptr<Shipper>> {
+                    ShipperOptions o;
+                    o.endpoint = member.ingest;
+                    o.curve = curve;
+                    o.agent_id = NewAgentId(id);
+                    o.max_bytes = max_bytes;
+                    o.window = 256;
+                    return std::make_unique<Shipper>(std::move(o));
+                  }) {}
   // Cut to the aggregator's limits (core/batch_split.h) like every producer; false if any part
   // was dropped.
   bool Send(Batch b) {
@@ -238,6 +243,13 @@ int Main(int argc, char** argv) {
   app.add_flag("--backfill-only", backfill_only, "Exit once the backfill is acknowledged");
   app.add_option("--duration", duration, "Stop after this many seconds (0 = until Ctrl-C)");
   app.add_option("--statsd", statsd, "Also send statsd timings to these agents, HOST:PORT[,...]");
+  std::string key_path, server_key_path;
+  bool insecure_plaintext = false;
+  app.add_option("--key", key_path, "its CURVE key, NAME.key (default $TRAILMAP_KEY)");
+  app.add_option("--server-key", server_key_path,
+                 "the aggregators' public key, their .pub (default $TRAILMAP_SERVER_KEY)");
+  app.add_flag("--insecure-plaintext", insecure_plaintext,
+               "send without encryption or authentication (lab only)");
   app.add_flag("--bench", bench, "Measure acknowledged ingest throughput and exit");
   app.add_option("--series", series, "--bench: series (field sets) per host")->check(CLI::Range(1, 1000));
   app.add_option("--seconds", bench_seconds, "--bench: seconds of data per host");
@@ -276,9 +288,23 @@ int Main(int argc, char** argv) {
     Log((cluster_path.empty() ? "--aggregators: " : "--cluster: ") + cluster.status().message());
     return 2;
   }
+  if (!insecure_plaintext) {
+    if (const char* e = std::getenv("TRAILMAP_KEY"); e != nullptr && key_path.empty()) key_path = e;
+    if (const char* e = std::getenv("TRAILMAP_SERVER_KEY");
+        e != nullptr && server_key_path.empty()) {
+      server_key_path = e;
+    }
+  }
+  Result<CurveClient> curve = ResolveCurveClient(key_path, server_key_path, insecure_plaintext);
+  if (curve.ok() && !curve->Usable().ok()) curve = curve->Usable();
+  if (!curve.ok()) {
+    Log(curve.status().message());
+    return 2;
+  }
+  if (curve->plaintext) Log(kPlaintextWarning);
   char self[256] = "loadgen";
   gethostname(self, sizeof self);
-  ShardedShippers shippers(*cluster, std::string("loadgen@") + self, max_bytes);
+  ShardedShippers shippers(*cluster, std::string("loadgen@") + self, max_bytes, *curve);
   if (bench) return RunBench(shippers, hosts, series, bench_seconds);
 
   FleetModel model({.hosts = hosts, .prefix = prefix, .metric = metric, .events_per_second = rate, .seed = seed,

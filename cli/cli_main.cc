@@ -8,20 +8,23 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "core/huge_heap.h"
-#include "core/log.h"
+#include "cli/catalog_command.h"
 #include "cli/cli_common.h"
+#include "cli/cluster_command.h"
 #include "cli/collapse_command.h"
 #include "cli/columns_command.h"
 #include "cli/flame_command.h"
-#include "cli/catalog_command.h"
-#include "cli/cluster_command.h"
-#include "cli/line_command.h"
 #include "cli/heatmap_command.h"
 #include "cli/import_command.h"
+#include "cli/keygen_command.h"
+#include "cli/line_command.h"
 #include "cli/outliers_command.h"
 #include "cli/stats_command.h"
 #include "cli/trails_command.h"
+#include "core/huge_heap.h"
+#include "core/log.h"
+#include "core/curve_keys.h"
+#include "core/log.h"
 
 namespace {
 
@@ -43,6 +46,19 @@ int main(int argc, char** argv) {
       "Exit codes: 0 ok, 1 error, 2 usage error, 3 some shard did not answer.",
       "trailmap"};
   app.require_subcommand(1);
+  // Given before or after the command: every command that connects uses them.
+  app.fallthrough();
+  std::string key_path, server_key_path;
+  bool insecure_plaintext = false;
+  app.add_option("--key", key_path,
+                 "this client's CURVE key (NAME.key from trailmap keygen) [$TRAILMAP_KEY]")
+      ->type_name("FILE");
+  app.add_option("--server-key", server_key_path,
+                 "the aggregators' public key (their .pub) [$TRAILMAP_SERVER_KEY]")
+      ->type_name("FILE");
+  app.add_flag("--insecure-plaintext", insecure_plaintext,
+               "connect without encryption or authentication (lab only; aggregators must run "
+               "with it too)");
   app.footer("Run `trailmap COMMAND --help` for a command's flags and examples.");
 
   HeatmapFlags heatmap;
@@ -69,6 +85,8 @@ int main(int argc, char** argv) {
   CLI::App* fields_cmd = AddFieldsCommand(&app, &fields);
   CLI::App* line_cmd = AddLineCommand(&app, &line);
   CLI::App* outliers_cmd = AddOutliersCommand(&app, &outliers);
+  KeygenFlags keygen;
+  CLI::App* keygen_cmd = AddKeygenCommand(&app, &keygen);
 
   try {
     app.parse(argc, argv);
@@ -86,6 +104,15 @@ int main(int argc, char** argv) {
   context.env_ingest = Env("TRAILMAP_INGEST");
   context.env_config = Env("TRAILMAP_CONFIG");
   context.home = Env("HOME");
+  if (key_path.empty() && !insecure_plaintext) key_path = Env("TRAILMAP_KEY");
+  if (server_key_path.empty() && !insecure_plaintext) server_key_path = Env("TRAILMAP_SERVER_KEY");
+  Result<CurveClient> curve = ResolveCurveClient(key_path, server_key_path, insecure_plaintext);
+  if (!curve.ok()) {
+    std::cerr << "trailmap: " << curve.status().message() << "\n";
+    return kExitUsage;
+  }
+  context.curve = std::move(curve).value();
+  if (context.curve.plaintext) Log(kPlaintextWarning);
   context.stdout_is_terminal = isatty(STDOUT_FILENO) == 1;
   winsize ws{};
   if (context.stdout_is_terminal && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) {
@@ -107,6 +134,7 @@ int main(int argc, char** argv) {
     if (fields_cmd->parsed()) return RunFields(fields, context);
     if (line_cmd->parsed()) return RunLine(line, context);
     if (outliers_cmd->parsed()) return RunOutliers(outliers, context);
+    if (keygen_cmd->parsed()) return RunKeygen(keygen, context);
   } catch (const std::exception& e) {
     // A bug, or a resource failure nothing below expected: say so and exit 1.
     std::cerr << "trailmap: internal error: " << e.what() << "\n";

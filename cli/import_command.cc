@@ -113,10 +113,12 @@ int ShipAll(Bucketizer* bucketizer, const std::string& host, const Cluster& clus
                              std::to_string(refused) + " events would take a second of the series "
                              "(or of one stack) past 2^40, the most one item carries; nothing sent"));
   }
+  if (Status s = context.curve.Usable(); !s.ok()) return Fail(context, s);
   ReplicatedShipper shipper(
-      cluster, [&host](const ClusterMember& member) -> Result<std::unique_ptr<Shipper>> {
+      cluster, [&host, &context](const ClusterMember& member) -> Result<std::unique_ptr<Shipper>> {
         ShipperOptions options;
         options.endpoint = member.ingest;
+        options.curve = context.curve;
         options.agent_id = NewAgentId(host);
         return std::make_unique<Shipper>(std::move(options));
       });

@@ -17,6 +17,7 @@ struct CliHarness {
     context.zmq = &zmq;
     context.now = 1'700'000'060;
     context.home = "/nonexistent-home";
+    context.curve.plaintext = true;  // the fake aggregators are plaintext
     context.out = &out;
     context.err = &err;
   }

@@ -20,6 +20,7 @@ TEST(TrailsCommand, JsonFromAShardAndUsageErrors) {
   context.zmq = &zmq;
   context.now = 1'700'000'060;
   context.home = "/nonexistent-home";
+  context.curve.plaintext = true;  // the fake aggregator is plaintext
   context.out = &out;
   context.err = &err;
   testing::FakeAggregator agg(zmq, testing::CannedAnswer("agg-1", "web-1", 5'000'000, 7));

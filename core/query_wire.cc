@@ -374,6 +374,8 @@ std::string EncodeAnswer(const Answer& answer) {
     w.setDiskBytes(s.disk_bytes);
     w.setNewestSecond(s.newest_second);
     w.setLastError(AsText(s.last_error));
+    w.setRefusedBatches(s.refused_batches);
+    w.setRefusedConnections(s.refused_connections);
   } else if (answer.kind == Query::Kind::kStacks) {
     auto list = a.initStacks().initStacks(static_cast<unsigned>(answer.stacks.stacks.size()));
     for (size_t i = 0; i < answer.stacks.stacks.size(); ++i) {
@@ -447,12 +449,20 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
     if (a.which() == queryproto::Answer::STATUS) {
       answer.kind = Query::Kind::kStatus;
       auto r = a.getStatus();
-      answer.status = ShardStatus{Str(r.getBackgroundError()), r.getBackgroundErrors(),
-                                  r.getRecoveries(),           r.getRollupFailures(),
-                                  r.getRollupAgedOut(),        r.getPendingRollups(),
-                                  r.getAgents(),               r.getAgentsPruned(),
-                                  r.getHosts(),                r.getDiskBytes(),
-                                  r.getNewestSecond(),         Str(r.getLastError())};
+      answer.status = ShardStatus{Str(r.getBackgroundError()),
+                                  r.getBackgroundErrors(),
+                                  r.getRecoveries(),
+                                  r.getRollupFailures(),
+                                  r.getRollupAgedOut(),
+                                  r.getPendingRollups(),
+                                  r.getAgents(),
+                                  r.getAgentsPruned(),
+                                  r.getHosts(),
+                                  r.getDiskBytes(),
+                                  r.getNewestSecond(),
+                                  Str(r.getLastError()),
+                                  r.getRefusedBatches(),
+                                  r.getRefusedConnections()};
       return answer;
     }
     if (a.which() == queryproto::Answer::STACKS) {

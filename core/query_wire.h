@@ -163,6 +163,8 @@ struct ShardStatus {
   uint64_t disk_bytes = 0;         // bytes of its RocksDB files (SST and WAL)
   int64_t newest_second = 0;       // newest second of data applied since start; 0 = none
   std::string last_error;          // the last write or rollup error since start, "" = none
+  uint64_t refused_batches = 0;    // batches of a key for a host or agent id not its own
+  uint64_t refused_connections = 0;  // CURVE handshakes of unlisted keys (ZAP)
   bool operator==(const ShardStatus&) const = default;
 };
 

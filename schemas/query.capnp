@@ -125,6 +125,8 @@ struct ShardStatus {
   newestSecond @10 :Int64;    # the newest second of data it applied since start (0 = none):
                               # now - newestSecond is how far behind real time its ingest is
   lastError @11 :Text;        # the last write or rollup error since start, "" = none
+  refusedBatches @12 :UInt64;      # batches of a key for a host or agent id not its own
+  refusedConnections @13 :UInt64;  # CURVE handshakes of keys it does not list
 }
 
 # The shard's merge: every distinct stack with its summed count (never raw rows).

@@ -73,6 +73,17 @@ class Twin {
     for (const auto& [service, cmd] : commands_) Ports(service, cmd);
     cluster_path_ = dir_.path() + "/cluster.toml";
     WriteCluster(ReadFile(std::string(TRAILMAP_SOURCE_DIR) + "/configs/cluster.toml"));
+    // The keys the compose file mounts at /etc/trailmap/keys, made as its users make them.
+    keys_dir_ = dir_.path() + "/keys";
+    setenv("TRAILMAP", Binary("trailmap").c_str(), 1);
+    const CommandResult keys = RunProgram(
+        {"/bin/sh", "-c", std::string(TRAILMAP_SOURCE_DIR) + "/scripts/compose-keys " + keys_dir_});
+    unsetenv("TRAILMAP");
+    EXPECT_EQ(keys.exit_code, 0) << keys.err;
+  }
+  // What the CLI of the query container would pass: its key and the aggregators' public key.
+  std::vector<std::string> QueryKeys() const {
+    return {"--key", keys_dir_ + "/query.key", "--server-key", keys_dir_ + "/agg.pub"};
   }
 
   // Gives `service` (one the compose file does not have) loopback ports like those of `like`.
@@ -123,6 +134,7 @@ class Twin {
       text = std::regex_replace(text, std::regex("\\b" + svc + ":" + port + "\\b"), to);
     }
     text = std::regex_replace(text, std::regex("^/etc/trailmap/cluster\\.toml$"), cluster_path_);
+    text = std::regex_replace(text, std::regex("^/etc/trailmap/keys/"), keys_dir_ + "/");
     return std::regex_replace(text, std::regex("^/var/lib/trailmap"), dir_.path() + "/" + service);
   }
 
@@ -130,6 +142,7 @@ class Twin {
   std::map<std::string, std::string> commands_;
   std::map<std::string, std::string> ports_;  // "service:port" -> "127.0.0.1:free"
   std::string cluster_path_;
+  std::string keys_dir_;
   std::map<std::string, std::unique_ptr<Process>> processes_;
 };
 
@@ -142,6 +155,7 @@ Counts CountsByHost(const Twin& twin, const std::string& query, const std::strin
   std::vector<std::string> argv = {Binary("trailmap"), "stats", "--metric", metric, "--by", "host",
                                    "--from", std::to_string(from), "--to", std::to_string(to),
                                    "--format", "json", "--timeout", "2s"};
+  for (const std::string& flag : twin.QueryKeys()) argv.push_back(flag);
   if (query.empty()) {
     argv.insert(argv.end(), {"--cluster", twin.cluster_path()});
   } else {

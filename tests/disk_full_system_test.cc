@@ -135,6 +135,7 @@ class Dealer {
   Dealer(zmq::context_t* context, const std::string& endpoint)
       : socket_(*context, zmq::socket_type::dealer) {
     socket_.set(zmq::sockopt::linger, 0);
+    UseTestKeys(socket_);
     socket_.connect("tcp://" + endpoint);
   }
   std::string Exchange(const std::string& bytes, std::chrono::milliseconds timeout) {

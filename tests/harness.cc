@@ -8,12 +8,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <zmq.hpp>
+
+#include "core/curve_keys.h"
+#include "core/curve_socket.h"
 
 namespace trailmap::test {
 
@@ -25,6 +32,55 @@ TempDir::TempDir() {
   if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
   path_ = tmpl;
 }
+
+TestKey MakeKey(const std::string& dir, const std::string& name) {
+  const CommandResult r = RunProgram({Binary("trailmap"), "keygen", name, "--dir", dir});
+  if (r.exit_code != 0) throw std::runtime_error("trailmap keygen " + name + ": " + r.err);
+  TestKey key{name, dir + "/" + name + ".key", dir + "/" + name + ".pub", ""};
+  Result<CurveKeyFile> pub = LoadCurveKeyFile(key.pub, /*need_secret=*/false);
+  if (!pub.ok()) throw std::runtime_error(pub.status().ToString());
+  key.public_key = pub->public_key;
+  return key;
+}
+
+namespace {
+
+// Made in SetUp (before the first test), so RunProgram and Binary are usable; removed after the
+// last.
+class DefaultKeysEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    dir_ = std::make_unique<TempDir>();
+    keys_.pair = MakeKey(dir_->path(), "test");
+    keys_.clients = *dir_ / "clients";
+    WriteFile(keys_.clients, "test " + keys_.pair.public_key + " ingest,query *\n");
+    setenv("TRAILMAP_KEY", keys_.pair.key.c_str(), 1);
+    setenv("TRAILMAP_SERVER_KEY", keys_.pair.pub.c_str(), 1);
+    setenv("TRAILMAP_CLIENTS", keys_.clients.c_str(), 1);
+  }
+  void TearDown() override { dir_.reset(); }
+  const DefaultKeys& keys() const { return keys_; }
+
+ private:
+  std::unique_ptr<TempDir> dir_;
+  DefaultKeys keys_;
+};
+
+DefaultKeysEnvironment* const kDefaultKeys = static_cast<DefaultKeysEnvironment*>(
+    ::testing::AddGlobalTestEnvironment(new DefaultKeysEnvironment));
+
+}  // namespace
+
+const DefaultKeys& TestKeys() { return kDefaultKeys->keys(); }
+
+CurveClient TestCurveClient() {
+  const DefaultKeys& keys = TestKeys();
+  Result<CurveClient> curve = ResolveCurveClient(keys.pair.key, keys.pair.pub, false);
+  if (!curve.ok()) throw std::runtime_error(curve.status().ToString());
+  return *curve;
+}
+
+void UseTestKeys(zmq::socket_t& socket) { ApplyCurveClient(socket, TestCurveClient()); }
 
 TempDir::~TempDir() {
   std::error_code ec;
@@ -134,6 +190,12 @@ bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeou
     if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+}
+
+int64_t UnixNow() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 std::string ReadFile(const std::string& path) {

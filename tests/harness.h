@@ -7,9 +7,16 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "core/curve_keys.h"
+
+namespace zmq {
+class socket_t;
+}  // namespace zmq
 
 namespace trailmap::test {
 
@@ -70,6 +77,34 @@ void SendUdp(int port, const std::string& payload);
 
 // Polls `done` every 50 ms until it returns true or `timeout` passes; returns the last result.
 bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout);
+
+// The system clock in unix seconds.
+int64_t UnixNow();
+
+// A key pair made by `trailmap keygen NAME` in `dir`: the files and the public key (Z85).
+struct TestKey {
+  std::string name;
+  std::string key;         // DIR/NAME.key (the secret, mode 0600)
+  std::string pub;         // DIR/NAME.pub
+  std::string public_key;  // Z85
+};
+TestKey MakeKey(const std::string& dir, const std::string& name);
+
+// The CURVE keys every system test runs with by default, made once per test binary before its
+// first test: one pair "test" that the aggregators hold and every client connects with, listed
+// in a clients file with ingest,query for every host. They are exported as TRAILMAP_KEY,
+// TRAILMAP_SERVER_KEY and TRAILMAP_CLIENTS, so every process a test starts uses them; a test
+// that wants other keys passes --key/--server-key/--clients (flags win over the environment).
+struct DefaultKeys {
+  TestKey pair;
+  std::string clients;  // the clients file
+};
+const DefaultKeys& TestKeys();
+
+// The default keys as a client connects with them (ShipperOptions::curve of a test's Shipper).
+CurveClient TestCurveClient();
+// Makes a raw socket of a test a CURVE client with the default keys (before it connects).
+void UseTestKeys(zmq::socket_t& socket);
 
 std::string ReadFile(const std::string& path);
 void WriteFile(const std::string& path, const std::string& text);

@@ -63,6 +63,7 @@ TEST(IdleAgentSystem, AnAgentBackAfterItsWatermarkWasPrunedLosesAndRepeatsNothin
   ShipperOptions options;
   options.endpoint = "tcp://" + ingest;
   options.agent_id = NewAgentId("web-1");
+  options.curve = TestCurveClient();
   options.ack_timeout = 500ms;
   Shipper shipper(options);
   const int64_t t0 = Now() - 120;

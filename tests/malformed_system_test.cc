@@ -99,6 +99,7 @@ TEST(MalformedSystem, BadBatchesAreRejectedWithAReasonAndTheServerKeepsServing) 
   zmq::socket_t dealer(context, zmq::socket_type::dealer);
   dealer.set(zmq::sockopt::linger, 0);
   dealer.set(zmq::sockopt::rcvtimeo, 5000);
+  UseTestKeys(dealer);
   dealer.connect("tcp://" + aggs[0]->ingest());
   auto exchange = [&dealer](const std::string& bytes) -> Ack {
     dealer.send(zmq::buffer(bytes), zmq::send_flags::none);

@@ -66,6 +66,7 @@ class IngestClient {
   explicit IngestClient(const std::string& endpoint) : dealer_(context_, zmq::socket_type::dealer) {
     dealer_.set(zmq::sockopt::linger, 0);
     dealer_.set(zmq::sockopt::rcvtimeo, 10000);
+    UseTestKeys(dealer_);
     dealer_.connect("tcp://" + endpoint);
   }
   Ack Send(const Batch& batch) {

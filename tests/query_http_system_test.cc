@@ -250,7 +250,7 @@ TEST_F(QueryHttpSystem, ClusterListsEveryAggregatorAndItsHealth) {
   EXPECT_TRUE(j["missing_shards"].empty());
   cli = Cli({"cluster"}, QueryList(aggs_));
   EXPECT_EQ(cli.out.rfind("replication 1, epoch 1 of 1\naggregator  zone  epoch    state  hosts   "
-                          "agents  ingest lag  disk       rollups behind  error\nagg-1",
+                          "agents  ingest lag  disk       rollups behind  refused  error\nagg-1",
                           0),
             0u)
       << cli.out;

@@ -78,6 +78,7 @@ std::vector<Ack> RawWindow(const std::string& ingest, const std::string& host, i
   zmq::socket_t dealer(context, zmq::socket_type::dealer);
   dealer.set(zmq::sockopt::linger, 0);
   dealer.set(zmq::sockopt::rcvtimeo, 20'000);
+  UseTestKeys(dealer);
   dealer.connect("tcp://" + ingest);
   for (uint64_t s = 1; s <= kWindow; ++s) dealer.send(zmq::buffer(EncodeBatch(Make(host, s, base))));
   std::vector<Ack> acks;
@@ -122,6 +123,7 @@ TEST(RejectWindowSystem, OneBadItemAndOneRejectedBatchLoseOnlyThemselvesAcrossAR
     ShipperOptions options;
     options.endpoint = "tcp://" + agg.ingest();
     options.agent_id = "ship-1/1";
+    options.curve = TestCurveClient();
     options.ack_timeout = 10s;  // a timeout resend would move the failpoint's hit
     Shipper shipper(options);
     for (uint64_t s = 1; s <= kWindow; ++s) ASSERT_TRUE(shipper.Send(Make("ship-1", s, base)));

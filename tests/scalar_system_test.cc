@@ -63,6 +63,7 @@ TEST(ScalarSystem, ScalarsDescriptionsAndOverflowThroughTheCli) {
   zmq::socket_t dealer(context, zmq::socket_type::dealer);
   dealer.set(zmq::sockopt::linger, 0);
   dealer.set(zmq::sockopt::rcvtimeo, 5000);
+  UseTestKeys(dealer);
   dealer.connect("tcp://" + aggs[0]->ingest());
   const int64_t start = Now() - 60;
   for (int h = 0; h < 3; ++h) {

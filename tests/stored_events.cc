@@ -6,6 +6,7 @@
 #include <zmq.hpp>
 
 #include "core/query_wire.h"
+#include "tests/harness.h"
 
 namespace trailmap::test {
 
@@ -15,6 +16,7 @@ uint64_t StoredEvents(const std::string& query_endpoint, const std::string& metr
   zmq::socket_t dealer(context, zmq::socket_type::dealer);
   dealer.set(zmq::sockopt::linger, 0);
   dealer.set(zmq::sockopt::rcvtimeo, 30000);
+  UseTestKeys(dealer);
   dealer.connect("tcp://" + query_endpoint);
   const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                           std::chrono::system_clock::now().time_since_epoch())

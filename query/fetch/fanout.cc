@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/counts.h"
+#include "core/curve_socket.h"
 
 namespace trailmap {
 namespace {
@@ -61,7 +62,7 @@ void Handle(Shard& shard, uint64_t query_id) {
 // Sends requests[i] to endpoints[i], all at once, and waits for answers to `query_id`.
 FanoutResult FanOutEach(zmq::context_t& context, const std::vector<std::string>& endpoints,
                         const std::vector<std::string>& requests, uint64_t query_id,
-                        std::chrono::milliseconds wait) {
+                        std::chrono::milliseconds wait, const CurveClient& curve) {
   std::vector<Shard> shards(endpoints.size());
   for (size_t i = 0; i < endpoints.size(); ++i) {
     Shard& shard = shards[i];
@@ -70,6 +71,7 @@ FanoutResult FanOutEach(zmq::context_t& context, const std::vector<std::string>&
     try {
       shard.socket = std::make_unique<zmq::socket_t>(context, zmq::socket_type::dealer);
       shard.socket->set(zmq::sockopt::linger, 0);
+      ApplyCurveClient(*shard.socket, curve);
       shard.socket->connect(shard.endpoint);
       // DEALER queues the message for the pending connection; dontwait so a full queue is a
       // failure of this shard, not a hang of the whole query.
@@ -116,6 +118,8 @@ FanoutResult FanOutEach(zmq::context_t& context, const std::vector<std::string>&
       std::string reason = shard.failure;
       if (reason.empty()) {
         reason = "no answer within " + std::to_string(wait.count()) + " ms";
+        // A CURVE handshake the server refuses looks like silence to the client.
+        if (curve.keyed()) reason += " (if it is up: is key " + curve.name + " listed there?)";
       }
       result.failures.push_back({shard.endpoint, std::move(reason)});
       if (!shard.over_budget.empty()) result.over_budget.push_back({shard.endpoint, shard.over_budget});
@@ -167,8 +171,9 @@ std::vector<std::vector<size_t>> LostOwnerSets(const Cluster& cluster,
 
 FanoutResult FanOut(zmq::context_t& context, const std::vector<std::string>& endpoints,
                     const Query& query, const FanoutOptions& options) {
-  return FanOutEach(context, endpoints, std::vector<std::string>(endpoints.size(), EncodeQuery(query)),
-                    query.id, options.deadline);
+  return FanOutEach(context, endpoints,
+                    std::vector<std::string>(endpoints.size(), EncodeQuery(query)), query.id,
+                    options.deadline, options.curve);
 }
 
 bool PossibleOwnerLists(const Cluster& cluster, const ClusterEpoch& epoch, size_t limit,
@@ -240,7 +245,7 @@ FanoutResult FanOutReplicas(zmq::context_t& context, const Cluster& cluster,
     std::chrono::milliseconds wait = options.deadline - spent;
     if (round == 0 && cluster.replication > 1) wait = options.deadline / 2;
     wait = std::max(wait, std::chrono::milliseconds(1));
-    FanoutResult answered = FanOutEach(context, endpoints, requests, query.id, wait);
+    FanoutResult answered = FanOutEach(context, endpoints, requests, query.id, wait, options.curve);
     for (Answer& a : answered.answers) result.answers.push_back(std::move(a));
     // Over budget on one replica is over budget on the others: no further round.
     if (!answered.over_budget.empty()) {

@@ -20,6 +20,7 @@
 #include <zmq.hpp>
 
 #include "core/cluster.h"
+#include "core/curve_keys.h"
 #include "core/query_wire.h"
 
 namespace trailmap {
@@ -27,6 +28,8 @@ namespace trailmap {
 struct FanoutOptions {
   // How long to wait for the last answer, counted from when the query is sent. Default 5 s.
   std::chrono::milliseconds deadline{5000};
+  // The CURVE keys every socket connects with (core/curve_keys.h); plaintext when unkeyed.
+  CurveClient curve;
 };
 
 struct ShardFailure {

@@ -66,10 +66,12 @@ Result<FanoutResult> FanOutAll(const QueryContext& context, const ViewRequest& r
                                Query query) {
   Result<uint64_t> timeout = ParseDuration(request.timeout);
   if (!timeout.ok()) return Status::InvalidArgument("--timeout: " + timeout.status().message());
+  if (Status s = context.curve.Usable(); !s.ok()) return s;
   Result<Cluster> cluster = QueryCluster(context, request);
   if (!cluster.ok()) return cluster.status();
   query.id = static_cast<uint64_t>(context.now) * 1000 + 1;
   FanoutOptions options;
+  options.curve = context.curve;
   options.deadline = std::chrono::milliseconds(std::max<uint64_t>(1, *timeout / 1'000'000));
   // The shards stop a little before the fan-out stops waiting, so their "over budget" arrives.
   query.limits.deadline_ms = std::max<uint64_t>(1, *timeout / 1'000'000 * 9 / 10);

@@ -33,6 +33,7 @@ struct QueryContext {
   std::string home;             // $HOME
   bool stdout_is_terminal = false;  // the CLI's standard output is a terminal (never for HTTP)
   int terminal_columns = 0;         // 0 when unknown
+  CurveClient curve;  // the keys queries are sent with; a query fails with Usable()'s message
 };
 
 // The system clock in unix seconds: what a main() reads into QueryContext::now (the CLI once,

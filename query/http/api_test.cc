@@ -22,6 +22,7 @@ struct Harness {
     context.zmq = &zmq;
     context.now = 1'700'000'060;
     context.home = "/nonexistent-home";
+    context.curve.plaintext = true;  // the fake aggregators are plaintext
     options.defaults.timeout = "300ms";
   }
 };

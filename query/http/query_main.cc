@@ -14,6 +14,7 @@
 #include <thread>
 #include <zmq.hpp>
 
+#include "core/curve_keys.h"
 #include "core/log.h"
 #include "core/units.h"
 #include "query/http/api.h"
@@ -31,6 +32,7 @@ constexpr const char* kUsage =
     "trailmap-query: the web page and HTTP API of a trailmap cluster.\n"
     "Usage: trailmap-query [--listen HOST:PORT] [--aggregators HOST:PORT,... | --cluster FILE]\n"
     "                      [--config FILE] [--timeout 5s] [--workers 8]\n"
+    "                      [--key FILE --server-key FILE | --insecure-plaintext]\n"
     "                      [--tokens FILE | --insecure-no-auth]\n"
     "       trailmap-query --hash-token NAME < token   (prints the token file line for NAME)\n"
     "  --listen       where to serve HTTP (default 127.0.0.1:7402); an address that is not\n"
@@ -53,6 +55,10 @@ constexpr const char* kUsage =
     "                 (or: printf '%s' \"$TOKEN\" | sha256sum)\n"
     "  --insecure-no-auth  serve the API without tokens on an address that is not loopback:\n"
     "                 anyone who reaches it reads everything (logged as a warning)\n"
+    "  --key          its CURVE key, NAME.key from trailmap keygen (default $TRAILMAP_KEY); the\n"
+    "                 aggregators list it with the query right\n"
+    "  --server-key   the aggregators' public key, their .pub (default $TRAILMAP_SERVER_KEY)\n"
+    "  --insecure-plaintext  query without encryption or authentication (lab only)\n"
     "Endpoints: GET /api/heatmap, /api/columns, /api/trails, /api/line, /api/stats, /api/flame,\n"
     "/api/metrics, /api/fields, with the CLI's long options as parameters (metric=, from=, ...).\n"
     "Stop with SIGINT or SIGTERM.\n";
@@ -70,6 +76,8 @@ int main(int argc, char** argv) {
   HttpServerOptions server_options;
   ApiOptions api;
   std::string tokens_path;
+  std::string key_path, server_key_path;
+  bool insecure_plaintext = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -78,6 +86,10 @@ int main(int argc, char** argv) {
     }
     if (arg == "--insecure-no-auth") {
       server_options.insecure_no_auth = true;
+      continue;
+    }
+    if (arg == "--insecure-plaintext") {
+      insecure_plaintext = true;
       continue;
     }
     std::string value;
@@ -113,6 +125,10 @@ int main(int argc, char** argv) {
       }
       std::cout << TokenFileLine(value, token) << "\n";
       return 0;
+    } else if (arg == "--key") {
+      key_path = value;
+    } else if (arg == "--server-key") {
+      server_key_path = value;
     } else if (arg == "--workers") {
       char* end = nullptr;
       const long n = std::strtol(value.c_str(), &end, 10);
@@ -141,6 +157,15 @@ int main(int argc, char** argv) {
   base.env_config = Env("TRAILMAP_CONFIG");
   base.home = Env("HOME");
   base.env_cluster = Env("TRAILMAP_CLUSTER");
+  if (!insecure_plaintext) {
+    if (key_path.empty()) key_path = Env("TRAILMAP_KEY");
+    if (server_key_path.empty()) server_key_path = Env("TRAILMAP_SERVER_KEY");
+  }
+  Result<CurveClient> curve = ResolveCurveClient(key_path, server_key_path, insecure_plaintext);
+  if (curve.ok() && !curve->Usable().ok()) curve = curve->Usable();
+  if (!curve.ok()) return Usage(curve.status().message());
+  base.curve = std::move(curve).value();
+  if (base.curve.plaintext) Log(kPlaintextWarning);
   Result<Cluster> cluster = QueryCluster(base, api.defaults);
   if (!cluster.ok()) return Usage(cluster.status().message());
   // Each request resolves the same list again; a config file read once is enough. A cluster

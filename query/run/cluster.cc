@@ -108,10 +108,10 @@ Result<ViewDocument> RunClusterView(const ClusterRequest& request, const QueryCo
                       {"error", m.error},
                       {"hosts", m.status.hosts},
                       {"agents", m.status.agents},
-                      {"ingest_lag_seconds",
-                       m.status.newest_second == 0 ? nlohmann::ordered_json()
-                                                   : nlohmann::ordered_json(std::max<int64_t>(
-                                                         0, context.now - m.status.newest_second))},
+                      {"ingest_lag_seconds", m.status.newest_second == 0
+                                                 ? nlohmann::ordered_json()
+                                                 : nlohmann::ordered_json(std::max<int64_t>(
+                                                       0, context.now - m.status.newest_second))},
                       {"disk_bytes", m.status.disk_bytes},
                       {"agents_pruned", m.status.agents_pruned},
                       {"pending_rollups", m.status.pending_rollups},
@@ -119,6 +119,8 @@ Result<ViewDocument> RunClusterView(const ClusterRequest& request, const QueryCo
                       {"rollup_aged_out", m.status.rollup_aged_out},
                       {"background_errors", m.status.background_errors},
                       {"recoveries", m.status.recoveries},
+                      {"refused_batches", m.status.refused_batches},
+                      {"refused_connections", m.status.refused_connections},
                       {"last_error", m.status.last_error}});
     }
     j["members"] = std::move(list);
@@ -139,7 +141,7 @@ Result<ViewDocument> RunClusterView(const ClusterRequest& request, const QueryCo
   out += PadCell("aggregator", width) + PadCell("zone", zone_width) + PadCell("epoch", 7) +
          PadCell("state", 5) + PadCell("hosts", 6) + PadCell("agents", 6) +
          PadCell("ingest lag", 10) + PadCell("disk", 9) + PadCell("rollups behind", 14) +
-         "error\n";
+         PadCell("refused", 7) + "error\n";
   for (const Member& m : members) {
     const bool answered = m.state != "down";
     out += PadCell(m.name, width) + PadCell(m.zone.empty() ? "-" : m.zone, zone_width) +
@@ -149,6 +151,10 @@ Result<ViewDocument> RunClusterView(const ClusterRequest& request, const QueryCo
            PadCell(Lag(m, context.now), 10) +
            PadCell(answered ? FormatBytes(static_cast<double>(m.status.disk_bytes)) : "-", 9) +
            PadCell(answered ? std::to_string(m.status.pending_rollups) + " min" : "-", 14) +
+           PadCell(answered ? std::to_string(m.status.refused_batches) + "/" +
+                                  std::to_string(m.status.refused_connections)
+                            : "-",
+                   7) +
            (m.error.empty() ? "-" : m.error) + "\n";
   }
   doc.bytes = std::move(out);

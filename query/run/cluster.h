@@ -3,8 +3,9 @@
 // and its health as its status answer gives it (core/query_wire.h ShardStatus): up or not
 // answering, RocksDB's background error or its last write or rollup error, hosts it holds,
 // agents with a watermark, ingest lag (now less the newest second it applied), bytes on disk,
-// rollups behind. A member that does not answer is listed as down and in missing_shards (the
-// CLI exits 3).
+// rollups behind, and what it refused (batches for a host or agent id not their key's / connections
+// of unlisted keys). A member that does not answer is listed as down and in missing_shards (the CLI
+// exits 3).
 #pragma once
 
 #include <string>

@@ -1,0 +1,104 @@
+#include "aggregator/zap_handler.h"
+
+#include <gtest/gtest.h>
+#include <zmq.h>
+
+#include <zmq.hpp>
+
+#include "aggregator/router_server.h"
+#include "core/curve_socket.h"
+
+namespace trailmap::aggregator {
+namespace {
+
+std::vector<std::string> CurveRequest(const std::string& key_bytes) {
+  return {"1.0", "7", "ingest", "127.0.0.1", "", "CURVE", key_bytes};
+}
+
+TEST(ZapRequestTest, ParsesAndDecides) {
+  const std::string key(32, 'k');
+  const std::vector<ClientKey> keys = {{"web-1", Z85Encode(key), true, false, {"web-1"}}};
+  Result<ZapRequest> r = ParseZapRequest(CurveRequest(key));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->domain, "ingest");
+  EXPECT_EQ(r->public_key, Z85Encode(key));
+  ZapDecision d = DecideZap(*r, keys);
+  EXPECT_TRUE(d.admitted);
+  EXPECT_EQ(ZapReplyFrames("7", d),
+            (std::vector<std::string>{"1.0", "7", "200", "OK", "web-1", ""}));
+
+  r = ParseZapRequest(CurveRequest(std::string(32, 'x')));
+  ASSERT_TRUE(r.ok());
+  d = DecideZap(*r, keys);
+  EXPECT_FALSE(d.admitted);
+  EXPECT_EQ(d.reason, "key " + Z85Encode(std::string(32, 'x')) + " is not listed");
+  EXPECT_EQ(ZapReplyFrames("7", d)[2], "400");
+
+  r = ParseZapRequest({"1.0", "8", "", "127.0.0.1", "", "NULL"});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(DecideZap(*r, keys).reason, "mechanism NULL refused; CURVE only");
+
+  EXPECT_EQ(ParseZapRequest({"1.0", "1"}).status().message(),
+            "ZAP request of 2 frames; at least 6 expected");
+  EXPECT_EQ(ParseZapRequest({"2.0", "1", "", "", "", "CURVE", key}).status().message(),
+            "ZAP version \"2.0\"; only 1.0 is known");
+  EXPECT_EQ(ParseZapRequest(CurveRequest("short")).status().message(),
+            "ZAP CURVE request without one 32-byte key frame");
+  EXPECT_EQ(ZapReplyFrames("9", ZapDecision{}, /*malformed=*/true)[2], "500");
+}
+
+struct KeyPair {
+  std::string public_key, secret_key;
+};
+KeyPair NewPair() {
+  char p[41], s[41];
+  EXPECT_EQ(zmq_curve_keypair(p, s), 0);
+  return {p, s};
+}
+
+// A listed key reaches the handler with its name; an unlisted one and a plaintext client never do.
+TEST(ZapHandlerTest, AdmitsListedKeysAndNamesTheirRequests) {
+  zmq::context_t context;
+  const KeyPair server = NewPair(), listed = NewPair(), unlisted = NewPair();
+  ZapHandler zap(&context, {{"web-1", listed.public_key, true, false, {"web-1"}}});
+  ASSERT_TRUE(zap.Start().ok());
+  RouterServer::Options options;
+  options.endpoint = "tcp://127.0.0.1:*";
+  options.curve_secret_key = server.secret_key;
+  options.zap_domain = "ingest";
+  RouterServer router(
+      &context, options,
+      RouterServer::PeerHandler([](const Result<std::string_view>& payload,
+                                   const RouterServer::Peer& peer) -> std::optional<std::string> {
+        return peer.key_name + ":" + std::string(payload.ok() ? *payload : "");
+      }));
+  ASSERT_TRUE(router.Start().ok());
+
+  auto ask = [&](const KeyPair* own, int timeout_ms) -> std::optional<std::string> {
+    zmq::socket_t dealer(context, zmq::socket_type::dealer);
+    dealer.set(zmq::sockopt::linger, 0);
+    dealer.set(zmq::sockopt::rcvtimeo, timeout_ms);
+    if (own != nullptr) {
+      ApplyCurveClient(dealer,
+                       CurveClient{"", own->public_key, own->secret_key, server.public_key, false});
+    }
+    dealer.connect(router.endpoint());
+    dealer.send(zmq::str_buffer("hello"));
+    zmq::message_t reply;
+    if (!dealer.recv(reply)) return std::nullopt;
+    return reply.to_string();
+  };
+  EXPECT_EQ(ask(&listed, 10'000), "web-1:hello");
+  EXPECT_EQ(ask(&unlisted, 500), std::nullopt);
+  EXPECT_EQ(ask(nullptr, 500), std::nullopt);
+  EXPECT_EQ(zap.counters().admitted, 1u);
+  EXPECT_GE(zap.counters().refused, 1u);  // the unlisted client retries its handshake
+  EXPECT_EQ(zap.counters().malformed, 0u);
+  ASSERT_NE(zap.Find("web-1"), nullptr);
+  EXPECT_EQ(zap.Find("nobody"), nullptr);
+  router.Stop();
+  zap.Stop();
+}
+
+}  // namespace
+}  // namespace trailmap::aggregator
