@@ -193,6 +193,7 @@ TEST_F(BoundedQuerySystem, SigtermWhileEveryWorkerIsBusyStopsWithinASecond) {
   for (int i = 0; i < 5; ++i) {
     clients.emplace_back(context, zmq::socket_type::dealer);
     clients.back().set(zmq::sockopt::linger, 0);
+    UseTestKeys(clients.back());
     clients.back().connect("tcp://" + agg_->query());
     Query q;
     q.id = static_cast<uint64_t>(i + 1);
