@@ -261,15 +261,7 @@ int Configure(int argc, char** argv, AgentConfig* config) {
   if (app.count("--key")) config->key = key;
   if (app.count("--server-key")) config->server_key = server_key;
   if (insecure_plaintext) config->insecure_plaintext = true;
-  if (!config->insecure_plaintext) {
-    if (const char* e = std::getenv("TRAILMAP_KEY"); e != nullptr && config->key.empty()) {
-      config->key = e;
-    }
-    if (const char* e = std::getenv("TRAILMAP_SERVER_KEY");
-        e != nullptr && config->server_key.empty()) {
-      config->server_key = e;
-    }
-  }
+  ClientKeyPathsFromEnvironment(config->insecure_plaintext, &config->key, &config->server_key);
   if (app.count("--statsd")) config->statsd = statsd;
   if (app.count("--flush-ms")) config->flush_ms = flush_ms;
   if (app.count("--max-series")) config->max_series = max_series;

@@ -29,11 +29,8 @@ std::string Cells(const HistogramAnswer& a) {
 class HistogramQueryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    StoreOptions options;
-    options.sync = false;
-    Result<std::unique_ptr<Store>> s = Store::Open(dir_.path(), options);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(s).value();
+    store_ = testing::OpenTestStore(dir_.path());
+    ASSERT_NE(store_, nullptr);
     // Series 0: op=read, 1: op=write, 2: no fields. Second kT+i holds i+1 values per histogram
     // on web-1; web-2 writes op=read only; db-1 the unfielded series only.
     Add("web-1", "role=web", {{0, 0}, {0, 1}, {1, 0}, {1, 1}, {3, 0}, {3, 1}});

@@ -21,11 +21,8 @@ constexpr int64_t kT = 1'700'000'000;
 class IngestServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    StoreOptions options;
-    options.sync = false;
-    Result<std::unique_ptr<Store>> s = Store::Open(dir_.path(), options);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(s).value();
+    store_ = testing::OpenTestStore(dir_.path());
+    ASSERT_NE(store_, nullptr);
     IngestServerOptions o;
     o.endpoint = "tcp://127.0.0.1:*";  // a free loopback port
     server_ = std::make_unique<IngestServer>(&context_, store_.get(), o);

@@ -66,11 +66,8 @@ TEST(QueryBudget, DeadlineAndStopFlag) {
 class BudgetedStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    StoreOptions options;
-    options.sync = false;
-    Result<std::unique_ptr<Store>> s = Store::Open(dir_.path(), options);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(s).value();
+    store_ = testing::OpenTestStore(dir_.path());
+    ASSERT_NE(store_, nullptr);
     // 3 hosts x 600 seconds = 1,800 keys of `hist`.
     for (int host = 0; host < 3; ++host) {
       const std::string name = "web-" + std::to_string(host);

@@ -22,11 +22,8 @@ constexpr int64_t kT = 1'700'000'000;
 class QueryServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    StoreOptions options;
-    options.sync = false;
-    Result<std::unique_ptr<Store>> s = Store::Open(dir_.path(), options);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(s).value();
+    store_ = testing::OpenTestStore(dir_.path());
+    ASSERT_NE(store_, nullptr);
     Batch b = MakeBatch("web-1/1", 1, "web-1", {Latency("disk.latency", "op=read")});
     b.seconds.push_back(SecondDelta{kT, {{0, Encoded({5, 7})}}, {}});
     b.seconds.push_back(SecondDelta{kT + 10, {{0, Encoded({9})}}, {}});

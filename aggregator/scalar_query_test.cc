@@ -32,11 +32,8 @@ std::string Cells(const HistogramAnswer& a) {
 class ScalarQueryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    StoreOptions options;
-    options.sync = false;
-    Result<std::unique_ptr<Store>> s = Store::Open(dir_.path(), options);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(s).value();
+    store_ = testing::OpenTestStore(dir_.path());
+    ASSERT_NE(store_, nullptr);
     // web-1: user 12.34% and system 1.5% in seconds 0..3; web-2 (role=web): user 80% in 0..1 and
     // 90.5% in 2; db-1 (role=db): user 50% in second 0 and a negative (unstorable) value in 1.
     Add("web-1", "web",

@@ -1,14 +1,17 @@
-// Helpers shared by the aggregator's unit tests: a temporary directory that removes itself, and
-// histograms and batches built from readable values.
+// Helpers shared by the aggregator's unit tests: a temporary directory that removes itself, a
+// store opened in it, and histograms and batches built from readable values.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <utility>
 
+#include "aggregator/store.h"
 #include "core/batch.h"
 #include "core/histogram.h"
 #include "core/query_wire.h"
@@ -34,6 +37,19 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// A Store in `dir` without fsync, as the store tests open one; null after a test failure that
+// says why it did not open.
+inline std::unique_ptr<Store> OpenTestStore(const std::string& dir) {
+  StoreOptions options;
+  options.sync = false;
+  Result<std::unique_ptr<Store>> s = Store::Open(dir, options);
+  if (!s.ok()) {
+    ADD_FAILURE() << s.status().ToString();
+    return nullptr;
+  }
+  return std::move(s).value();
+}
 
 // A histogram holding each value once.
 inline Histogram HistogramOf(std::initializer_list<uint64_t> values) {

@@ -288,13 +288,7 @@ int Main(int argc, char** argv) {
     Log((cluster_path.empty() ? "--aggregators: " : "--cluster: ") + cluster.status().message());
     return 2;
   }
-  if (!insecure_plaintext) {
-    if (const char* e = std::getenv("TRAILMAP_KEY"); e != nullptr && key_path.empty()) key_path = e;
-    if (const char* e = std::getenv("TRAILMAP_SERVER_KEY");
-        e != nullptr && server_key_path.empty()) {
-      server_key_path = e;
-    }
-  }
+  ClientKeyPathsFromEnvironment(insecure_plaintext, &key_path, &server_key_path);
   Result<CurveClient> curve = ResolveCurveClient(key_path, server_key_path, insecure_plaintext);
   if (curve.ok() && !curve->Usable().ok()) curve = curve->Usable();
   if (!curve.ok()) {

@@ -104,8 +104,7 @@ int main(int argc, char** argv) {
   context.env_ingest = Env("TRAILMAP_INGEST");
   context.env_config = Env("TRAILMAP_CONFIG");
   context.home = Env("HOME");
-  if (key_path.empty() && !insecure_plaintext) key_path = Env("TRAILMAP_KEY");
-  if (server_key_path.empty() && !insecure_plaintext) server_key_path = Env("TRAILMAP_SERVER_KEY");
+  ClientKeyPathsFromEnvironment(insecure_plaintext, &key_path, &server_key_path);
   Result<CurveClient> curve = ResolveCurveClient(key_path, server_key_path, insecure_plaintext);
   if (!curve.ok()) {
     std::cerr << "trailmap: " << curve.status().message() << "\n";

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -333,6 +334,15 @@ Status CurveClient::Usable() const {
       "no CURVE key: give --key FILE (this client's .key) and --server-key FILE (the "
       "aggregators' .pub), or TRAILMAP_KEY and TRAILMAP_SERVER_KEY (trailmap keygen makes them); "
       "or --insecure-plaintext on a lab network");
+}
+
+void ClientKeyPathsFromEnvironment(bool plaintext, std::string* key_path,
+                                   std::string* server_key_path) {
+  if (plaintext) return;
+  const char* key = std::getenv("TRAILMAP_KEY");
+  const char* server_key = std::getenv("TRAILMAP_SERVER_KEY");
+  if (key != nullptr && key_path->empty()) *key_path = key;
+  if (server_key != nullptr && server_key_path->empty()) *server_key_path = server_key;
 }
 
 Result<CurveClient> ResolveCurveClient(const std::string& key_path,

@@ -108,6 +108,12 @@ struct CurveClient {
 Result<CurveClient> ResolveCurveClient(const std::string& key_path,
                                        const std::string& server_key_path, bool plaintext);
 
+// A client's key paths not given by flag or config, from the environment: TRAILMAP_KEY into an
+// empty *key_path, TRAILMAP_SERVER_KEY into an empty *server_key_path; nothing with plaintext
+// (an exported key must not turn --insecure-plaintext into a usage error).
+void ClientKeyPathsFromEnvironment(bool plaintext, std::string* key_path,
+                                   std::string* server_key_path);
+
 // The warning every program logs at start with --insecure-plaintext.
 inline constexpr char kPlaintextWarning[] =
     "WARNING: --insecure-plaintext: connections are neither encrypted nor authenticated; anyone "

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -165,6 +166,21 @@ TEST(ClientKeysTest, ErrorsNameFileAndLine) {
   EXPECT_TRUE(ParseClientKeys("a " + k + " ingest a\na " + kOther + " ingest a", "c").ok());
   EXPECT_EQ(error("a " + k + " ,"),
             "clients:1: a has no rights: use ingest, query or ingest,query");
+}
+
+TEST(ClientKeyPathsTest, TheEnvironmentFillsOnlyWhatNoFlagGaveAndNothingWithPlaintext) {
+  ASSERT_EQ(setenv("TRAILMAP_KEY", "env.key", 1), 0);
+  ASSERT_EQ(setenv("TRAILMAP_SERVER_KEY", "env.pub", 1), 0);
+  std::string key = "flag.key", server_key;
+  ClientKeyPathsFromEnvironment(false, &key, &server_key);
+  EXPECT_EQ(key, "flag.key");
+  EXPECT_EQ(server_key, "env.pub");
+  std::string none, none_server;
+  ClientKeyPathsFromEnvironment(true, &none, &none_server);
+  EXPECT_EQ(none, "");
+  EXPECT_EQ(none_server, "");
+  ASSERT_EQ(unsetenv("TRAILMAP_KEY"), 0);
+  ASSERT_EQ(unsetenv("TRAILMAP_SERVER_KEY"), 0);
 }
 
 }  // namespace

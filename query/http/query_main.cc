@@ -157,10 +157,7 @@ int main(int argc, char** argv) {
   base.env_config = Env("TRAILMAP_CONFIG");
   base.home = Env("HOME");
   base.env_cluster = Env("TRAILMAP_CLUSTER");
-  if (!insecure_plaintext) {
-    if (key_path.empty()) key_path = Env("TRAILMAP_KEY");
-    if (server_key_path.empty()) server_key_path = Env("TRAILMAP_SERVER_KEY");
-  }
+  ClientKeyPathsFromEnvironment(insecure_plaintext, &key_path, &server_key_path);
   Result<CurveClient> curve = ResolveCurveClient(key_path, server_key_path, insecure_plaintext);
   if (curve.ok() && !curve->Usable().ok()) curve = curve->Usable();
   if (!curve.ok()) return Usage(curve.status().message());
