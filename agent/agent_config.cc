@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "agent/spool.h"
+#include "ingest/spool.h"
 #include "core/cluster.h"
 #include "core/endpoint.h"
 

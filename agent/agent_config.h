@@ -32,7 +32,7 @@ struct ProcConfig {
   int64_t max_process_names = 200;            // beyond: summed into execname=(other)
 };
 
-// [spool]: the on-disk spool of unacknowledged batches (agent/spool.h).
+// [spool]: the on-disk spool of unacknowledged batches (ingest/spool.h).
 struct SpoolConfig {
   std::string dir;                       // --spool; "" = DefaultSpoolDir(host), "off" = memory
   int64_t max_bytes = int64_t{1} << 30;  // --spool-bytes, 1 MiB..1 TiB; oldest dropped beyond

@@ -39,7 +39,7 @@
 #include <thread>
 #include <vector>
 
-#include "agent/bucketizer.h"
+#include "ingest/bucketizer.h"
 #include "core/batch.h"
 #include "core/series.h"
 #include "core/status.h"

@@ -43,7 +43,7 @@
 #include <string_view>
 #include <vector>
 
-#include "agent/stack_sample.h"
+#include "ingest/stack_sample.h"
 #include "core/series.h"
 #include "core/status.h"
 

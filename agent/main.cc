@@ -1,7 +1,7 @@
 // trailmap-agent: turns this host's statsd timings, its own /proc metrics, the output of any
 // configured commands and its CPU stacks (perf, folded-stack lines) into per-second histograms,
 // scalars and stack counts, and ships them to every aggregator that owns the host (core/cluster.h:
-// its R owners; agent/replicated_shipper.h).
+// its R owners; ingest/replicated_shipper.h).
 //
 // main() builds everything and hands it down: the bucketizer, the shippers (one per owner, each
 // its own thread and spool segment), the
@@ -27,12 +27,12 @@
 #include <vector>
 
 #include "agent/agent_config.h"
-#include "agent/bucketizer.h"
+#include "ingest/bucketizer.h"
 #include "agent/exec_source.h"
 #include "agent/folded_source.h"
 #include "agent/perf_source.h"
 #include "agent/proc_source.h"
-#include "agent/replicated_shipper.h"
+#include "ingest/replicated_shipper.h"
 #include "agent/self_metrics.h"
 #include "agent/spool_flags.h"
 #include "agent/stack_flags.h"

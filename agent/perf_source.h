@@ -50,7 +50,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "agent/stack_sample.h"
+#include "ingest/stack_sample.h"
 #include "core/status.h"
 
 namespace trailmap {

@@ -87,7 +87,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "agent/bucketizer.h"
+#include "ingest/bucketizer.h"
 #include "agent/procfs.h"
 
 namespace trailmap {

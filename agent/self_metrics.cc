@@ -71,7 +71,7 @@ constexpr CounterField<ShipperCounters> kShipper[] = {
      &ShipperCounters::frame_defs_sent},
 };
 
-// The spool's (agent/spool.h): gauges of what it holds, counters of what went through it.
+// The spool's (ingest/spool.h): gauges of what it holds, counters of what went through it.
 constexpr CounterField<SpoolCounters> kSpool[] = {
     {"trailmap.agent.spool.bytes", false, "B", "bytes in the spool", &SpoolCounters::bytes},
     {"trailmap.agent.spool.batches", false, "batches", "unacknowledged batches in the spool",

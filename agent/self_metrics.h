@@ -35,12 +35,12 @@
 #include <utility>
 #include <vector>
 
-#include "agent/bucketizer.h"
+#include "ingest/bucketizer.h"
 #include "agent/exec_source.h"
 #include "agent/folded_source.h"
 #include "agent/perf_source.h"
 #include "agent/proc_source.h"
-#include "agent/replicated_shipper.h"
+#include "ingest/replicated_shipper.h"
 #include "agent/statsd_server.h"
 #include "core/self_metrics.h"
 

@@ -1,4 +1,4 @@
-// Flags of the agent's spool (agent/spool.h), for trailmap-agent's main() to add beside its own:
+// Flags of the agent's spool (ingest/spool.h), for trailmap-agent's main() to add beside its own:
 // they override the [spool] section of the config file the way the other flags override theirs.
 //
 //   --spool DIR            where unacknowledged batches wait (spool.dir; "off" = in memory)
@@ -12,7 +12,7 @@
 #include <string>
 
 #include "agent/agent_config.h"
-#include "agent/spool.h"
+#include "ingest/spool.h"
 #include "core/status.h"
 
 namespace CLI {
@@ -39,7 +39,7 @@ void ApplySpoolFlags(const CLI::App& app, const SpoolFlags& flags, AgentConfig* 
 std::string AgentSpoolDir(const AgentConfig& config);
 
 // Opens the spool `config` names: the directory itself when `segment` is "", else its
-// subdirectory `segment` (one per cluster member the agent ships to: agent/replicated_shipper.h),
+// subdirectory `segment` (one per cluster member the agent ships to: ingest/replicated_shipper.h),
 // each a spool of its own with its own agent id and lock. In memory for "off". InvalidArgument
 // for a segment name that is not a plain directory name.
 Result<std::unique_ptr<Spool>> OpenAgentSpool(const AgentConfig& config,

@@ -18,7 +18,7 @@
 #include <memory>
 #include <string>
 
-#include "agent/bucketizer.h"
+#include "ingest/bucketizer.h"
 #include "agent/statsd.h"
 #include "core/status.h"
 

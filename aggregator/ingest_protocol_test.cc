@@ -8,8 +8,8 @@
 #include <cmath>
 #include <zmq.hpp>
 
-#include "agent/bucketizer.h"
-#include "agent/shipper.h"
+#include "ingest/bucketizer.h"
+#include "ingest/shipper.h"
 #include "aggregator/ingest_server.h"
 #include "aggregator/testing.h"
 
@@ -239,7 +239,7 @@ TEST_F(IngestProtocolTest, AnEnvelopeThatCannotBeReadMovesNothing) {
 
 // The agent's Shipper against the real server: a window of 20 where batch 7 has two bad items
 // and batch 12 is over the aggregator's series limit (readable envelope, rejected whole).
-// Out until the spool reads back a batch with a bad item as it was handed over: agent/shipper.cc
+// Out until the spool reads back a batch with a bad item as it was handed over: ingest/shipper.cc
 // re-validates what it reads back from the spool and sends such a batch empty.
 TEST_F(IngestProtocolTest, TheShipperDropsOnlyTheRejectedBatchAndCountsRefusedItems) {
   BatchLimits limits;

@@ -38,7 +38,7 @@
 // the maintenance thread (PruneIdleAgents). Catalog entries (ids) stay forever.
 //
 // An agent that comes back after its watermark was pruned is a new agent to the store (watermark
-// 0): its next batch is answered outOfOrder, expected 1, and its shipper (agent/shipper.h) takes
+// 0): its next batch is answered outOfOrder, expected 1, and its shipper (ingest/shipper.h) takes
 // a new incarnation and renumbers every batch it still holds from 1. Nothing it holds is lost,
 // and nothing acknowledged is sent again. Only a batch that was applied but whose ack never
 // reached the agent before it went silent for agent_idle_seconds would count twice, which is

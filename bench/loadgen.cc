@@ -26,7 +26,7 @@
 #include <set>
 #include <thread>
 
-#include "agent/replicated_shipper.h"
+#include "ingest/replicated_shipper.h"
 #include "bench/fleet_model.h"
 #include "bench/fleet_scalars.h"
 #include "core/batch_split.h"
@@ -66,7 +66,7 @@ int64_t ParseSeconds(const std::string& s) {
 }
 
 // One shipper per aggregator (in memory, one agent id each); every batch of a host goes to each
-// of its owners (agent/replicated_shipper.h).
+// of its owners (ingest/replicated_shipper.h).
 class ShardedShippers {
  public:
   ShardedShippers(const Cluster& cluster, const std::string& id, uint64_t max_bytes,

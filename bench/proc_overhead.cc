@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "agent/bucketizer.h"
+#include "ingest/bucketizer.h"
 #include "agent/proc_source.h"
 
 extern char** environ;

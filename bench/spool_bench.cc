@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <string>
 
-#include "agent/shipper.h"
-#include "agent/spool.h"
+#include "ingest/shipper.h"
+#include "ingest/spool.h"
 #include "core/log.h"
 
 namespace trailmap {

@@ -13,9 +13,9 @@
 #include <optional>
 #include <ostream>
 
-#include "agent/bucketizer.h"
-#include "agent/replicated_shipper.h"
-#include "agent/trace_source.h"
+#include "ingest/bucketizer.h"
+#include "ingest/replicated_shipper.h"
+#include "ingest/trace_source.h"
 #include "core/stack_collapse.h"
 #include "cli/stack_import.h"
 #include "core/series.h"

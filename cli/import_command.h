@@ -1,7 +1,7 @@
 // `trailmap import`: sends a trace file (trace2heatmap format: event time and latency per line)
 // through the normal ingest path, with the events' own timestamps, so it can be viewed like live
-// data. The trace is bucketized into per-second histograms (agent/bucketizer.h) and shipped
-// (agent/shipper.h) to the aggregator that owns the host: rendezvous hashing (core/cluster.h) over
+// data. The trace is bucketized into per-second histograms (ingest/bucketizer.h) and shipped
+// (ingest/shipper.h) to the aggregator that owns the host: rendezvous hashing (core/cluster.h) over
 // the INGEST endpoints (port 7400), as the agents place it.
 //
 // With --stacks the file holds stacks instead: `perf script` text (folded by core/stack_collapse

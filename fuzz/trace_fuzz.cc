@@ -1,4 +1,4 @@
-// A trace (agent/trace_source.h ParseTrace): the first byte picks the time and value units, the
+// A trace (ingest/trace_source.h ParseTrace): the first byte picks the time and value units, the
 // rest is the text. Properties: a successful parse reports as many events as it delivered and
 // no more than its lines; a failed one names a line; the same text parses the same again when
 // cut in lines and rejoined with "\r\n" (the '\r' is ignored).
@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "agent/trace_source.h"
+#include "ingest/trace_source.h"
 #include "fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

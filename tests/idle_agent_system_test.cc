@@ -1,6 +1,6 @@
 // An agent that comes back after the aggregator forgot its watermark (issue 9, "watermarks of
 // long-gone agents"): a real trailmap-aggregator with `[retention] agents = "2s"` and the
-// agent's real Shipper (agent/shipper.h). The agent's first batches are acked; the aggregator
+// agent's real Shipper (ingest/shipper.h). The agent's first batches are acked; the aggregator
 // stops; the agent holds two more; the aggregator comes back after the idle time, prunes the
 // watermark as it opens, and answers the held batches outOfOrder, expected 1. The shipper takes
 // a new incarnation and renumbers what it holds: every batch is stored exactly once.
@@ -11,7 +11,7 @@
 #include <thread>
 #include <zmq.hpp>
 
-#include "agent/shipper.h"
+#include "ingest/shipper.h"
 #include "core/histogram.h"
 #include "core/query_wire.h"
 #include "tests/cluster.h"

@@ -15,7 +15,7 @@
 #include <cmath>
 #include <zmq.hpp>
 
-#include "agent/shipper.h"
+#include "ingest/shipper.h"
 #include "core/batch.h"
 #include "core/histogram.h"
 #include "tests/cluster.h"

@@ -35,7 +35,7 @@ Result<ViewDocument> RunMetricsView(const MetricsRequest& request, const QueryCo
 Result<ViewDocument> RunFieldsView(const FieldsRequest& request, const QueryContext& context);
 
 // The field of the series an agent merges events into past its cardinality bound
-// (agent/bucketizer.h): overflow="true".
+// (ingest/bucketizer.h): overflow="true".
 inline constexpr const char* kOverflowField = "overflow";
 // "note: N events over the cardinality bound went to the overflow series ...".
 std::string OverflowNote(uint64_t events);

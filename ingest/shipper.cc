@@ -1,4 +1,4 @@
-#include "agent/shipper.h"
+#include "ingest/shipper.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,4 +1,4 @@
-#include "agent/spool.h"
+#include "ingest/spool.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

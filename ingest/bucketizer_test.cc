@@ -1,4 +1,4 @@
-#include "agent/bucketizer.h"
+#include "ingest/bucketizer.h"
 
 #include <gtest/gtest.h>
 

@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/shipper.h"
+#include "ingest/shipper.h"
 #include "core/batch.h"
 #include "core/cluster.h"
 #include "core/status.h"

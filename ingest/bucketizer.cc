@@ -1,4 +1,4 @@
-#include "agent/bucketizer.h"
+#include "ingest/bucketizer.h"
 
 #include <algorithm>
 #include <cmath>

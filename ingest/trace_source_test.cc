@@ -1,4 +1,4 @@
-#include "agent/trace_source.h"
+#include "ingest/trace_source.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -25,7 +25,7 @@ struct StackInternerOptions {
   size_t max_depth = 1000;       // frames in one stack, kTruncatedFrame included (at least 2)
   size_t max_frame_bytes = 512;  // bytes of one frame name
   // The first ids given out (at least 1). A restarted agent that keeps its agent id starts above
-  // every id its spool has seen (agent/spool.h stack_high, frame_high), so no id is reused.
+  // every id its spool has seen (ingest/spool.h stack_high, frame_high), so no id is reused.
   uint32_t first_stack_id = 1;
   uint32_t first_frame_id = 1;
 };

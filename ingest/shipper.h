@@ -29,7 +29,7 @@
 // E: then it is done with everything before E and resends from E in order, E now carrying every
 // definition it uses. `stack_defs_sent` / `frame_defs_sent` count the definitions that went out.
 //
-// Storage (agent/spool.h): Send appends every batch, with every definition it uses, to the
+// Storage (ingest/spool.h): Send appends every batch, with every definition it uses, to the
 // spool before it can be sent, and a batch leaves the spool only when it is done with (acked,
 // rejected, or past the watermark). The constructor takes what an earlier run left in the spool
 // and sends it first, in order, at full speed. Held batches are read back from the spool when
@@ -55,7 +55,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "agent/spool.h"
+#include "ingest/spool.h"
 #include "core/batch.h"
 #include "core/curve_keys.h"
 #include "core/status.h"

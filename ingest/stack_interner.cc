@@ -1,4 +1,4 @@
-#include "agent/stack_interner.h"
+#include "ingest/stack_interner.h"
 
 #include <algorithm>
 #include <cstring>

@@ -50,7 +50,7 @@
 // nothing with kAlways (fdatasync per batch), up to fsync_interval with kInterval, and up to the
 // kernel's writeback delay (vm.dirty_expire_centisecs, 30 s by default) with kNever.
 //
-// Segments per owner (agent/replicated_shipper.h): an agent started with a cluster file sends
+// Segments per owner (ingest/replicated_shipper.h): an agent started with a cluster file sends
 // every batch to each of its host's R owners, each through its own spool, in a subdirectory of the
 // agent's spool directory named after the member (`<spool>/agg-1/`, `<spool>/agg-2/`): each a
 // spool as described here, with its own LOCK, agent id, sequence and bound (--spool-bytes is per

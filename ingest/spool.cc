@@ -1,4 +1,4 @@
-#include "agent/spool.h"
+#include "ingest/spool.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -11,7 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "agent/shipper.h"
+#include "ingest/shipper.h"
 #include "core/failpoint.h"
 #include "core/log.h"
 

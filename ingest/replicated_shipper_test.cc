@@ -1,4 +1,4 @@
-#include "agent/replicated_shipper.h"
+#include "ingest/replicated_shipper.h"
 
 #include <gtest/gtest.h>
 

@@ -21,8 +21,8 @@
 // overflow series (so for additive scalars — %, bytes, rates — the overflow holds the sum of
 // everything that did not fit) and counted in `overflow_scalars`. A second holding only scalars
 // is shipped like any other.
-// Stack samples (AddStack, agent/stack_sample.h) are counted per (second, series, stack) under
-// the same bound and overflow rule; stacks and frames are interned (agent/stack_interner.h) and
+// Stack samples (AddStack, ingest/stack_sample.h) are counted per (second, series, stack) under
+// the same bound and overflow rule; stacks and frames are interned (ingest/stack_interner.h) and
 // a take carries the definitions of every stack its seconds use, so each batch stands alone and
 // the Shipper decides which definitions actually travel. Depth and frame-length cuts are
 // counted. The dictionary is pruned to what pending seconds still use when it passes
@@ -41,8 +41,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "agent/stack_interner.h"
-#include "agent/stack_sample.h"
+#include "ingest/stack_interner.h"
+#include "ingest/stack_sample.h"
 #include "core/batch.h"
 #include "core/histogram.h"
 
@@ -51,7 +51,7 @@ namespace trailmap {
 struct BucketizerOptions {
   // Distinct field sets per metric per second; beyond it events go to the overflow series.
   size_t max_series_per_metric = 1000;
-  // Stack depth and frame length bounds (agent/stack_interner.h).
+  // Stack depth and frame length bounds (ingest/stack_interner.h).
   StackInternerOptions stacks;
   // Distinct stacks remembered; past it a take forgets those no pending second uses.
   size_t max_dictionary_stacks = 100'000;
