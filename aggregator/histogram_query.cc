@@ -23,19 +23,6 @@
 namespace trailmap::aggregator {
 namespace {
 
-// Adds the buckets of `encoded` whose reported value (the bucket midpoint) lies in [low, high]:
-// a comparison on the metric's value selects buckets. Count, min, max and sum of what is kept
-// come from the midpoints, within the histogram's 0.8%.
-Status MergeBucketsInRange(std::string_view encoded, uint64_t low, uint64_t high, Histogram* into) {
-  Result<Histogram> h = Histogram::Decode(encoded);
-  if (!h.ok()) return h.status();
-  h->ForEachBucket([low, high, into](uint32_t index, uint64_t count) {
-    const uint64_t mid = BucketMidpoint(index);
-    if (mid >= low && mid <= high) into->Record(mid, count);
-  });
-  return Status::Ok();
-}
-
 // What one scan of a time slice found: its own group names, and cells in column order.
 struct Partial {
   Status status;
@@ -58,8 +45,9 @@ class SliceScan {
       : query_(query), allowed_(allowed), grouping_(catalog, query.group_by),
         filter_(catalog, where), aggregate_(aggregate), budget_(budget), meter_(budget),
         out_(out) {
-    std::tie(low_, high_) = where.ValueRange();
-    all_values_ = low_ == 0 && high_ == UINT64_MAX;
+    const auto [low, high] = where.ValueRange();
+    all_values_ = low == 0 && high == UINT64_MAX;
+    band_ = BucketBand::Of(low, high);
     pass_through_ = pass_through && all_values_;
   }
 
@@ -138,6 +126,13 @@ class SliceScan {
     if (group >= cell_of_group_.size()) cell_of_group_.resize(group + 1, -1);
     std::vector<QueryCell>& cells = out_->cells;
     const std::string_view value(v.data(), v.size());
+    if (!all_values_) {
+      // Most stored histograms of a narrow band (the slow requests of a region) hold none of
+      // it: their headers say so, and they make no cell.
+      Result<bool> touches = Histogram::EncodedTouches(value, band_);
+      if (!touches.ok()) return touches.status();
+      if (!*touches) return Status::Ok();
+    }
     if (cell_of_group_[group] < 0) {
       if (budget_ != nullptr) {
         if (Status s = budget_->ChargeCells(1); !s.ok()) return s;
@@ -154,7 +149,9 @@ class SliceScan {
       }
     }
     QueryCell& cell = cells[cell_of_group_[group]];
-    if (!all_values_) return MergeBucketsInRange(value, low_, high_, &cell.histogram);
+    // A comparison on the metric's value keeps the buckets whose reported value (the midpoint)
+    // lies in [low, high]; count, min, max and sum of what is kept come from the midpoints.
+    if (!all_values_) return cell.histogram.MergeEncodedBand(value, band_);
     if (Status s = cell.Materialize(); !s.ok()) return s;
     return cell.histogram.MergeEncoded(value);
   }
@@ -169,7 +166,7 @@ class SliceScan {
   std::vector<int32_t> aggregate_group_;  // value id -> index in aggregate_names_, or -1
   std::vector<std::string> aggregate_names_;
   Partial* out_;
-  uint64_t low_ = 0, high_ = UINT64_MAX;  // the predicate's value range
+  BucketBand band_;  // the buckets a value comparison of the predicate keeps
   bool all_values_ = true;
   bool pass_through_ = false;  // HistogramScan::pass_through, and the predicate keeps all values
   std::vector<int32_t> cell_of_group_;  // for the current column: group -> index in cells, or -1

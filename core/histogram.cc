@@ -254,6 +254,67 @@ Status Histogram::MergeEncoded(std::string_view encoded) {
   return Status::Ok();
 }
 
+BucketBand BucketBand::Of(uint64_t low, uint64_t high) {
+  if (low > high) return {};
+  // low's bucket unless its midpoint is below low, through high's unless its midpoint is above.
+  const uint32_t lo = BucketIndex(low), hi = BucketIndex(high);
+  const uint32_t first = lo + (BucketMidpoint(lo) < low ? 1 : 0);
+  if (BucketMidpoint(hi) > high) {
+    if (hi == 0) return {};
+    return {first, hi - 1};
+  }
+  return {first, hi};
+}
+
+Result<bool> Histogram::EncodedTouches(std::string_view encoded, const BucketBand& band) {
+  Header h;
+  if (Status s = ParseHeader(encoded, &h); !s.ok()) return s;
+  return h.nbuckets > 0 && band.first <= band.last && BucketIndex(h.max) >= band.first &&
+         BucketIndex(h.min) <= band.last;
+}
+
+Status Histogram::MergeEncodedBand(std::string_view encoded, const BucketBand& band) {
+  Header h;
+  if (Status s = ParseHeader(encoded, &h); !s.ok()) return s;
+  if (h.nbuckets == 0 || band.first > band.last) {
+    uint64_t total = 0;
+    return Check(encoded, &total);  // nothing to add, but a corrupt encoding is still an error
+  }
+  // The buckets in the band are kept aside until the walk has checked the whole encoding; past
+  // the few a latency band holds, they are walked again once it has.
+  struct Kept {
+    uint32_t index;
+    uint64_t count;
+  };
+  Kept kept[64];  // uninitialized: only the first n are read
+  size_t n = 0;
+  bool more = false;
+  auto keep = [&](uint32_t i, uint64_t count) {
+    if (!band.Holds(i)) return;
+    if (n < std::size(kept)) {
+      kept[n++] = {i, count};
+    } else {
+      more = true;
+    }
+  };
+  uint64_t total = 0, added = 0;
+  if (Status s = WalkBuckets(encoded, h, keep, &total, &added); !s.ok()) return s;
+  auto record = [this, &band](uint32_t i, uint64_t count) {
+    if (band.Holds(i)) Record(BucketMidpoint(i), count);
+  };
+  if (total > kMaxTotalCount) {
+    // Rare (stores written before the bounds): its counts are scaled as Decode scales them.
+    Result<Histogram> whole = Decode(encoded);
+    if (!whole.ok()) return whole.status();
+    whole->ForEachBucket(record);
+    if (whole->saturated()) saturated_ = true;
+    return Status::Ok();
+  }
+  if (more) return WalkBuckets(encoded, h, record, &total, &added);
+  for (size_t k = 0; k < n; ++k) Record(BucketMidpoint(kept[k].index), kept[k].count);
+  return Status::Ok();
+}
+
 uint64_t Histogram::Percentile(double p) const {
   if (count_ == 0) return 0;
   if (p <= 0) return min_;

@@ -91,6 +91,15 @@ inline uint64_t BucketMidpoint(uint32_t index) {
   return lo + (BucketUpper(index) - lo) / 2;
 }
 
+// The buckets whose reported values (midpoints) lie in [low, high]: what a comparison on a
+// metric's value keeps. Midpoints grow with the index, so it is one index range.
+struct BucketBand {
+  uint32_t first = 1;  // first > last: no bucket
+  uint32_t last = 0;
+  static BucketBand Of(uint64_t low, uint64_t high);
+  bool Holds(uint32_t index) const { return index >= first && index <= last; }
+};
+
 class Histogram {
  public:
   Histogram() = default;
@@ -121,6 +130,16 @@ class Histogram {
   // nothing is changed. An encoding may hold up to 2^64 - 1 events (stores written before the
   // bounds); merged, it saturates like any other.
   Status MergeEncoded(std::string_view encoded);
+  // The buckets of `encoded` in `band`, each recorded at its midpoint (Record(BucketMidpoint(i),
+  // count)): what a value comparison keeps of a stored histogram. Walks the encoding's buckets
+  // alone, never the span between them. On a decode error (Corruption) nothing is changed; an
+  // encoding of more than kMaxTotalCount events is decoded (and so saturated) first, as Decode
+  // does.
+  Status MergeEncodedBand(std::string_view encoded, const BucketBand& band);
+  // False when `encoded` holds no bucket of `band`, read from its header alone (its min and max
+  // buckets lie on one side of the band): a scan skips it without walking its buckets, which are
+  // then not checked. Corruption when the header is.
+  static Result<bool> EncodedTouches(std::string_view encoded, const BucketBand& band);
 
   // True once a Record or Merge into this histogram (or into one merged into it) saturated at
   // kMaxTotalCount: the count is then a floor, the proportions still hold. Not part of ==.

@@ -403,6 +403,89 @@ TEST(HistogramSaturation, AnItemHoldsOneToMaxItemCountEvents) {
   EXPECT_EQ(Histogram::ValidateItem(std::string("\x02", 1)).code(), Status::Code::kCorruption);
 }
 
+// What a value comparison keeps: the buckets whose midpoints lie in the band, each recorded at
+// its midpoint, exactly as decoding the whole and filtering it does.
+Histogram BandByDecoding(const std::string& encoded, uint64_t low, uint64_t high) {
+  Histogram out;
+  Result<Histogram> whole = Histogram::Decode(encoded);
+  EXPECT_TRUE(whole.ok());
+  whole->ForEachBucket([&out, low, high](uint32_t i, uint64_t count) {
+    const uint64_t mid = BucketMidpoint(i);
+    if (mid >= low && mid <= high) out.Record(mid, count);
+  });
+  return out;
+}
+
+TEST(Histogram, MergeEncodedBandKeepsWhatDecodingAndFilteringKeeps) {
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> latency(std::log(2e6), 1.5);
+  int skipped = 0;
+  for (int round = 0; round < 200; ++round) {
+    Histogram h;
+    const int n = 1 + static_cast<int>(rng() % (round % 2 == 0 ? 300 : 3));  // some narrow
+    for (int i = 0; i < n; ++i) h.Record(static_cast<uint64_t>(latency(rng)), 1 + rng() % 3);
+    const uint64_t low = static_cast<uint64_t>(latency(rng));
+    const uint64_t high = round % 5 == 0 ? UINT64_MAX : low + static_cast<uint64_t>(latency(rng));
+    Histogram band;
+    band.Record(123'456);  // merged into what is there
+    ASSERT_TRUE(band.MergeEncodedBand(h.Encode(), BucketBand::Of(low, high)).ok());
+    Histogram expected = BandByDecoding(h.Encode(), low, high);
+    expected.Record(123'456);
+    EXPECT_EQ(band, expected) << "round " << round << " band " << low << ".." << high;
+    // The header alone may say that nothing is in the band, and is never wrong when it does.
+    Result<bool> touches = Histogram::EncodedTouches(h.Encode(), BucketBand::Of(low, high));
+    ASSERT_TRUE(touches.ok());
+    if (!*touches) EXPECT_TRUE(expected.count() == 1) << "round " << round;
+    skipped += *touches ? 0 : 1;
+  }
+  EXPECT_GT(skipped, 10);  // the bands of this test leave some histograms wholly outside
+  // Nothing in the band: nothing added.
+  Histogram h;
+  h.Record(1'000);
+  Histogram band;
+  ASSERT_TRUE(band.MergeEncodedBand(h.Encode(), BucketBand::Of(2'000, 3'000)).ok());
+  EXPECT_TRUE(band.empty());
+  EXPECT_FALSE(*Histogram::EncodedTouches(h.Encode(), BucketBand::Of(2'000, 3'000)));
+  EXPECT_FALSE(*Histogram::EncodedTouches(h.Encode(), BucketBand::Of(3'000, 2'000)));
+  EXPECT_FALSE(*Histogram::EncodedTouches(Histogram().Encode(), BucketBand::Of(0, UINT64_MAX)));
+  // The band is the buckets whose midpoints are in it: every index, checked against midpoints.
+  for (uint64_t low : std::vector<uint64_t>{0, 1, 127, 128, 1'000, 123'456'789, UINT64_MAX}) {
+    for (uint64_t high : std::vector<uint64_t>{low, low + 1, low * 2 + 5, UINT64_MAX}) {
+      if (high < low) continue;
+      const BucketBand b = BucketBand::Of(low, high);
+      for (uint32_t i = 0; i < kBucketCount; ++i) {
+        const uint64_t mid = BucketMidpoint(i);
+        ASSERT_EQ(b.Holds(i), mid >= low && mid <= high) << low << ".." << high << " bucket " << i;
+      }
+    }
+  }
+}
+
+TEST(Histogram, MergeEncodedBandRefusesCorruptInputAndChangesNothing) {
+  Histogram source;
+  for (uint64_t v : {10u, 2'000u, 300'000u}) source.Record(v, 4);
+  const std::string good = source.Encode();
+  std::string trailing = good + "x";
+  std::string truncated = good.substr(0, good.size() - 1);
+  Histogram target;
+  target.Record(42);
+  const Histogram before = target;
+  for (const std::string* bad : {&trailing, &truncated}) {
+    Status s = target.MergeEncodedBand(*bad, BucketBand::Of(0, UINT64_MAX));
+    EXPECT_EQ(s.code(), Status::Code::kCorruption) << s.message();
+    EXPECT_EQ(target, before);
+  }
+}
+
+TEST(HistogramSaturation, MergeEncodedBandOfAnEncodingPastTheBoundSaturates) {
+  const std::string old = OneBucket(300, UINT64_MAX);
+  Histogram band;
+  ASSERT_TRUE(band.MergeEncodedBand(old, BucketBand::Of(100, 1'000)).ok());
+  EXPECT_EQ(band.count(), kMaxTotalCount);
+  EXPECT_TRUE(band.saturated());
+  EXPECT_EQ(band, BandByDecoding(old, 100, 1'000));
+}
+
 TEST(Histogram, EncodingIsSmallOnARealisticDistribution) {
   // One second of a busy disk: a cache-hit band, a disk band, a few outliers.
   std::mt19937_64 rng(7);
