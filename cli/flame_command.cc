@@ -8,22 +8,22 @@ namespace {
 // The fleet flags, in their own group of the help text.
 void AddFleetFlags(CLI::App* cmd, FlameFleetFlags* f) {
   const char* group = "Fleet (without --folded)";
-  cmd->add_option("--metric,-m", f->metric, "Stacks metric to draw")
+  cmd->add_option("--metric,-m", f->view.metric, "Stacks metric to draw")
       ->capture_default_str()
       ->group(group);
-  cmd->add_option("--from", f->from,
+  cmd->add_option("--from", f->view.from,
                   "Start: -10m, -1h, now, unix seconds or RFC 3339 (2026-11-22T16:00:00Z)")
       ->capture_default_str()
       ->group(group);
-  cmd->add_option("--to", f->to, "End (exclusive), same forms as --from")
+  cmd->add_option("--to", f->view.to, "End (exclusive), same forms as --from")
       ->capture_default_str()
       ->group(group);
-  cmd->add_option("--hosts", f->hosts, "Only these hosts: web-1,web-2")->group(group);
-  cmd->add_option("--where,-w", f->where,
+  cmd->add_option("--hosts", f->view.hosts, "Only these hosts: web-1,web-2")->group(group);
+  cmd->add_option("--where,-w", f->view.where,
                   "Only stacks whose host, labels or fields pass, evaluated in the aggregators: "
                   "'host =~ \"web-1[0-9]\" and execname == \"nginx\"' (docs/predicates.md)")
       ->group(group);
-  cmd->add_option("--by", f->by,
+  cmd->add_option("--by", f->view.by,
                   "Decompose by host, a label or a field (execname, pid): each value becomes a "
                   "first frame, so the groups stand side by side")
       ->group(group);
@@ -49,17 +49,17 @@ void AddFleetFlags(CLI::App* cmd, FlameFleetFlags* f) {
   cmd->add_flag("--differential", f->region_differential,
                 "With --region: red/blue against the same hosts' other seconds of --from..--to")
       ->group(group);
-  cmd->add_option("--aggregators,-a", f->aggregators,
+  cmd->add_option("--aggregators,-a", f->view.aggregators,
                   "Aggregator QUERY endpoints HOST:PORT,... (default port 7401); else "
                   "$TRAILMAP_AGGREGATORS, else the config file, else 127.0.0.1:7401")
       ->group(group);
-  cmd->add_option("--config", f->config, "TOML file with aggregators = [\"HOST:PORT\", ...]")
+  cmd->add_option("--config", f->view.config, "TOML file with aggregators = [\"HOST:PORT\", ...]")
       ->group(group);
-  cmd->add_option("--cluster", f->cluster,
+  cmd->add_option("--cluster", f->view.cluster,
                   "Cluster file (else $TRAILMAP_CLUSTER): with replication > 1 each host-second "
                   "counts once")
       ->group(group);
-  cmd->add_option("--timeout", f->timeout, "How long to wait for every shard's answer")
+  cmd->add_option("--timeout", f->view.timeout, "How long to wait for every shard's answer")
       ->capture_default_str()
       ->group(group);
 }

@@ -170,23 +170,16 @@ Result<ViewDocument> ApiStats(Params* p, const QueryContext& context, ViewReques
 Result<ViewDocument> ApiFlame(Params* p, const QueryContext& context, ViewRequest base) {
   FlameRequest r;
   r.format = "json";
-  r.fleet.aggregators = base.aggregators;
-  r.fleet.config = base.config;
-  r.fleet.cluster = base.cluster;
-  r.fleet.timeout = base.timeout;
-  p->Text("metric", &r.fleet.metric);
-  p->Text("from", &r.fleet.from);
-  p->Text("to", &r.fleet.to);
-  p->Text("hosts", &r.fleet.hosts);
-  p->Text("where", &r.fleet.where);
-  p->Text("by", &r.fleet.by);
+  const std::string default_metric = r.fleet.view.metric;
+  r.fleet.view = std::move(base);
+  r.fleet.view.metric = default_metric;
+  if (Status s = ReadViewRequest(p, &r.fleet.view); !s.ok()) return s;
   p->Text("baseline-from", &r.fleet.baseline_from);
   p->Text("baseline-to", &r.fleet.baseline_to);
   p->Text("baseline-where", &r.fleet.baseline_where);
   p->Text("region", &r.fleet.region);
   p->Text("stacks", &r.fleet.stacks);
   if (Status s = p->Bool("differential", &r.fleet.region_differential); !s.ok()) return s;
-  p->Text("timeout", &r.fleet.timeout);
   p->Text("palette", &r.palette);
   p->Text("title", &r.title);
   if (Status s = p->Bool("inverted", &r.inverted); !s.ok()) return s;

@@ -19,21 +19,6 @@
 namespace trailmap {
 namespace {
 
-// The fleet request's parameters as the ViewRequest fetch/ takes.
-ViewRequest FleetView(const FlameFleetRequest& flags) {
-  ViewRequest view;
-  view.metric = flags.metric;
-  view.from = flags.from;
-  view.to = flags.to;
-  view.hosts = flags.hosts;
-  view.where = flags.where;
-  view.aggregators = flags.aggregators;
-  view.config = flags.config;
-  view.cluster = flags.cluster;
-  view.timeout = flags.timeout;
-  return view;
-}
-
 // `query` over every aggregator: the merged stacks; the shards that did not answer are added to
 // `missing`, each prefixed by `what`.
 Result<FoldedStacks> FanOutStacks(const FlameFleetRequest& flags, const QueryContext& context,
@@ -42,7 +27,7 @@ Result<FoldedStacks> FanOutStacks(const FlameFleetRequest& flags, const QueryCon
   Query query;
   query.kind = Query::Kind::kStacks;
   query.stacks = std::move(stacks);
-  Result<FanoutResult> result = FanOutAll(context, FleetView(flags), std::move(query));
+  Result<FanoutResult> result = FanOutAll(context, flags.view, std::move(query));
   if (!result.ok()) return result.status();
   for (const ShardFailure& f : result->failures) {
     missing->push_back(std::string(what) + f.endpoint + ": " + f.reason);
@@ -57,14 +42,14 @@ Result<FleetStacks> FetchRegionStacks(const FlameFleetRequest& flags, const Quer
         "--region compares with the same hosts' other seconds (--differential); "
         "--baseline-from/--baseline-to/--baseline-where do not apply");
   }
-  if (!flags.by.empty()) return Status::InvalidArgument("--by does not apply with --region");
-  if (flags.metric == "cpu.stacks" || flags.metric == flags.stacks) {
+  if (!flags.view.by.empty()) return Status::InvalidArgument("--by does not apply with --region");
+  if (flags.view.metric == "cpu.stacks" || flags.view.metric == flags.stacks) {
     return Status::InvalidArgument(
         "--region selects events of a latency or size metric: name it "
         "with --metric (the stacks come from --stacks, default "
         "cpu.stacks)");
   }
-  const ViewRequest view = FleetView(flags);
+  const ViewRequest& view = flags.view;
   Result<TimeRange> range = ParseTimeRange(view, context.now);
   if (!range.ok()) return range.status();
   Result<RegionSelection> selection = SelectRegion(flags.region, view, context);
@@ -102,7 +87,7 @@ Result<FoldedStacks> FetchStacks(const FlameFleetRequest& flags, const QueryCont
                                  const std::string& from, const std::string& to,
                                  const std::string& where, const char* what,
                                  std::vector<std::string>* missing) {
-  ViewRequest query_flags = FleetView(flags);
+  ViewRequest query_flags = flags.view;
   query_flags.from = from;
   query_flags.to = to;
   // The baseline's mistakes name the baseline's flags: "--where: ..." -> "--baseline-where: ...".
@@ -115,12 +100,12 @@ Result<FoldedStacks> FetchStacks(const FlameFleetRequest& flags, const QueryCont
   if (!range.ok()) return Status::InvalidArgument(rename(range.status().message()));
   Query query;
   query.kind = Query::Kind::kStacks;
-  query.stacks.metric = flags.metric;
+  query.stacks.metric = flags.view.metric;
   query.stacks.from = range->from;
   query.stacks.to = range->to;
-  query.stacks.hosts = SplitList(flags.hosts);
+  query.stacks.hosts = SplitList(flags.view.hosts);
   query.stacks.where = where;
-  query.stacks.group_by = flags.by;
+  query.stacks.group_by = flags.view.by;
   if (Status s = CheckStackQuery(query.stacks); !s.ok()) {
     return Status::InvalidArgument(rename(s.message()));
   }
@@ -133,14 +118,14 @@ Result<FleetStacks> FetchFleetStacks(const FlameFleetRequest& flags, const Query
   if (!flags.region.empty()) return FetchRegionStacks(flags, context);
   FleetStacks out;
   Result<FoldedStacks> target =
-      FetchStacks(flags, context, flags.from, flags.to, flags.where, "", &out.missing);
+      FetchStacks(flags, context, flags.view.from, flags.view.to, flags.view.where, "", &out.missing);
   if (!target.ok()) return target.status();
   out.target = std::move(target).value();
   if (flags.has_baseline()) {
     Result<FoldedStacks> baseline = FetchStacks(
-        flags, context, flags.baseline_from.empty() ? flags.from : flags.baseline_from,
-        flags.baseline_to.empty() ? flags.to : flags.baseline_to,
-        flags.baseline_where.empty() ? flags.where : flags.baseline_where, "baseline: ",
+        flags, context, flags.baseline_from.empty() ? flags.view.from : flags.baseline_from,
+        flags.baseline_to.empty() ? flags.view.to : flags.baseline_to,
+        flags.baseline_where.empty() ? flags.view.where : flags.baseline_where, "baseline: ",
         &out.missing);
     if (!baseline.ok()) return baseline.status();
     out.baseline = std::move(baseline).value();
@@ -189,7 +174,7 @@ Result<ViewDocument> RunFlameView(const FlameRequest& flags, const QueryContext&
   if (!flags.folded.empty() && !flags.fleet.region.empty()) {
     return Status::InvalidArgument("--region selects fleet stacks; not with --folded");
   }
-  if (!flags.folded.empty() && !flags.fleet.by.empty()) {
+  if (!flags.folded.empty() && !flags.fleet.view.by.empty()) {
     return Status::InvalidArgument(
                              "--by decomposes fleet stacks; a --folded file has no fields (use "
                              "trailmap collapse --pid to split by process)");
@@ -209,7 +194,7 @@ Result<ViewDocument> RunFlameView(const FlameRequest& flags, const QueryContext&
     if (!fleet.ok()) return fleet.status();
     missing = std::move(fleet->missing);
     if (fleet->target.empty() && flags.fleet.region.empty()) {
-      doc.notes.push_back("trailmap flame: no " + flags.fleet.metric +
+      doc.notes.push_back("trailmap flame: no " + flags.fleet.view.metric +
                           " samples in that range and filter");
     }
     text = FormatFolded(fleet->target);
@@ -219,11 +204,11 @@ Result<ViewDocument> RunFlameView(const FlameRequest& flags, const QueryContext&
     }
     if (!flags.fleet.region.empty()) {
       if (fleet->region_events == 0) {
-        doc.notes.push_back("trailmap flame: no " + flags.fleet.metric + " events in the region " +
+        doc.notes.push_back("trailmap flame: no " + flags.fleet.view.metric + " events in the region " +
                             flags.fleet.region);
       }
       region = nlohmann::ordered_json{
-          {"region", flags.fleet.region},   {"metric", flags.fleet.metric},
+          {"region", flags.fleet.region},   {"metric", flags.fleet.view.metric},
           {"stacks", flags.fleet.stacks},   {"differential", flags.fleet.region_differential},
           {"events", fleet->region_events}, {"host_seconds", fleet->region_host_seconds}};
       nlohmann::ordered_json hosts = nlohmann::ordered_json::array();

@@ -25,19 +25,13 @@ namespace trailmap {
 
 // Where fleet stacks come from (when --folded is not given).
 struct FlameFleetRequest {
-  std::string metric = "cpu.stacks";
-  std::string from = "-5m";
-  std::string to = "now";
-  std::string hosts;             // "a,b"
-  std::string where;             // predicate on host, labels and fields
-  std::string by;                // "" = none; host, a label or a field: a first frame per value
+  // What every view shares (metric, range, hosts, where, by, aggregators, timeout, limits); `by`
+  // gives each value a first frame. The metric is the stacks metric, or with `region` the
+  // latency or size metric whose events are selected.
+  ViewRequest view{.metric = "cpu.stacks"};
   std::string baseline_from;     // "" = the target's
   std::string baseline_to;
   std::string baseline_where;
-  std::string aggregators;       // query endpoints; see query/fetch/endpoints.h
-  std::string config;
-  std::string cluster;           // a cluster file, instead of `aggregators`
-  std::string timeout = "5s";
   // Region -> code (query/run/region.h): "FROM..TO,LOW..HIGH" selects the events of `metric`
   // (then a latency or size metric, the heat map's) there; the stacks, of `stacks`, are those of
   // the host-seconds holding them, each weighted by how many it holds; `hosts` and `where` filter
