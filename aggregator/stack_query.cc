@@ -3,6 +3,7 @@
 #include <rocksdb/db.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -90,42 +91,78 @@ struct Scan {
     options.snapshot = snapshot;
     std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options, cf));
     DataKey key;
-    uint64_t group = 0;
-    uint64_t weight = 1;
-    bool saturated = false;  // a fleet's count past kMaxTotalCount stops there
     KeyMeter meter(budget);
-    const auto add = [this, &group, &weight, &saturated](uint32_t id, uint64_t count) {
-      uint64_t& sum = counts[(group << 32) | id];
-      sum = SaturatingCountAdd(sum, SaturatingCountTimes(count, weight, &saturated), &saturated);
-    };
     for (it->Seek(lower); it->Valid(); it->Next()) {
-      const rocksdb::Slice k = it->key();
-      if (!DecodeDataKey({k.data(), k.size()}, &key)) {
-        return Status::Corruption(cf->GetName() + ": key of " + std::to_string(k.size()) +
-                                  " bytes");
-      }
-      if (Status s = meter.Add(); !s.ok()) return s;  // every key visited counts, kept or not
-      if (!allowed.Keeps(key.host, key.second)) continue;
-      const int64_t g = GroupOf(key.host, key.series);
-      if (g < 0) continue;
-      weight = WeightOf(key.host, key.second);
-      if (weight == 0) continue;
-      group = static_cast<uint64_t>(g);
-      const rocksdb::Slice v = it->value();
-      const size_t distinct = counts.size();
-      if (Status s = ForEachStackCount({v.data(), v.size()}, add); !s.ok()) {
-        return Status::Corruption(cf->GetName() + ": second " + std::to_string(key.second) +
-                                  ", host " + std::to_string(key.host) + ", series " +
-                                  std::to_string(key.series) + ": " + s.message());
-      }
-      if (budget != nullptr && counts.size() > distinct) {
-        if (Status s = budget->ChargeCells(counts.size() - distinct); !s.ok()) return s;
-        if (Status s = budget->CheckGroups(groups.size()); !s.ok()) return s;
-      }
+      if (Status s = Visit(*it, cf, &meter, &key); !s.ok()) return s;
     }
     if (!it->status().ok()) return Status::IOError(cf->GetName() + ": " + it->status().ToString());
     return meter.Flush();
   }
+
+  // A weighted query whose other seconds weigh 0 (no baseline): only the selected host-seconds
+  // are read, each by a seek to its first key, instead of every key of the range.
+  Status RunSeeking(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
+                    const rocksdb::Snapshot* snapshot, uint32_t metric, int64_t from, int64_t to,
+                    std::vector<std::pair<int64_t, uint32_t>> targets) {
+    std::sort(targets.begin(), targets.end());
+    const std::string upper = DataKeyPrefix(metric, to);
+    const rocksdb::Slice upper_slice(upper);
+    rocksdb::ReadOptions options;
+    options.iterate_upper_bound = &upper_slice;
+    options.snapshot = snapshot;
+    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options, cf));
+    KeyMeter meter(budget);
+    DataKey key;
+    char start[kDataKeySize];
+    for (const auto& [second, host] : targets) {
+      if (second < from || second >= to) continue;
+      EncodeDataKey(DataKey{metric, second, host, 0}, start);
+      for (it->Seek(rocksdb::Slice(start, kDataKeySize)); it->Valid(); it->Next()) {
+        const rocksdb::Slice k = it->key();
+        // Past this host-second: its key is not visited, the next target seeks on.
+        if (k.size() != kDataKeySize || std::memcmp(k.data(), start, kDataKeySize - 4) != 0) break;
+        if (Status s = Visit(*it, cf, &meter, &key); !s.ok()) return s;
+      }
+      if (!it->status().ok()) {
+        return Status::IOError(cf->GetName() + ": " + it->status().ToString());
+      }
+    }
+    return meter.Flush();
+  }
+
+  // One stored value: its host and series kept or not, its counts added times its weight.
+  Status Visit(const rocksdb::Iterator& it, rocksdb::ColumnFamilyHandle* cf, KeyMeter* meter,
+               DataKey* key) {
+    const rocksdb::Slice k = it.key();
+    if (!DecodeDataKey({k.data(), k.size()}, key)) {
+      return Status::Corruption(cf->GetName() + ": key of " + std::to_string(k.size()) + " bytes");
+    }
+    if (Status s = meter->Add(); !s.ok()) return s;  // every key visited counts, kept or not
+    if (!allowed.Keeps(key->host, key->second)) return Status::Ok();
+    const int64_t g = GroupOf(key->host, key->series);
+    if (g < 0) return Status::Ok();
+    const uint64_t weight = WeightOf(key->host, key->second);
+    if (weight == 0) return Status::Ok();
+    const auto group = static_cast<uint64_t>(g);
+    const auto add = [this, group, weight](uint32_t id, uint64_t count) {
+      uint64_t& sum = counts[(group << 32) | id];
+      sum = SaturatingCountAdd(sum, SaturatingCountTimes(count, weight, &saturated), &saturated);
+    };
+    const rocksdb::Slice v = it.value();
+    const size_t distinct = counts.size();
+    if (Status s = ForEachStackCount({v.data(), v.size()}, add); !s.ok()) {
+      return Status::Corruption(cf->GetName() + ": second " + std::to_string(key->second) +
+                                ", host " + std::to_string(key->host) + ", series " +
+                                std::to_string(key->series) + ": " + s.message());
+    }
+    if (budget != nullptr && counts.size() > distinct) {
+      if (Status s = budget->ChargeCells(counts.size() - distinct); !s.ok()) return s;
+      if (Status s = budget->CheckGroups(groups.size()); !s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+
+  bool saturated = false;  // a fleet's count past kMaxTotalCount stops there
 };
 
 int64_t FloorMinute(int64_t t) { return t - ((t % 60) + 60) % 60; }
@@ -162,6 +199,20 @@ Result<StackAnswer> RunStackQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* 
   Scan scan{catalog, *where, allowed, query.group_by, {}, {}, {}, {}};
   if (!query.weights.empty()) scan.weights = &weights;
   scan.budget = budget;
+  // A weighted query of a few host-seconds with the others weighing 0 seeks to each of them
+  // (~134,000 of 600,000 keys for a region of 1,000 hosts x 10 min); a baseline, which weighs
+  // the other seconds too, or a dense selection scans the range.
+  std::vector<std::pair<int64_t, uint32_t>> seek_targets;
+  if (!weights.empty() && std::all_of(weights.begin(), weights.end(),
+                                      [](const auto& w) { return w.second.other == 0; })) {
+    for (const auto& [host, w] : weights) {
+      for (const auto& [second, weight] : w.seconds) {
+        if (weight > 0) seek_targets.emplace_back(second, host);
+      }
+    }
+    const uint64_t range_keys = weights.size() * static_cast<uint64_t>(query.to - query.from);
+    if (seek_targets.empty() || seek_targets.size() * 3 > range_keys) seek_targets.clear();
+  }
   const rocksdb::Snapshot* snapshot = db->GetSnapshot();
   // Each piece between epoch starts on its own (a replicated query's minutes never span two
   // epochs, core/cluster.h): its whole minutes from `stacks_60s`, its edges from `stacks`.
@@ -173,7 +224,9 @@ Result<StackAnswer> RunStackQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* 
   for (int64_t to : cuts) {
     const int64_t first_minute = FloorMinute(from + 59);  // first whole minute's start
     const int64_t end_minutes = FloorMinute(to);          // end of the last whole minute
-    if (first_minute < end_minutes && query.weights.empty()) {
+    if (!seek_targets.empty()) {
+      s = scan.RunSeeking(db, stacks, snapshot, *metric, from, to, seek_targets);
+    } else if (first_minute < end_minutes && query.weights.empty()) {
       s = scan.Run(db, stacks, snapshot, *metric, from, first_minute);
       if (s.ok()) s = scan.Run(db, stacks_60s, snapshot, *metric, first_minute, end_minutes);
       if (s.ok()) s = scan.Run(db, stacks, snapshot, *metric, end_minutes, to);

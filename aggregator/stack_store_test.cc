@@ -192,6 +192,28 @@ TEST(StackStoreTest, WeightedQueryCountsEachHostSecondItsWeightTimes) {
   // Only hosts of other shards: nothing.
   q.weights = {{"no-such-host", {kMinute}, {1}, 1}};
   EXPECT_EQ(Show(store->QueryStacks(q)), "");
+  // A sparse selection is read by seeking to each host-second, a dense one by scanning the range:
+  // the same sums either way. Sparse: web-1's +0..+29 weighing 1..30, web-2's +30..+59 weighing 2.
+  HostSecondWeights web1{"web-1", {}, {}, 0}, web2{"web-2", {}, {}, 0};
+  for (int64_t i = 0; i < 30; ++i) {
+    web1.seconds.push_back(kMinute + i);
+    web1.weights.push_back(static_cast<uint64_t>(i + 1));
+    web2.seconds.push_back(kMinute + 30 + i);
+    web2.weights.push_back(2);
+  }
+  q.weights = {web2, web1};
+  EXPECT_EQ(Show(store->QueryStacks(q)), "main 60\nmain;foo1;bar 525\n");  // 465 + 60
+  // Dense: both hosts' first 100 seconds, weight 1.
+  web1 = {"web-1", {}, {}, 0};
+  web2 = {"web-2", {}, {}, 0};
+  for (int64_t i = 0; i < 100; ++i) {
+    for (HostSecondWeights* w : {&web1, &web2}) {
+      w->seconds.push_back(kMinute + i);
+      w->weights.push_back(1);
+    }
+  }
+  q.weights = {web1, web2};
+  EXPECT_EQ(Show(store->QueryStacks(q)), "main 100\nmain;foo1;bar 200\n");
 }
 
 TEST(StackStoreTest, EvictedDictionaryIsAskedForAgain) {
