@@ -34,6 +34,16 @@ uint64_t SaturatingCountTimes(uint64_t count, uint64_t weight, bool* saturated) 
   return count * weight;
 }
 
+// An iterator over `cf` as of `snapshot`, ending below `*upper` (which must outlive it).
+std::unique_ptr<rocksdb::Iterator> IteratorBelow(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
+                                                 const rocksdb::Snapshot* snapshot,
+                                                 const rocksdb::Slice* upper) {
+  rocksdb::ReadOptions options;
+  options.iterate_upper_bound = upper;
+  options.snapshot = snapshot;
+  return std::unique_ptr<rocksdb::Iterator>(db->NewIterator(options, cf));
+}
+
 struct Scan {
   const Catalog& catalog;
   const Predicate& where;
@@ -86,10 +96,7 @@ struct Scan {
     const std::string lower = DataKeyPrefix(metric, from);
     const std::string upper = DataKeyPrefix(metric, to);
     const rocksdb::Slice upper_slice(upper);
-    rocksdb::ReadOptions options;
-    options.iterate_upper_bound = &upper_slice;
-    options.snapshot = snapshot;
-    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options, cf));
+    std::unique_ptr<rocksdb::Iterator> it = IteratorBelow(db, cf, snapshot, &upper_slice);
     DataKey key;
     KeyMeter meter(budget);
     for (it->Seek(lower); it->Valid(); it->Next()) {
@@ -107,10 +114,7 @@ struct Scan {
     std::sort(targets.begin(), targets.end());
     const std::string upper = DataKeyPrefix(metric, to);
     const rocksdb::Slice upper_slice(upper);
-    rocksdb::ReadOptions options;
-    options.iterate_upper_bound = &upper_slice;
-    options.snapshot = snapshot;
-    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options, cf));
+    std::unique_ptr<rocksdb::Iterator> it = IteratorBelow(db, cf, snapshot, &upper_slice);
     KeyMeter meter(budget);
     DataKey key;
     char start[kDataKeySize];
