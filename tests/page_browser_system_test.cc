@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
+#include <functional>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -198,6 +200,23 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
   args.insert(args.end(), view.begin(), view.end());
   const nlohmann::json flame = cli(args);
   EXPECT_EQ(flame["region"], selection);
+  // The page's search share of compress_planted_slowly is the CLI graph's: samples under
+  // matching frames (a match inside a match counted once) over the root's.
+  std::function<double(const nlohmann::json&)> matched = [&](const nlohmann::json& node) {
+    if (node["name"].get<std::string>().find("compress_planted") != std::string::npos) {
+      return node["value"].get<double>();
+    }
+    double sum = 0;
+    if (node.contains("children")) {
+      for (const nlohmann::json& child : node["children"]) sum += matched(child);
+    }
+    return sum;
+  };
+  const double share = matched(flame) / flame["value"].get<double>();
+  EXPECT_GT(share, 0.5);  // the selected host-seconds burn it
+  char said[64];
+  std::snprintf(said, sizeof said, "matched: %.1f%% of samples", share * 100);
+  EXPECT_EQ(page["search"], said) << share;
   EXPECT_EQ(page["restored_region"], selection["region"]);
 
   // Columns by p99: the slow hosts first. Outliers: exactly them.

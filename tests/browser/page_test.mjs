@@ -74,6 +74,12 @@ try {
     url: location.search,
   }));
   await shot(page, 'page-region.png');
+  // Search the region's graph: the share the page reports for the matching frames.
+  await page.type('#search', 'compress_planted');
+  await page.waitForFunction(() => document.getElementById('flame-info').textContent.startsWith('matched'), { timeout });
+  result.search = await page.evaluate(() => document.getElementById('flame-info').textContent);
+  await shot(page, 'page-search.png');
+  await page.evaluate(() => { const s = document.getElementById('search'); s.value = ''; s.dispatchEvent(new Event('input')); });
 
   // Sort the columns by p99 (from another key, so the page really asks again).
   for (const key of ['name', 'p99']) {
