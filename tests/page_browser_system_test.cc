@@ -219,6 +219,21 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
   EXPECT_EQ(page["search"], said) << share;
   EXPECT_EQ(page["restored_region"], selection["region"]);
 
+  // The y zoom asked for the dragged rows' bounds and drew the CLI's heat map of that band.
+  const nlohmann::json& zoom = page["zoom"];
+  ASSERT_TRUE(zoom["ymin"].is_string()) << zoom.dump().substr(0, 300);
+  EXPECT_EQ(zoom["ymin"], std::to_string(bounds[band_low][0].get<uint64_t>()));
+  EXPECT_EQ(zoom["ymax"], std::to_string(bounds[band_high][1].get<uint64_t>()));
+  args = {"heatmap", "--ymin", zoom["ymin"].get<std::string>() + "ns", "--ymax",
+          zoom["ymax"].get<std::string>() + "ns"};
+  args.insert(args.end(), view.begin(), view.end());
+  const nlohmann::json zoomed = cli(args);
+  EXPECT_EQ(zoom["row_bounds"], zoomed["row_bounds"]);
+  EXPECT_EQ(zoom["counts"], zoomed["counts"]);
+  EXPECT_LT(zoomed["row_bounds"][0][1].get<uint64_t>() - zoomed["row_bounds"][0][0].get<uint64_t>(),
+            bounds[band_low][1].get<uint64_t>() - bounds[band_low][0].get<uint64_t>());  // finer
+  EXPECT_TRUE(page["unzoomed_ymax"].is_null()) << page["unzoomed_ymax"];
+
   // Columns by p99: the slow hosts first. Outliers: exactly them.
   ASSERT_GE(page["columns"].size(), 12u);
   EXPECT_EQ((std::set<std::string>{page["columns"][0], page["columns"][1], page["columns"][2]}),

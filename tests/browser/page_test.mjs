@@ -81,6 +81,31 @@ try {
   await shot(page, 'page-search.png');
   await page.evaluate(() => { const s = document.getElementById('search'); s.value = ''; s.dispatchEvent(new Event('input')); });
 
+  // Y zoom: a drag on the value axis over the region's rows; the server re-resamples that band.
+  const rows = await page.evaluate(() => window.trailmap.heatmap.rows);
+  const y0 = await page.evaluate((r) => window.trailmap.cellCenter(r, -1), r0);
+  const y1 = await page.evaluate((r) => window.trailmap.cellCenter(r, -1), r1);
+  await page.mouse.move(y0.x, y0.y);
+  await page.mouse.down();
+  await page.mouse.move(y1.x, y1.y, { steps: 4 });
+  await page.mouse.up();
+  // Drawn once the document of the band has come: its first row starts at ymin.
+  await page.waitForFunction(() => {
+    const ymin = new URLSearchParams(location.search).get('ymin');
+    const d = window.trailmap.heatmap;
+    return ymin && window.trailmap.ready && d && d.row_bounds[0][0] === Number(ymin);
+  }, { timeout });
+  result.zoom = await page.evaluate(() => {
+    const q = new URLSearchParams(location.search);
+    return { ymin: q.get('ymin'), ymax: q.get('ymax'), counts: window.trailmap.heatmap.counts, row_bounds: window.trailmap.heatmap.row_bounds };
+  });
+  result.zoom.rows_before = rows;
+  await shot(page, 'page-yzoom.png');
+  // A double click on the axis zooms out again.
+  await page.mouse.click(y0.x, y0.y, { clickCount: 2 });
+  await page.waitForFunction(() => !new URLSearchParams(location.search).get('ymax') && window.trailmap.ready && window.trailmap.heatmap && window.trailmap.heatmap.row_bounds[0][0] === 0, { timeout });
+  result.unzoomed_ymax = await page.evaluate(() => new URLSearchParams(location.search).get('ymax'));
+
   // Sort the columns by p99 (from another key, so the page really asks again).
   for (const key of ['name', 'p99']) {
     await page.evaluate(() => { window.trailmap.columns = null; });
