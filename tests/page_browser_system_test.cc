@@ -152,6 +152,7 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
       {"out", shots},
       {"cell", {cell_row, 60}},
       {"region", {band_low, 45, band_high, 75}},
+      {"legend_host", "web-07"},
       {"missing_url", "http://127.0.0.1:" + std::to_string(lame_port) +
                           "/?metric=http.latency&from=" + from + "&to=" + to}};
   const CommandResult run = RunProgram(
@@ -233,6 +234,27 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
   EXPECT_LT(zoomed["row_bounds"][0][1].get<uint64_t>() - zoomed["row_bounds"][0][0].get<uint64_t>(),
             bounds[band_low][1].get<uint64_t>() - bounds[band_low][0].get<uint64_t>());  // finer
   EXPECT_TRUE(page["unzoomed_ymax"].is_null()) << page["unzoomed_ymax"];
+
+  // The legend of a heat map by host: 'only' and 'hide' of web-07 draw the CLI's --isolate and
+  // --exclude maps, and between them hold every event.
+  uint64_t legend_events = 0;
+  for (const char* mode : {"isolate", "exclude"}) {
+    const nlohmann::json& shown = page["legend"][mode];
+    EXPECT_NE(shown["url"].get<std::string>().find(std::string(mode) + "=1"), std::string::npos);
+    args = {"heatmap", "--by", "host", "--select", "web-07", std::string("--") + mode};
+    args.insert(args.end(), view.begin(), view.end());
+    const nlohmann::json expected = cli(args);
+    EXPECT_EQ(shown["counts"], expected["counts"]) << mode;
+    EXPECT_EQ(shown["groups"], expected["groups"]) << mode;
+    for (const auto& row : shown["counts"]) {
+      for (const auto& n : row) legend_events += n.get<uint64_t>();
+    }
+  }
+  uint64_t all_events = 0;
+  for (const auto& row : heatmap["counts"]) {
+    for (const auto& n : row) all_events += n.get<uint64_t>();
+  }
+  EXPECT_EQ(legend_events, all_events);
 
   // Columns by p99: the slow hosts first. Outliers: exactly them.
   ASSERT_GE(page["columns"].size(), 12u);

@@ -157,6 +157,29 @@ try {
     await page.bringToFront();
   }
 
+  // Hue by host: the legend's 'only' and 'hide' buttons of one host.
+  if (args.legend_host) {
+    const hue = await browser.newPage();
+    await hue.setViewport({ width: 1640, height: 1000 });
+    const u = new URL(args.url);
+    u.searchParams.set('by', 'host');
+    await hue.goto(u.href, { timeout });
+    await hue.waitForFunction(() => window.trailmap && window.trailmap.ready && window.trailmap.heatmap && window.trailmap.heatmap.groups, { timeout });
+    result.legend = {};
+    for (const [label, mode] of [['only', 'isolate'], ['hide', 'exclude']]) {
+      await hue.evaluate((host, label) => {
+        const span = [...document.querySelectorAll('#legend span')].find((s) => s.textContent.startsWith(host));
+        [...span.querySelectorAll('button')].find((b) => b.textContent === label).click();
+      }, args.legend_host, label);
+      await hue.waitForFunction((mode) => new URLSearchParams(location.search).get(mode) === '1' && window.trailmap.ready && window.trailmap.heatmap, { timeout }, mode);
+      // The click wrote the URL and cleared `ready` at once, so ready again means drawn.
+      result.legend[mode] = await hue.evaluate(() => ({ url: location.search, counts: window.trailmap.heatmap.counts, groups: window.trailmap.heatmap.groups }));
+      await shot(hue, `page-legend-${mode}.png`);
+    }
+    await hue.close();
+    await page.bringToFront();
+  }
+
   // A node with a shard that does not answer: the page says so in a banner naming it.
   if (args.missing_url) {
     const missing = await browser.newPage();
