@@ -153,6 +153,7 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
       {"cell", {cell_row, 60}},
       {"region", {band_low, 45, band_high, 75}},
       {"legend_host", "web-07"},
+      {"live", true},
       {"missing_url", "http://127.0.0.1:" + std::to_string(lame_port) +
                           "/?metric=http.latency&from=" + from + "&to=" + to}};
   const CommandResult run = RunProgram(
@@ -255,6 +256,15 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
     for (const auto& n : row) all_events += n.get<uint64_t>();
   }
   EXPECT_EQ(legend_events, all_events);
+
+  // Live: one-second columns, and the window moved on by whole seconds while keeping its width.
+  const nlohmann::json& live = page["live"];
+  EXPECT_EQ(live["first"]["step"], 1);
+  EXPECT_EQ(live["first"]["to"].get<int64_t>() - live["first"]["from"].get<int64_t>(), 60);
+  EXPECT_GE(live["later"]["to"].get<int64_t>(), live["first"]["to"].get<int64_t>() + 2);
+  EXPECT_EQ(live["later"]["to"].get<int64_t>() - live["later"]["from"].get<int64_t>(), 60);
+  EXPECT_EQ(live["later"]["times"], live["first"]["columns"]);
+  EXPECT_EQ(live["later"]["stream"], 1);  // EventSource.OPEN
 
   // Columns by p99: the slow hosts first. Outliers: exactly them.
   ASSERT_GE(page["columns"].size(), 12u);

@@ -180,6 +180,24 @@ try {
     await page.bringToFront();
   }
 
+  // Live: the last minute, scrolling one column a second as the server's seconds complete.
+  if (args.live) {
+    const live = await browser.newPage();
+    await live.setViewport({ width: 1640, height: 1000 });
+    const u = new URL(args.url);
+    u.searchParams.set('from', '-1m');
+    u.searchParams.set('to', 'now');
+    u.searchParams.set('live', '1');
+    await live.goto(u.href, { timeout });
+    await live.waitForFunction(() => window.trailmap && window.trailmap.ready && window.trailmap.heatmap, { timeout });
+    const first = await live.evaluate(() => ({ from: window.trailmap.heatmap.from, to: window.trailmap.heatmap.to, step: window.trailmap.heatmap.step, columns: window.trailmap.heatmap.columns }));
+    await live.waitForFunction((to) => window.trailmap.heatmap.to >= to + 2, { timeout: 15000 }, first.to);
+    const later = await live.evaluate(() => ({ from: window.trailmap.heatmap.from, to: window.trailmap.heatmap.to, times: window.trailmap.heatmap.column_times.length, stream: window.trailmap.stream && window.trailmap.stream.readyState }));
+    result.live = { first, later };
+    await live.close();
+    await page.bringToFront();
+  }
+
   // A node with a shard that does not answer: the page says so in a banner naming it.
   if (args.missing_url) {
     const missing = await browser.newPage();
