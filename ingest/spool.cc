@@ -323,18 +323,22 @@ Status Spool::StartSegment(uint64_t number) {
   }
   fd_ = fd;
   segments_.push_back({number, 0, 0});
-  std::string header;
-  PutFixed64(&header, next_sequence_);
-  PutFixed32(&header, stack_high_);
-  PutFixed32(&header, frame_high_);
-  header += agent_id_;
   uint64_t offset = 0;
-  if (Status s = Write(kHeader, header, &offset); !s.ok()) return s;
+  if (Status s = Write(kHeader, SegmentHeader(), &offset); !s.ok()) return s;
   if (options_.fsync != SpoolFsync::kNever) {
     if (Status s = Sync(); !s.ok()) return s;
     SyncDir(options_.dir);
   }
   return Status::Ok();
+}
+
+std::string Spool::SegmentHeader() const {
+  std::string header;
+  PutFixed64(&header, next_sequence_);
+  PutFixed32(&header, stack_high_);
+  PutFixed32(&header, frame_high_);
+  header += agent_id_;
+  return header;
 }
 
 Status Spool::Write(uint8_t type, std::string_view body, uint64_t* offset) {
@@ -668,13 +672,8 @@ Status Spool::Renumber(std::string new_agent_id) {
   agent_id_ = new_agent_id;
   next_sequence_ = owed_.size() + 1;
   Status status;
-  std::string header;
-  PutFixed64(&header, next_sequence_);
-  PutFixed32(&header, stack_high_);
-  PutFixed32(&header, frame_high_);
-  header += agent_id_;
   uint64_t offset = 0;
-  status = Write(kHeader, header, &offset);
+  status = Write(kHeader, SegmentHeader(), &offset);
   for (auto it = owed_.begin(); status.ok() && it != owed_.end(); ++it) {
     Entry e = it->second;
     std::string body;

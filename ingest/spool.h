@@ -179,6 +179,8 @@ class Spool {
   Status StartSegment(uint64_t number);
   // Appends one record to the current segment; *offset = where its body starts.
   Status Write(uint8_t type, std::string_view body, uint64_t* offset);
+  // A new segment's first record: the next sequence, the stack and frame highs, the agent id.
+  std::string SegmentHeader() const;
   // Append's write to the current segment (dropping the oldest for room).
   Status AppendToDisk(uint64_t sequence, uint64_t events, uint32_t stack_high, uint32_t frame_high,
                       std::string_view batch, std::vector<uint64_t>* dropped);
