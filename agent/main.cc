@@ -4,11 +4,12 @@
 // its R owners; ingest/replicated_shipper.h).
 //
 // main() builds everything and hands it down: the bucketizer, the shippers (one per owner, each
-// its own thread and spool segment), the
-// statsd server, the proc source, each exec source and the stack sources (a thread each). This
-// thread waits for SIGINT/SIGTERM in sigtimedwait, and every flush_ms turns the seconds before the
-// current one into one batch; stack samples that arrive late (perf delivers a window at a time)
-// go out with the next batch as further counts of their seconds, which the aggregator adds up.
+// its own thread and spool segment), the statsd server, the proc source, each exec source and the
+// stack sources (a thread each). This thread waits for SIGINT/SIGTERM in sigtimedwait (SIGHUP:
+// read the cluster file again, to route by an epoch an operator added; core/cluster.h
+// ReloadCluster), and every flush_ms turns the seconds before the current one into one batch;
+// stack samples that arrive late (perf delivers a window at a time) go out with the next batch as
+// further counts of their seconds, which the aggregator adds up.
 //
 // Exit codes: 0 after a signal, 2 on a bad flag or config, 1 when the statsd port cannot be bound.
 #include <signal.h>
@@ -291,6 +292,24 @@ int Configure(int argc, char** argv, AgentConfig* config) {
   return -1;
 }
 
+// SIGHUP: the cluster file read again (core/cluster.h ReloadCluster); batches are routed by the
+// new one from now on, or, when it is refused, by the old one, and the log says which.
+void ReloadAgentCluster(const std::string& path, ReplicatedShipper* shipper) {
+  if (path.empty()) {
+    Log("SIGHUP: no cluster file to read again (started with --aggregators)");
+    return;
+  }
+  const std::shared_ptr<const Cluster> current = shipper->cluster();
+  Result<Cluster> next = ReloadCluster(path, *current, NowSecond());
+  if (!next.ok()) {
+    Log("SIGHUP: " + next.status().message());
+    return;
+  }
+  Log("SIGHUP: cluster file " + path + " read again: " + std::to_string(next->members.size()) +
+      " members, " + std::to_string(next->epochs.size()) + " epochs");
+  shipper->SetCluster(std::move(next).value());
+}
+
 int Run(const AgentConfig& config) {
   // Signals are taken by this thread alone, in sigtimedwait: block them before any thread starts
   // so every thread inherits the mask.
@@ -298,6 +317,7 @@ int Run(const AgentConfig& config) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);  // re-read the cluster file
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   // The proc source keeps three /proc/PID files open per process (agent/proc_source.h): allow
@@ -463,6 +483,7 @@ int Run(const AgentConfig& config) {
       Log(std::string("stopping on ") + (signal == SIGINT ? "SIGINT" : "SIGTERM"));
       break;
     }
+    if (signal == SIGHUP) ReloadAgentCluster(config.cluster, &shipper);
     const int64_t now = NowSecond();
     if (self_metrics) self_metrics->Tick(now);  // into the second before `now`, shipped next
     ShipSecondsBefore(now, config, &bucketizer, &shipper);

@@ -100,6 +100,13 @@ uint32_t Aggregates::InternLocked(std::vector<std::string>* names,
   return id;
 }
 
+void Aggregates::SetCluster(Cluster cluster) {
+  options_.cluster = std::move(cluster);
+  host_group_.clear();  // cached by epoch index, and an epoch not begun may have changed
+  last_host_.clear();
+  last_group_ = {SIZE_MAX, 0};
+}
+
 uint32_t Aggregates::GroupFor(std::string_view host, int64_t second, MetaPuts* meta_puts) {
   // The host's owner group in the epoch of `second`, cached per host until its epoch changes.
   size_t epoch = 0;
@@ -166,6 +173,23 @@ void Aggregates::Rollback(const Mark& mark) {
   values_.resize(std::min(values_.size(), mark.values));
 }
 
+namespace {
+
+// Whether a preference of the query (core/cluster.h "Replicas by completeness") reorders the
+// owners of a host this member owns: then an owner group's aggregate no longer matches the
+// choice, which is made host by host, so the hosts are read instead.
+bool PreferenceConcerns(const ReplicaScope& scope) {
+  const Cluster& c = scope.cluster;
+  for (const ReplicaPreference& p : scope.selection.prefer) {
+    for (size_t o : c.Owners(p.host, c.epochs[p.epoch].from)) {
+      if (c.members[o].name == scope.selection.member) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::optional<AggregatePlan> Aggregates::Plan(const HistogramQuery& query, uint32_t metric) const {
   if (!options_.enabled) return std::nullopt;
   if (!query.hosts.empty() || !query.where.empty() || query.group_by == "host") return std::nullopt;
@@ -178,6 +202,7 @@ std::optional<AggregatePlan> Aggregates::Plan(const HistogramQuery& query, uint3
           options_.fields.end()) {
     return std::nullopt;  // marked once, no longer written
   }
+  if (query.replicas && PreferenceConcerns(*query.replicas)) return std::nullopt;
   AggregatePlan plan;
   plan.metric = metric | kAggregateMetricBit;
   plan.groups.assign(groups_.size() + 1, 0);

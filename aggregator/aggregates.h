@@ -28,12 +28,14 @@
 // one per (host, series). In a replicated cluster's query (core/cluster.h "Replicas in queries")
 // an owner group is read when ReplicaAnswers picks this member for that owner list, which is
 // exactly the choice a host scan makes for each of the group's hosts; an aggregator without a
-// cluster file cannot tell its hosts' owners, and answers such queries from the hosts.
+// cluster file cannot tell its hosts' owners, and answers such queries from the hosts. A query
+// that prefers another owner than the first for some host this member owns (core/cluster.h
+// "Replicas by completeness", while a replica catches up) is answered from the hosts too.
 // A host whose labels change is counted under its labels at ingest here and under its current
 // labels by a host scan: the two differ only for such hosts, and only when grouping by a label.
 //
-// Thread safety: the ingest side (GroupFor, ValuesFor, Rollback) runs under the store's write lock; Plan and
-// the readers may run on any thread at once (a shared_mutex inside).
+// Thread safety: the ingest side (GroupFor, ValuesFor, Rollback) runs under the store's write lock;
+// Plan and the readers may run on any thread at once (a shared_mutex inside).
 #pragma once
 
 #include <cstdint>
@@ -85,6 +87,8 @@ class Aggregates {
   // value) to write in the same WriteBatch; Rollback(mark) forgets them if that write fails.
   using MetaPuts = std::vector<std::pair<std::string, std::string>>;
   uint32_t GroupFor(std::string_view host, int64_t second, MetaPuts* meta_puts);
+  // The cluster file read again (ingest side, like GroupFor): owner groups from `cluster` on.
+  void SetCluster(Cluster cluster);
   void ValuesFor(std::string_view fields, std::string_view labels, std::vector<uint32_t>* values,
                  MetaPuts* meta_puts);
   struct Mark {
@@ -103,7 +107,7 @@ class Aggregates {
                         std::unordered_map<std::string, uint32_t>* ids, const std::string& text,
                         char tag, MetaPuts* meta_puts);
 
-  const AggregateOptions options_;
+  AggregateOptions options_;  // cluster replaced by SetCluster (ingest side)
   mutable std::shared_mutex mu_;
   std::vector<std::string> groups_;  // id - 1 -> owner list
   std::unordered_map<std::string, uint32_t> group_ids_;

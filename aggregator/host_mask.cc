@@ -29,7 +29,9 @@ HostMask HostMask::Make(const Catalog& catalog, const std::vector<std::string>& 
     Span span{begin, named};
     for (uint32_t id = 1; id < ids; ++id) {
       if (!span.kept[id]) continue;
-      const std::vector<size_t> owners = cluster.Owners(catalog.Host(id).name, begin);
+      const std::string name = catalog.Host(id).name;
+      std::vector<size_t> owners = cluster.Owners(name, begin);
+      ApplyPreference(cluster, replicas->selection, name, e, &owners);
       span.kept[id] = ReplicaAnswers(cluster, owners, replicas->selection) ? 1 : 0;
       if (span.kept[id]) mask.none_ = false;
     }

@@ -1,6 +1,7 @@
 // HostMask: which hosts a query reads at each second. The hosts it names (every host when it
 // names none), and in a replicated cluster's query only those whose host-seconds this member
-// answers for in this round (core/cluster.h, "Replicas in queries"). The histogram, scalar and
+// answers for in this round (core/cluster.h, "Replicas in queries"; a host's owners in the order
+// the query's preferences give, "Replicas by completeness"). The histogram, scalar and
 // stack scans test every key with Keeps.
 //
 // The owners of a host change only at epoch boundaries, so the mask is one vector (host id ->

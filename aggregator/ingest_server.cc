@@ -113,6 +113,13 @@ std::vector<std::optional<std::string>> IngestServer::HandleGroup(
 void IngestServer::Commit(std::vector<Decoded>* pending,
                           std::vector<std::optional<std::string>>* replies) {
   if (pending->empty()) return;
+  // Fault tests: a replica that falls behind (its batches neither applied nor acked, as when it
+  // cannot write), so the agents keep them and the query must take its peer's answer.
+  if (TRAILMAP_FAILPOINT("ingest.hold")) {
+    for (size_t i = 0; i < pending->size(); ++i) replies->push_back(std::nullopt);
+    pending->clear();
+    return;
+  }
   std::vector<const Batch*> group;
   group.reserve(pending->size());
   for (const Decoded& d : *pending) group.push_back(&d.batch);

@@ -12,7 +12,8 @@
 // Rejections and batches applied with refused items are logged one line each (agent and
 // reason), at most `max_reject_logs` lines per summary interval; a summary line of the counters
 // is logged every interval when they changed.
-// Failpoint (test builds): "ingest.unreadable" takes a message as unreadable (sequence 0).
+// Failpoints (test builds): "ingest.unreadable" takes a message as unreadable (sequence 0);
+// "ingest.hold" neither applies nor acks the batches it is reached for (a replica behind).
 //
 // Identity (with CURVE, options.access set): every connection carries its client key's name
 // (RouterServer::Peer, from the ZAP handler). A batch is refused — acked `rejected` with the

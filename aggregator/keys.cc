@@ -122,6 +122,21 @@ std::string EncodeWatermark(uint64_t sequence, int64_t last_seen) {
   return out;
 }
 
+std::string HostThroughKey(uint32_t host) { return TagAndId('T', host); }
+
+std::string EncodeSecond(int64_t second) {
+  std::string out(8, '\0');
+  PutFixed64BE(out.data(), static_cast<uint64_t>(second));
+  return out;
+}
+
+Result<int64_t> DecodeSecond(std::string_view in) {
+  if (in.size() != 8) {
+    return Status::Corruption("second of " + std::to_string(in.size()) + " bytes, expected 8");
+  }
+  return static_cast<int64_t>(GetFixed64BE(in.data()));
+}
+
 std::string EncodeMetricRecord(const MetricRecord& r) {
   std::string out(1, static_cast<char>(r.kind));
   PutVarint(&out, r.unit.size());

@@ -41,6 +41,9 @@
 //                                                               second of the agent's last write
 //                                                               (absent in stores made before
 //                                                               idle agents were pruned)
+//   'T' host_id:u32             -> second:i64                   the newest second of the host an
+//                                                               applied batch held (replica
+//                                                               choice; absent in older stores)
 //   'k' folded stack            -> id:u32                       stack text to global id
 //   'K' id:u32                  -> folded stack                 frames root first, ';'-joined
 //   'D' metric_id:u32           -> description                  one line, the latest non-empty
@@ -163,6 +166,9 @@ std::string PendingBlockKey(uint32_t metric, int64_t block);
 bool DecodePendingBlockKey(std::string_view in, uint32_t* metric, int64_t* block);
 std::string EncodeId(uint32_t id);
 std::string EncodeWatermark(uint64_t sequence, int64_t last_seen);
+std::string HostThroughKey(uint32_t host);
+std::string EncodeSecond(int64_t second);
+Result<int64_t> DecodeSecond(std::string_view in);
 
 struct MetricRecord {
   std::string name;

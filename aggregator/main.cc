@@ -1,12 +1,14 @@
 // trailmap-aggregator: stores per-second histograms from agents in RocksDB and answers queries
 // with partial aggregates. main() builds the store, the ZeroMQ context and the two servers, then
-// waits for SIGINT or SIGTERM and takes them down in reverse order.
+// waits for SIGINT or SIGTERM and takes them down in reverse order (SIGHUP: read the cluster file
+// again, core/cluster.h ReloadCluster).
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -29,6 +31,12 @@ namespace trailmap::aggregator {
 namespace {
 
 constexpr int kUsageError = 2;
+
+int64_t UnixSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 int Usage(const std::string& message) {
   std::fprintf(stderr, "trailmap-aggregator: %s\n(see trailmap-aggregator --help)\n",
@@ -240,6 +248,7 @@ int Run(int argc, char** argv) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);  // read the cluster file again
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   Result<std::unique_ptr<Store>> store = Store::Open(config.data_dir, config.store);
@@ -298,7 +307,27 @@ int Run(int argc, char** argv) {
            : std::string("PLAINTEXT")));
 
   int signal = 0;
-  sigwait(&signals, &signal);
+  for (;;) {
+    sigwait(&signals, &signal);
+    if (signal != SIGHUP) break;
+    // The cluster file read again (core/cluster.h ReloadCluster): the owner groups of the
+    // pre-aggregates follow an epoch an operator added; a file refused keeps the old cluster.
+    if (!config.store.aggregates.cluster) {
+      Log("SIGHUP: no cluster file to read again (started without --cluster)");
+      continue;
+    }
+    Result<Cluster> next =
+        ReloadCluster(cluster_path, *config.store.aggregates.cluster, UnixSeconds());
+    if (!next.ok()) {
+      Log("SIGHUP: " + next.status().message());
+      continue;
+    }
+    Log("SIGHUP: cluster file " + cluster_path +
+        " read again: " + std::to_string(next->members.size()) + " members, " +
+        std::to_string(next->epochs.size()) + " epochs");
+    config.store.aggregates.cluster = *next;
+    (*store)->SetCluster(std::move(next).value());
+  }
   Log(std::string("stopping on ") + (signal == SIGINT ? "SIGINT" : "SIGTERM"));
   self_metrics.reset();
   ingest_server.Stop();

@@ -37,6 +37,8 @@ const char* QueryLatencies::KindOf(const Answer& answer) {
       return "stacks";
     case Query::Kind::kStatus:
       return "status";
+    case Query::Kind::kCompleteness:
+      return "completeness";
   }
   return "invalid";
 }

@@ -4,8 +4,8 @@
 // message's arrival to its encoded answer); the self-metrics thread takes the complete seconds.
 //
 // Kinds: "histograms" (heat maps, columns, trails, stats, lines), "metrics" (the catalog),
-// "stacks" (flame graphs), "status" (`trailmap` health checks) and "invalid" (a message that did
-// not decode as a query).
+// "stacks" (flame graphs), "status" (`trailmap` health checks), "completeness" (a replicated
+// query's choice of replica) and "invalid" (a message that did not decode as a query).
 //
 // Thread safety: every method may be called from any thread (a mutex inside).
 #pragma once
@@ -42,8 +42,8 @@ class QueryLatencies {
   // Removes and returns what was recorded in the seconds before `second`, by time then kind.
   std::vector<Second> TakeBefore(int64_t second);
 
-  // "histograms", "metrics", "stacks" or "status" for an answer to a query of that kind, "invalid" when
-  // the query did not decode (an answer with an error and no id).
+  // "histograms", "metrics", "stacks", "status" or "completeness" for an answer to a query of
+  // that kind, "invalid" when the query did not decode (an answer with an error and no id).
   static const char* KindOf(const Answer& answer);
 
  private:

@@ -148,6 +148,10 @@ Answer QueryServer::Run(const Query& query, QueryBudget* budget) const {
     answer.metrics = store_->Metrics();
     return answer;
   }
+  if (query.kind == Query::Kind::kCompleteness) {
+    answer.completeness = store_->HostsThrough(query.completeness);
+    return answer;
+  }
   if (query.kind == Query::Kind::kStatus) {
     answer.status = store_->Health();
     if (options_.add_status) options_.add_status(&answer.status);

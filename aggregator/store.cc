@@ -621,6 +621,13 @@ Status Store::Load() {
       } else {
         s = Status::Corruption("pending rollup key of " + std::to_string(key.size()) + " bytes");
       }
+    } else if (tag == 'T' && id_key) {
+      Result<int64_t> second = DecodeSecond(value);
+      if (second.ok()) {
+        if (id >= through_.size()) through_.resize(id + 1, INT64_MIN);
+        through_[id] = *second;
+      }
+      s = second.status();
     } else if (tag == 'w') {
       Result<WatermarkRecord> r = DecodeWatermarkRecord(value);
       if (r.ok()) {
@@ -653,6 +660,37 @@ Status Store::MarkAggregates() {
         "before it was configured (aggregator/aggregates.h)");
   }
   return Status::Ok();
+}
+
+void Store::SetCluster(Cluster cluster) {
+  std::lock_guard lock(write_mu_);  // GroupFor runs under it
+  aggregates_.SetCluster(std::move(cluster));
+}
+
+std::vector<HostThrough> Store::HostsThrough(const CompletenessQuery& query) const {
+  std::vector<HostThrough> out;
+  std::vector<std::pair<uint32_t, int64_t>> found;
+  {
+    std::lock_guard lock(through_mu_);
+    const auto held = [this](uint32_t id) {
+      return id < through_.size() && through_[id] != INT64_MIN;
+    };
+    if (!query.hosts.empty()) {
+      for (const std::string& name : query.hosts) {
+        const std::optional<uint32_t> id = catalog_.FindHost(name);
+        if (id && held(*id)) found.emplace_back(*id, through_[*id]);
+      }
+      std::sort(found.begin(), found.end());
+      found.erase(std::unique(found.begin(), found.end()), found.end());
+    } else {
+      for (uint32_t id = 1; id < through_.size(); ++id) {
+        if (held(id) && through_[id] < query.before) found.emplace_back(id, through_[id]);
+      }
+    }
+  }
+  out.reserve(found.size());
+  for (const auto& [id, second] : found) out.push_back({catalog_.Host(id).name, second});
+  return out;
 }
 
 uint64_t Store::WatermarkLocked(std::string_view agent) const {
@@ -763,6 +801,7 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
   }
   if (applied.empty()) {
     pending_descriptions_.clear();
+    pending_through_.clear();
     return results;
   }
 
@@ -773,6 +812,7 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
     catalog_.Rollback(mark);
     aggregates_.Rollback(aggregates_mark);
     dictionaries_.ForgetGlobalIds();  // some may name the stacks just taken back
+    pending_through_.clear();
     for (auto it = old_watermarks.rbegin(); it != old_watermarks.rend(); ++it) {
       watermarks_[it->first] = it->second;
     }
@@ -793,6 +833,14 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
     catalog_.SetHostLabels(host, std::move(host_labels));
   for (auto& [metric, text] : pending_descriptions_) catalog_.SetDescription(metric, std::move(text));
   pending_descriptions_.clear();
+  {
+    std::lock_guard through_lock(through_mu_);
+    for (const auto& [host, second] : pending_through_) {
+      if (host >= through_.size()) through_.resize(host + 1, INT64_MIN);
+      through_[host] = std::max(through_[host], second);
+    }
+  }
+  pending_through_.clear();
   return results;
 }
 
@@ -890,6 +938,19 @@ void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, int
     AppendStacksLocked(batch, second, host, metric_of, series_of, wb, out);
   }
   for (const auto& [k, v] : aggregate_ids) wb->Put(db_->meta, k, v);
+  if (!batch.seconds.empty()) {
+    int64_t newest = INT64_MIN;
+    for (const SecondDelta& second : batch.seconds) newest = std::max(newest, second.time);
+    auto [through, fresh] = pending_through_.try_emplace(host, INT64_MIN);
+    if (fresh) {
+      std::lock_guard through_lock(through_mu_);
+      if (host < through_.size()) through->second = through_[host];
+    }
+    if (newest > through->second) {
+      through->second = newest;
+      wb->Put(db_->meta, HostThroughKey(host), EncodeSecond(newest));
+    }
+  }
   const int64_t now = NowSeconds(options_);
   wb->Put(db_->meta, WatermarkKey(batch.agent), EncodeWatermark(batch.sequence, now));
   last_seen_[batch.agent] = now;

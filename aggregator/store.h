@@ -225,6 +225,15 @@ class Store {
   uint64_t Watermark(std::string_view agent) const;
   // Every agent id with a watermark (IngestServer rebuilds its key bindings from them).
   std::vector<std::string> Agents() const;
+  // How far hosts are applied, for a replicated query's choice of replica (core/cluster.h
+  // "Replicas by completeness"): a host's newest second that any applied batch held, kept in
+  // meta ('T') by the batch's WriteBatch, so it survives restarts. The hosts `query` names that
+  // this store holds a second of, or with none named every such host whose newest second is
+  // before query.before; in host id order. Any thread.
+  std::vector<HostThrough> HostsThrough(const CompletenessQuery& query) const;
+  // The cluster file read again (SIGHUP, core/cluster.h ReloadCluster): the owner groups of the
+  // pre-aggregates are taken from `cluster` for every batch applied from now on.
+  void SetCluster(Cluster cluster);
 
   // A scalar metric is answered by RunScalarHistogramQuery (aggregator/scalar_query.h): each
   // stored host-second value one sample, in fixed point.
@@ -370,6 +379,12 @@ class Store {
   StackDictionaries dictionaries_;
   // Descriptions written by the WriteBatch being built, for the catalog after it succeeds.
   std::vector<std::pair<uint32_t, std::string>> pending_descriptions_;
+  // The newest seconds of hosts the WriteBatch being built moves (write_mu_), for through_ after
+  // it succeeds.
+  std::unordered_map<uint32_t, int64_t> pending_through_;
+  mutable std::mutex through_mu_;
+  // Host id -> newest second applied; INT64_MIN = none (HostsThrough).
+  std::vector<int64_t> through_;
   PendingMinutes pending_;
   PendingMinutes pending_blocks_{kRollupBlock};
   // Held while a query takes its snapshot and pending minutes, and while RollUp writes a minute

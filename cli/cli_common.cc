@@ -94,8 +94,8 @@ void AddShardFlags(CLI::App* command, QueryFlags* flags) {
                       "$TRAILMAP_CONFIG or ~/.config/trailmap/trailmap.toml)");
   command->add_option("--cluster", flags->cluster,
                       "Cluster file (members, zones, replication, epochs; else $TRAILMAP_CLUSTER): "
-                      "with replication > 1 each host-second is counted once, from the first of "
-                      "its owners that answers");
+                      "with replication > 1 each host-second is counted once, from the most "
+                      "complete of its owners that answers");
   command
       ->add_option("--timeout", flags->timeout,
                    "How long to wait for every shard's answer; the shards stop the query at 9/10 "

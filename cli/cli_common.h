@@ -31,6 +31,7 @@ enum ExitCode : int { kExitOk = 0, kExitError = 1, kExitUsage = 2, kExitPartial 
 // environment and no terminal is read below main(). The query part is what trailmap-query builds
 // too (query/fetch/view_request.h); the streams are the CLI's own.
 struct CliContext : QueryContext {
+  CliContext() { empty_when_none_answer = true; }  // a document even when no shard answers
   std::ostream* out = nullptr;  // standard output
   std::ostream* err = nullptr;  // standard error
 };

@@ -63,8 +63,16 @@ TEST(Cli, NoShardAnsweringExitsThree) {
   flags.query.metric = "disk.latency";
   flags.query.timeout = "200ms";
   flags.query.aggregators = silent.endpoint();
+  flags.format = "json";
   EXPECT_EQ(RunHeatmap(flags, h.context), kExitPartial);
-  EXPECT_NE(h.err.str().find("no aggregator answered"), std::string::npos);
+  // The document a partial answer prints, with no data and the silent shard missing (issue 11).
+  const auto j = nlohmann::json::parse(h.out.str());
+  EXPECT_EQ(j["view"], "heatmap");
+  EXPECT_EQ(j["total"], 0);
+  ASSERT_EQ(j["missing_shards"].size(), 1u);
+  EXPECT_EQ(j["missing_shards"][0], silent.endpoint() + ": no answer within 200 ms");
+  EXPECT_EQ(h.err.str(), "trailmap: partial result, 1 shard did not answer:\n  " +
+                             silent.endpoint() + ": no answer within 200 ms\n");
 }
 
 TEST(Cli, UsageErrorsExitTwoAndSayWhatToFix) {

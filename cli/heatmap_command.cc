@@ -12,8 +12,11 @@ CLI::App* AddHeatmapCommand(CLI::App* app, HeatmapFlags* flags) {
       ->capture_default_str()
       ->check(CLI::Range(1, 2000));
   cmd->add_option("--cols", flags->cols,
-                  "Columns of the time axis (default: fit the range, 1s each, "
-                  "at most 120 in a terminal or 600 in SVG/JSON)")
+                  "Columns of the time axis (default: fit the range, 1s each, at most 120 in "
+                  "a terminal or 600 in SVG/JSON, each a step the stored 1 s, 10 s, 1 min and "
+                  "10 min rollups serve exactly: 1, 2, 5, 10, 20, 30 s, 1, 2, 5, 10, 20, 30 min, "
+                  "1, 2, 3, 6, 12 h or whole days, the first starting on a multiple of that "
+                  "rollup)")
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--step", flags->step, "Seconds per column instead of --cols: 1s, 10s, 1m");
   cmd->add_option("--ymin", flags->ymin,

@@ -22,7 +22,9 @@ CLI::App* AddLineCommand(CLI::App* app, LineFlags* flags) {
   cmd->add_flag("--stacked", flags->stacked,
                 "Stack the lines as areas (parts of a total, e.g. --by mode)");
   cmd->add_option("--step", flags->step,
-                  "Seconds a point (default: the range over at most 300 points)");
+                  "Seconds a point (default: the range over at most 300 points, in a step the "
+                  "stored rollups serve exactly: 1, 2, 5, 10, 20, 30 s, 1, 2, 5, 10, 20, 30 min, "
+                  "1, 2, 3, 6, 12 h or whole days, starting on a multiple of that rollup)");
   cmd->add_option("--format,-f", flags->format,
                   "svg, png, json or ansi; default from -o's extension, else ansi sparklines")
       ->check(CLI::IsMember({"svg", "png", "json", "ansi"}));

@@ -44,8 +44,12 @@ class Reader {
   explicit Reader(std::string_view source) : source_(source) {}
 
   Status Error(const std::string& where, const std::string& what) const {
-    return Status::InvalidArgument(source_ + ": " + where + ": " + what);
+    const std::string at = line_ > 0 ? source_ + ":" + std::to_string(line_) : source_;
+    return Status::InvalidArgument(at + ": " + where + ": " + what);
   }
+  // Errors from here on name this line of the file (0: none), as "FILE:LINE: ...".
+  void At(const toml::node& node) { line_ = static_cast<int>(node.source().begin.line); }
+  void Nowhere() { line_ = 0; }
   Status CheckKeys(const toml::table& t, const std::string& where,
                    const std::set<std::string, std::less<>>& known) const {
     for (const auto& [key, value] : t) {
@@ -72,6 +76,7 @@ class Reader {
 
  private:
   std::string source_;
+  int line_ = 0;
 };
 
 Result<int64_t> ReadFrom(const toml::node& node) {
@@ -154,6 +159,28 @@ std::vector<int64_t> EpochCuts(const Cluster& cluster, int64_t from, int64_t to)
   return cuts;
 }
 
+void ApplyPreference(const Cluster& cluster, const ReplicaSelection& selection,
+                     std::string_view host, size_t epoch, std::vector<size_t>* owners) {
+  if (selection.prefer.empty()) return;
+  auto it = std::lower_bound(selection.prefer.begin(), selection.prefer.end(), host,
+                             [epoch](const ReplicaPreference& p, std::string_view h) {
+                               const int c = std::string_view(p.host).compare(h);
+                               return c < 0 || (c == 0 && p.epoch < epoch);
+                             });
+  if (it == selection.prefer.end() || it->host != host || it->epoch != epoch) return;
+  for (size_t i = 0; i < owners->size(); ++i) {
+    if (cluster.members[(*owners)[i]].name == it->member) {
+      std::rotate(owners->begin(), owners->begin() + static_cast<std::ptrdiff_t>(i),
+                  owners->begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      return;
+    }
+  }
+}
+
+size_t EpochIndexAt(const Cluster& cluster, int64_t t) {
+  return static_cast<size_t>(&cluster.EpochAt(t) - cluster.epochs.data());
+}
+
 bool ReplicaAnswers(const Cluster& cluster, const std::vector<size_t>& owners,
                     const ReplicaSelection& selection) {
   // Not answered by an earlier round: each earlier round's choice failed in that round.
@@ -224,7 +251,7 @@ const ClusterMember* Cluster::Find(std::string_view name) const {
 }
 
 Result<Cluster> ParseCluster(std::string_view text, std::string_view source) {
-  const Reader r(source);
+  Reader r(source);
   toml::table root;
   try {
     root = toml::parse(text, source);
@@ -236,12 +263,14 @@ Result<Cluster> ParseCluster(std::string_view text, std::string_view source) {
   if (Status s = r.CheckKeys(root, "", {"replication", "aggregator", "epoch"}); !s.ok()) return s;
   Cluster c;
   if (const toml::node* n = root.get("replication")) {
+    r.At(*n);
     const auto* v = n->as_integer();
     if (!v || v->get() < 1 || v->get() > 16) {
       return r.Error("replication", "expected an integer from 1 to 16");
     }
     c.replication = static_cast<uint32_t>(v->get());
   }
+  r.Nowhere();
   const toml::array* aggregators = root.get_as<toml::array>("aggregator");
   if (!aggregators || aggregators->empty()) {
     return r.Error("aggregator", "no [[aggregator]] tables: list every aggregator with its name, "
@@ -249,6 +278,7 @@ Result<Cluster> ParseCluster(std::string_view text, std::string_view source) {
   }
   for (size_t i = 0; i < aggregators->size(); ++i) {
     const std::string where = "aggregator " + std::to_string(i + 1);
+    r.At((*aggregators)[i]);
     const toml::table* t = (*aggregators)[i].as_table();
     if (!t) return r.Error(where, "expected a table ([[aggregator]])");
     if (Status s = r.CheckKeys(*t, where, {"name", "zone", "ingest", "query"}); !s.ok()) return s;
@@ -268,6 +298,7 @@ Result<Cluster> ParseCluster(std::string_view text, std::string_view source) {
     m.query = *e;
     c.members.push_back(std::move(m));
   }
+  r.Nowhere();
   const toml::array* epochs = root.get_as<toml::array>("epoch");
   if (!epochs || epochs->empty()) {
     ClusterEpoch all;
@@ -276,6 +307,7 @@ Result<Cluster> ParseCluster(std::string_view text, std::string_view source) {
   } else {
     for (size_t i = 0; i < epochs->size(); ++i) {
       const std::string where = "epoch " + std::to_string(i + 1);
+      r.At((*epochs)[i]);
       const toml::table* t = (*epochs)[i].as_table();
       if (!t) return r.Error(where, "expected a table ([[epoch]])");
       if (Status s = r.CheckKeys(*t, where, {"from", "members"}); !s.ok()) return s;
@@ -304,6 +336,7 @@ Result<Cluster> ParseCluster(std::string_view text, std::string_view source) {
     }
     // The first epoch also holds before its `from`: history has owners.
   }
+  r.Nowhere();
   if (Status s = Check(c, r); !s.ok()) return s;
   return c;
 }
@@ -314,6 +347,57 @@ Result<Cluster> LoadCluster(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return ParseCluster(text.str(), path);
+}
+
+Status CheckClusterReload(const Cluster& current, const Cluster& next, int64_t now,
+                          std::string_view source) {
+  const auto refuse = [source](const std::string& what) {
+    return Status::InvalidArgument(std::string(source) + ": " + what +
+                                   "; kept the cluster as it was (a running process takes a file "
+                                   "that only adds members and epochs starting later)");
+  };
+  if (next.replication != current.replication) {
+    return refuse("replication changed from " + std::to_string(current.replication) + " to " +
+                  std::to_string(next.replication));
+  }
+  if (next.members.size() < current.members.size()) {
+    return refuse(std::to_string(current.members.size() - next.members.size()) +
+                  " [[aggregator]] table(s) removed");
+  }
+  for (size_t i = 0; i < current.members.size(); ++i) {
+    if (next.members[i] != current.members[i]) {
+      return refuse("aggregator " + std::to_string(i + 1) + " (\"" + current.members[i].name +
+                    "\") changed or moved: new members go after the old ones");
+    }
+  }
+  for (size_t i = 0; i < current.epochs.size(); ++i) {
+    const ClusterEpoch& old = current.epochs[i];
+    if (i > 0 && old.from > now) continue;  // not begun: may change
+    // The first epoch's `from` places nothing: it holds before it too.
+    const bool same = i < next.epochs.size() && next.epochs[i].members == old.members &&
+                      (i == 0 || next.epochs[i].from == old.from);
+    if (!same) {
+      return refuse("epoch " + std::to_string(i + 1) + " has begun and changed (or is gone)");
+    }
+  }
+  for (size_t i = 1; i < next.epochs.size(); ++i) {
+    const bool kept = i < current.epochs.size() && current.epochs[i] == next.epochs[i];
+    if (!kept && next.epochs[i].from <= now) {
+      return refuse("epoch " + std::to_string(i + 1) + " is new or changed but begins at " +
+                    std::to_string(next.epochs[i].from) + ", not after now (" +
+                    std::to_string(now) + "): give it a later `from`");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<Cluster> ReloadCluster(const std::string& path, const Cluster& current, int64_t now) {
+  Result<Cluster> next = LoadCluster(path);
+  if (!next.ok()) {
+    return Status::InvalidArgument(next.status().message() + "; kept the cluster as it was");
+  }
+  if (Status s = CheckClusterReload(current, *next, now, path); !s.ok()) return s;
+  return next;
 }
 
 Result<Cluster> ClusterFromList(std::string_view aggregators, uint16_t default_port) {

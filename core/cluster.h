@@ -41,6 +41,14 @@
 // host-second is answered exactly once, by the first chosen replica that answered, even when a
 // member answers one round and fails a later one; a host-second whose owners all failed is
 // answered by no one, and the query names those owner sets as missing. At most R rounds.
+//
+// Replicas by completeness. A replica still replaying an agent's spool holds less of the recent
+// past than its peer, so the owner order above is only the default: before its rounds, a query
+// asks every member how far it has applied each host (the newest second of the host it applied;
+// an agent's batches are applied strictly in sequence, so everything the agent sent before that
+// second is applied too) and, where an owner later in the order is further through the query's
+// range than the first, sends a ReplicaPreference: for that host and epoch, that owner moves to
+// the front of the order. Everything else (rounds, down members) works on the reordered order.
 #pragma once
 
 #include <cstdint>
@@ -88,14 +96,34 @@ Status CheckCluster(const Cluster& cluster);
 // query's scan plan is cut.
 std::vector<int64_t> EpochCuts(const Cluster& cluster, int64_t from, int64_t to);
 
+// For `host` in epoch `epoch` (an index into Cluster::epochs), the owner `member` comes first.
+struct ReplicaPreference {
+  std::string host;
+  uint32_t epoch = 0;
+  std::string member;
+  bool operator==(const ReplicaPreference&) const = default;
+  auto operator<=>(const ReplicaPreference&) const = default;
+};
+
 // Which host-seconds a member answers for in one round of a replicated query (above).
 struct ReplicaSelection {
   std::string member;              // the member asked
   uint32_t round = 0;              // 0 for the first round
   std::vector<std::string> down;   // members found down in earlier rounds
   std::vector<uint32_t> down_in;   // down[i] failed round down_in[i] (< round)
+  // Hosts whose most complete owner is not their first (above), sorted by (host, epoch), at
+  // most one per (host, epoch). The same in every round and for every member asked.
+  std::vector<ReplicaPreference> prefer;
   bool operator==(const ReplicaSelection&) const = default;
 };
+
+// `owners` (Cluster::Owners of `host` in epoch `epoch`) in the order the selection chooses them:
+// a preferred owner moved to the front, the rest in their order. A preference naming a member
+// that is not an owner changes nothing.
+void ApplyPreference(const Cluster& cluster, const ReplicaSelection& selection,
+                     std::string_view host, size_t epoch, std::vector<size_t>* owners);
+// The index in cluster.epochs of the epoch holding at t.
+size_t EpochIndexAt(const Cluster& cluster, int64_t t);
 
 // Whether `selection.member` answers this round for host-seconds owned by `owners` (indexes
 // into cluster.members, Cluster::Owners order).
@@ -112,6 +140,19 @@ size_t RendezvousIndex(std::string_view host, const std::vector<std::string>& me
 // member and a replication larger than an epoch's members are errors that say which and where.
 Result<Cluster> ParseCluster(std::string_view text, std::string_view source);
 Result<Cluster> LoadCluster(const std::string& path);
+
+// Whether `next`, the cluster file read again while running (SIGHUP), may replace `current`: the
+// file grows, it never rewrites what placement already used. It keeps the replication, every
+// member of `current` in its place with the same name, zone and endpoints, and every epoch of
+// `current` that has begun by `now` as it was; new members come after the old ones, and an epoch
+// it adds or changes begins after `now` (data already sent went to the owners of its time, and
+// queries must find it there). InvalidArgument naming `source` and what changed, otherwise.
+Status CheckClusterReload(const Cluster& current, const Cluster& next, int64_t now,
+                          std::string_view source);
+// Reads the cluster file `path` again for a process running with `current` (SIGHUP): the new
+// cluster when it reads and CheckClusterReload takes it, else InvalidArgument naming the file
+// (FILE:LINE for what is wrong inside it) and saying the old cluster is kept.
+Result<Cluster> ReloadCluster(const std::string& path, const Cluster& current, int64_t now);
 
 // The short form: `--aggregators a,b,c`, one zone, R=1, one epoch. The list holds the endpoints
 // of the role the program uses (an agent's are ingest endpoints, default port 7400; the CLI's are

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -276,32 +277,116 @@ TEST(Cluster, ReplicatedQueryRoundsAnswerEveryHostOnceFromAnOwnerThatAnswered) {
   }
 }
 
+// A preference moves its member to the front of that host's owners in that epoch only; one
+// naming a member that is not an owner, another host or another epoch changes nothing.
+TEST(Cluster, APreferenceMovesItsOwnerFirstForItsHostAndEpochOnly) {
+  const Cluster c = Plain(4, /*replication=*/3, /*zones=*/4);
+  const std::vector<size_t> owners = c.Owners("web-1", 0);
+  ASSERT_EQ(owners.size(), 3u);
+  size_t outsider = 0;
+  while (std::find(owners.begin(), owners.end(), outsider) != owners.end()) ++outsider;
+  ReplicaSelection s;
+  s.prefer = {{"a-host", 0, c.members[owners[2]].name},
+              {"web-1", 0, c.members[owners[2]].name},
+              {"web-1", 1, c.members[owners[1]].name},
+              {"web-2", 0, c.members[outsider].name}};
+  std::vector<size_t> reordered = owners;
+  ApplyPreference(c, s, "web-1", 0, &reordered);
+  EXPECT_EQ(reordered, (std::vector<size_t>{owners[2], owners[0], owners[1]}));
+  reordered = owners;
+  ApplyPreference(c, s, "web-1", 1, &reordered);  // another epoch's preference
+  EXPECT_EQ(reordered, (std::vector<size_t>{owners[1], owners[0], owners[2]}));
+  reordered = owners;
+  ApplyPreference(c, s, "web-0", 0, &reordered);  // no preference of its own
+  EXPECT_EQ(reordered, owners);
+  std::vector<size_t> two = c.Owners("web-2", 0);
+  const std::vector<size_t> before = two;
+  ApplyPreference(c, s, "web-2", 0, &two);  // names a member that is not an owner
+  EXPECT_EQ(two, before);
+  // The rounds follow the reordered owners: the preferred owner answers in round 0.
+  reordered = owners;
+  ApplyPreference(c, s, "web-1", 0, &reordered);
+  s.member = c.members[owners[2]].name;
+  EXPECT_TRUE(ReplicaAnswers(c, reordered, s));
+  s.member = c.members[owners[0]].name;
+  EXPECT_FALSE(ReplicaAnswers(c, reordered, s));
+}
+
+// A file read again while running may add members and epochs that begin later; anything that
+// would move data already placed is refused, naming what changed.
+TEST(Cluster, AReloadMayOnlyAddMembersAndLaterEpochs) {
+  const std::string two =
+      "replication = 1\n[[aggregator]]\nname = \"a\"\ningest = \"h1\"\nquery = \"h1\"\n"
+      "[[aggregator]]\nname = \"b\"\ningest = \"h2\"\nquery = \"h2\"\n";
+  const std::string third = "[[aggregator]]\nname = \"c\"\ningest = \"h3\"\nquery = \"h3\"\n";
+  const std::string first_epoch = "[[epoch]]\nfrom = 0\nmembers = [\"a\", \"b\"]\n";
+  const auto parse = [](const std::string& text) {
+    Result<Cluster> c = ParseCluster(text, "c.toml");
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    return c.ok() ? *c : Cluster{};
+  };
+  const Cluster current = parse(two);
+  const int64_t now = 1000;
+  const std::string later = "[[epoch]]\nfrom = 1060\nmembers = [\"a\", \"b\", \"c\"]\n";
+  EXPECT_TRUE(
+      CheckClusterReload(current, parse(two + third + first_epoch + later), now, "c.toml").ok());
+  EXPECT_TRUE(CheckClusterReload(current, current, now, "c.toml").ok());
+  const std::map<std::string, std::string> refused = {
+      {"replication = 2\n" + two.substr(16) + third, "c.toml: replication changed from 1 to 2"},
+      {"[[aggregator]]\nname = \"a\"\ningest = \"h1\"\nquery = \"h1\"\n",
+       "c.toml: 1 [[aggregator]] table(s) removed"},
+      {third + two.substr(16),
+       "c.toml: aggregator 1 (\"a\") changed or moved: new members go "
+       "after the old ones"},
+      {two + third + first_epoch + "[[epoch]]\nfrom = 1000\nmembers = [\"a\", \"c\"]\n",
+       "c.toml: epoch 2 is new or changed but begins at 1000, not after now (1000): give it a "
+       "later `from`"},
+      {two + third + "[[epoch]]\nfrom = 0\nmembers = [\"a\", \"c\"]\n",
+       "c.toml: epoch 1 has begun and changed (or is gone)"},
+  };
+  for (const auto& [text, message] : refused) {
+    const Status s = CheckClusterReload(current, parse(text), now, "c.toml");
+    EXPECT_EQ(s.message().substr(0, message.size()), message) << text;
+    EXPECT_NE(s.message().find("; kept the cluster as it was"), std::string::npos);
+  }
+  // An epoch that has not begun may still change.
+  const Cluster planned = parse(two + third + first_epoch + later);
+  EXPECT_TRUE(CheckClusterReload(planned,
+                                 parse(two + third + first_epoch +
+                                       "[[epoch]]\nfrom = 1200\nmembers = [\"a\", \"c\"]\n"),
+                                 now, "c.toml")
+                  .ok());
+}
+
 TEST(Cluster, MistakesAreNamedWithWhere) {
   const std::string one =
       "[[aggregator]]\nname = \"a\"\ningest = \"h1\"\nquery = \"h1\"\n";
   const std::string two = one + "[[aggregator]]\nname = \"b\"\ningest = \"h2\"\nquery = \"h2\"\n";
   const std::map<std::string, std::string> cases = {
-      {"", "c.toml: aggregator: no [[aggregator]] tables: list every aggregator with its name, "
-           "zone, ingest and query endpoints"},
-      {"replicas = 2\n" + one, "c.toml: replicas: unknown key (known: aggregator, epoch, replication)"},
-      {"replication = 0\n" + one, "c.toml: replication: expected an integer from 1 to 16"},
+      {"",
+       "c.toml: aggregator: no [[aggregator]] tables: list every aggregator with its name, "
+       "zone, ingest and query endpoints"},
+      {"replicas = 2\n" + one,
+       "c.toml: replicas: unknown key (known: aggregator, epoch, replication)"},
+      {"replication = 0\n" + one, "c.toml:1: replication: expected an integer from 1 to 16"},
       {"replication = 2\n" + one, "c.toml: epoch 1: 1 member(s), fewer than replication = 2"},
       {one + "[[aggregator]]\nname = \"a\"\ningest = \"h2\"\nquery = \"h2\"\n",
-       "c.toml: aggregator 2.name: \"a\" is listed twice"},
-      {"[[aggregator]]\nname = \"a\"\nquery = \"h1\"\n", "c.toml: aggregator 1: missing ingest"},
+       "c.toml:5: aggregator 2.name: \"a\" is listed twice"},
+      {"[[aggregator]]\nname = \"a\"\nquery = \"h1\"\n", "c.toml:1: aggregator 1: missing ingest"},
       {"[[aggregator]]\nname = \"a\"\ningest = \"h1:99999\"\nquery = \"h1\"\n",
-       "c.toml: aggregator 1.ingest: bad port in \"h1:99999\": use HOST:PORT, e.g. 127.0.0.1:7400"},
+       "c.toml:1: aggregator 1.ingest: bad port in \"h1:99999\": use HOST:PORT, e.g. "
+       "127.0.0.1:7400"},
       {"[[aggregator]]\nname = \"a\"\nzone = 3\ningest = \"h1\"\nquery = \"h1\"\n",
-       "c.toml: aggregator 1.zone: expected a string"},
+       "c.toml:1: aggregator 1.zone: expected a string"},
       {"[[aggregator]]\nname = \"a\"\nport = 1\ningest = \"h1\"\nquery = \"h1\"\n",
-       "c.toml: aggregator 1.port: unknown key (known: ingest, name, query, zone)"},
+       "c.toml:1: aggregator 1.port: unknown key (known: ingest, name, query, zone)"},
       {two + "[[epoch]]\nfrom = 600\nmembers = [\"a\", \"c\"]\n",
-       "c.toml: epoch 1.members: \"c\" is not an [[aggregator]]"},
+       "c.toml:9: epoch 1.members: \"c\" is not an [[aggregator]]"},
       {two + "[[epoch]]\nfrom = 600\nmembers = [\"a\"]\n[[epoch]]\nfrom = 600\nmembers = [\"b\"]\n",
        "c.toml: epoch 2: from must come after the previous epoch's"},
       {two + "[[epoch]]\nfrom = 2026-11-01T00:00:00\nmembers = [\"a\"]\n",
-       "c.toml: epoch 1.from: a date-time needs its offset, e.g. ...T00:00:00Z"},
-      {two + "[[epoch]]\nmembers = [\"a\"]\n", "c.toml: epoch 1: missing from"},
+       "c.toml:9: epoch 1.from: a date-time needs its offset, e.g. ...T00:00:00Z"},
+      {two + "[[epoch]]\nmembers = [\"a\"]\n", "c.toml:9: epoch 1: missing from"},
       {"[[aggregator]\n", "c.toml: line 1, column 14: "},
   };
   for (const auto& [text, message] : cases) {

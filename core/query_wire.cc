@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include <kj/exception.h>
 
@@ -109,6 +110,15 @@ void EncodeReplicas(const ReplicaScope& scope, queryproto::Replicas::Builder out
   EncodeNames(s.down, out.initDown(static_cast<unsigned>(s.down.size())));
   auto down_in = out.initDownIn(static_cast<unsigned>(s.down_in.size()));
   for (size_t i = 0; i < s.down_in.size(); ++i) down_in.set(static_cast<unsigned>(i), s.down_in[i]);
+  if (!s.prefer.empty()) {
+    auto prefer = out.initPrefer(static_cast<unsigned>(s.prefer.size()));
+    for (size_t i = 0; i < s.prefer.size(); ++i) {
+      auto p = prefer[static_cast<unsigned>(i)];
+      p.setHost(AsText(s.prefer[i].host));
+      p.setEpoch(s.prefer[i].epoch);
+      p.setMember(AsText(s.prefer[i].member));
+    }
+  }
 }
 
 // Absent (replication 0) or a cluster CheckCluster accepts whose selection names members of it.
@@ -165,6 +175,19 @@ Result<std::optional<ReplicaScope>> DecodeReplicas(queryproto::Replicas::Reader 
     }
   }
   if (s.round > 64) return Status::InvalidArgument("replicas: round " + std::to_string(s.round));
+  for (auto p : in.getPrefer()) {
+    ReplicaPreference preference{Str(p.getHost()), p.getEpoch(), Str(p.getMember())};
+    if (preference.host.empty() || preference.epoch >= c.epochs.size() ||
+        !c.Find(preference.member)) {
+      return Status::InvalidArgument("replicas: preference " + std::to_string(s.prefer.size()) +
+                                     ": no host, an epoch past the cluster's or an unknown member");
+    }
+    if (!s.prefer.empty() && !(std::tie(s.prefer.back().host, s.prefer.back().epoch) <
+                               std::tie(preference.host, preference.epoch))) {
+      return Status::InvalidArgument("replicas: preferences not sorted by (host, epoch)");
+    }
+    s.prefer.push_back(std::move(preference));
+  }
   return std::optional<ReplicaScope>(std::move(scope));
 }
 
@@ -178,6 +201,11 @@ std::string EncodeQuery(const Query& query) {
     q.setMetrics();
   } else if (query.kind == Query::Kind::kStatus) {
     q.setStatus();
+  } else if (query.kind == Query::Kind::kCompleteness) {
+    auto c = q.initCompleteness();
+    EncodeNames(query.completeness.hosts,
+                c.initHosts(static_cast<unsigned>(query.completeness.hosts.size())));
+    c.setBefore(query.completeness.before);
   } else if (query.kind == Query::Kind::kStacks) {
     const StackQuery& sq = query.stacks;
     auto w = q.initStacks();
@@ -215,7 +243,8 @@ std::string EncodeQuery(const Query& query) {
   }
   const std::optional<ReplicaScope>& replicas =
       query.kind == Query::Kind::kStacks ? query.stacks.replicas : query.histograms.replicas;
-  if (replicas && query.kind != Query::Kind::kMetrics && query.kind != Query::Kind::kStatus) {
+  if (replicas && query.kind != Query::Kind::kMetrics && query.kind != Query::Kind::kStatus &&
+      query.kind != Query::Kind::kCompleteness) {
     EncodeReplicas(*replicas, q.initReplicas());
   }
   if (query.limits != QueryLimits{}) {
@@ -254,6 +283,18 @@ Result<Query> DecodeQuery(std::string_view bytes) {
       case queryproto::Query::STATUS:
         query.kind = Query::Kind::kStatus;
         return query;
+      case queryproto::Query::COMPLETENESS: {
+        query.kind = Query::Kind::kCompleteness;
+        auto c = q.getCompleteness();
+        for (auto host : c.getHosts()) {
+          query.completeness.hosts.push_back(Str(host));
+          if (query.completeness.hosts.back().empty()) {
+            return Status::InvalidArgument("completeness: an empty host name");
+          }
+        }
+        query.completeness.before = c.getBefore();
+        return query;
+      }
       case queryproto::Query::STACKS: {
         auto w = q.getStacks();
         query.kind = Query::Kind::kStacks;
@@ -376,6 +417,12 @@ std::string EncodeAnswer(const Answer& answer) {
     w.setLastError(AsText(s.last_error));
     w.setRefusedBatches(s.refused_batches);
     w.setRefusedConnections(s.refused_connections);
+  } else if (answer.kind == Query::Kind::kCompleteness) {
+    auto list = a.initCompleteness(static_cast<unsigned>(answer.completeness.size()));
+    for (size_t i = 0; i < answer.completeness.size(); ++i) {
+      list[static_cast<unsigned>(i)].setHost(AsText(answer.completeness[i].host));
+      list[static_cast<unsigned>(i)].setThrough(answer.completeness[i].through);
+    }
   } else if (answer.kind == Query::Kind::kStacks) {
     auto list = a.initStacks().initStacks(static_cast<unsigned>(answer.stacks.stacks.size()));
     for (size_t i = 0; i < answer.stacks.stacks.size(); ++i) {
@@ -463,6 +510,16 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
                                   Str(r.getLastError()),
                                   r.getRefusedBatches(),
                                   r.getRefusedConnections()};
+      return answer;
+    }
+    if (a.which() == queryproto::Answer::COMPLETENESS) {
+      answer.kind = Query::Kind::kCompleteness;
+      for (auto h : a.getCompleteness()) {
+        // Named hosts only: a list of empty structs costs no bytes (see the metrics above).
+        if (h.getHost().size() == 0)
+          return Status::Corruption("answer completeness: a host without a name");
+        answer.completeness.push_back({Str(h.getHost()), h.getThrough()});
+      }
       return answer;
     }
     if (a.which() == queryproto::Answer::STACKS) {

@@ -91,12 +91,28 @@ struct QueryLimits {
   bool operator==(const QueryLimits&) const = default;
 };
 
+// How far a shard has applied hosts (schemas/query.capnp CompletenessQuery): the hosts named
+// (any second), or with none named every host held whose newest applied second is before `before`.
+struct CompletenessQuery {
+  std::vector<std::string> hosts;
+  int64_t before = INT64_MAX;
+  bool operator==(const CompletenessQuery&) const = default;
+};
+
+// A host's newest second applied on one shard.
+struct HostThrough {
+  std::string host;
+  int64_t through = 0;
+  bool operator==(const HostThrough&) const = default;
+};
+
 struct Query {
-  enum class Kind : uint8_t { kHistograms, kMetrics, kStacks, kStatus };
+  enum class Kind : uint8_t { kHistograms, kMetrics, kStacks, kStatus, kCompleteness };
   uint64_t id = 0;
   Kind kind = Kind::kHistograms;
   HistogramQuery histograms;  // when kind == kHistograms
   StackQuery stacks;          // when kind == kStacks
+  CompletenessQuery completeness;  // when kind == kCompleteness
   QueryLimits limits;         // what the client allows; all 0 = the aggregator's own
 };
 
@@ -179,6 +195,7 @@ struct Answer {
   std::vector<MetricInfo> metrics;
   StackAnswer stacks;  // when kind == kStacks
   ShardStatus status;  // when kind == kStatus
+  std::vector<HostThrough> completeness;  // when kind == kCompleteness
 };
 
 // The checks DecodeQuery makes of a stack query (also for callers that build one).

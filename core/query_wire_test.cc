@@ -36,6 +36,54 @@ TEST(QueryWire, QueryRoundTripsAndIsChecked) {
   EXPECT_FALSE(DecodeQuery("nonsense").ok());
 }
 
+// Issue 11: a replicated query's preferences travel with its cluster; the completeness query and
+// its answer round-trip; preferences out of order or naming what the cluster lacks are refused.
+TEST(QueryWire, CompletenessAndPreferencesRoundTrip) {
+  Query c;
+  c.id = 4;
+  c.kind = Query::Kind::kCompleteness;
+  c.completeness = {{"web-1", "db-2"}, 1700000000};
+  Result<Query> back = DecodeQuery(EncodeQuery(c));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->kind, Query::Kind::kCompleteness);
+  EXPECT_EQ(back->completeness, c.completeness);
+
+  Answer a;
+  a.id = 4;
+  a.kind = Query::Kind::kCompleteness;
+  a.completeness = {{"web-1", 1699999990}, {"db-2", -5}};
+  Result<Answer> answer = DecodeAnswer(EncodeAnswer(a));
+  ASSERT_TRUE(answer.ok()) << answer.status().ToString();
+  EXPECT_EQ(answer->kind, Query::Kind::kCompleteness);
+  EXPECT_EQ(answer->completeness, a.completeness);
+  a.completeness[1].host = "";
+  EXPECT_EQ(DecodeAnswer(EncodeAnswer(a)).status().message(),
+            "answer completeness: a host without a name");
+
+  Query q;
+  q.id = 5;
+  q.histograms = {"disk.latency", 1000, 1600, 10, "host", {}};
+  ReplicaScope& scope = q.histograms.replicas.emplace();
+  scope.cluster.replication = 2;
+  scope.cluster.members = {{"agg-1", "a", "", ""}, {"agg-2", "b", "", ""}};
+  scope.cluster.epochs = {ClusterEpoch{INT64_MIN, {0, 1}}};
+  scope.selection.member = "agg-1";
+  scope.selection.prefer = {{"db-2", 0, "agg-2"}, {"web-1", 0, "agg-1"}};
+  back = DecodeQuery(EncodeQuery(q));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_TRUE(back->histograms.replicas.has_value());
+  EXPECT_EQ(back->histograms.replicas->selection.prefer, scope.selection.prefer);
+
+  std::swap(scope.selection.prefer[0], scope.selection.prefer[1]);
+  EXPECT_EQ(DecodeQuery(EncodeQuery(q)).status().message(),
+            "replicas: preferences not sorted by (host, epoch)");
+  scope.selection.prefer = {{"web-1", 1, "agg-1"}};
+  EXPECT_EQ(DecodeQuery(EncodeQuery(q)).status().message(),
+            "replicas: preference 0: no host, an epoch past the cluster's or an unknown member");
+  scope.selection.prefer = {{"web-1", 0, "agg-9"}};
+  EXPECT_FALSE(DecodeQuery(EncodeQuery(q)).ok());
+}
+
 // Issue 12: a query's deadline and budget travel with it; the aggregator keeps the smaller of
 // each asked and allowed limit.
 TEST(QueryWire, LimitsRoundTripAndTheSmallerWins) {

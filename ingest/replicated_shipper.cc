@@ -78,7 +78,18 @@ SpoolCounters& operator+=(SpoolCounters& t, const SpoolCounters& c) {
 }
 
 ReplicatedShipper::ReplicatedShipper(Cluster cluster, ShipperFactory factory)
-    : cluster_(std::move(cluster)), factory_(std::move(factory)) {}
+    : factory_(std::move(factory)), cluster_(std::make_shared<const Cluster>(std::move(cluster))) {}
+
+void ReplicatedShipper::SetCluster(Cluster next) {
+  auto shared = std::make_shared<const Cluster>(std::move(next));
+  std::lock_guard<std::mutex> lock(mu_);
+  cluster_ = std::move(shared);
+}
+
+std::shared_ptr<const Cluster> ReplicatedShipper::cluster() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return cluster_;
+}
 
 void ReplicatedShipper::Adopt(size_t member, std::unique_ptr<Shipper> shipper) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -89,23 +100,24 @@ Shipper* ReplicatedShipper::ShipperOf(size_t member) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = shippers_.find(member);
   if (it != shippers_.end()) return it->second.get();
-  Result<std::unique_ptr<Shipper>> made = factory_(cluster_.members[member]);
+  const ClusterMember& named = cluster_->members[member];
+  Result<std::unique_ptr<Shipper>> made = factory_(named);
   if (!made.ok()) {
     // Not kept: the next batch tries again (a spool directory may become writable). Logged once
     // until it works, not once per batch.
     if (failing_.insert(member).second) {
-      Log("owner " + cluster_.members[member].name + ": " + made.status().ToString() +
+      Log("owner " + named.name + ": " + made.status().ToString() +
           "; its copies are not sent until this is fixed (tried again with every batch)");
     }
     return nullptr;
   }
-  if (failing_.erase(member) > 0) Log("owner " + cluster_.members[member].name + ": shipping again");
+  if (failing_.erase(member) > 0) Log("owner " + named.name + ": shipping again");
   return shippers_.emplace(member, std::move(*made)).first->second.get();
 }
 
 bool ReplicatedShipper::Send(Batch batch) {
   bool all = true;
-  for (RoutedBatch& part : RouteBatch(cluster_, std::move(batch))) {
+  for (RoutedBatch& part : RouteBatch(*cluster(), std::move(batch))) {
     for (size_t i = 0; i < part.owners.size(); ++i) {
       Shipper* shipper = ShipperOf(part.owners[i]);
       if (shipper == nullptr) {
@@ -123,6 +135,7 @@ bool ReplicatedShipper::Send(Batch batch) {
 Status ReplicatedShipper::Flush(std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::vector<std::pair<size_t, Shipper*>> shippers;
+  const std::shared_ptr<const Cluster> cluster = this->cluster();
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& [member, shipper] : shippers_) shippers.emplace_back(member, shipper.get());
@@ -133,7 +146,7 @@ Status ReplicatedShipper::Flush(std::chrono::milliseconds timeout) {
                                std::chrono::duration_cast<std::chrono::milliseconds>(
                                    deadline - std::chrono::steady_clock::now()));
     if (Status s = shipper->Flush(left); !s.ok()) {
-      waiting += (waiting.empty() ? "" : "; ") + cluster_.members[member].name + ": " + s.message();
+      waiting += (waiting.empty() ? "" : "; ") + cluster->members[member].name + ": " + s.message();
     }
   }
   if (!waiting.empty()) return Status::Unavailable(waiting);
@@ -144,7 +157,7 @@ std::vector<OwnerCounters> ReplicatedShipper::counters() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<OwnerCounters> out;
   for (const auto& [member, shipper] : shippers_) {
-    out.push_back({cluster_.members[member].name, shipper->counters(), shipper->spool_counters()});
+    out.push_back({cluster_->members[member].name, shipper->counters(), shipper->spool_counters()});
   }
   return out;
 }
@@ -164,7 +177,7 @@ SpoolCounters ReplicatedShipper::TotalSpoolCounters() const {
 std::vector<std::string> ReplicatedShipper::members() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> out;
-  for (const auto& [member, shipper] : shippers_) out.push_back(cluster_.members[member].name);
+  for (const auto& [member, shipper] : shippers_) out.push_back(cluster_->members[member].name);
   return out;
 }
 

@@ -88,15 +88,19 @@ class ReplicatedShipper {
   // Members that have a shipper, by name.
   std::vector<std::string> members() const;
 
-  const Cluster& cluster() const { return cluster_; }
+  // Routes every batch sent from now on by `next` (the cluster file read again, SIGHUP), which
+  // must keep every member of the current cluster at its index (CheckClusterReload does).
+  void SetCluster(Cluster next);
+  // The cluster batches are routed by now.
+  std::shared_ptr<const Cluster> cluster() const;
 
  private:
   // The shipper of member `member`, created on first use; nullptr (logged) if it cannot be.
   Shipper* ShipperOf(size_t member);
 
-  const Cluster cluster_;
   const ShipperFactory factory_;
   mutable std::mutex mu_;
+  std::shared_ptr<const Cluster> cluster_;  // guarded by mu_; replaced whole by SetCluster
   std::map<size_t, std::unique_ptr<Shipper>> shippers_;  // by member index; guarded by mu_
   std::set<size_t> failing_;  // members whose shipper could not be made (logged); mu_
 };

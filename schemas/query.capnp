@@ -16,6 +16,7 @@ struct Query {
     metrics @2 :Void;     # the metric catalog
     stacks @3 :StackQuery;
     status @4 :Void;      # this shard's health (ShardStatus)
+    completeness @7 :CompletenessQuery;  # how far it has applied each host (replica choice)
   }
   replicas @5 :Replicas;  # set in a replicated cluster's queries (core/cluster.h): answer only
                           # for the host-seconds this round gives the member named
@@ -44,6 +45,32 @@ struct Replicas {
   round @4 :UInt32;           # 0 for the first
   down @5 :List(Text);        # members found down in earlier rounds
   downIn @6 :List(UInt32);    # the round each of `down` failed in
+  prefer @7 :List(ReplicaPreference);
+                              # hosts whose most complete owner is not their first: that owner
+                              # comes first for them (core/cluster.h "Replicas by completeness");
+                              # sorted by (host, epoch). An aggregator older than this field
+                              # ignores it and answers by the owner order.
+}
+
+struct ReplicaPreference {
+  host @0 :Text;
+  epoch @1 :UInt32;           # index into Replicas.epochs
+  member @2 :Text;            # the owner that comes first for this host in this epoch
+}
+
+# Which hosts this aggregator has applied only up to a second before `before`, and how far: what
+# a replicated query asks first, to take each host from its most complete owner.
+struct CompletenessQuery {
+  hosts @0 :List(Text);       # only these hosts (whatever their second); empty = every host held
+  before @1 :Int64;           # with no hosts named: report the hosts applied through a second
+                              # before this one only
+}
+
+# One host's newest second applied (its agents' batches are applied in sequence: all it sent
+# before that second is applied too).
+struct HostThrough {
+  host @0 :Text;
+  through @1 :Int64;          # unix seconds
 }
 
 struct ReplicaMember {
@@ -107,6 +134,7 @@ struct Answer {
     metrics @4 :List(MetricInfo);
     stacks @5 :StackAnswer;
     status @6 :ShardStatus;
+    completeness @8 :List(HostThrough);  # the hosts a CompletenessQuery asked about that it holds
   }
 }
 

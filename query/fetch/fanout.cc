@@ -8,6 +8,7 @@
 
 #include "core/counts.h"
 #include "core/curve_socket.h"
+#include "query/fetch/replica_choice.h"
 
 namespace trailmap {
 namespace {
@@ -128,12 +129,70 @@ FanoutResult FanOutEach(zmq::context_t& context, const std::vector<std::string>&
   return result;
 }
 
+// The preferences of a replicated query over [from, to) of `hosts` (empty = all): asks the
+// `asked` members how far they have applied their hosts, then the other owners of the hosts
+// named behind by name (query/fetch/replica_choice.h), within a tenth of the deadline (answers
+// come from memory). A member that does not answer in time counts as holding nothing: the rounds
+// ask it anyway.
+std::vector<ReplicaPreference> ChooseByCompleteness(zmq::context_t& context, const Cluster& cluster,
+                                                    const std::vector<size_t>& asked,
+                                                    const std::vector<std::string>& hosts,
+                                                    int64_t from, int64_t to, uint64_t id,
+                                                    const FanoutOptions& options) {
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  const int64_t before = CompletenessBefore(to, now);
+  const auto end = std::chrono::steady_clock::now() + options.deadline / 10;
+  ReplicaCompleteness completeness(cluster.members.size());
+  // One round: members[i] asked about names[i] (empty: the query's hosts, or when it names none
+  // every host behind `before`).
+  const auto ask = [&](const std::vector<size_t>& members,
+                       const std::vector<std::vector<std::string>>& names) {
+    std::vector<std::string> endpoints, requests;
+    std::vector<const std::vector<std::string>*> named;
+    for (size_t i = 0; i < members.size(); ++i) {
+      Query q;
+      q.id = id;
+      q.kind = Query::Kind::kCompleteness;
+      named.push_back(names[i].empty() ? &hosts : &names[i]);
+      q.completeness.hosts = *named.back();
+      q.completeness.before = named.back()->empty() ? before : INT64_MAX;
+      endpoints.push_back(cluster.members[members[i]].query);
+      requests.push_back(EncodeQuery(q));
+    }
+    const auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+    const FanoutResult r = FanOutEach(context, endpoints, requests, id,
+                                      std::max(left, std::chrono::milliseconds(1)), options.curve);
+    for (const Answer& a : r.answers) {
+      if (a.kind != Query::Kind::kCompleteness) continue;
+      for (size_t i = 0; i < members.size(); ++i) {
+        if (endpoints[i] == a.endpoint) completeness.Add(members[i], a.completeness, *named[i]);
+      }
+    }
+  };
+  ask(asked, std::vector<std::vector<std::string>>(asked.size()));
+  const std::vector<std::vector<std::string>> follow = FollowUps(cluster, from, to, completeness);
+  std::vector<size_t> again;
+  std::vector<std::vector<std::string>> names;
+  for (size_t m = 0; m < follow.size(); ++m) {
+    if (follow[m].empty()) continue;
+    again.push_back(m);
+    names.push_back(follow[m]);
+  }
+  if (!again.empty()) ask(again, names);
+  return ChooseReplicas(cluster, from, to, before, completeness);
+}
+
 // Which members a round's failures leave without a live replica: simulates each possible owner
-// list's choice round by round (failed_round[m] = the round member m failed in, or -1).
+// list's choice round by round (failed_round[m] = the round member m failed in, or -1). The
+// orders preferences give (core/cluster.h "Replicas by completeness") are simulated too.
 std::vector<std::vector<size_t>> LostOwnerSets(const Cluster& cluster,
                                                const std::vector<size_t>& asked,
                                                const std::vector<int>& failed_round,
-                                               int64_t from, int64_t to) {
+                                               const ReplicaSelection& selection, int64_t from,
+                                               int64_t to) {
   std::vector<std::vector<size_t>> lost;
   for (size_t e = 0; e < cluster.epochs.size(); ++e) {
     const int64_t begin = e == 0 ? INT64_MIN : cluster.epochs[e].from;
@@ -142,6 +201,12 @@ std::vector<std::vector<size_t>> LostOwnerSets(const Cluster& cluster,
     std::vector<std::vector<size_t>> lists;
     const bool all = PossibleOwnerLists(cluster, cluster.epochs[e], 100'000, &lists);
     if (!all) lists.clear();
+    for (const ReplicaPreference& p : selection.prefer) {
+      if (p.epoch != e) continue;
+      std::vector<size_t> owners = cluster.Owners(p.host, begin);
+      ApplyPreference(cluster, selection, p.host, e, &owners);
+      lists.push_back(std::move(owners));
+    }
     for (const std::vector<size_t>& owners : lists) {
       // The chosen owner of round k is the first not failed before k; lost when each chosen
       // one failed in its round.
@@ -232,6 +297,11 @@ FanoutResult FanOutReplicas(zmq::context_t& context, const Cluster& cluster,
   std::vector<std::string> reasons(cluster.members.size());
   std::vector<size_t> up = asked;
   const auto start = std::chrono::steady_clock::now();
+  if (cluster.replication > 1) {
+    const std::vector<std::string>& hosts = stacks ? query.stacks.hosts : query.histograms.hosts;
+    scope->selection.prefer =
+        ChooseByCompleteness(context, cluster, asked, hosts, from, to, query.id, options);
+  }
   for (uint32_t round = 0; round < std::max<uint32_t>(1, cluster.replication) && !up.empty();
        ++round) {
     std::vector<std::string> endpoints, requests;
@@ -243,7 +313,7 @@ FanoutResult FanOutReplicas(zmq::context_t& context, const Cluster& cluster,
     const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - start);
     std::chrono::milliseconds wait = options.deadline - spent;
-    if (round == 0 && cluster.replication > 1) wait = options.deadline / 2;
+    if (round == 0 && cluster.replication > 1) wait = std::min(wait, options.deadline / 2);
     wait = std::max(wait, std::chrono::milliseconds(1));
     FanoutResult answered = FanOutEach(context, endpoints, requests, query.id, wait, options.curve);
     for (Answer& a : answered.answers) result.answers.push_back(std::move(a));
@@ -272,7 +342,8 @@ FanoutResult FanOutReplicas(zmq::context_t& context, const Cluster& cluster,
     up = std::move(still_up);
   }
 
-  const std::vector<std::vector<size_t>> lost = LostOwnerSets(cluster, asked, failed_round, from, to);
+  const std::vector<std::vector<size_t>> lost =
+      LostOwnerSets(cluster, asked, failed_round, scope->selection, from, to);
   std::vector<bool> in_lost(cluster.members.size(), false);
   for (const std::vector<size_t>& set : lost) {
     std::string names, why;

@@ -56,6 +56,8 @@ FanoutResult FanOut(zmq::context_t& context, const std::vector<std::string>& end
 // A replicated cluster's query (core/cluster.h, "Replicas in queries"): asks the members
 // `asked` (indexes into cluster.members, whose `query` endpoints are used) in rounds, each
 // answering only for the host-seconds chosen for it, so every host-second is counted once. The
+// rounds choose each host's replica by completeness (core/cluster.h "Replicas by completeness";
+// the question takes at most a tenth of the deadline, and is not asked when R = 1). The
 // first round waits half the deadline when R > 1, so a slow member is skipped while its peers
 // still have time to answer for it; later rounds get what is left. A member that did not answer
 // is in `skipped` when every host it owns had another owner answer, and its owner sets with no

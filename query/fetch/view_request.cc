@@ -29,6 +29,7 @@ Result<TimeRange> ParseTimeRange(const ViewRequest& request, int64_t now) {
 }
 
 Result<Cluster> QueryCluster(const QueryContext& context, const ViewRequest& request) {
+  if (context.cluster) return *context.cluster;
   EndpointSources sources;
   sources.flag = request.aggregators;
   sources.config_path = request.config;
@@ -109,6 +110,9 @@ Result<FanoutResult> FanOutAll(const QueryContext& context, const ViewRequest& r
       }
     }
     return Status::InvalidArgument(f.endpoint + ": " + f.reason);
+  }
+  if (result.answers.empty() && !result.failures.empty() && context.empty_when_none_answer) {
+    return result;  // every shard missing: the view's document says so
   }
   if (result.answers.empty()) {
     std::string msg = "no aggregator answered:";

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 #include <zmq.hpp>
@@ -34,6 +35,13 @@ struct QueryContext {
   bool stdout_is_terminal = false;  // the CLI's standard output is a terminal (never for HTTP)
   int terminal_columns = 0;         // 0 when unknown
   CurveClient curve;  // the keys queries are sent with; a query fails with Usable()'s message
+  // When no shard answers: true (the CLI), FanOutAll returns the empty result with every shard
+  // (in a replicated cluster, every owner set) failed, so a view prints its document with all of
+  // them under missing_shards, as a partial answer does; false (trailmap-query), Unavailable.
+  bool empty_when_none_answer = false;
+  // Set (trailmap-query): the cluster to ask, read once and again on SIGHUP, instead of the one
+  // QueryCluster would resolve from the request and the environment.
+  std::shared_ptr<const Cluster> cluster;
 };
 
 // The system clock in unix seconds: what a main() reads into QueryContext::now (the CLI once,
@@ -71,8 +79,9 @@ struct Fetched {
   std::vector<std::string> skipped;  // down, but their replicas answered: "agg-2 (...): reason"
 };
 
-// The cluster `request` asks (request.cluster or request.aggregators, else the environment and
-// config files of `context`, query/fetch/endpoints.h). InvalidArgument names what is wrong.
+// The cluster `request` asks: context.cluster when set, else request.cluster or
+// request.aggregators, else the environment and config files of `context`
+// (query/fetch/endpoints.h). InvalidArgument names what is wrong.
 Result<Cluster> QueryCluster(const QueryContext& context, const ViewRequest& request);
 
 // Resolves the cluster and sends `query` (its id and limits are set here) to its members: for a
@@ -81,13 +90,14 @@ Result<Cluster> QueryCluster(const QueryContext& context, const ViewRequest& req
 // is 9/10 of request.timeout, so a shard's "over budget" answer arrives before the fan-out gives
 // up on it. Fails with InvalidArgument for bad parameters and for a query a shard refused as over
 // its budget ("agg-1 (tcp://...): query over budget: ... narrow it: ..."), Unavailable when no
-// shard answered at all; the shards that did not answer are in the result's failures (data
-// missing) or skipped (their replicas answered instead).
+// shard answered at all (unless context.empty_when_none_answer); the shards that did not answer
+// are in the result's failures (data missing) or skipped (their replicas answered instead).
 Result<FanoutResult> FanOutAll(const QueryContext& context, const ViewRequest& request,
                                Query query);
 
 // Resolves the aggregators, fans the query out (with request.where) and merges the answers. Fails
-// with InvalidArgument for bad parameters, Unavailable when no shard answered at all, Corruption
+// with InvalidArgument for bad parameters, Unavailable when no shard answered at all (unless
+// context.empty_when_none_answer: then an empty grid with every shard missing), Corruption
 // when the answers do not merge.
 Result<Fetched> FetchGrid(const QueryContext& context, const ViewRequest& request,
                           const HistogramQuery& query);

@@ -1,7 +1,7 @@
 // trailmap-query: the HTTP node. It answers the JSON/SVG/PNG API (query/http/api.h) from the
 // aggregators the CLI would ask — the same flags, environment and config file — with the same
 // fan-out and views. main() reads the clock, the environment and the flags, listens, and serves
-// until SIGINT or SIGTERM.
+// until SIGINT or SIGTERM; SIGHUP reads the cluster file again (core/cluster.h ReloadCluster).
 #include <pthread.h>
 #include <signal.h>
 
@@ -9,11 +9,14 @@
 #include <cstdlib>
 #include <iostream>
 #include <iterator>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <zmq.hpp>
 
+#include "core/cluster.h"
 #include "core/curve_keys.h"
 #include "core/log.h"
 #include "core/units.h"
@@ -166,7 +169,13 @@ int main(int argc, char** argv) {
   Result<Cluster> cluster = QueryCluster(base, api.defaults);
   if (!cluster.ok()) return Usage(cluster.status().message());
   // Each request resolves the same list again; a config file read once is enough. A cluster
-  // file is read again by each request, so a member added to it is asked without a restart.
+  // file is read at start and again on SIGHUP (core/cluster.h ReloadCluster), so an epoch an
+  // operator adds is asked without a restart, and a file that does not read keeps the old one.
+  const std::string cluster_path =
+      api.defaults.cluster.empty() ? base.env_cluster : api.defaults.cluster;
+  std::mutex cluster_mu;
+  std::shared_ptr<const Cluster> current;  // guarded by cluster_mu; null without a cluster file
+  if (!cluster_path.empty()) current = std::make_shared<const Cluster>(*cluster);
   std::string list;
   for (const ClusterMember& m : cluster->members) list += (list.empty() ? "" : ",") + m.query;
   if (api.defaults.cluster.empty() && base.env_cluster.empty()) {
@@ -181,12 +190,18 @@ int main(int argc, char** argv) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);  // read the cluster file again
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  HttpHandler handler = [&base, &api](std::string_view method, std::string_view target) {
+  HttpHandler handler = [&base, &api, &cluster_mu, &current](std::string_view method,
+                                                             std::string_view target) {
     if (method != "GET") return ErrorReply(405, "only GET is served");
     QueryContext context = base;
     context.now = SystemNow();
+    {
+      std::lock_guard lock(cluster_mu);
+      context.cluster = current;
+    }
     return HandleApi(target, context, api);
   };
   Result<std::unique_ptr<HttpServer>> server = HttpServer::Listen(server_options, handler);
@@ -207,9 +222,30 @@ int main(int argc, char** argv) {
   }
   Log("serving http://" + host + ":" + std::to_string((*server)->port()) + "/ from " + list);
 
-  std::thread waiter([&signals, s = server->get()]() {
+  std::thread waiter([&signals, &cluster_path, &cluster_mu, &current, s = server->get()]() {
     int signal = 0;
-    sigwait(&signals, &signal);
+    while (sigwait(&signals, &signal) == 0 && signal == SIGHUP) {
+      std::shared_ptr<const Cluster> now_asked;
+      {
+        std::lock_guard lock(cluster_mu);
+        now_asked = current;
+      }
+      if (!now_asked) {
+        Log("SIGHUP: no cluster file to read again");
+        continue;
+      }
+      Result<Cluster> next = ReloadCluster(cluster_path, *now_asked, SystemNow());
+      if (!next.ok()) {
+        Log("SIGHUP: " + next.status().message());
+        continue;
+      }
+      Log("SIGHUP: cluster file " + cluster_path +
+          " read again: " + std::to_string(next->members.size()) + " members, " +
+          std::to_string(next->epochs.size()) + " epochs");
+      auto shared = std::make_shared<const Cluster>(std::move(next).value());
+      std::lock_guard lock(cluster_mu);
+      current = std::move(shared);
+    }
     Log("stopping on signal " + std::to_string(signal));
     s->Stop();
   });

@@ -228,8 +228,8 @@ Result<ViewDocument> RunHeatmapView(const HeatmapRequest& flags, const QueryCont
 
   HistogramQuery query;
   query.metric = flags.query.metric;
-  query.from = range->from;
-  query.to = range->from + int64_t{plan->step} * plan->columns;
+  query.from = plan->from;
+  query.to = plan->from + int64_t{plan->step} * plan->columns;
   query.to = std::min(query.to, range->to);
   query.step = plan->step;
   query.group_by = flags.query.by;

@@ -3,8 +3,9 @@
 #include <ostream>
 
 #include "core/predicate.h"
-#include "query/views/line.h"
 #include "query/render/line.h"
+#include "query/views/heatmap.h"
+#include "query/views/line.h"
 
 namespace trailmap {
 namespace {
@@ -33,13 +34,12 @@ Result<ViewDocument> RunLineView(const LineRequest& flags, const QueryContext& c
 
   HistogramQuery query;
   query.metric = flags.query.metric;
-  query.from = range->from;
+  // Without --step: at most kMaxPoints points, a step the rollups serve exactly (PlanColumns).
+  Result<ColumnPlan> plan = PlanColumns(range->from, range->to, 0, flags.step, kMaxPoints);
+  if (!plan.ok()) return plan.status();
+  query.from = plan->from;
   query.to = range->to;
-  const int64_t span = range->to - range->from;
-  query.step =
-      flags.step > 0
-          ? flags.step
-          : static_cast<uint32_t>(std::max<int64_t>(1, (span + kMaxPoints - 1) / kMaxPoints));
+  query.step = plan->step;
   query.group_by = flags.query.by;
   query.hosts = SplitList(flags.query.hosts);
   query.where = flags.query.where;

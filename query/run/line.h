@@ -22,7 +22,7 @@ struct LineRequest {
   size_t top = 10;           // lines of their own, the rest "other"; 0 = all
   bool area = false;
   bool stacked = false;
-  uint32_t step = 0;   // seconds a point; 0 = the range over at most 300 points
+  uint32_t step = 0;   // seconds a point; 0 = the range over at most 300 points (RollupStep)
   std::string format;  // "" = from -o's extension (.svg .png .json), else ansi
 };
 

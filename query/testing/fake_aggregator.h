@@ -1,5 +1,6 @@
 // A fake aggregator for the fan-out and CLI tests: a ROUTER socket on a free loopback port that
-// answers each query with a canned answer (or, when `silent`, never answers).
+// answers each query with a canned answer (or, when `silent`, never answers); a completeness
+// query (a replicated query's first question) with no host behind.
 #pragma once
 
 #include <atomic>
@@ -47,6 +48,11 @@ class FakeAggregator {
       ++queries_;
       if (silent_) continue;
       Answer answer = answer_;
+      if (query->kind == Query::Kind::kCompleteness) {  // every host through: nothing to name
+        answer = Answer{};
+        answer.shard = answer_.shard;
+        answer.kind = Query::Kind::kCompleteness;
+      }
       answer.id = query->id;
       socket_.send(identity, zmq::send_flags::sndmore);
       socket_.send(zmq::buffer(EncodeAnswer(answer)));

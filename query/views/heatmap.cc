@@ -192,19 +192,45 @@ Result<Coloring> ParseColoring(std::string_view text) {
                                  "\": use rank (outliers visible) or linear (shade ~ count)");
 }
 
+uint32_t RollupStep(uint64_t at_least) {
+  for (uint32_t s : {1u, 2u, 5u, 10u, 20u, 30u, 60u, 120u, 300u, 600u, 1200u, 1800u, 3600u, 7200u,
+                     10800u, 21600u, 43200u, 86400u}) {
+    if (s >= at_least) return s;
+  }
+  const uint64_t days = (at_least + 86399) / 86400;  // beyond a day: whole days
+  return static_cast<uint32_t>(std::min<uint64_t>(days * 86400, UINT32_MAX / 86400 * 86400));
+}
+
+uint32_t StoredResolutionOf(uint32_t step) {
+  for (uint32_t r : {600u, 60u, 10u}) {
+    if (step % r == 0) return r;
+  }
+  return 1;
+}
+
 Result<ColumnPlan> PlanColumns(int64_t from, int64_t to, uint32_t cols, uint32_t step,
                                uint32_t max_columns) {
   if (to <= from) {
     return Status::InvalidArgument("empty time range: --from must be before --to");
   }
-  const uint64_t range = static_cast<uint64_t>(to - from);
   ColumnPlan plan;
+  plan.from = from;
   if (step > 0) {
     plan.step = step;
+  } else if (cols > 0) {
+    const uint64_t range = static_cast<uint64_t>(to - from);
+    plan.step = static_cast<uint32_t>(std::max<uint64_t>(1, (range + cols - 1) / cols));
   } else {
-    const uint64_t want = cols > 0 ? cols : std::max<uint32_t>(max_columns, 1);
-    plan.step = static_cast<uint32_t>(std::max<uint64_t>(1, (range + want - 1) / want));
+    const uint64_t want = std::max<uint32_t>(max_columns, 1);
+    const uint64_t range = static_cast<uint64_t>(to - from);
+    plan.step = RollupStep((range + want - 1) / want);
+    // The first column from the next multiple of the resolution: less than a column is left out
+    // at the start (moving back would take a column more than fits).
+    const int64_t r = StoredResolutionOf(plan.step);
+    const int64_t past = ((from % r) + r) % r;
+    if (past != 0 && from + (r - past) < to) plan.from = from + (r - past);
   }
+  const uint64_t range = static_cast<uint64_t>(to - plan.from);
   const uint64_t columns = (range + plan.step - 1) / plan.step;
   if (columns > kMaxQueryColumns) {
     return Status::InvalidArgument(std::to_string(columns) + " columns is too many (at most " +

@@ -102,12 +102,24 @@ struct PercentileLine {
 // How a time range is cut into columns.
 struct ColumnPlan {
   uint32_t step = 1;     // seconds per column, at least 1
-  uint32_t columns = 0;  // ceil((to - from) / step)
+  uint32_t columns = 0;  // ceil((to - plan.from) / step)
+  int64_t from = 0;      // where the first column begins: `from`, or after it when aligned
 };
+
+// The smallest step of at least `at_least` seconds that the stored resolutions serve exactly:
+// 1, 2, 5, 10, 20 or 30 s, 1, 2, 5, 10, 20 or 30 min, 1, 2, 3, 6 or 12 h, then whole days. Each
+// is a multiple of the 1 s, 10 s, 1 min or 10 min rollup (aggregator/keys.h) that
+// StoredResolutionOf names, so a column starting on a multiple of it reads whole buckets.
+uint32_t RollupStep(uint64_t at_least);
+// The coarsest stored resolution (1, 10, 60 or 600 s) that divides `step`.
+uint32_t StoredResolutionOf(uint32_t step);
 
 // Plans the columns for [from, to): `step` seconds per column when step > 0; else about `cols`
 // columns when cols > 0; else as many as fit in `max_columns` (120 for a terminal, 600 for SVG),
-// one second per column when the range is short enough. Refuses an empty range.
+// one second per column when the range is short enough, with a RollupStep and the first column
+// moved on to a multiple of its stored resolution (less than one column is left out), so every
+// column reads whole rollup buckets (a week at 600 columns: 20-minute columns of two `hist_600s`
+// keys each, not 1,008 seconds read from four families). Refuses an empty range.
 Result<ColumnPlan> PlanColumns(int64_t from, int64_t to, uint32_t cols, uint32_t step,
                                uint32_t max_columns);
 

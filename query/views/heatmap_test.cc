@@ -35,6 +35,36 @@ TEST(PlanColumns, FitsTheRange) {
   EXPECT_FALSE(PlanColumns(10, 10, 0, 0, 120).ok());
 }
 
+// Issue 11: without --step or --cols, a step the rollups serve exactly, and the first column on a
+// multiple of its resolution.
+TEST(PlanColumns, TheDefaultStepIsServedByTheRollups) {
+  EXPECT_EQ(RollupStep(0), 1u);
+  EXPECT_EQ(RollupStep(3), 5u);
+  EXPECT_EQ(RollupStep(11), 20u);
+  EXPECT_EQ(RollupStep(61), 120u);
+  EXPECT_EQ(RollupStep(601), 1200u);
+  EXPECT_EQ(RollupStep(86401), 172800u);
+  EXPECT_EQ(StoredResolutionOf(1200), 600u);
+  EXPECT_EQ(StoredResolutionOf(120), 60u);
+  EXPECT_EQ(StoredResolutionOf(20), 10u);
+  EXPECT_EQ(StoredResolutionOf(5), 1u);
+  // A week at 600 columns: 1,008 s a column would read seconds and rollups of every kind at its
+  // edges; 1,200 s (two 10-minute blocks) from a 10-minute boundary reads two keys a column.
+  const int64_t now = 1'700'000'123;
+  Result<ColumnPlan> week = PlanColumns(now - 7 * 86400, now, 0, 0, 600);
+  ASSERT_TRUE(week.ok());
+  EXPECT_EQ(week->step, 1200u);
+  EXPECT_EQ(week->from, now - 7 * 86400 + 277);  // 323 s past a 10-minute boundary: on to it
+  EXPECT_EQ(week->columns, 504u);                // ceil((7 d - 277 s) / 20 min)
+  // An hour in a terminal (120 columns): 30 s columns from 10 s rollups, 7 s left out.
+  Result<ColumnPlan> hour = PlanColumns(now - 3600, now, 0, 0, 120);
+  EXPECT_EQ(hour->step, 30u);
+  EXPECT_EQ(hour->from, now - 3600 + 7);
+  EXPECT_EQ(hour->columns, 120u);
+  // Five minutes: one second a column, from where it was asked.
+  EXPECT_EQ(PlanColumns(now - 300, now, 0, 0, 600)->from, now - 300);
+}
+
 TEST(RoundTop, NextOneTwoOrFive) {
   const std::pair<uint64_t, uint64_t> cases[] = {
       {0, 1},
