@@ -116,13 +116,14 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
     c += o.shipper;
     sp += o.spool;
   }
-  line += " batches sent=" + std::to_string(c.sent) + " acked=" + std::to_string(c.acked) +
-          " duplicates=" + std::to_string(c.duplicates) +
-          " rejected=" + std::to_string(c.rejected) + " items_refused=" +
-          std::to_string(c.items_refused) + " resent=" + std::to_string(c.resent) +
-          " reconnects=" + std::to_string(c.reconnects) + " dropped=" + std::to_string(c.dropped) +
-          " out_of_order=" + std::to_string(c.out_of_order) +
-          " incarnations=" + std::to_string(c.incarnations);
+  line +=
+      " batches sent=" + std::to_string(c.sent) + " acked=" + std::to_string(c.acked) +
+      " duplicates=" + std::to_string(c.duplicates) + " rejected=" + std::to_string(c.rejected) +
+      " items_refused=" + std::to_string(c.items_refused) + " resent=" + std::to_string(c.resent) +
+      " reconnects=" + std::to_string(c.reconnects) + " dropped=" + std::to_string(c.dropped) +
+      " out_of_order=" + std::to_string(c.out_of_order) +
+      " incarnations=" + std::to_string(c.incarnations) +
+      " retry_later=" + std::to_string(c.retry_later);
   line += "; spool bytes=" + std::to_string(sp.bytes) + " batches=" + std::to_string(sp.batches) +
           " replayed=" + std::to_string(sp.replayed) +
           " dropped_batches=" + std::to_string(sp.dropped_batches) +

@@ -9,7 +9,8 @@
 //   statsd.packets, statsd.lines, statsd.rejected{reason}    what the statsd port received
 //   events, events.overflow, events.late, scalars, scalars.overflow, scalars.bad,
 //   stacks.samples, stacks.truncated, stacks.truncated_frames, seconds.pending   the bucketizer
-//   batches.{sent,acked,duplicate,rejected,resent,dropped,out_of_order,need_dictionary},
+//   batches.{sent,acked,duplicate,rejected,resent,dropped,out_of_order,need_dictionary,
+//   retry_later},
 //   reconnects, incarnations, stack_defs.sent, frame_defs.sent,
 //   items.refused, batches.unreadable          the shippers (summed over the host's owners)
 //   spool.{bytes,batches,appended,replayed,dropped.batches,dropped.bytes,

@@ -244,9 +244,35 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
   if (const toml::node* node = root.get("limits")) {
     const toml::table* limits = node->as_table();
     if (!limits) return KeyError(source, "limits", "expected a table");
-    if (Status s = CheckKeys(*limits, source, "limits.", {"max_batch_bytes"}); !s.ok()) return s;
+    if (Status s =
+            CheckKeys(*limits, source, "limits.",
+                      {"max_batch_bytes", "batches_per_second", "bytes_per_second",
+                       "values_per_second", "definitions_per_second", "new_series_per_minute",
+                       "burst_seconds", "max_agents", "max_pending_bytes"});
+        !s.ok()) {
+      return s;
+    }
     if (Status s = ReadSize(*limits, source, "max_batch_bytes", 1024, 1ll << 30,
                             &config->limits.max_bytes);
+        !s.ok())
+      return s;
+    // Per-agent rates (agent_limits.h): whole numbers, 0 = unlimited.
+    AgentLimits& a = config->agent_limits;
+    for (auto [key, out] : {std::pair{"batches_per_second", &a.batches_per_second},
+                            {"bytes_per_second", &a.bytes_per_second},
+                            {"values_per_second", &a.values_per_second},
+                            {"definitions_per_second", &a.definitions_per_second},
+                            {"new_series_per_minute", &a.new_series_per_minute},
+                            {"burst_seconds", &a.burst_seconds}}) {
+      size_t value = static_cast<size_t>(*out);
+      if (Status s = ReadSize(*limits, source, key, 0, int64_t{1} << 50, &value); !s.ok()) return s;
+      *out = static_cast<double>(value);
+    }
+    if (a.burst_seconds < 1) return KeyError(source, "limits.burst_seconds", "must be at least 1");
+    if (Status s = ReadSize(*limits, source, "max_agents", 1, 100'000'000, &a.max_agents); !s.ok())
+      return s;
+    if (Status s = ReadSize(*limits, source, "max_pending_bytes", 1 << 20, int64_t{1} << 40,
+                            &config->max_pending_bytes);
         !s.ok())
       return s;
   }

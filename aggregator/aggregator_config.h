@@ -16,7 +16,10 @@
 //   [retention] hist = "2d", hist_10s = "14d", hist_60s = "90d", hist_600s = "730d",
 //               scalar = "14d", stacks = "2d", stacks_60s = "30d", agents = "30d"
 //               (a duration, or "forever")
-//   [limits] max_batch_bytes
+//   [limits] max_batch_bytes; per agent id (agent_limits.h, 0 = unlimited): batches_per_second,
+//            bytes_per_second, values_per_second, definitions_per_second,
+//            new_series_per_minute, burst_seconds, max_agents; the ingest path's memory:
+//            max_pending_bytes (ingest_server.h)
 //   [queries] workers = 4, deadline = "30s", max_keys, max_groups, max_cells, max_answer_bytes
 //             (the most one query may cost, aggregator/query_budget.h; a client may ask for less)
 //
@@ -31,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "aggregator/agent_limits.h"
 #include "aggregator/query_budget.h"
 #include "aggregator/store.h"
 #include "core/batch.h"
@@ -76,6 +80,10 @@ struct AggregatorConfig {
     return o;
   }();
   BatchLimits limits;
+  AgentLimits agent_limits;  // [limits]: the per-agent rates
+  // [limits]: received, unapplied ingest bytes held at most (then agents are told "busy";
+  // ingest_server.h).
+  size_t max_pending_bytes = size_t{256} << 20;
   size_t query_workers = kDefaultQueryWorkers;     // [queries] workers, --query-workers
   QueryLimits query_limits = kDefaultQueryLimits;  // [queries], --query-deadline
 };

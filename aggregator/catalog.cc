@@ -122,6 +122,13 @@ uint32_t Catalog::FindOrAddHost(std::string_view name, std::string_view labels, 
   return it->second;
 }
 
+std::optional<uint32_t> Catalog::FindSeries(uint32_t metric, std::string_view fields) const {
+  const std::string key = SeriesMapKey(metric, fields);
+  std::shared_lock lock(mu_);
+  if (auto it = series_ids_.find(key); it != series_ids_.end()) return it->second;
+  return std::nullopt;
+}
+
 uint32_t Catalog::FindOrAddSeries(uint32_t metric, std::string_view fields, bool* added) {
   *added = false;
   std::string key = SeriesMapKey(metric, fields);

@@ -59,6 +59,7 @@ class Catalog {
   // The reader's side.
   std::optional<uint32_t> FindMetric(std::string_view name, MetricRecord* record = nullptr) const;
   std::optional<uint32_t> FindHost(std::string_view name) const;
+  std::optional<uint32_t> FindSeries(uint32_t metric, std::string_view fields) const;
   // Copies of one entry; empty when the id is unknown.
   MetricRecord Metric(uint32_t id) const;
   HostRecord Host(uint32_t id) const;

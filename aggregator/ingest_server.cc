@@ -13,10 +13,18 @@ RouterServer::Options RouterOptions(const IngestServerOptions& o) {
   RouterServer::Options r;
   r.name = "ingest";
   r.endpoint = o.endpoint;
-  r.max_message_bytes = static_cast<int64_t>(o.limits.max_bytes) + (1 << 20);
+  // A message somewhat over the batch limit is read and rejected with the reason (counted); one
+  // far over it (an eighth, at least 1 MiB) is dropped by libzmq with its connection unread.
+  r.max_message_bytes = static_cast<int64_t>(o.limits.max_bytes + OversizeMargin(o.limits));
   r.max_group = o.max_group;
   r.curve_secret_key = o.curve_secret_key;
   r.zap_domain = "ingest";
+  // One applying thread: batches apply in the order they came; the socket's thread only reads,
+  // so it answers "busy" at once when max_pending_bytes are held (see the header).
+  r.workers = 1;
+  r.max_queued = SIZE_MAX;  // bounded in bytes, not in messages
+  r.max_queued_bytes = std::max<size_t>(o.max_pending_bytes, 1);
+  r.receive_hwm = o.receive_hwm;
   return r;
 }
 
@@ -25,18 +33,41 @@ std::string AckBytes(uint64_t sequence, Ack::Status status, std::string reason =
   return EncodeAck(Ack{sequence, status, std::move(reason), expected});
 }
 
+// What `batch`'s content costs its agent's buckets (its envelope, batches and bytes, is charged
+// before the decode); series new to the catalog are looked up only when that limit is on.
+BatchCost ContentCost(const Batch& batch, const Store& store, const AgentLimits& limits) {
+  BatchCost cost;
+  for (const SecondDelta& second : batch.seconds) {
+    cost.values += static_cast<double>(second.histograms.size() + second.scalars.size() +
+                                       second.stacks.size());
+  }
+  cost.definitions = static_cast<double>(batch.frames.size() + batch.stacks.size());
+  if (limits.new_series_per_minute > 0)
+    cost.new_series = static_cast<double>(store.NewSeriesIn(batch));
+  return cost;
+}
+
 }  // namespace
 
 IngestServer::IngestServer(zmq::context_t* context, Store* store, IngestServerOptions options)
     : store_(store),
       options_(std::move(options)),
-      router_(context, RouterOptions(options_),
-              RouterServer::PeerGroupHandler(
-                  [this](const std::vector<Result<std::string_view>>& payloads,
-                         const std::vector<RouterServer::Peer>& peers) {
-                    return HandleGroup(payloads, peers);
-                  }),
-              [this] { MaybeLogSummary(); }) {}
+      router_(
+          context,
+          [this] {
+            RouterServer::Options r = RouterOptions(options_);
+            r.busy = [this](std::string_view payload, const RouterServer::Peer&) {
+              return Busy(payload);
+            };
+            return r;
+          }(),
+          RouterServer::PeerGroupHandler(
+              [this](const std::vector<Result<std::string_view>>& payloads,
+                     const std::vector<RouterServer::Peer>& peers) {
+                return HandleGroup(payloads, peers);
+              }),
+          [this] { MaybeLogSummary(); }),
+      limiter_(options_.agent_limits) {}
 
 IngestServer::~IngestServer() { Stop(); }
 
@@ -57,28 +88,93 @@ Status IngestServer::Start() {
 void IngestServer::Stop() { router_.Stop(); }
 
 IngestCounters IngestServer::counters() const {
-  return IngestCounters{applied_.load(),           duplicate_.load(),       out_of_order_.load(),
-                        rejected_.load(),          failed_.load(),          bytes_.load(),
-                        histogram_seconds_.load(), need_dictionary_.load(), stack_values_.load(),
-                        refused_items_.load(),     refused_by_key_.load()};
+  return IngestCounters{applied_.load(),
+                        duplicate_.load(),
+                        out_of_order_.load(),
+                        rejected_.load(),
+                        failed_.load(),
+                        bytes_.load(),
+                        histogram_seconds_.load(),
+                        need_dictionary_.load(),
+                        stack_values_.load(),
+                        refused_items_.load(),
+                        refused_by_key_.load(),
+                        rate_limited_.load(),
+                        busy_.load()};
+}
+
+AgentRefusals IngestServer::RateLimited() const {
+  std::lock_guard<std::mutex> lock(limiter_mu_);
+  return limiter_.total();
+}
+
+std::vector<std::pair<std::string, AgentRefusals>> IngestServer::TopRateLimited(size_t n) const {
+  std::lock_guard<std::mutex> lock(limiter_mu_);
+  return limiter_.TopRefused(n);
+}
+
+std::optional<std::string> IngestServer::Busy(std::string_view payload) {
+  ++busy_;
+  std::string agent;
+  uint64_t sequence = 0;
+  if (!PeekBatchEnvelope(payload, options_.limits.max_text, &agent, &sequence)) sequence = 0;
+  const std::string reason =
+      "busy: the aggregator holds " + std::to_string(router_.queued_bytes()) +
+      " bytes of received batches not yet applied, at most " +
+      std::to_string(options_.max_pending_bytes) + " ([limits] max_pending_bytes); resend after " +
+      std::to_string(options_.busy_retry_ms) + " ms";
+  LogLimited("ingest: batch " + std::to_string(sequence) + " answered retryLater: " + reason);
+  Ack ack{sequence, Ack::Status::kRetryLater, reason, 0};
+  ack.retry_after_ms = options_.busy_retry_ms;
+  return EncodeAck(ack);
+}
+
+std::optional<std::string> IngestServer::Limit(const std::string& agent, uint64_t sequence,
+                                               const BatchCost& cost) {
+  std::optional<LimitRefusal> refusal;
+  {
+    std::lock_guard<std::mutex> lock(limiter_mu_);
+    refusal = limiter_.Admit(agent, cost, AgentLimiter::Clock::now());
+  }
+  if (!refusal) return std::nullopt;
+  ++rate_limited_;
+  LogLimited("ingest: batch " + std::to_string(sequence) +
+             " answered retryLater: " + refusal->reason);
+  Ack ack{sequence, Ack::Status::kRetryLater, std::move(refusal->reason), 0};
+  ack.retry_after_ms = refusal->retry_after_ms;
+  return EncodeAck(ack);
 }
 
 std::vector<std::optional<std::string>> IngestServer::HandleGroup(
     const std::vector<Result<std::string_view>>& payloads,
     const std::vector<RouterServer::Peer>& peers) {
-  std::vector<std::optional<std::string>> replies;
-  replies.reserve(payloads.size());
+  // One reply per request, in its place; a batch refused before the store (its key, a limit)
+  // does not break the group commit of the batches around it.
+  std::vector<std::optional<std::string>> replies(payloads.size());
   std::vector<Decoded> pending;
   for (size_t i = 0; i < payloads.size(); ++i) {
     const Result<std::string_view>& payload = payloads[i];
     if (!payload.ok()) {
       Commit(&pending, &replies);
-      replies.push_back(Reject("", 0, payload.status().message()));
+      replies[i] = Reject("", 0, payload.status().message());
       continue;
     }
     bytes_ += payload->size();
     std::string agent;
     uint64_t sequence = 0;
+    // The envelope's rates first, from what a peek reads: a flood costs no decoding.
+    const bool limited = options_.agent_limits.any();
+    if (limited && PeekBatchEnvelope(*payload, options_.limits.max_text, &agent, &sequence) &&
+        sequence != 0) {
+      if (options_.access != nullptr) agent += "@" + peers[i].key_name;
+      const BatchCost envelope{.batches = 1, .bytes = static_cast<double>(payload->size())};
+      if (std::optional<std::string> retry = Limit(agent, sequence, envelope)) {
+        replies[i] = std::move(retry);
+        continue;
+      }
+    }
+    agent.clear();
+    sequence = 0;
     Refusals refused;
     Result<Batch> batch = DecodeBatch(*payload, options_.limits, &agent, &sequence, &refused);
     if (TRAILMAP_FAILPOINT("ingest.unreadable")) {
@@ -91,20 +187,26 @@ std::vector<std::optional<std::string>> IngestServer::HandleGroup(
       // Judged under the sender's own name for the agent id, so it moves no one else's watermark.
       if (!agent.empty() && sequence != 0) {
         if (std::string why = Authorize(peers[i], "", &agent, /*bind=*/false); !why.empty()) {
-          replies.push_back(RefuseForKey(agent, sequence, why));
+          replies[i] = RefuseForKey(agent, sequence, why);
           continue;
         }
       }
-      replies.push_back(Reject(agent, sequence, batch.status().message()));
+      replies[i] = Reject(agent, sequence, batch.status().message());
       continue;
     }
     if (std::string why = Authorize(peers[i], batch->host, &batch->agent, /*bind=*/true);
         !why.empty()) {
-      Commit(&pending, &replies);
-      replies.push_back(RefuseForKey(batch->agent, batch->sequence, why));
+      replies[i] = RefuseForKey(batch->agent, batch->sequence, why);
       continue;
     }
-    pending.push_back({std::move(batch).value(), std::move(refused)});
+    if (limited) {
+      const BatchCost content = ContentCost(*batch, *store_, options_.agent_limits);
+      if (std::optional<std::string> retry = Limit(batch->agent, batch->sequence, content)) {
+        replies[i] = std::move(retry);
+        continue;
+      }
+    }
+    pending.push_back({std::move(batch).value(), std::move(refused), i});
   }
   Commit(&pending, &replies);
   return replies;
@@ -130,16 +232,17 @@ void IngestServer::Commit(std::vector<Decoded>* pending,
   for (size_t i = 0; i < pending->size(); ++i) {
     const Batch& batch = (*pending)[i].batch;
     const Refusals& refused = (*pending)[i].refused;
+    std::optional<std::string>& reply = (*replies)[(*pending)[i].index];
     const Result<ApplyOutcome>& outcome = outcomes[i];
     if (!outcome.ok()) {
       if (outcome.status().code() == Status::Code::kInvalidArgument) {
-        replies->push_back(Reject(batch.agent, batch.sequence, outcome.status().message()));
+        reply = Reject(batch.agent, batch.sequence, outcome.status().message());
         continue;
       }
       ++failed_;
       Log("ingest: batch " + std::to_string(batch.sequence) + " of " + batch.agent +
           " not written, not acked: " + outcome.status().ToString());
-      replies->push_back(std::nullopt);
+      reply = std::nullopt;
       continue;
     }
     Ack ack{batch.sequence, outcome->status};
@@ -168,7 +271,7 @@ void IngestServer::Commit(std::vector<Decoded>* pending,
         ack.expected = outcome->expected;
         break;
     }
-    replies->push_back(EncodeAck(ack));
+    reply = EncodeAck(ack);
   }
   pending->clear();
 }
@@ -241,6 +344,7 @@ void IngestServer::LogRefused(const Batch& batch, const Refusals& refused) {
 }
 
 void IngestServer::LogLimited(const std::string& line) {
+  std::lock_guard<std::mutex> lock(log_mu_);
   if (reject_logs_left_ > 0) {
     --reject_logs_left_;
     Log(line);
@@ -251,6 +355,7 @@ void IngestServer::LogLimited(const std::string& line) {
 
 void IngestServer::MaybeLogSummary() {
   const auto now = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(log_mu_);
   if (now < next_summary_) return;
   next_summary_ = now + options_.summary_interval;
   reject_logs_left_ = options_.max_reject_logs;
@@ -270,6 +375,14 @@ void IngestServer::MaybeLogSummary() {
   if (c.refused_by_key != p.refused_by_key) {
     line += ", " + std::to_string(c.refused_by_key - p.refused_by_key) +
             " batches refused for their key";
+  }
+  if (c.busy != p.busy) {
+    line +=
+        ", " + std::to_string(c.busy - p.busy) + " batches answered busy (max_pending_bytes held)";
+  }
+  if (c.rate_limited != p.rate_limited) {
+    line += ", " + std::to_string(c.rate_limited - p.rate_limited) +
+            " batches answered retryLater (agents over their [limits])";
   }
   if (c.refused_items != p.refused_items) {
     line += ", " + std::to_string(c.refused_items - p.refused_items) + " items refused";

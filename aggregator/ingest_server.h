@@ -24,18 +24,38 @@
 // restart, take over its id (the bindings are rebuilt from the watermarks' names at start).
 // Plaintext (access nullptr): no checks, agent ids as sent.
 //
+// Limits (agent_limits.h): a batch is charged to its agent id's buckets (with CURVE the id under
+// its connection's key, "AGENT@KEY") in two parts: batches and bytes from its envelope, read
+// without decoding it, then, once decoded and past its key's checks, values, definitions and
+// series new to the catalog. Over one,
+// it is answered `retryLater` with the reason and the wait (schemas/ingest.capnp, "Limits"),
+// counted in `rate_limited` and per agent (TopRateLimited), and nothing moves: it never reaches
+// the store, so neither its data nor its stack definitions are taken.
+//
+// Memory (issue 12, "Ingest memory"): the socket's thread only reads messages and queues them for
+// one applying thread (RouterServer workers = 1, so batches are applied in the order they came,
+// up to max_group at a time). The bytes of messages received and not yet applied are bounded by
+// max_pending_bytes (plus one message): past it a batch is answered at once `retryLater` with
+// "busy" and busy_retry_ms, counted in `busy`, and its bytes freed, so senders back off and
+// nothing queues without bound. ZeroMQ queues at most receive_hwm messages per connection
+// behind that (then TCP holds the sender). Connections are not capped here yet (the file
+// descriptor limit is the cap).
+//
 // Thread safety: Start/Stop from the owning thread; counters() from any thread. The Store and the
 // zmq::context_t must outlive the server.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
+#include "aggregator/agent_limits.h"
 #include "aggregator/router_server.h"
 #include "aggregator/store.h"
 #include "aggregator/zap_handler.h"
@@ -44,10 +64,17 @@
 
 namespace trailmap::aggregator {
 
+// How far over BatchLimits::max_bytes a message is still read (and rejected with the reason):
+// an eighth of it, at least 1 MiB (36 MiB of a 32 MiB limit).
+inline size_t OversizeMargin(const BatchLimits& limits) {
+  return std::max<size_t>(size_t{1} << 20, limits.max_bytes / 8);
+}
+
 struct IngestServerOptions {
   std::string endpoint = "tcp://127.0.0.1:7400";
-  BatchLimits
-      limits;  // checked on every batch; messages over limits.max_bytes + 1 MiB drop the peer
+  // Checked on every batch. A message over limits.max_bytes is rejected with the reason, or,
+  // past OversizeMargin more, its connection is dropped unread (ZMQ_MAXMSGSIZE).
+  BatchLimits limits;
   std::chrono::milliseconds summary_interval{10'000};
   int max_reject_logs = 10;  // rejection and refusal lines per summary interval; the rest counted
   // Batches already waiting that are written together, with one WAL fsync (group commit).
@@ -58,6 +85,11 @@ struct IngestServerOptions {
   // key may write. ""/nullptr: plaintext, no identity checks. Not owned; must outlive the server.
   std::string curve_secret_key;
   const ZapHandler* access = nullptr;
+  AgentLimits agent_limits;  // per agent id (agent_limits.h); AgentLimits{} has the defaults
+  // Received, unapplied message bytes held at most (plus one message); then "busy".
+  size_t max_pending_bytes = size_t{256} << 20;
+  uint32_t busy_retry_ms = 200;  // the wait a "busy" retryLater asks for
+  int receive_hwm = 64;          // messages ZeroMQ queues per connection before TCP holds back
 };
 
 // Totals since Start.
@@ -73,6 +105,8 @@ struct IngestCounters {
   uint64_t stack_values = 0;       // (second, series) stack count lists written
   uint64_t refused_items = 0;      // items left out of applied batches (schemas/ingest.capnp)
   uint64_t refused_by_key = 0;     // batches refused for their key: host, agent id or right
+  uint64_t rate_limited = 0;       // batches answered retryLater: their agent was over a limit
+  uint64_t busy = 0;               // batches answered retryLater: max_pending_bytes were held
   bool operator==(const IngestCounters&) const = default;
 };
 
@@ -85,6 +119,12 @@ class IngestServer {
   void Stop();
   const std::string& endpoint() const { return router_.endpoint(); }
   IngestCounters counters() const;
+  // Batches answered retryLater for a per-agent limit: by limit in total, and the `n` agents
+  // refused most. Any thread.
+  AgentRefusals RateLimited() const;
+  std::vector<std::pair<std::string, AgentRefusals>> TopRateLimited(size_t n) const;
+  // Received, unapplied bytes held now. Any thread.
+  size_t pending_bytes() const { return router_.queued_bytes(); }
 
  private:
   // The messages that were waiting, in order: decoded, then the good ones applied with one
@@ -101,7 +141,12 @@ class IngestServer {
   struct Decoded {
     Batch batch;       // without its bad items
     Refusals refused;  // the items left out
+    size_t index = 0;  // its request's place in the group
   };
+  // nullopt when `cost` is within `agent`'s limits (then charged), else the retryLater ack of
+  // batch `sequence`.
+  std::optional<std::string> Limit(const std::string& agent, uint64_t sequence,
+                                   const BatchCost& cost);
   // Applies the pending group and appends its acks to `replies`.
   void Commit(std::vector<Decoded>* pending, std::vector<std::optional<std::string>>* replies);
   // The answer to a batch that cannot be read (nullopt: the watermark could not be written).
@@ -111,6 +156,8 @@ class IngestServer {
   std::string RefuseForKey(const std::string& agent, uint64_t sequence, const std::string& reason);
   // Counts an applied batch's refused items and logs them (rate-limited).
   void LogRefused(const Batch& batch, const Refusals& refused);
+  // The retryLater of a batch that finds max_pending_bytes held (socket thread).
+  std::optional<std::string> Busy(std::string_view payload);
   // Logs `line` unless this interval's max_reject_logs are spent (then only counts it).
   void LogLimited(const std::string& line);
   void MaybeLogSummary();
@@ -121,9 +168,13 @@ class IngestServer {
 
   std::atomic<uint64_t> applied_{0}, duplicate_{0}, out_of_order_{0}, rejected_{0}, failed_{0};
   std::atomic<uint64_t> bytes_{0}, histogram_seconds_{0}, need_dictionary_{0}, stack_values_{0};
-  std::atomic<uint64_t> refused_items_{0}, refused_by_key_{0};
-  // Server thread only.
+  std::atomic<uint64_t> refused_items_{0}, refused_by_key_{0}, rate_limited_{0}, busy_{0};
+  mutable std::mutex limiter_mu_;  // the limiter is charged on the server thread, read by any
+  AgentLimiter limiter_;           // guarded by limiter_mu_
+  // The applying thread only.
   std::unordered_map<std::string, std::string> bound_;  // agent id -> key name (with CURVE)
+  // The log budget and summary: the applying thread, the socket's (busy, tick).
+  std::mutex log_mu_;
   IngestCounters last_summary_;
   std::chrono::steady_clock::time_point next_summary_;
   int reject_logs_left_ = 0;

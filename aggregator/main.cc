@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -271,6 +272,8 @@ int Run(int argc, char** argv) {
   IngestServerOptions ingest_options;
   ingest_options.endpoint = config.ingest_endpoint;
   ingest_options.limits = config.limits;
+  ingest_options.agent_limits = config.agent_limits;
+  ingest_options.max_pending_bytes = config.max_pending_bytes;
   ingest_options.curve_secret_key = server_key.secret_key;
   ingest_options.access = zap.get();
   IngestServer ingest_server(&context, store->get(), ingest_options);
@@ -283,6 +286,15 @@ int Run(int argc, char** argv) {
   query_options.add_status = [&ingest_server, &zap](ShardStatus* status) {
     status->refused_batches = ingest_server.counters().refused_by_key;
     status->refused_connections = zap ? zap->counters().refused : 0;
+    const IngestCounters ingest = ingest_server.counters();
+    status->rate_limited = ingest.rate_limited;
+    status->busy = ingest.busy;
+    for (const auto& [agent, refusals] : ingest_server.TopRateLimited(kMaxLimitedAgents)) {
+      const auto most = std::max_element(refusals.by_limit.begin(), refusals.by_limit.end());
+      status->limited_agents.push_back(
+          {agent, refusals.total(),
+           AgentLimitName(static_cast<AgentLimit>(most - refusals.by_limit.begin()))});
+    }
   };
   QueryServer query_server(&context, store->get(), std::move(query_options));
   if (Status s = ingest_server.Start(); !s.ok()) {

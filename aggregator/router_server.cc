@@ -14,6 +14,7 @@ struct RouterServer::Request {
   std::vector<zmq::message_t> frames;
   size_t payload_at = 1;
   Peer peer;
+  std::optional<Status> invalid;  // an envelope without exactly one payload frame
 };
 
 RouterServer::RouterServer(zmq::context_t* context, Options options, PeerGroupHandler handler,
@@ -58,6 +59,7 @@ Status RouterServer::Start() {
     auto socket = std::make_unique<zmq::socket_t>(*context_, zmq::socket_type::router);
     socket->set(zmq::sockopt::linger, 0);  // unsent replies are resent by the peers anyway
     socket->set(zmq::sockopt::maxmsgsize, options_.max_message_bytes);
+    socket->set(zmq::sockopt::rcvhwm, options_.receive_hwm);
     if (!options_.curve_secret_key.empty()) {
       try {
         socket->set(zmq::sockopt::curve_server, 1);
@@ -99,8 +101,39 @@ void RouterServer::Stop() {
   workers_.clear();
   if (thread_.joinable()) thread_.join();
   queue_.clear();
+  queued_bytes_ = 0;
   replies_.reset();
   socket_.reset();
+}
+
+bool RouterServer::Enqueue(Request& r) {
+  size_t bytes = 0;
+  if (r.invalid) {
+    for (const zmq::message_t& frame : r.frames) bytes += frame.size();
+  } else {
+    bytes = r.frames[r.payload_at].size();
+  }
+  std::unique_lock<std::mutex> lock(queue_mu_);
+  const size_t held = queued_bytes_.load();
+  const bool over_bytes =
+      options_.max_queued_bytes > 0 && held > 0 && held + bytes > options_.max_queued_bytes;
+  if (!over_bytes && queue_.size() < options_.max_queued) {
+    queued_bytes_ += bytes;
+    queue_.push_back(std::make_unique<Request>(std::move(r)));
+    lock.unlock();
+    queue_cv_.notify_one();
+    return true;
+  }
+  lock.unlock();
+  if (!options_.busy) return false;
+  if (r.invalid) return true;  // an odd envelope when full: dropped (the handler runs on workers)
+  ++busy_answered_;
+  const zmq::message_t& payload = r.frames[r.payload_at];
+  if (std::optional<std::string> reply =
+          options_.busy(std::string_view(payload.data<char>(), payload.size()), r.peer)) {
+    Send(r, *reply);
+  }
+  return true;
 }
 
 void RouterServer::Run() {
@@ -152,24 +185,20 @@ void RouterServer::Serve() {
     const char* user_id = zmq_msg_gets(frames.back().handle(), "User-Id");
     r.peer.key_name = user_id != nullptr ? user_id : "";
     if (frames.size() < 2) {
-      payloads.emplace_back(Status::InvalidArgument("message without a payload frame"));
+      r.invalid = Status::InvalidArgument("message without a payload frame");
     } else if (r.payload_at + 1 != frames.size()) {
-      payloads.emplace_back(
-          Status::InvalidArgument("message of " + std::to_string(frames.size() - 1) +
-                                  " frames after the identity; expected one payload"));
+      r.invalid = Status::InvalidArgument("message of " + std::to_string(frames.size() - 1) +
+                                          " frames after the identity; expected one payload");
       r.payload_at = 1;
-    } else if (options_.workers > 0) {
-      std::unique_lock<std::mutex> lock(queue_mu_);
-      if (queue_.size() < options_.max_queued) {
-        queue_.push_back(std::make_unique<Request>(std::move(r)));
-        lock.unlock();
-        queue_cv_.notify_one();
-        continue;
-      }
-      lock.unlock();
+    }
+    if (options_.workers > 0) {
+      // Every request, even an odd one, goes to the workers: the handler then runs on them only.
+      if (Enqueue(r)) continue;
       payloads.emplace_back(Status::ResourceExhausted(
           options_.name + ": " + std::to_string(options_.max_queued) +
           " requests are already waiting for a worker; try again later"));
+    } else if (r.invalid) {
+      payloads.emplace_back(*r.invalid);
     } else {
       const zmq::message_t& payload = frames[r.payload_at];
       payloads.emplace_back(std::string_view(payload.data<char>(), payload.size()));
@@ -219,33 +248,53 @@ void RouterServer::Work() {
     Log(options_.name + ": worker cannot reach the server thread: " + e.what());
     return;
   }
+  const size_t max_group = std::max<size_t>(options_.max_group, 1);
   while (true) {
-    std::unique_ptr<Request> r;
+    std::vector<std::unique_ptr<Request>> group;
     {
       std::unique_lock<std::mutex> lock(queue_mu_);
       queue_cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
       if (stop_) return;
-      r = std::move(queue_.front());
-      queue_.pop_front();
-    }
-    try {
-      const zmq::message_t& payload = r->frames[r->payload_at];
-      const std::vector<std::optional<std::string>> reply =
-          handler_({Result<std::string_view>(std::string_view(payload.data<char>(), payload.size()))},
-                   {r->peer});
-      if (reply.empty() || !reply[0]) continue;
-      for (size_t i = 0; i < r->payload_at; ++i) {
-        out->send(r->frames[i], zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+      while (!queue_.empty() && group.size() < max_group) {
+        group.push_back(std::move(queue_.front()));
+        queue_.pop_front();
       }
-      out->send(zmq::buffer(*reply[0]), zmq::send_flags::dontwait);
+    }
+    size_t bytes = 0;
+    try {
+      std::vector<Result<std::string_view>> payloads;
+      std::vector<Peer> peers;
+      for (const std::unique_ptr<Request>& r : group) {
+        peers.push_back(r->peer);
+        if (r->invalid) {
+          for (const zmq::message_t& frame : r->frames) bytes += frame.size();
+          payloads.emplace_back(*r->invalid);
+          continue;
+        }
+        const zmq::message_t& payload = r->frames[r->payload_at];
+        bytes += payload.size();
+        payloads.emplace_back(std::string_view(payload.data<char>(), payload.size()));
+      }
+      const std::vector<std::optional<std::string>> replies = handler_(payloads, peers);
+      for (size_t k = 0; k < group.size() && k < replies.size(); ++k) {
+        if (!replies[k]) continue;
+        Request& r = *group[k];
+        for (size_t i = 0; i < r.payload_at; ++i) {
+          out->send(r.frames[i], zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+        }
+        out->send(zmq::buffer(*replies[k]), zmq::send_flags::dontwait);
+      }
     } catch (const zmq::error_t& e) {
+      queued_bytes_ -= bytes;
       if (e.num() == ETERM) return;  // the context is closing
       Log(options_.name + ": worker socket error: " + e.what());
+      continue;
     } catch (const std::exception& e) {
       Log(options_.name + ": request failed: " + e.what());
     } catch (...) {
       Log(options_.name + ": request failed with an unknown exception");
     }
+    queued_bytes_ -= bytes;
   }
 }
 

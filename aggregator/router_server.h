@@ -15,7 +15,18 @@
 // then leave in another order than the requests came. A request that finds max_queued others
 // waiting is handed to the handler on the server thread as a ResourceExhausted status instead of
 // its payload, so it is answered at once (with an error) rather than queued without bound. A
-// GroupHandler gets one request at a time from a worker.
+// worker takes up to max_group waiting requests at once (in arrival order) for a GroupHandler;
+// with one worker the requests are handled in the order they came.
+//
+// Bytes. With workers and max_queued_bytes > 0, the payload bytes of the requests queued or
+// being handled are bounded: a request that would take them past max_queued_bytes (while any
+// are held; one alone always fits) goes to the `busy` handler on the server thread instead,
+// which answers it at once (its reply may overtake the replies to requests before it), so
+// memory holds at most max_queued_bytes plus one message of requests read and not answered.
+// Requests over max_queued go to `busy` too when it is set. The server thread only moves
+// messages, so it reads the socket as fast as they come and ZeroMQ's queues stay short;
+// receive_hwm bounds them per connection (in messages: libzmq has no byte bound) and then TCP
+// holds the sender back.
 //
 // Thread safety: Start and Stop from one owning thread; the tick runs on the server thread only,
 // the handler on the server thread (workers = 0) or on any worker (it must then be thread-safe).
@@ -80,6 +91,11 @@ class RouterServer {
     size_t max_group = 1;  // at most this many waiting requests go to a GroupHandler at once
     size_t workers = 0;       // threads that run the handler; 0 = the server thread itself
     size_t max_queued = 256;  // with workers: requests waiting for one beyond this are refused
+    size_t max_queued_bytes = 0;  // with workers: payload bytes queued or in hand; 0 = no bound
+    // With workers: answers (on the server thread) a request over max_queued_bytes or
+    // max_queued. Unset: such a request goes to the handler as a ResourceExhausted status.
+    std::function<std::optional<std::string>(std::string_view payload, const Peer& peer)> busy;
+    int receive_hwm = 1000;  // ZMQ_RCVHWM: messages ZeroMQ queues per connection (0 = no bound)
     // The server's CURVE secret key in Z85 (40 characters); "" for a plaintext socket.
     std::string curve_secret_key;
     // The ZAP domain its connections are authenticated in (e.g. "ingest", "query").
@@ -101,6 +117,9 @@ class RouterServer {
   void Stop();
   // The endpoint actually bound (with the real port when "*" was asked); "" before Start.
   const std::string& endpoint() const { return bound_; }
+  // Requests answered by `busy`, and the payload bytes queued or in hand now. Any thread.
+  uint64_t busy_answered() const { return busy_answered_.load(); }
+  size_t queued_bytes() const { return queued_bytes_.load(); }
 
  private:
   // One request: its frames, of which [0, payload_at) are the reply envelope.
@@ -110,6 +129,9 @@ class RouterServer {
   void Work();   // a worker: handles queued requests until Stop
   void SendReplies();  // the workers' replies waiting on replies_, sent on socket_
   void Send(const Request& request, const std::string& reply);
+  // With workers: queues `r`, or answers it with options_.busy; false when neither (the caller
+  // then hands it to the handler as ResourceExhausted).
+  bool Enqueue(Request& r);
 
   zmq::context_t* context_;
   const Options options_;
@@ -126,6 +148,8 @@ class RouterServer {
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
   std::deque<std::unique_ptr<Request>> queue_;  // guarded by queue_mu_
+  std::atomic<size_t> queued_bytes_{0};         // payload bytes queued or being handled
+  std::atomic<uint64_t> busy_answered_{0};
 };
 
 }  // namespace trailmap::aggregator

@@ -26,6 +26,14 @@ constexpr CounterField<IngestCounters> kIngest[] = {
      "agent batches refused for their CURVE key: a host or agent id not its own, or no ingest "
      "right (nothing moved)",
      &IngestCounters::refused_by_key},
+    {"trailmap.aggregator.ingest.rate_limited", true, "batches/s",
+     "agent batches answered retryLater: their agent was over one of its [limits] rates (nothing "
+     "moved; the agent resends after the wait)",
+     &IngestCounters::rate_limited},
+    {"trailmap.aggregator.ingest.busy", true, "batches/s",
+     "agent batches answered retryLater because [limits] max_pending_bytes of received batches "
+     "were waiting to be applied",
+     &IngestCounters::busy},
     {"trailmap.aggregator.ingest.bytes", true, "B/s", "batch bytes received",
      &IngestCounters::bytes},
     {"trailmap.aggregator.ingest.histograms", true, "histograms/s",
@@ -86,6 +94,12 @@ SelfReadings AggregatorReadings(const AggregatorCounters& c, const std::string& 
   if (c.query_errors) {
     AddCounter(&out, "trailmap.aggregator.query.errors", "queries/s",
                "queries answered with an error", *c.query_errors);
+  }
+  if (c.queries_over_budget) {
+    AddCounter(&out, "trailmap.aggregator.query.over_budget", "queries/s",
+               "queries stopped past their deadline or a cost limit ([queries]; counted in "
+               "query.errors too)",
+               *c.queries_over_budget);
   }
   if (c.rocksdb) {
     AddFields(*c.rocksdb, kRocksDb, "", &out);
@@ -173,6 +187,7 @@ AggregatorCounters AggregatorSelfMetrics::Read() const {
   if (parts_.query != nullptr) {
     c.queries_answered = parts_.query->answered();
     c.query_errors = parts_.query->errors();
+    c.queries_over_budget = parts_.query->over_budget();
   }
   c.rocksdb = parts_.store->RocksDbProperties();
   c.pending_rollups = parts_.store->PendingRollups();

@@ -10,10 +10,11 @@
 // The metrics (trailmap.aggregator.*, each with the field shard=<the aggregator's name>, so
 // several aggregators on one host stay apart; the list with units is in docs/ and in
 // aggregator/self_metrics.cc):
-//   ingest.{batches,duplicate,out_of_order,rejected,failed,need_dictionary,refused_by_key},
+//   ingest.{batches,duplicate,out_of_order,rejected,failed,need_dictionary,refused_by_key,
+//   rate_limited,busy},
 //   ingest.bytes, ingest.histograms, ingest.stack_values           counters: what agents sent, per
-//   second query.answered, query.errors                      counters query.latency{kind} a latency
-//   histogram, one event per query
+//   second query.answered, query.errors, query.over_budget                      counters
+//   query.latency{kind} a latency histogram, one event per query
 //   rocksdb.{pending_compaction_bytes,running_compactions,running_flushes,memtable_bytes,
 //   live_sst_bytes,block_cache_bytes,table_reader_bytes}   gauges; rocksdb.background_errors
 //   rollups.pending, rollups.pending_blocks           gauges: minutes, 10-minute blocks behind
@@ -71,6 +72,7 @@ struct AggregatorSelfMetricsOptions {
 struct AggregatorCounters {
   std::optional<IngestCounters> ingest;
   std::optional<uint64_t> queries_answered, query_errors;
+  std::optional<uint64_t> queries_over_budget;  // of the errors: past a deadline or cost limit
   std::optional<RocksDbStats> rocksdb;
   size_t pending_rollups = 0;
   size_t pending_blocks = 0;  // Store::PendingBlocks

@@ -32,7 +32,8 @@ AggregatorCounters Counters(uint64_t applied, uint64_t bytes) {
   c.ingest->applied = applied;
   c.ingest->bytes = bytes;
   c.queries_answered = 0;
-  c.query_errors = 0;
+  c.query_errors = applied / 5;
+  c.queries_over_budget = applied / 10;
   c.rocksdb = RocksDbStats{.pending_compaction_bytes = 4096, .memtable_bytes = 1 << 20};
   c.process = ProcessStats{.rss_bytes = 80 << 20, .open_fds = 30};
   return c;
@@ -69,6 +70,8 @@ TEST(AggregatorSelfMetrics, CountersAreStoredAsTheirGainPerSecond) {
   EXPECT_EQ(store->ScalarAt("trailmap.aggregator.ingest.batches", "agg-host", f, kT), 10);
   EXPECT_EQ(store->ScalarAt("trailmap.aggregator.ingest.batches", "agg-host", f, kT + 1), 15);
   EXPECT_EQ(store->ScalarAt("trailmap.aggregator.ingest.bytes", "agg-host", f, kT + 1), 4000);
+  EXPECT_EQ(store->ScalarAt("trailmap.aggregator.query.errors", "agg-host", f, kT + 1), 3);
+  EXPECT_EQ(store->ScalarAt("trailmap.aggregator.query.over_budget", "agg-host", f, kT + 1), 1);
   EXPECT_EQ(store->ScalarAt("trailmap.aggregator.rocksdb.pending_compaction_bytes", "agg-host", f,
                             kT + 1),
             4096);

@@ -775,7 +775,6 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
     if (!results[i].ok()) continue;
     const Batch& batch = *batches[i];
     ApplyOutcome& out = *results[i];
-    dictionaries_.Learn(batch);  // from every batch that decodes: definitions are idempotent
     out.watermark = WatermarkLocked(batch.agent);
     out.expected = out.watermark + 1;
     if (batch.sequence <= out.watermark) {
@@ -786,6 +785,9 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
       out.status = Ack::Status::kOutOfOrder;
       continue;
     }
+    // Definitions are learned only from the batch in turn (never from a duplicate or one past a
+    // gap), so what an agent may make this store hold is paced by what it may apply.
+    dictionaries_.Learn(batch);
     if (Status known = dictionaries_.CheckKnown(batch); !known.ok()) {
       out.status = Ack::Status::kNeedDictionary;
       out.expected = batch.sequence;
@@ -1093,6 +1095,15 @@ Result<StackAnswer> Store::QueryStacks(const StackQuery& query, QueryBudget* bud
 }
 
 std::vector<MetricInfo> Store::Metrics() const { return catalog_.Metrics(); }
+
+size_t Store::NewSeriesIn(const Batch& batch) const {
+  size_t fresh = 0;
+  for (const SeriesDef& def : batch.series) {
+    const std::optional<uint32_t> metric = catalog_.FindMetric(def.metric);
+    if (!metric || !catalog_.FindSeries(*metric, def.fields)) ++fresh;
+  }
+  return fresh;
+}
 
 std::optional<double> Store::ScalarAt(std::string_view metric, std::string_view host,
                                       std::string_view fields, int64_t second) const {

@@ -290,6 +290,9 @@ class Store {
 
   // The metric catalog, by name.
   std::vector<MetricInfo> Metrics() const;
+  // How many of `batch`'s series definitions the catalog does not hold yet (catalog growth, for
+  // the per-agent limits). Any thread.
+  size_t NewSeriesIn(const Batch& batch) const;
   // One stored scalar, for tools and tests; nullopt when absent.
   std::optional<double> ScalarAt(std::string_view metric, std::string_view host,
                                  std::string_view fields, int64_t second) const;

@@ -170,10 +170,11 @@ int RunBench(ShardedShippers& shippers, size_t hosts, size_t series, int64_t sec
   }
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const ShipperCounters c = shippers.Totals();
-  fmt::print("bench: {} hosts x {} series x {} s = {} histogram-seconds in {:.2f} s: {:.0f} acknowledged "
-             "histogram-seconds/s ({} batches, {} rejected, {} resent)\n",
-             hosts, series, seconds, histograms, elapsed, static_cast<double>(histograms) / elapsed, c.acked,
-             c.rejected, c.resent);
+  fmt::print(
+      "bench: {} hosts x {} series x {} s = {} histogram-seconds in {:.2f} s: {:.0f} acknowledged "
+      "histogram-seconds/s ({} batches, {} rejected, {} resent, {} retried later)\n",
+      hosts, series, seconds, histograms, elapsed, static_cast<double>(histograms) / elapsed,
+      c.acked, c.rejected, c.resent, c.retry_later);
   return c.rejected == 0 ? 0 : 1;
 }
 

@@ -356,6 +356,8 @@ const char* AckStatusName(Ack::Status status) {
     case Ack::Status::kRejected: return "rejected";
     case Ack::Status::kOutOfOrder: return "out of order";
     case Ack::Status::kNeedDictionary: return "need dictionary";
+    case Ack::Status::kRetryLater:
+      return "retry later";
   }
   return "unknown";
 }
@@ -453,6 +455,22 @@ Result<Batch> DecodeBatch(std::string_view bytes, const BatchLimits& limits, std
   }
 }
 
+bool PeekBatchEnvelope(std::string_view bytes, size_t max_agent, std::string* agent,
+                       uint64_t* sequence) {
+  if (!CheckWholeWords(bytes).ok()) return false;
+  try {
+    FlatMessage message(bytes, TraversalLimit(bytes));
+    auto root = message.Root<ingest::Batch>();
+    const std::string_view id = View(root.getAgent());
+    if (id.empty() || id.size() > max_agent) return false;
+    *agent = id;
+    *sequence = root.getSequence();
+    return true;
+  } catch (const kj::Exception&) {
+    return false;
+  }
+}
+
 Result<Batch> DecodeBatchAsWritten(std::string_view bytes) {
   if (Status s = CheckWholeWords(bytes); !s.ok()) return s;
   try {
@@ -517,6 +535,7 @@ std::string EncodeAck(const Ack& ack) {
   a.setStatus(static_cast<ingest::Ack::Status>(ack.status));
   a.setReason(AsText(ack.reason));
   a.setExpected(ack.expected);
+  a.setRetryAfterMs(ack.retry_after_ms);
   if (!ack.refused.empty()) {
     const size_t n = std::min(ack.refused.named.size(), kMaxNamedRefusals);
     auto list = a.initRefused(static_cast<unsigned>(n));
@@ -540,12 +559,13 @@ Result<Ack> DecodeAck(std::string_view bytes) {
     Ack ack;
     ack.sequence = r.getSequence();
     const auto status = static_cast<uint16_t>(r.getStatus());
-    if (status > static_cast<uint16_t>(Ack::Status::kNeedDictionary)) {
+    if (status > static_cast<uint16_t>(Ack::Status::kRetryLater)) {
       return Status::InvalidArgument("ack has unknown status " + std::to_string(status));
     }
     ack.status = static_cast<Ack::Status>(status);
     ack.reason = std::string(View(r.getReason()));
     ack.expected = r.getExpected();
+    ack.retry_after_ms = r.getRetryAfterMs();
     auto refused = r.getRefused();
     if (refused.size() > kMaxNamedRefusals) {  // EncodeAck names at most that many
       return Status::InvalidArgument("ack names " + std::to_string(refused.size()) +

@@ -148,6 +148,12 @@ Result<Batch> DecodeBatch(std::string_view bytes, const BatchLimits& limits = {}
 // (DecodeBatch), so an item it would refuse is refused there, alone and counted, not here.
 Result<Batch> DecodeBatchAsWritten(std::string_view bytes);
 
+// The agent id (as sent, unchecked but for its length: 1..max_agent bytes) and sequence a batch
+// message names, reading nothing else: constant work, for what must not cost a decode (a busy
+// aggregator's answer, a rate limit's first check). False when they cannot be read.
+bool PeekBatchEnvelope(std::string_view bytes, size_t max_agent, std::string* agent,
+                       uint64_t* sequence);
+
 struct Ack {
   enum class Status : uint8_t {
     kApplied = 0,
@@ -155,12 +161,14 @@ struct Ack {
     kRejected = 2,
     kOutOfOrder = 3,
     kNeedDictionary = 4,  // an unknown stack or frame id: resend from `expected` with every def
+    kRetryLater = 5,      // over a limit or busy: nothing moved, resend after retry_after_ms
   };
   uint64_t sequence = 0;
   Status status = Status::kApplied;
   std::string reason;
   uint64_t expected = 0;
   Refusals refused;  // kApplied, kDuplicate: the items left out of the batch
+  uint32_t retry_after_ms = 0;  // kRetryLater: the least wait before resending
 };
 const char* AckStatusName(Ack::Status status);
 

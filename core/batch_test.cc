@@ -206,6 +206,33 @@ TEST(BatchStacks, NeedDictionaryAckRoundTrips) {
   EXPECT_STREQ(AckStatusName(back->status), "need dictionary");
 }
 
+TEST(BatchAck, PeekBatchEnvelopeReadsOnlyTheAgentAndSequence) {
+  Batch b;
+  b.agent = "web-1/x";
+  b.sequence = 77;
+  b.host = "web-1";
+  std::string agent;
+  uint64_t sequence = 0;
+  ASSERT_TRUE(PeekBatchEnvelope(EncodeBatch(b), 256, &agent, &sequence));
+  EXPECT_EQ(agent, "web-1/x");
+  EXPECT_EQ(sequence, 77u);
+  EXPECT_FALSE(PeekBatchEnvelope(EncodeBatch(b), 6, &agent, &sequence));  // id too long
+  EXPECT_FALSE(PeekBatchEnvelope("not a batch", 256, &agent, &sequence));
+  EXPECT_FALSE(PeekBatchEnvelope(std::string(16, '\xff'), 256, &agent, &sequence));
+}
+
+TEST(BatchAck, RetryLaterRoundTripsWithItsWait) {
+  Ack ack{12, Ack::Status::kRetryLater, "rate-limited: 50 batches/s", 0};
+  ack.retry_after_ms = 340;
+  Result<Ack> back = DecodeAck(EncodeAck(ack));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->status, Ack::Status::kRetryLater);
+  EXPECT_EQ(back->sequence, 12u);
+  EXPECT_EQ(back->retry_after_ms, 340u);
+  EXPECT_EQ(back->reason, "rate-limited: 50 batches/s");
+  EXPECT_STREQ(AckStatusName(back->status), "retry later");
+}
+
 }  // namespace
 }  // namespace trailmap
 

@@ -417,6 +417,15 @@ std::string EncodeAnswer(const Answer& answer) {
     w.setLastError(AsText(s.last_error));
     w.setRefusedBatches(s.refused_batches);
     w.setRefusedConnections(s.refused_connections);
+    w.setRateLimited(s.rate_limited);
+    w.setBusy(s.busy);
+    const size_t limited = std::min<size_t>(s.limited_agents.size(), kMaxLimitedAgents);
+    auto agents = w.initLimitedAgents(static_cast<unsigned>(limited));
+    for (size_t i = 0; i < limited; ++i) {
+      agents[i].setAgent(AsText(s.limited_agents[i].agent));
+      agents[i].setBatches(s.limited_agents[i].batches);
+      agents[i].setLimit(AsText(s.limited_agents[i].limit));
+    }
   } else if (answer.kind == Query::Kind::kCompleteness) {
     auto list = a.initCompleteness(static_cast<unsigned>(answer.completeness.size()));
     for (size_t i = 0; i < answer.completeness.size(); ++i) {
@@ -509,7 +518,18 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
                                   r.getNewestSecond(),
                                   Str(r.getLastError()),
                                   r.getRefusedBatches(),
-                                  r.getRefusedConnections()};
+                                  r.getRefusedConnections(),
+                                  r.getRateLimited(),
+                                  r.getBusy()};
+      auto agents = r.getLimitedAgents();
+      if (agents.size() > kMaxLimitedAgents) {
+        return Status::Corruption("status answer names " + std::to_string(agents.size()) +
+                                  " limited agents, at most " + std::to_string(kMaxLimitedAgents));
+      }
+      for (auto agent : agents) {
+        answer.status.limited_agents.push_back(
+            {Str(agent.getAgent()), agent.getBatches(), Str(agent.getLimit())});
+      }
       return answer;
     }
     if (a.which() == queryproto::Answer::COMPLETENESS) {

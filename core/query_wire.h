@@ -165,6 +165,9 @@ struct MetricInfo {
   std::string description;          // one line, "" = none
 };
 
+// Agents a status answer names (ShardStatus::limited_agents).
+inline constexpr size_t kMaxLimitedAgents = 16;
+
 // A shard's health (schemas/query.capnp ShardStatus; aggregator/store_health.h fills it).
 struct ShardStatus {
   std::string background_error;    // RocksDB's background error now, "" = none
@@ -181,6 +184,15 @@ struct ShardStatus {
   std::string last_error;          // the last write or rollup error since start, "" = none
   uint64_t refused_batches = 0;    // batches of a key for a host or agent id not its own
   uint64_t refused_connections = 0;  // CURVE handshakes of unlisted keys (ZAP)
+  uint64_t rate_limited = 0;         // batches answered retryLater: agent over its [limits]
+  uint64_t busy = 0;                 // batches answered retryLater: too many unapplied bytes
+  struct LimitedAgent {
+    std::string agent;
+    uint64_t batches = 0;
+    std::string limit;  // the one met most
+    bool operator==(const LimitedAgent&) const = default;
+  };
+  std::vector<LimitedAgent> limited_agents;  // the agents limited most, most first (at most 16)
   bool operator==(const ShardStatus&) const = default;
 };
 

@@ -174,6 +174,18 @@ TEST(QueryWire, SummariesRoundTripAndMerge) {
   EXPECT_EQ(DecodeAnswer(EncodeAnswer(a)).status().code(), Status::Code::kCorruption);
 }
 
+TEST(QueryWire, StatusRoundTripsWithItsLimitedAgents) {
+  Answer a;
+  a.kind = Query::Kind::kStatus;
+  a.status.refused_batches = 3;
+  a.status.rate_limited = 900;
+  a.status.busy = 7;
+  a.status.limited_agents = {{"flood/1@k", 880, "batches"}, {"web-2/9@w", 20, "bytes"}};
+  Result<Answer> back = DecodeAnswer(EncodeAnswer(a));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->status, a.status);
+}
+
 }  // namespace
 }  // namespace trailmap
 

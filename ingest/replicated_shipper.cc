@@ -62,10 +62,10 @@ void AddFields(Counters& total, const Counters& one,
 
 ShipperCounters& operator+=(ShipperCounters& t, const ShipperCounters& c) {
   using C = ShipperCounters;
-  AddFields(t, c, {&C::sent, &C::acked, &C::duplicates, &C::rejected, &C::items_refused,
-                   &C::unreadable, &C::resent, &C::reconnects, &C::dropped, &C::out_of_order,
-                   &C::incarnations, &C::need_dictionary, &C::stack_defs_sent,
-                   &C::frame_defs_sent});
+  AddFields(t, c,
+            {&C::sent, &C::acked, &C::duplicates, &C::rejected, &C::items_refused, &C::unreadable,
+             &C::resent, &C::reconnects, &C::dropped, &C::out_of_order, &C::incarnations,
+             &C::need_dictionary, &C::stack_defs_sent, &C::frame_defs_sent, &C::retry_later});
   return t;
 }
 

@@ -71,7 +71,9 @@ std::string NewAgentId(std::string_view host) {
 }
 
 Shipper::Shipper(ShipperOptions options, std::unique_ptr<Spool> spool)
-    : options_(std::move(options)), spool_(spool ? std::move(spool) : MemorySpool(options_)) {
+    : options_(std::move(options)),
+      spool_(spool ? std::move(spool) : MemorySpool(options_)),
+      send_window_(std::max<size_t>(1, options_.window)) {
   agent_id_ = spool_->agent_id();
   next_sequence_ = spool_->next_sequence();
   // What an earlier run left: sent first, in order, as fast as the window allows.
@@ -205,6 +207,37 @@ void Shipper::OnRefused(uint64_t sequence, const Refusals& refused) {
   Log(line + "; items_refused=" + std::to_string(counters_.items_refused));
 }
 
+void Shipper::OnRetryLater(const Ack& ack) {
+  auto it = std::lower_bound(held_.begin(), held_.end(), ack.sequence,
+                             [](const Pending& p, uint64_t s) { return p.sequence < s; });
+  if (it == held_.end() || it->sequence != ack.sequence) return;  // done with already
+  ++counters_.retry_later;
+  // Resend from s after the wait. Batches before s may still be unanswered (a busy aggregator
+  // answers from its socket's thread, overtaking the answers to batches it queued); they stay in
+  // flight and get their own answers or time out.
+  in_flight_ = std::min(in_flight_, static_cast<size_t>(it - held_.begin()));
+  const auto wait = std::clamp(std::chrono::milliseconds(ack.retry_after_ms),
+                               std::chrono::milliseconds(1), options_.max_retry_wait);
+  const Clock::time_point now = Clock::now();
+  // A new pause halves the window (at least 1); each applied batch widens it by one again, so
+  // an agent over a rate settles near it instead of sending a full window into every refusal.
+  if (now >= resume_at_) send_window_ = std::max<size_t>(1, send_window_ / 2);
+  resume_at_ = std::max(resume_at_, now + wait);
+  if (now < retry_log_quiet_until_) {
+    ++retries_not_logged_;
+    return;
+  }
+  retry_log_quiet_until_ = now + std::chrono::seconds(10);
+  std::string line = "shipper " + options_.endpoint + ": batch " + std::to_string(ack.sequence) +
+                     " answered retryLater (" + ack.reason +
+                     "); resending it and what follows in " + std::to_string(wait.count()) + " ms";
+  if (retries_not_logged_ > 0) {
+    line += " (" + std::to_string(retries_not_logged_) + " more since the last line)";
+    retries_not_logged_ = 0;
+  }
+  Log(line + "; retry_later=" + std::to_string(counters_.retry_later));
+}
+
 void Shipper::Reincarnate(uint64_t expected) {
   const std::string old_id = agent_id_;
   agent_id_ = NewAgentId(HostOf(old_id));
@@ -285,6 +318,7 @@ void Shipper::OnAck(std::string_view bytes) {
     case Ack::Status::kApplied:
       if (holds_s) OnRefused(s, ack->refused);
       counters_.acked += DoneBefore(s + 1);
+      send_window_ = std::min(send_window_ + 1, std::max<size_t>(1, options_.window));
       break;
     case Ack::Status::kDuplicate: {
       if (holds_s) OnRefused(s, ack->refused);
@@ -326,6 +360,9 @@ void Shipper::OnAck(std::string_view bytes) {
       in_flight_ = 0;  // resend from the front, which is `expected`
       break;
     }
+    case Ack::Status::kRetryLater:
+      OnRetryLater(*ack);
+      break;
     case Ack::Status::kNeedDictionary: {
       const uint64_t expected = ack->expected;
       if (held_.empty() || expected < held_.front().sequence) break;  // already past it
@@ -351,6 +388,7 @@ void Shipper::OnAck(std::string_view bytes) {
 void Shipper::Run() {
   zmq::context_t context(1);
   std::unique_ptr<zmq::socket_t> socket;
+  Clock::time_point socket_opened_at;
   while (true) {
     try {
       {
@@ -375,17 +413,27 @@ void Shipper::Run() {
           }
           socket.reset();
           socket = OpenSocket(context, options_.endpoint, options_.curve);
+          socket_opened_at = now;
           in_flight_ = 0;
           gap_resent_ = 0;
           dictionary_reset_for_ = 0;
           reconnect_now_ = false;
           ForgetDefinitions();  // a new connection: definitions go again
         }
-        while (in_flight_ < held_.size() && in_flight_ < std::max<size_t>(1, options_.window)) {
+        // Told to wait (retryLater): nothing goes out until then, resends included.
+        while (now >= resume_at_ && in_flight_ < held_.size() && in_flight_ < send_window_) {
           Pending& p = held_[in_flight_];
           const std::string& bytes = Encoded(p);
           zmq::message_t message(bytes.data(), bytes.size());
-          if (!socket->send(message, zmq::send_flags::dontwait)) break;  // no peer yet
+          if (!socket->send(message, zmq::send_flags::dontwait)) {  // no peer yet
+            // Still none after an ack timeout, with nothing in flight to time out: libzmq may
+            // have given the connection up (it does not always retry a handshake the server
+            // refused, libzmq issues 2329 and 3519), so open a new one.
+            if (in_flight_ == 0 && now - socket_opened_at > options_.ack_timeout) {
+              reconnect_now_ = true;
+            }
+            break;
+          }
           ++(p.sent_before ? counters_.resent : counters_.sent);
           p.sent_before = true;
           p.sent_at = now;

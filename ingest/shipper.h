@@ -14,8 +14,16 @@
 //     in `unreadable`, and otherwise treated as no answer, so the ack timeout resends;
 //   - on `outOfOrder` with expected E is done with everything before E and resends from E in
 //     order (once per gap: the outOfOrder answers to batches already in flight are ignored);
+//   - on `retryLater` for sequence s with a wait W (the aggregator's per-agent limits, or it is
+//     busy: schemas/ingest.capnp, "Limits") still holds s and everything after it, sends nothing
+//     for W (at least 1 ms, at most `max_retry_wait`), then resends from s in order, with half
+//     the window it had (at least 1; each applied batch widens it by one, up to `window`). s is not
+//     done with and not dropped: it stays in the spool until acked, so a limit slows the agent
+//     down and loses nothing. Counted in `retry_later`, logged one line per 10 s at most;
 //   - when the oldest batch in flight has waited `ack_timeout` and no ack at all came in that
-//     time, closes the socket, opens a new one and resends every unacknowledged batch in order.
+//     time, closes the socket, opens a new one and resends every unacknowledged batch in order;
+//     so too when a batch is waiting and the socket has had no connection for `ack_timeout`
+//     (libzmq does not always retry a handshake the aggregator refused).
 // Resends are safe because the aggregator's watermark turns them into `duplicate`. If the
 // aggregator expects a sequence older than any batch still held, it has lost its state (a new
 // data directory); the shipper then takes a new agent id (same host, new incarnation) and
@@ -77,6 +85,8 @@ struct ShipperOptions {
   std::chrono::milliseconds ack_timeout{2000};
   // The socket is polled this long at a time: how soon Send() and the destructor are noticed.
   std::chrono::milliseconds poll_interval{50};
+  // The longest a `retryLater` ack makes it wait, whatever the ack asks.
+  std::chrono::milliseconds max_retry_wait{60'000};
   // The CURVE keys the socket connects with (core/curve_keys.h); plaintext when unkeyed.
   CurveClient curve;
 };
@@ -96,6 +106,7 @@ struct ShipperCounters {
   uint64_t need_dictionary = 0;  // `needDictionary` acks acted on (definitions resent)
   uint64_t stack_defs_sent = 0;  // stack definitions encoded into transmitted batches
   uint64_t frame_defs_sent = 0;  // frame definitions encoded into transmitted batches
+  uint64_t retry_later = 0;      // `retryLater` acks acted on (waited, then resent)
   bool operator==(const ShipperCounters&) const = default;
 };
 
@@ -140,6 +151,8 @@ class Shipper {
   bool DoneWith(uint64_t sequence);
   // Counts and logs (rate-limited) the items an ack for held batch `sequence` names; mu_ held.
   void OnRefused(uint64_t sequence, const Refusals& refused);
+  // A `retryLater` ack: hold, wait, resend from its batch; mu_ held.
+  void OnRetryLater(const Ack& ack);
   // Takes a new agent id and renumbers every held batch from 1; mu_ held.
   void Reincarnate(uint64_t expected);
   // Forgets which definitions were sent (a new dictionary epoch); mu_ held.
@@ -173,6 +186,10 @@ class Shipper {
   ShipperCounters counters_;       // guarded by mu_
   std::chrono::steady_clock::time_point refusal_log_quiet_until_;  // mu_
   uint64_t refusals_not_logged_ = 0;                                // mu_
+  std::chrono::steady_clock::time_point resume_at_;  // nothing is sent before (retryLater); mu_
+  size_t send_window_;  // in flight at most: `window`, halved by each retryLater pause; mu_
+  std::chrono::steady_clock::time_point retry_log_quiet_until_;  // mu_
+  uint64_t retries_not_logged_ = 0;                              // mu_
   std::thread thread_;             // last: starts after everything above exists
 };
 

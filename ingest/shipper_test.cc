@@ -29,6 +29,9 @@ struct FakeBehaviour {
   uint64_t reject = 0;         // > 0: reject this sequence (the watermark moves past it)
   int forget_dictionary_after = 0;  // > 0: forget every agent's stack definitions (an eviction)
                                     // after this many batches; a restart always forgets them
+  uint64_t retry_later_every = 0;   // > 0: answer retryLater to each sequence divisible by it, the
+                                    // first time it would apply (a per-agent limit)
+  uint32_t retry_after_ms = 0;      // the wait such an answer asks for
 };
 
 // A tiny aggregator: a ROUTER on its own thread that applies only sequence == watermark + 1 and
@@ -69,6 +72,15 @@ class FakeAggregator {
   uint64_t need_dictionary_sent() const {
     std::lock_guard<std::mutex> lock(mu_);
     return need_dictionary_sent_;
+  }
+  // retryLater answers sent, and the shortest time from one to its sequence coming again.
+  uint64_t retry_later_sent() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return retried_at_.size();
+  }
+  milliseconds shortest_retry_wait() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return shortest_retry_wait_;
   }
 
  private:
@@ -133,7 +145,19 @@ class FakeAggregator {
         for (const StackCount& c : s.stacks) unknown |= known_stacks_[agent].count(c.stack) == 0;
       }
     }
-    if (ack.sequence <= mark) {
+    if (auto it = retried_at_.find(ack.sequence); it != retried_at_.end() && !it->second.second) {
+      it->second.second = true;  // its first arrival after the retryLater
+      shortest_retry_wait_ =
+          std::min(shortest_retry_wait_, std::chrono::duration_cast<milliseconds>(
+                                             std::chrono::steady_clock::now() - it->second.first));
+    }
+    if (behaviour_.retry_later_every > 0 && ack.sequence == mark + 1 &&
+        ack.sequence % behaviour_.retry_later_every == 0 && !retried_at_.count(ack.sequence)) {
+      retried_at_[ack.sequence] = {std::chrono::steady_clock::now(), false};
+      ack.status = Ack::Status::kRetryLater;
+      ack.reason = "rate-limited: told to";
+      ack.retry_after_ms = behaviour_.retry_after_ms;
+    } else if (ack.sequence <= mark) {
       ack.status = Ack::Status::kDuplicate;
     } else if (ack.sequence > mark + 1) {
       ack.status = Ack::Status::kOutOfOrder;
@@ -166,6 +190,9 @@ class FakeAggregator {
   std::map<std::string, std::set<uint32_t>> known_frames_, known_stacks_;  // guarded by mu_
   uint64_t stack_defs_received_ = 0;           // guarded by mu_
   uint64_t need_dictionary_sent_ = 0;          // guarded by mu_
+  // Sequence -> when it was answered retryLater, and whether it came again since; mu_.
+  std::map<uint64_t, std::pair<std::chrono::steady_clock::time_point, bool>> retried_at_;
+  milliseconds shortest_retry_wait_{milliseconds::max()};  // guarded by mu_
   std::thread thread_;
 };
 
@@ -282,6 +309,22 @@ TEST(Shipper, CountsARejectionAndCarriesOn) {
   EXPECT_EQ(c.acked, 19u);
   EXPECT_EQ(fake.applied().count(1004), 0u);  // sequence 5 held second 1004
   EXPECT_EQ(fake.applied().size(), 19u);
+}
+
+// A limit answers retryLater: the shipper waits as told, resends from that batch, and every
+// batch is applied exactly once; none counts as dropped or rejected.
+TEST(Shipper, WaitsAsToldByRetryLaterAndLosesNothing) {
+  FakeAggregator fake({.drop_one_in = 13, .retry_later_every = 10, .retry_after_ms = 80});
+  Shipper shipper(Fast(fake.endpoint()));
+  SendSeconds(&shipper, 1000, 100);
+  ASSERT_TRUE(shipper.Flush(milliseconds(20'000)).ok());
+  ExpectAppliedOnce(fake, 1000, 100);
+  const ShipperCounters c = shipper.counters();
+  EXPECT_EQ(fake.retry_later_sent(), 10u);  // sequences 10, 20, ..., 100
+  EXPECT_GE(c.retry_later, 10u);            // each acted on (a drop may add a resent answer)
+  EXPECT_EQ(c.acked + c.duplicates, 100u);
+  EXPECT_EQ(c.rejected + c.dropped, 0u);
+  EXPECT_GE(fake.shortest_retry_wait(), milliseconds(80));
 }
 
 TEST(Shipper, TakesANewIncarnationWhenTheAggregatorLostItsState) {

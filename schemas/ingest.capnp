@@ -45,13 +45,24 @@ $Cxx.namespace("trailmap::ingest");
 # of frame ids, root first) an agent-local id, never reused under one agent id. A batch carries
 # in `frames` and `stacks` only the definitions the agent has not yet sent on this connection;
 # `Second.stacks` counts samples by stack id. The aggregator keeps each agent id's definitions
-# in memory (learned from every batch that decodes, applied or not; bounded, idle agents
-# evicted). When the batch it would apply next refers to a stack or frame id it does not know
+# in memory (learned only from the batch the watermark expects next, not from a duplicate, one
+# past a gap or one refused; bounded, idle agents evicted). When the batch it would apply next refers to a stack or frame id it does not know
 # (it restarted, or evicted that agent), it applies nothing and acks `needDictionary` with
 # `expected` = that batch; the agent then forgets what it has sent, re-encodes every
 # unacknowledged batch from `expected` on with full definitions and resends them in order. The
 # agent also forgets after every reconnect, and a restarted agent has a new agent id. The
 # watermark rule above is unchanged, so applying stays exactly-once.
+#
+# Limits (aggregator/agent_limits.h): the aggregator may answer a batch it can read `retryLater`
+# with `retryAfterMs`: s was NOT applied, nothing moved, nothing was learned from it (stack
+# definitions included), and the agent must send s again, unchanged (the same encoding), no
+# sooner than retryAfterMs from now, then what follows it in order. Two causes, named in
+# `reason`: the agent went over one of its per-agent rates ("rate-limited: ..."), or the
+# aggregator holds as many received, unapplied bytes as it may ("busy: ..."). Batches sent after
+# s on the same connection get their own answers (`retryLater` too, or `outOfOrder` expecting s);
+# the agent holds every one of them and resends from s. A retried batch never counts as
+# dropped: the agent's spool holds it until it is acked. An agent built before `retryLater`
+# existed cannot read such an ack; it resends after its ack timeout, so it is slower, not lossy.
 #
 # Bounds (core/batch.h BatchLimits): a stack has 1..1000 frames (an agent drops the deepest
 # frames of a deeper stack and ends it with the frame "[truncated]"), a frame name 1..512 bytes
@@ -149,6 +160,8 @@ struct Ack {
   expected @3 :UInt64;    # outOfOrder, needDictionary: the sequence the aggregator wants next
   refused @4 :List(RefusedItem);  # applied, duplicate: the first 16 items left out, in order
   refusedTotal @5 :UInt64;        # applied, duplicate: every item left out (>= refused's length)
+  retryAfterMs @6 :UInt32;        # retryLater: wait at least this long before resending (see
+                                  # "Limits" in the header)
 
   enum Status {
     applied @0;           # written (WAL on) together with the watermark
@@ -157,5 +170,6 @@ struct Ack {
     outOfOrder @3;        # resend from `expected`
     needDictionary @4;    # refers to a stack/frame id not known here: resend from `expected`
                           # with every definition (see the header)
+    retryLater @5;        # not applied, nothing moved: resend it after `retryAfterMs` ("Limits")
   }
 }

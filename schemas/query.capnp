@@ -155,6 +155,16 @@ struct ShardStatus {
   lastError @11 :Text;        # the last write or rollup error since start, "" = none
   refusedBatches @12 :UInt64;      # batches of a key for a host or agent id not its own
   refusedConnections @13 :UInt64;  # CURVE handshakes of keys it does not list
+  rateLimited @14 :UInt64;    # batches answered retryLater: their agent was over its [limits]
+  busy @15 :UInt64;           # batches answered retryLater: it held its most unapplied bytes
+  limitedAgents @16 :List(LimitedAgent);  # the agents answered retryLater most, most first
+}
+
+# An agent over its limits (aggregator/agent_limits.h).
+struct LimitedAgent {
+  agent @0 :Text;             # its agent id as the store keeps it ("host/incarnation@key")
+  batches @1 :UInt64;         # batches answered retryLater since the aggregator started
+  limit @2 :Text;             # the limit it met most: batches, bytes, values, definitions, new_series
 }
 
 # The shard's merge: every distinct stack with its summed count (never raw rows).

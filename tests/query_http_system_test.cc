@@ -249,10 +249,11 @@ TEST_F(QueryHttpSystem, ClusterListsEveryAggregatorAndItsHealth) {
   EXPECT_EQ(j["replication"], 1);
   EXPECT_TRUE(j["missing_shards"].empty());
   cli = Cli({"cluster"}, QueryList(aggs_));
-  EXPECT_EQ(cli.out.rfind("replication 1, epoch 1 of 1\naggregator  zone  epoch    state  hosts   "
-                          "agents  ingest lag  disk       rollups behind  refused  error\nagg-1",
-                          0),
-            0u)
+  EXPECT_EQ(
+      cli.out.rfind("replication 1, epoch 1 of 1\naggregator  zone  epoch    state  hosts   "
+                    "agents  ingest lag  disk       rollups behind  refused  limited  error\nagg-1",
+                    0),
+      0u)
       << cli.out;
 
   aggs_[1]->KillHard();

@@ -56,6 +56,14 @@ std::vector<Member> Members(const Cluster& cluster, const FanoutResult& result, 
   return members;
 }
 
+nlohmann::ordered_json LimitedAgentsJson(const ShardStatus& status) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const ShardStatus::LimitedAgent& a : status.limited_agents) {
+    list.push_back({{"agent", a.agent}, {"batches", a.batches}, {"limit", a.limit}});
+  }
+  return list;
+}
+
 std::string Lag(const Member& m, int64_t now) {
   if (m.state == "down" || m.status.newest_second == 0) return "-";
   return std::to_string(std::max<int64_t>(0, now - m.status.newest_second)) + " s";
@@ -121,6 +129,9 @@ Result<ViewDocument> RunClusterView(const ClusterRequest& request, const QueryCo
                       {"recoveries", m.status.recoveries},
                       {"refused_batches", m.status.refused_batches},
                       {"refused_connections", m.status.refused_connections},
+                      {"rate_limited", m.status.rate_limited},
+                      {"busy", m.status.busy},
+                      {"limited_agents", LimitedAgentsJson(m.status)},
                       {"last_error", m.status.last_error}});
     }
     j["members"] = std::move(list);
@@ -141,7 +152,7 @@ Result<ViewDocument> RunClusterView(const ClusterRequest& request, const QueryCo
   out += PadCell("aggregator", width) + PadCell("zone", zone_width) + PadCell("epoch", 7) +
          PadCell("state", 5) + PadCell("hosts", 6) + PadCell("agents", 6) +
          PadCell("ingest lag", 10) + PadCell("disk", 9) + PadCell("rollups behind", 14) +
-         PadCell("refused", 7) + "error\n";
+         PadCell("refused", 7) + PadCell("limited", 7) + "error\n";
   for (const Member& m : members) {
     const bool answered = m.state != "down";
     out += PadCell(m.name, width) + PadCell(m.zone.empty() ? "-" : m.zone, zone_width) +
@@ -155,7 +166,18 @@ Result<ViewDocument> RunClusterView(const ClusterRequest& request, const QueryCo
                                   std::to_string(m.status.refused_connections)
                             : "-",
                    7) +
+           PadCell(answered
+                       ? std::to_string(m.status.rate_limited) + "/" + std::to_string(m.status.busy)
+                       : "-",
+                   7) +
            (m.error.empty() ? "-" : m.error) + "\n";
+  }
+  // Who was held back, so an operator can find the agent that floods.
+  for (const Member& m : members) {
+    for (const ShardStatus::LimitedAgent& a : m.status.limited_agents) {
+      out += "limited on " + m.name + ": agent " + a.agent + ", " + std::to_string(a.batches) +
+             " batches answered retryLater, mostly for " + a.limit + "\n";
+    }
   }
   doc.bytes = std::move(out);
   return doc;
