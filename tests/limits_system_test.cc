@@ -7,7 +7,7 @@
 //     same connection then delivers a good batch, as does another client meanwhile;
 //   - with the unapplied bytes at their bound (an apply held up by a failpoint), a batch is
 //     answered at once retryLater "busy", and applies when resent.
-// Real Shippers (agent/shipper.h) and raw DEALERs connect with the default test keys (CURVE).
+// Real Shippers (ingest/shipper.h) and raw DEALERs connect with the default test keys (CURVE).
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -17,7 +17,7 @@
 #include <thread>
 #include <zmq.hpp>
 
-#include "agent/shipper.h"
+#include "ingest/shipper.h"
 #include "core/batch.h"
 #include "core/histogram.h"
 #include "tests/cluster.h"
