@@ -246,14 +246,17 @@ canvas.addEventListener('mouseup', (e) => {
   const start = drag;
   drag = null;
   if (!cell) return;
+  const moved = Math.hypot(p.x - start.start.x, p.y - start.start.y);
   if (start.cell.axis && cell.axis) {  // y zoom: the rows between, re-resampled by the server
+    // A click is no zoom: a double click's first click would zoom into one row and race the
+    // double click's zoom out.
+    if (moved < 4) return;
     const lo = Math.min(start.cell.r, cell.r), hi = Math.max(start.cell.r, cell.r);
     state.ymin = String(d.row_bounds[lo][0]);
     state.ymax = String(d.row_bounds[hi][1]);
     return reload();
   }
   if (start.cell.axis || cell.axis) return;
-  const moved = Math.hypot(p.x - start.start.x, p.y - start.start.y);
   if (moved < 4) {
     page.selection = null;
     draw();
