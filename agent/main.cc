@@ -301,14 +301,8 @@ void ReloadAgentCluster(const std::string& path, ReplicatedShipper* shipper) {
     return;
   }
   const std::shared_ptr<const Cluster> current = shipper->cluster();
-  Result<Cluster> next = ReloadCluster(path, *current, NowSecond());
-  if (!next.ok()) {
-    Log("SIGHUP: " + next.status().message());
-    return;
-  }
-  Log("SIGHUP: cluster file " + path + " read again: " + std::to_string(next->members.size()) +
-      " members, " + std::to_string(next->epochs.size()) + " epochs");
-  shipper->SetCluster(std::move(next).value());
+  std::optional<Cluster> next = ReloadClusterOnSignal(path, *current, NowSecond());
+  if (next) shipper->SetCluster(std::move(*next));
 }
 
 int Run(const AgentConfig& config) {

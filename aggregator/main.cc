@@ -328,17 +328,11 @@ int Run(int argc, char** argv) {
       Log("SIGHUP: no cluster file to read again (started without --cluster)");
       continue;
     }
-    Result<Cluster> next =
-        ReloadCluster(cluster_path, *config.store.aggregates.cluster, UnixSeconds());
-    if (!next.ok()) {
-      Log("SIGHUP: " + next.status().message());
-      continue;
-    }
-    Log("SIGHUP: cluster file " + cluster_path +
-        " read again: " + std::to_string(next->members.size()) + " members, " +
-        std::to_string(next->epochs.size()) + " epochs");
+    std::optional<Cluster> next =
+        ReloadClusterOnSignal(cluster_path, *config.store.aggregates.cluster, UnixSeconds());
+    if (!next) continue;
     config.store.aggregates.cluster = *next;
-    (*store)->SetCluster(std::move(next).value());
+    (*store)->SetCluster(std::move(*next));
   }
   Log(std::string("stopping on ") + (signal == SIGINT ? "SIGINT" : "SIGTERM"));
   self_metrics.reset();

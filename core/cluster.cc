@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/endpoint.h"
+#include "core/log.h"
 
 namespace trailmap {
 namespace {
@@ -424,6 +425,18 @@ Result<Cluster> ClusterFromEndpoints(const std::vector<std::string>& endpoints) 
   if (c.members.empty()) return Status::InvalidArgument("no aggregators listed");
   c.epochs.push_back(std::move(all));
   return c;
+}
+
+std::optional<Cluster> ReloadClusterOnSignal(const std::string& path, const Cluster& current,
+                                             int64_t now) {
+  Result<Cluster> next = ReloadCluster(path, current, now);
+  if (!next.ok()) {
+    Log("SIGHUP: " + next.status().message());
+    return std::nullopt;
+  }
+  Log("SIGHUP: cluster file " + path + " read again: " + std::to_string(next->members.size()) +
+      " members, " + std::to_string(next->epochs.size()) + " epochs");
+  return std::move(next).value();
 }
 
 }  // namespace trailmap

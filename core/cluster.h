@@ -52,6 +52,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -153,6 +154,10 @@ Status CheckClusterReload(const Cluster& current, const Cluster& next, int64_t n
 // cluster when it reads and CheckClusterReload takes it, else InvalidArgument naming the file
 // (FILE:LINE for what is wrong inside it) and saying the old cluster is kept.
 Result<Cluster> ReloadCluster(const std::string& path, const Cluster& current, int64_t now);
+// What every daemon does on SIGHUP: ReloadCluster, its outcome logged ("SIGHUP: cluster file F
+// read again: N members, M epochs", or the refusal); the new cluster, or nullopt when refused.
+std::optional<Cluster> ReloadClusterOnSignal(const std::string& path, const Cluster& current,
+                                             int64_t now);
 
 // The short form: `--aggregators a,b,c`, one zone, R=1, one epoch. The list holds the endpoints
 // of the role the program uses (an agent's are ingest endpoints, default port 7400; the CLI's are

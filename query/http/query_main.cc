@@ -234,15 +234,9 @@ int main(int argc, char** argv) {
         Log("SIGHUP: no cluster file to read again");
         continue;
       }
-      Result<Cluster> next = ReloadCluster(cluster_path, *now_asked, SystemNow());
-      if (!next.ok()) {
-        Log("SIGHUP: " + next.status().message());
-        continue;
-      }
-      Log("SIGHUP: cluster file " + cluster_path +
-          " read again: " + std::to_string(next->members.size()) + " members, " +
-          std::to_string(next->epochs.size()) + " epochs");
-      auto shared = std::make_shared<const Cluster>(std::move(next).value());
+      std::optional<Cluster> next = ReloadClusterOnSignal(cluster_path, *now_asked, SystemNow());
+      if (!next) continue;
+      auto shared = std::make_shared<const Cluster>(std::move(*next));
       std::lock_guard lock(cluster_mu);
       current = std::move(shared);
     }

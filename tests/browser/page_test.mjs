@@ -20,6 +20,16 @@ async function shot(page, name) {
   const bottom = await page.evaluate(() => document.querySelector('main').getBoundingClientRect().bottom);
   await page.screenshot({ path: `${args.out}/${name}`, clip: { x: 0, y: 0, width: 1640, height: Math.min(1000, Math.ceil(bottom) + 4) } });
 }
+// A new tab of the page at args.url with `params` set, once its heat map is drawn.
+async function openTab(params) {
+  const tab = await browser.newPage();
+  await tab.setViewport({ width: 1640, height: 1000 });
+  const u = new URL(args.url);
+  for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
+  await tab.goto(u.href, { timeout });
+  await tab.waitForFunction(() => window.trailmap && window.trailmap.ready && window.trailmap.heatmap, { timeout });
+  return tab;
+}
 try {
   const page = await browser.newPage();
   page.on('console', (m) => { if (m.type() === 'error') result.console.push(m.text()); });
@@ -159,12 +169,8 @@ try {
 
   // Hue by host: the legend's 'only' and 'hide' buttons of one host.
   if (args.legend_host) {
-    const hue = await browser.newPage();
-    await hue.setViewport({ width: 1640, height: 1000 });
-    const u = new URL(args.url);
-    u.searchParams.set('by', 'host');
-    await hue.goto(u.href, { timeout });
-    await hue.waitForFunction(() => window.trailmap && window.trailmap.ready && window.trailmap.heatmap && window.trailmap.heatmap.groups, { timeout });
+    const hue = await openTab({ by: 'host' });
+    await hue.waitForFunction(() => window.trailmap.heatmap.groups, { timeout });
     result.legend = {};
     for (const [label, mode] of [['only', 'isolate'], ['hide', 'exclude']]) {
       await hue.evaluate((host, label) => {
@@ -182,14 +188,7 @@ try {
 
   // Live: the last minute, scrolling one column a second as the server's seconds complete.
   if (args.live) {
-    const live = await browser.newPage();
-    await live.setViewport({ width: 1640, height: 1000 });
-    const u = new URL(args.url);
-    u.searchParams.set('from', '-1m');
-    u.searchParams.set('to', 'now');
-    u.searchParams.set('live', '1');
-    await live.goto(u.href, { timeout });
-    await live.waitForFunction(() => window.trailmap && window.trailmap.ready && window.trailmap.heatmap, { timeout });
+    const live = await openTab({ from: '-1m', to: 'now', live: '1' });
     const first = await live.evaluate(() => ({ from: window.trailmap.heatmap.from, to: window.trailmap.heatmap.to, step: window.trailmap.heatmap.step, columns: window.trailmap.heatmap.columns }));
     await live.waitForFunction((to) => window.trailmap.heatmap.to >= to + 2, { timeout: 15000 }, first.to);
     const later = await live.evaluate(() => ({ from: window.trailmap.heatmap.from, to: window.trailmap.heatmap.to, times: window.trailmap.heatmap.column_times.length, stream: window.trailmap.stream && window.trailmap.stream.readyState }));
