@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,10 +11,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "agent/child_process.h"
 #include "core/log.h"
 #include "core/units.h"
 
-extern char** environ;
 
 namespace trailmap {
 namespace {
@@ -40,19 +39,6 @@ std::string Seconds(std::chrono::steady_clock::duration d) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g s", std::chrono::duration<double>(d).count());
   return buf;
-}
-
-std::string WaitStatusText(int status, int* code) {
-  if (WIFEXITED(status)) {
-    *code = WEXITSTATUS(status);
-    return "exit code " + std::to_string(*code);
-  }
-  if (WIFSIGNALED(status)) {
-    *code = -WTERMSIG(status);
-    return std::string("signal ") + strsignal(WTERMSIG(status));
-  }
-  *code = -1000;
-  return "unknown status";
 }
 
 }  // namespace
@@ -305,18 +291,6 @@ void ExecSource::Loop() {
   }
 }
 
-int ExecSource::Terminate(pid_t pid) {
-  kill(-pid, SIGTERM);
-  int status = 0;
-  for (int i = 0; i < 50; ++i) {
-    if (waitpid(pid, &status, WNOHANG) == pid) return status;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  kill(-pid, SIGKILL);
-  waitpid(pid, &status, 0);
-  return status;
-}
-
 std::string ExecSource::RunOnce() {
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -328,59 +302,22 @@ std::string ExecSource::RunOnce() {
     counters_.last_status = code;
     return how;
   };
-  int out[2], err[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return ended(127, std::string("pipe: ") + std::strerror(errno));
-  if (pipe2(err, O_CLOEXEC) != 0) {
-    close(out[0]);
-    close(out[1]);
-    return ended(127, std::string("pipe: ") + std::strerror(errno));
-  }
-  std::vector<std::string> args = spec_.argv;
-  if (args.empty()) args = {"/bin/sh", "-c", spec_.shell};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
-  // Not even a descriptor someone opened without O_CLOEXEC (the statsd socket) leaks into it.
-  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-#endif
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // Its own process group (so Stop reaches a shell's children), and the signals the agent
-  // blocks for its sigtimedwait unblocked and at their defaults again.
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  for (int sig : {SIGINT, SIGTERM, SIGPIPE, SIGHUP}) sigaddset(&defaults, sig);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  pid_t pid = -1;
-  const int spawned = posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  close(out[1]);
-  close(err[1]);
-  if (spawned != 0) {
-    close(out[0]);
-    close(err[0]);
-    return ended(127, "cannot run " + Quote(args[0]) + ": " + std::strerror(spawned));
-  }
-
+  SpawnSpec spec;
+  spec.argv = spec_.argv;
+  if (spec.argv.empty()) spec.argv = {"/bin/sh", "-c", spec_.shell};
+  spec.pipe_stdout = spec.pipe_stderr = true;
+  spec.own_group = true;  // so Stop reaches a shell's children
+  Result<Child> spawned = SpawnChild(spec);
+  if (!spawned.ok()) return ended(127, spawned.status().message());
+  Child child = *spawned;
+  const pid_t pid = child.pid;
   Log(name_ + ": started " + Quote(spec_.argv.empty() ? spec_.shell : spec_.argv[0]) + ", pid " +
       std::to_string(pid));
   // Read both pipes until both close (or Stop), splitting lines.
   std::string buffers[2];
   bool discarding[2] = {false, false};  // within a line already refused as too long
-  int fds[2] = {out[0], err[0]};
+  int fds[2] = {child.out_fd, child.err_fd};
+  child.out_fd = child.err_fd = -1;  // closed here as they end
   bool stopped = false;
   char chunk[8192];
   while ((fds[0] >= 0 || fds[1] >= 0) && !stopped) {
@@ -446,9 +383,9 @@ std::string ExecSource::RunOnce() {
     pollfd wake{wake_[0], POLLIN, 0};
     if (poll(&wake, 1, 50) > 0) stopped = true;
   }
-  if (stopped) status = Terminate(pid);
+  if (stopped) status = StopChild(&child, SIGTERM, std::chrono::milliseconds(1000));
   int code = 0;
-  std::string how = WaitStatusText(status, &code);
+  std::string how = DescribeWaitStatus(status, &code);
   return ended(code, std::move(how));
 }
 

@@ -109,10 +109,8 @@ class ExecSource {
 
  private:
   void Loop();
-  // Runs the command once, until it exits or Stop(); says how it ended ("exit code 1").
+  // Runs the command once, until it exits or Stop(); says how it ended ("exited with status 1").
   std::string RunOnce();
-  // Ends the command's process group: SIGTERM, then SIGKILL after a second; reaps `pid`.
-  int Terminate(pid_t pid);
   void Line(std::string_view line);
   void StderrLine(std::string_view line);
   bool ShouldLog(uint64_t n) const;

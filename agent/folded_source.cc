@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "core/counts.h"
+#include "core/folded.h"
 #include "core/log.h"
 
 namespace trailmap {
@@ -26,8 +27,6 @@ namespace asio = boost::asio;
 using asio::local::stream_protocol;
 
 namespace {
-
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 int64_t NowSecond() {
   return std::chrono::duration_cast<std::chrono::seconds>(
@@ -38,19 +37,6 @@ int64_t NowSecond() {
 std::string Shown(std::string_view line) {
   if (line.size() <= 80) return "'" + std::string(line) + "'";
   return "'" + std::string(line.substr(0, 77)) + "...'";
-}
-
-// Digits only, 1 .. max; false otherwise.
-bool ParseWhole(std::string_view s, uint64_t max, uint64_t* out) {
-  if (s.empty() || s.size() > 19) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  if (v < 1 || v > max) return false;
-  *out = v;
-  return true;
 }
 
 }  // namespace
@@ -85,15 +71,15 @@ FoldedLineParser::FoldedLineParser(const FoldedSourceOptions& options, FieldSet 
 
 FoldedLineParser::Parsed FoldedLineParser::Parse(std::string_view line, int64_t now_second) {
   Parsed r;
-  while (!line.empty() && IsBlank(line.back())) line.remove_suffix(1);
+  while (!line.empty() && IsFoldedBlank(line.back())) line.remove_suffix(1);
   size_t lead = 0;
-  while (lead < line.size() && IsBlank(line[lead])) ++lead;
+  while (lead < line.size() && IsFoldedBlank(line[lead])) ++lead;
   line.remove_prefix(lead);
   if (line.empty()) return r;
   if (line[0] == '#') {
-    if (!line.starts_with("#fields") || (line.size() > 7 && !IsBlank(line[7]))) return r;
+    if (!line.starts_with("#fields") || (line.size() > 7 && !IsFoldedBlank(line[7]))) return r;
     std::string_view spec = line.substr(7);
-    while (!spec.empty() && IsBlank(spec.front())) spec.remove_prefix(1);
+    while (!spec.empty() && IsFoldedBlank(spec.front())) spec.remove_prefix(1);
     FieldSet merged = base_;
     for (size_t start = 0; start <= spec.size() && !spec.empty();) {
       const size_t comma = spec.find(',', start);
@@ -129,29 +115,27 @@ FoldedLineParser::Parsed FoldedLineParser::Parse(std::string_view line, int64_t 
   int64_t second = now_second;
   if (line[0] == '@') {
     size_t end = 1;
-    while (end < line.size() && !IsBlank(line[end])) ++end;
+    while (end < line.size() && !IsFoldedBlank(line[end])) ++end;
     uint64_t t = 0;
-    if (!ParseWhole(line.substr(1, end - 1), 9'999'999'999ull, &t)) {
+    if (!ParseFoldedWholeCount(line.substr(1, end - 1), &t) || t < 1 || t > 9'999'999'999ull) {
       r.ok = false;
       r.error = "time '" + std::string(line.substr(0, end)) + "' is not @UNIX_SECONDS";
       return r;
     }
     second = static_cast<int64_t>(t);
-    while (end < line.size() && IsBlank(line[end])) ++end;
+    while (end < line.size() && IsFoldedBlank(line[end])) ++end;
     line.remove_prefix(end);
   }
-  size_t sep = line.size();
-  while (sep > 0 && !IsBlank(line[sep - 1])) --sep;
-  if (sep == 0) {
+  const FoldedLine parts = SplitFoldedLine(line);
+  if (parts.stack.empty()) {
     r.ok = false;
     r.error = "no count after the stack (want \"frame;frame COUNT\")";
     return r;
   }
-  const std::string_view count_text = line.substr(sep);
   uint64_t count = 0;
-  if (!ParseWhole(count_text, UINT64_MAX, &count)) {
+  if (!ParseFoldedWholeCount(parts.count, &count) || count == 0) {
     r.ok = false;
-    r.error = "count '" + std::string(count_text) + "' is not a whole number from 1 to 2^40";
+    r.error = "count '" + std::string(parts.count) + "' is not a whole number from 1 to 2^40";
     return r;
   }
   if (count > kMaxItemCount) {
@@ -161,8 +145,7 @@ FoldedLineParser::Parsed FoldedLineParser::Parse(std::string_view line, int64_t 
               std::to_string(kMaxItemCount) + ")";
     return r;
   }
-  std::string_view stack = line.substr(0, sep);
-  while (!stack.empty() && IsBlank(stack.back())) stack.remove_suffix(1);
+  const std::string_view stack = parts.stack;
   StackSample& s = r.sample;
   for (size_t start = 0;;) {
     const size_t semi = stack.find(';', start);

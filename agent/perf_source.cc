@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -20,10 +19,9 @@
 #include <tuple>
 #include <vector>
 
+#include "agent/child_process.h"
 #include "core/log.h"
 #include "core/stack_collapse.h"
-
-extern char** environ;
 
 namespace trailmap {
 namespace {
@@ -38,99 +36,6 @@ int64_t NowUnixSeconds() {
 
 int64_t MsSince(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
-}
-
-// A spawned child: its pid, and the read end of its stdout when piped.
-struct Child {
-  pid_t pid = -1;
-  int out_fd = -1;
-  std::string err_path;  // where its stderr went
-  bool running() const { return pid > 0; }
-};
-
-// posix_spawn(p) of argv with stdin from /dev/null, stderr to err_path and stdout to a pipe
-// (pipe_stdout) or /dev/null. An error names the program and errno.
-Status Spawn(const std::vector<std::string>& argv, const std::string& err_path, bool pipe_stdout,
-             Child* child) {
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  int fds[2] = {-1, -1};
-  if (pipe_stdout && pipe2(fds, O_CLOEXEC) != 0) {
-    return Status::IOError(std::string("pipe: ") + strerror(errno));
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  if (pipe_stdout) {
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  } else {
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  }
-  // O_APPEND: the parent may truncate the file while the child writes (perf record's two lines
-  // per window would otherwise grow it for as long as the agent runs).
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0600);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // The agent may block or ignore signals; perf must see SIGINT with the default action.
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = -1;
-  const bool search = argv[0].find('/') == std::string::npos;
-  const int rc = search ? posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ)
-                        : posix_spawn(&pid, args[0], &actions, &attr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (pipe_stdout) close(fds[1]);
-  if (rc != 0) {
-    if (pipe_stdout) close(fds[0]);
-    return Status::NotFound("cannot run '" + argv[0] + "': " + strerror(rc));
-  }
-  child->pid = pid;
-  child->out_fd = pipe_stdout ? fds[0] : -1;
-  child->err_path = err_path;
-  return Status::Ok();
-}
-
-// waitpid, retrying on EINTR; the raw status.
-int Reap(pid_t pid) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
-}
-
-// Sends sig, waits up to grace_ms, then SIGKILL. Returns the wait status.
-int StopChild(Child* child, int sig, int64_t grace_ms) {
-  if (!child->running()) return 0;
-  kill(child->pid, sig);
-  const Clock::time_point start = Clock::now();
-  int status = 0;
-  while (true) {
-    const pid_t r = waitpid(child->pid, &status, WNOHANG);
-    if (r == child->pid || (r < 0 && errno != EINTR)) break;
-    if (MsSince(start) > grace_ms) {
-      kill(child->pid, SIGKILL);
-      status = Reap(child->pid);
-      break;
-    }
-    usleep(10'000);
-  }
-  if (child->out_fd >= 0) close(child->out_fd);
-  child->pid = -1;
-  child->out_fd = -1;
-  return status;
-}
-
-std::string DescribeExit(int status) {
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return std::string("was killed by ") + strsignal(WTERMSIG(status));
-  return "ended";
 }
 
 // The last non-empty lines of a child's stderr, joined by " / ", at most ~300 bytes.
@@ -157,7 +62,7 @@ bool Contains(std::string_view s, std::string_view part) {
 
 // A failed perf run's cause in words, with what to do about it.
 std::string ExplainFailure(const std::string& what, int status, const std::string& err) {
-  std::string cause = what + " " + DescribeExit(status);
+  std::string cause = what + " " + DescribeWaitStatus(status);
   if (!err.empty()) cause += ": " + err;
   if (Contains(err, "perf_event_paranoid") || Contains(err, "ermission") ||
       Contains(err, "Access to performance monitoring") || Contains(err, "EACCES") ||
@@ -300,10 +205,14 @@ std::vector<std::string> FinishedWindows(const std::string& dir) {
 std::string PerfSource::ReadWindow(const std::string& file, int64_t fallback_second,
                                    bool* stopped) {
   const std::string err_script = dir_ + "/script.err";
-  Child script;
-  const std::vector<std::string> argv{options_.perf_path, "script", "-i", file, "--no-inline",
-                                      "-F", "comm,pid,tid,time,event,ip,sym,dso"};
-  if (Status s = Spawn(argv, err_script, true, &script); !s.ok()) return s.message();
+  SpawnSpec spec;
+  spec.argv = {options_.perf_path, "script", "-i", file, "--no-inline",
+               "-F", "comm,pid,tid,time,event,ip,sym,dso"};
+  spec.pipe_stdout = true;
+  spec.stderr_file = err_script;
+  Result<Child> spawned = SpawnChild(spec);
+  if (!spawned.ok()) return spawned.status().message();
+  Child script = *spawned;
   std::map<std::tuple<int64_t, std::string, std::string>, uint64_t> counts;
   uint64_t samples = 0, untimed = 0, cut_stacks = 0, cut_frames = 0, recovered = 0;
   CollapseOptions copt;
@@ -358,7 +267,7 @@ std::string PerfSource::ReadWindow(const std::string& file, int64_t fallback_sec
   char buf[65536];
   while (true) {
     if (stopping_) {
-      StopChild(&script, SIGKILL, 2000);
+      StopChild(&script, SIGKILL, std::chrono::milliseconds(2000));
       *stopped = true;
       return "";
     }
@@ -375,7 +284,7 @@ std::string PerfSource::ReadWindow(const std::string& file, int64_t fallback_sec
   collapser.Finish();
   close(script.out_fd);
   script.out_fd = -1;
-  const int status = Reap(script.pid);
+  const int status = ReapChild(script.pid);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     return ExplainFailure("perf script", status, ErrTail(err_script));
   }
@@ -445,9 +354,14 @@ void PerfSource::Run() {
     if (!record.running()) {
       switched = false;
       remove_windows();
-      if (Status s = Spawn(argv, err_record, false, &record); !s.ok()) {
-        Fail(s.message() + " (install linux-perf: apt-get install linux-perf, or set the perf "
-                           "path)");
+      SpawnSpec spec;
+      spec.argv = argv;
+      spec.stderr_file = err_record;  // O_APPEND: truncated below while perf writes it
+      Result<Child> spawned = SpawnChild(spec);
+      if (spawned.ok()) record = *spawned;
+      if (!spawned.ok()) {
+        Fail(spawned.status().message() +
+             " (install linux-perf: apt-get install linux-perf, or set the perf path)");
         if (!back_off()) break;
         continue;
       }
@@ -534,7 +448,7 @@ void PerfSource::Run() {
     backoff_ms_ = options_.backoff_min_ms;
     truncate(err_record.c_str(), 0);
   }
-  StopChild(&record, SIGINT, 2000);
+  StopChild(&record, SIGINT, std::chrono::milliseconds(2000));
   remove_windows();
 }
 

@@ -189,7 +189,24 @@ TEST(StackStoreTest, WeightedQueryCountsEachHostSecondItsWeightTimes) {
   // The baseline shape: web-2's other seconds once each, its listed one left out.
   q.weights = {{"web-2", {kMinute + 5}, {0}, 1}, {"no-such-host", {}, {}, 1}};
   EXPECT_EQ(Show(store->QueryStacks(q)), "main 119\nmain;foo1;bar 119\n");
+  // A baseline is read as whole minutes minus the listed seconds: a whole minute and a ragged
+  // end, several listed seconds, grouped by host, the same sums as second by second.
+  q = Range(kMinute, kMinute + 115);
+  q.group_by = "host";
+  q.weights = {{"web-1", {kMinute + 20, kMinute + 70}, {0, 0}, 1}, {"web-2", {kMinute + 30}, {0}, 1}};
+  EXPECT_EQ(Show(store->QueryStacks(q)),
+            "web-1;main;foo1;bar 113\nweb-2;main 114\nweb-2;main;foo1;bar 114\n");
+  // Every second of web-2's range listed: nothing left of it.
+  q = Range(kMinute, kMinute + 60);
+  HostSecondWeights all{"web-2", {}, {}, 1};
+  for (int64_t t = kMinute; t < kMinute + 60; ++t) {
+    all.seconds.push_back(t);
+    all.weights.push_back(0);
+  }
+  q.weights = {all};
+  EXPECT_EQ(Show(store->QueryStacks(q)), "");
   // Only hosts of other shards: nothing.
+  q = Range(kMinute, kMinute + 120);
   q.weights = {{"no-such-host", {kMinute}, {1}, 1}};
   EXPECT_EQ(Show(store->QueryStacks(q)), "");
   // A sparse selection is read by seeking to each host-second, a dense one by scanning the range:

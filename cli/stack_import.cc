@@ -1,8 +1,10 @@
 #include "cli/stack_import.h"
 
+
 #include <cstdlib>
 
 #include "core/counts.h"
+#include "core/folded.h"
 
 namespace trailmap {
 
@@ -74,34 +76,25 @@ TimedStacks CollapsePerfScriptBySecond(std::string_view text) {
 
 Result<FoldedStacks> ParseFoldedStackLines(std::string_view text) {
   FoldedStacks out;
-  size_t start = 0;
-  uint64_t line_number = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    start = end + 1;
-    ++line_number;
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-    if (line.empty()) continue;
-    const size_t space = line.find_last_of(" \t");
+  Status status;
+  ForEachFoldedTextLine(text, [&](std::string_view text_line, uint64_t number) {
+    if (!status.ok()) return;
+    const FoldedLine line = SplitFoldedLine(text_line);
+    if (line.blank()) return;
     uint64_t count = 0;
-    bool ok = space != std::string_view::npos && space > 0 && space + 1 < line.size();
-    for (size_t i = ok ? space + 1 : line.size(); ok && i < line.size(); ++i) {
-      ok = line[i] >= '0' && line[i] <= '9' && count < (UINT64_MAX - 9) / 10;
-      count = count * 10 + (line[i] - '0');
+    if (line.stack.empty() || !ParseFoldedWholeCount(line.count, &count)) {
+      status = Status::InvalidArgument("line " + std::to_string(number) +
+                                       ": expected \"frame;frame;... COUNT\" (a whole count "
+                                       "after the last space)");
+    } else if (count > kMaxItemCount) {
+      status = Status::InvalidArgument("line " + std::to_string(number) + ": count " +
+                                       std::to_string(count) +
+                                       " is more than one line may carry (2^40)");
+    } else if (count > 0) {
+      out.push_back({std::string(line.stack), count});
     }
-    if (!ok) {
-      return Status::InvalidArgument("line " + std::to_string(line_number) +
-                                     ": expected \"frame;frame;... COUNT\" (a whole count after "
-                                     "the last space)");
-    }
-    if (count > kMaxItemCount) {
-      return Status::InvalidArgument("line " + std::to_string(line_number) + ": count " +
-                                     std::to_string(count) + " is more than one line may carry (2^40)");
-    }
-    if (count > 0) out.push_back({std::string(line.substr(0, space)), count});
-  }
+  });
+  if (!status.ok()) return status;
   return out;
 }
 

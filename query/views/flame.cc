@@ -1,10 +1,11 @@
 #include "query/views/flame.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
+
+#include "core/folded.h"
 
 namespace trailmap {
 namespace {
@@ -98,51 +99,20 @@ class TreeBuilder {
   std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> children_;
 };
 
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-// "12", "2.5", "3." (flamegraph.pl: \d+(?:\.\d*)?).
-bool ParseCountField(std::string_view s, double* out) {
-  if (s.empty() || s[0] < '0' || s[0] > '9') return false;
-  size_t i = 0;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-  }
-  if (i != s.size()) return false;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  if (ec == std::errc()) return true;
-  return false;
-}
-
-
 // Calls add(stack, count) for each valid line; returns the number of invalid ones.
 template <typename Fn>
 uint64_t ForEachFoldedLine(std::string_view folded, Fn&& add) {
   uint64_t invalid = 0;
-  while (!folded.empty()) {
-    const void* nl = memchr(folded.data(), '\n', folded.size());
-    const size_t n =
-        nl ? static_cast<size_t>(static_cast<const char*>(nl) - folded.data()) : folded.size();
-    std::string_view line = folded.substr(0, n);
-    folded.remove_prefix(nl ? n + 1 : n);
-    while (!line.empty() && IsBlank(line.back())) line.remove_suffix(1);
-    if (line.empty()) continue;
-    size_t sep = line.size();
-    while (sep > 0 && !IsBlank(line[sep - 1])) --sep;
+  ForEachFoldedTextLine(folded, [&](std::string_view text_line, uint64_t) {
+    const FoldedLine line = SplitFoldedLine(text_line);
+    if (line.blank()) return;
     double count = 0;
-    if (sep == 0 || !ParseCountField(line.substr(sep), &count)) {
+    if (line.stack.empty() || !ParseFoldedCount(line.count, &count)) {
       ++invalid;
-      continue;
+      return;
     }
-    std::string_view stack = line.substr(0, sep);
-    while (!stack.empty() && IsBlank(stack.back())) stack.remove_suffix(1);
-    if (stack.empty()) {
-      ++invalid;
-      continue;
-    }
-    add(stack, count);
-  }
+    add(line.stack, count);
+  });
   return invalid;
 }
 
