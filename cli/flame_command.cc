@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/cli_common.h"
+
 namespace trailmap {
 namespace {
 
@@ -49,19 +51,12 @@ void AddFleetFlags(CLI::App* cmd, FlameFleetFlags* f) {
   cmd->add_flag("--differential", f->region_differential,
                 "With --region: red/blue against the same hosts' other seconds of --from..--to")
       ->group(group);
-  cmd->add_option("--aggregators,-a", f->view.aggregators,
-                  "Aggregator QUERY endpoints HOST:PORT,... (default port 7401); else "
-                  "$TRAILMAP_AGGREGATORS, else the config file, else 127.0.0.1:7401")
-      ->group(group);
-  cmd->add_option("--config", f->view.config, "TOML file with aggregators = [\"HOST:PORT\", ...]")
-      ->group(group);
-  cmd->add_option("--cluster", f->view.cluster,
-                  "Cluster file (else $TRAILMAP_CLUSTER): with replication > 1 each host-second "
-                  "counts once")
-      ->group(group);
-  cmd->add_option("--timeout", f->view.timeout, "How long to wait for every shard's answer")
-      ->capture_default_str()
-      ->group(group);
+  // The shards, the deadline and the budget, as every query command takes them.
+  AddShardFlags(cmd, &f->view);
+  for (const char* name :
+       {"--aggregators", "--config", "--cluster", "--timeout", "--max-keys", "--max-cells"}) {
+    cmd->get_option(name)->group(group);
+  }
 }
 
 }  // namespace
