@@ -66,7 +66,8 @@ Layout LayoutFor(const TrailsView& view, const TrailsStyle& style, double char_w
     l.step = 0;
   } else {
     l.step = style.step > 0 ? style.step
-                            : std::clamp(static_cast<int>(900 / l.n), 2, 24);
+                            : std::clamp(static_cast<int>(std::max(style.plot_height, 1) / l.n),
+                                         kMinTrailStep, 24);
     l.height = std::max(2, static_cast<int>(std::lround(l.step / (1 - overlap))));
   }
   size_t longest = 0;
@@ -164,6 +165,10 @@ int Pixel(double v) { return static_cast<int>(v + 0.5); }
 
 }  // namespace
 
+size_t TrailsThatFit(const TrailsStyle& style) {
+  return static_cast<size_t>(std::max(1, style.plot_height / kMinTrailStep));
+}
+
 std::string TrailsTitle(const TrailsView& view) {
   return view.metric + " frequency trails" + (view.group_by.empty() ? "" : " by " + view.group_by);
 }
@@ -173,6 +178,9 @@ std::string TrailsSubtitle(const TrailsView& view) {
   s += std::to_string(view.trails.size());
   if (view.groups_total > view.trails.size()) s += " of " + std::to_string(view.groups_total);
   s += view.trails.size() == 1 ? " trail" : " trails";
+  if (view.fitted && view.groups_total > view.trails.size()) {
+    s += " (the first that fit; --limit " + std::to_string(view.groups_total) + " draws all)";
+  }
   s += " sorted by " + TrailSortName(view.sort) + " · " +
        FormatQuantity(static_cast<double>(view.lo), view.unit) + "–" +
        FormatQuantity(static_cast<double>(view.hi), view.unit) + (view.range_auto ? " (auto)" : "") +

@@ -120,6 +120,7 @@ struct TrailsView {
   double threshold = 0.002;
   TrailSort sort = TrailSort::kCov;
   size_t groups_total = 0;  // groups with events, before --limit
+  bool fitted = false;      // the limit was the picture's (how many trails fit), not the user's
   uint64_t total = 0;       // events in the trails shown
   double above_events = 0;  // of those, how many lie beyond the range (estimated from shares)
   std::vector<FrequencyTrail> trails;  // sorted: the first is the top (back) of the waterfall
