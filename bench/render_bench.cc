@@ -14,6 +14,7 @@
 #include <random>
 
 #include "query/render/trails.h"
+#include "query/testing/views.h"
 #include "query/views/heatmap.h"
 #include "query/views/trails.h"
 #include "query/render/heatmap_png.h"
@@ -100,13 +101,7 @@ BENCHMARK(BM_DrawPngCanvas)->Unit(benchmark::kMillisecond);
 // hosts slower, a tenth bimodal with more cache hits.
 const MergedGrid& FleetGrid() {
   static const MergedGrid grid = [] {
-    MergedGrid g;
-    g.metric = "disk.latency";
-    g.from = 1'795'363'200;
-    g.to = g.from + 600;
-    g.step = 600;
-    g.columns = 1;
-    g.group_by = "host";
+    MergedGrid g = testing_views::HostGrid({});
     std::mt19937_64 rng(3);
     std::uniform_real_distribution<double> pick(0, 1);
     std::lognormal_distribution<double> outlier(std::log(250e6), 0.5);

@@ -8,21 +8,14 @@
 
 #include "query/draw/raster.h"
 #include "query/testing/golden.h"
+#include "query/testing/views.h"
 
 namespace trailmap {
 namespace {
 
 // Three small hosts, deterministic: a fast one, a bimodal one with an outlier, a slow one.
 TrailsView SmallView() {
-  MergedGrid grid;
-  grid.metric = "disk.latency";
-  grid.from = 1'795'363'200;
-  grid.to = grid.from + 600;
-  grid.step = 600;
-  grid.columns = 1;
-  grid.group_by = "host";
-  grid.groups = {"db-1", "db-2", "db-3"};
-  grid.cells.assign(3, std::vector<Histogram>(1));
+  MergedGrid grid = testing_views::HostGrid({"db-1", "db-2", "db-3"});
   std::mt19937_64 rng(11);
   std::lognormal_distribution<double> cache(std::log(500e3), 0.3), disk(std::log(4e6), 0.3),
       slow(std::log(9e6), 0.25);
@@ -102,21 +95,18 @@ TEST(RenderTrails, Json) {
 // `hosts` hosts of one shape each (values spread evenly over 2..18 ms, so the density is flat in
 // the middle of 0..20 ms), counts differing.
 MergedGrid FlatFleet(int hosts) {
-  MergedGrid grid;
-  grid.metric = "disk.latency";
-  grid.from = 1'795'363'200;
-  grid.to = grid.from + 600;
-  grid.step = 600;
-  grid.columns = 1;
-  grid.group_by = "host";
+  std::vector<std::string> names;
   for (int h = 0; h < hosts; ++h) {
     char name[16];
     std::snprintf(name, sizeof name, "h%03d", h);
-    grid.groups.push_back(name);
-    Histogram hist;
+    names.push_back(name);
+  }
+  MergedGrid grid = testing_views::HostGrid(std::move(names));
+  for (int h = 0; h < hosts; ++h) {
     const int n = 4000 + h;
-    for (int i = 0; i < n; ++i) hist.Record(2'000'000 + static_cast<uint64_t>(i) * 16'000'000 / n);
-    grid.cells.push_back({std::move(hist)});
+    for (int i = 0; i < n; ++i) {
+      grid.cells[h][0].Record(2'000'000 + static_cast<uint64_t>(i) * 16'000'000 / n);
+    }
   }
   return grid;
 }

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "query/views/micro_trail.h"
+#include "query/testing/views.h"
 
 namespace trailmap {
 namespace {
@@ -140,15 +141,7 @@ TEST(FrequencyTrail, ALoneOutlierIsARugTick) {
 }
 
 MergedGrid Fleet() {
-  MergedGrid grid;
-  grid.metric = "disk.latency";
-  grid.from = 1'700'000'000;
-  grid.to = grid.from + 600;
-  grid.step = 600;
-  grid.columns = 1;
-  grid.group_by = "host";
-  grid.groups = {"a-fast", "b-bimodal", "c-slow", "d-empty"};
-  grid.cells.assign(4, std::vector<Histogram>(1));
+  MergedGrid grid = testing_views::HostGrid({"a-fast", "b-bimodal", "c-slow", "d-empty"});
   std::mt19937_64 rng(3);
   std::lognormal_distribution<double> cache(std::log(60e3), 0.3), disk(std::log(4e6), 0.3),
       slow(std::log(8e6), 0.3);
