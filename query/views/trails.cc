@@ -145,7 +145,7 @@ TrailSplit SplitTrail(const std::vector<double>& density, const std::vector<doub
     const uint32_t e = std::min(n, i + kRugCrowdHalf + 1);
     return low_mass[e] - low_mass[b] >= crowd_mass * (1 - 1e-9);
   };
-  std::vector<bool> on(n, false);
+  std::vector<uint8_t> on(n, 0);  // bytes, not bits: read back once per tick
   uint32_t run_start = 0;
   bool on_line = false;
   for (uint32_t i = 0; i < n; ++i) {
@@ -264,24 +264,12 @@ TrailsView AssembleTrails(const MergedGrid& grid, const TrailOptions& options) {
 
   std::vector<Histogram> groups;
   std::vector<size_t> kept;
-  Histogram all;
   for (size_t g = 0; g < grid.groups.size(); ++g) {
     Histogram h = grid.Group(g);
     if (h.empty()) continue;
-    (void)all.Merge(h);  // refused only past 2^64 events, and then p99 of the rest will do
     groups.push_back(std::move(h));
     kept.push_back(g);
   }
-  view.lo = options.lo;
-  view.hi = options.hi;
-  if (view.hi == 0) {
-    view.range_auto = true;
-    view.lo = 0;
-    view.hi = static_cast<uint64_t>(
-        NiceTop(static_cast<double>(std::max<uint64_t>(all.Percentile(99), 1)), grid.unit));
-  }
-  if (view.hi <= view.lo) view.hi = view.lo + 1;
-
   view.groups_total = groups.size();
   // Every group's statistics decide the order; only the trails kept get a shape (a 2,048-point
   // density is most of a trail's cost, and a picture keeps the few hundred that fit).
@@ -296,6 +284,19 @@ TrailsView AssembleTrails(const MergedGrid& grid, const TrailOptions& options) {
     return TrailBefore(stats[a], stats[b], options.sort);
   });
   if (options.limit > 0 && order.size() > options.limit) order.resize(options.limit);
+  view.lo = options.lo;
+  view.hi = options.hi;
+  if (view.hi == 0) {
+    // From the trails shown, as the columns choose their y range: 225 SSD hosts of a mixed fleet
+    // get the range of an SSD, not of the spinning disks left out.
+    Histogram all;
+    for (size_t k : order) (void)all.Merge(groups[k]);  // refused only past 2^64 events
+    view.range_auto = true;
+    view.lo = 0;
+    view.hi = static_cast<uint64_t>(
+        NiceTop(static_cast<double>(std::max<uint64_t>(all.Percentile(99), 1)), grid.unit));
+  }
+  if (view.hi <= view.lo) view.hi = view.lo + 1;
   view.trails.resize(order.size());
   // The shapes are independent: computed on a few threads when there are many.
   const size_t workers =

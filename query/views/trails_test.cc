@@ -197,6 +197,14 @@ TEST(TrailsView, AutomaticRangeIsTheRoundedP99) {
   EXPECT_FALSE(fixed.range_auto);
   EXPECT_EQ(fixed.hi, 5'000'000u);
   EXPECT_GT(fixed.above_events, 20'000);  // the slow host is outside the range
+  // With a limit, the range is the kept trails': the fastest host's disk band alone (p99 of
+  // a log-normal around 4 ms, sigma 0.3: ~8 ms) rounds to 10 ms, not to the slow host's 20 ms.
+  TrailOptions fast;
+  fast.sort = TrailSort::kName;
+  fast.limit = 1;
+  const TrailsView kept = AssembleTrails(Fleet(), fast);
+  ASSERT_EQ(Order(kept), (std::vector<std::string>{"a-fast"}));
+  EXPECT_EQ(kept.hi, 10'000'000u);
 }
 
 TEST(TrailSort, Parse) {
