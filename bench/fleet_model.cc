@@ -123,7 +123,8 @@ FleetModel::FleetModel(FleetOptions options) : options_(std::move(options)) {
     h.pauses = i % 97 == 31;
     h.slow = (i % 17) == 5;  // hosts 006, 023, 040, ...: a few clearly slower than the rest
     if (h.slow) {
-      constexpr SlowKind kKinds[] = {SlowKind::kSlowTail, SlowKind::kShiftedMode, SlowKind::kStalls};
+      constexpr SlowKind kKinds[] = {SlowKind::kSlowTail, SlowKind::kShiftedMode,
+                                     SlowKind::kStalls};
       h.slow_kind = kKinds[(i / 17) % 3];
       if (h.slow_kind == SlowKind::kShiftedMode) h.disk = DiskKind::kSpinning;
     }
@@ -145,8 +146,8 @@ Batch FleetModel::HostSecond(size_t host, int64_t second) const {
   std::mt19937_64 rng(options_.seed * 0x9e3779b97f4a7c15ull ^ (static_cast<uint64_t>(second) << 20) ^ host);
   const bool drifting = (second % 60) < 10;
   const double load = DailyLoad(second);
-  double disk_ns = (h.disk == DiskKind::kSsd ? 180e3 : 5e6) * (drifting ? 1.8 : 1.0) *
-                   (0.8 + 0.2 * load);
+  double disk_ns =
+      (h.disk == DiskKind::kSsd ? 180e3 : 5e6) * (drifting ? 1.8 : 1.0) * (0.8 + 0.2 * load);
   if (h.slow_kind == SlowKind::kShiftedMode) disk_ns *= 3;
   const bool tail = h.slow_kind == SlowKind::kSlowTail;
   const double outlier_share = tail ? 0.015 : 0.001;
@@ -168,7 +169,8 @@ Batch FleetModel::HostSecond(size_t host, int64_t second) const {
     const double cache_share = op == 0 ? h.cache_hit : 0.6 * h.cache_hit;
     std::poisson_distribution<int> events(options_.events_per_second * share * load);
     std::lognormal_distribution<double> cache(std::log(op == 0 ? 40e3 : 120e3), 0.35);
-    std::lognormal_distribution<double> disk(std::log(disk_ns), h.disk == DiskKind::kSsd ? 0.4 : 0.45);
+    std::lognormal_distribution<double> disk(std::log(disk_ns),
+                                             h.disk == DiskKind::kSsd ? 0.4 : 0.45);
     std::lognormal_distribution<double> outlier(std::log(tail ? 60e6 : 250e6), tail ? 0.9 : 0.5);
     std::uniform_real_distribution<double> pick(0, 1);
     Histogram hist;

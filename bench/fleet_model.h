@@ -64,7 +64,7 @@ enum class SlowKind { kNone, kSlowTail, kShiftedMode, kStalls };
 // One host's profile (see the top of this file for what each part means).
 struct SimulatedHost {
   std::string name;
-  FieldSet labels;  // role=web|db, zone=a|b|c, disk=ssd|hdd
+  FieldSet labels;    // role=web|db, zone=a|b|c, disk=ssd|hdd
   bool slow = false;  // a planted slow host: slow_kind says how
   SlowKind slow_kind = SlowKind::kNone;
   DiskKind disk = DiskKind::kSsd;

@@ -26,7 +26,8 @@ Histogram HostHistogram(const FleetModel& model, size_t host, int64_t from, int 
 }
 
 TEST(FleetModel, TheSameSeedGivesTheSameFleet) {
-  const FleetModel a({.hosts = 40, .seed = 5}), b({.hosts = 40, .seed = 5}), c({.hosts = 40, .seed = 6});
+  const FleetModel a({.hosts = 40, .seed = 5}), b({.hosts = 40, .seed = 5}),
+      c({.hosts = 40, .seed = 6});
   EXPECT_EQ(a.HostSecond(17, kNoon).seconds[0].histograms[0].encoded,
             b.HostSecond(17, kNoon).seconds[0].histograms[0].encoded);
   EXPECT_NE(a.HostSecond(17, kNoon).seconds[0].histograms[0].encoded,

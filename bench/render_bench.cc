@@ -13,12 +13,12 @@
 #include <cstdio>
 #include <random>
 
+#include "query/render/heatmap_png.h"
+#include "query/render/heatmap_svg.h"
 #include "query/render/trails.h"
 #include "query/testing/views.h"
 #include "query/views/heatmap.h"
 #include "query/views/trails.h"
-#include "query/render/heatmap_png.h"
-#include "query/render/heatmap_svg.h"
 
 namespace trailmap {
 namespace {
@@ -115,7 +115,7 @@ const MergedGrid& FleetGrid() {
       Histogram hist;
       for (int i = 0; i < 20000; ++i) {
         const double p = pick(rng);
-        hist.Record(static_cast<uint64_t>(p < 0.001 ? outlier(rng)
+        hist.Record(static_cast<uint64_t>(p < 0.001         ? outlier(rng)
                                           : p < cache_share ? cache(rng)
                                                             : disk(rng)));
       }

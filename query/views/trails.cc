@@ -46,8 +46,8 @@ void BoxFilter(const std::vector<double>& in, int width, std::vector<double>* pr
 // Silverman's rule from statistics already computed (ComputeTrail needs them anyway).
 double Silverman(const Histogram& histogram, const DistributionStats& s) {
   if (histogram.count() < 2) return 0;
-  const double iqr = static_cast<double>(histogram.Percentile(75)) -
-                     static_cast<double>(histogram.Percentile(25));
+  const double iqr =
+      static_cast<double>(histogram.Percentile(75)) - static_cast<double>(histogram.Percentile(25));
   double spread = s.stddev;
   if (iqr > 0) spread = std::min(spread, iqr / 1.34);
   return 0.9 * spread * std::pow(static_cast<double>(histogram.count()), -0.2);
@@ -244,10 +244,9 @@ std::string TrailSortName(TrailSort sort) {
 }
 
 void SortTrails(std::vector<FrequencyTrail>* trails, TrailSort sort) {
-  std::stable_sort(trails->begin(), trails->end(),
-                   [sort](const FrequencyTrail& a, const FrequencyTrail& b) {
-                     return TrailBefore(a, b, sort);
-                   });
+  std::stable_sort(
+      trails->begin(), trails->end(),
+      [sort](const FrequencyTrail& a, const FrequencyTrail& b) { return TrailBefore(a, b, sort); });
 }
 
 TrailsView AssembleTrails(const MergedGrid& grid, const TrailOptions& options) {

@@ -96,8 +96,8 @@ std::string TrailSortName(TrailSort sort);
 struct TrailOptions {
   // The value range [lo, hi) in the base unit. hi == 0: automatic, lo = 0 and hi the smallest
   // 1, 2 or 5 × 10^k at or above the p99 of every event of the trails kept after `limit`
-  // together, as the columns choose their y range from the hosts shown (the body of every trail fills
-  // the width; the p99.9 of a latency fleet usually sits among its rare outliers, which would
+  // together, as the columns choose their y range from the hosts shown (the body of every trail
+  // fills the width; the p99.9 of a latency fleet usually sits among its rare outliers, which would
   // squeeze the bands into the first few percent of the width; those beyond are counted).
   uint64_t lo = 0;
   uint64_t hi = 0;

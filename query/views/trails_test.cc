@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "query/views/micro_trail.h"
 #include "query/testing/views.h"
+#include "query/views/micro_trail.h"
 
 namespace trailmap {
 namespace {
