@@ -18,7 +18,30 @@ constexpr const char* kVerbs[] = {"read", "parse", "hash", "alloc", "send", "loc
                                   "encode", "decode", "flush", "scan", "sort", "match", "free"};
 constexpr const char* kNouns[] = {"request", "buffer", "header", "page", "tuple", "frame",
                                   "event", "block", "index", "socket", "string", "object"};
-constexpr int kHotStacks = 3;
+// The hot paths of the planted slow hosts, three stacks for each way of being slow (SlowKind
+// kSlowTail, kShiftedMode, kStalls in that order): the process index (kProcesses) and the frames.
+struct HotPath {
+  uint32_t process;
+  const char* frames[5];
+  const char* leaves[3];
+};
+constexpr HotPath kHotPaths[] = {
+    // A slow tail: compressing responses (the differential flame graph's classic).
+    {0,
+     {"nginx", "nginx_main", "ngx_http_gzip_body", "compress_block", nullptr},
+     {FleetModel::kHotFrame, "ZSTD_compressBlock_doubleFast_extDict",
+      "HUF_compress4X_usingCTable"}},
+    // A shifted mode: a slow disk, its reads waiting in the block layer.
+    {2,
+     {"postgres", "postgres_main", "pg_read_page", "mdread", "FileRead"},
+     {"pread64", "blk_mq_submit_bio", "io_schedule"}},
+    // Stalls: a collector stopping the world.
+    {1,
+     {"java", "java_main", "jvm_gc_collect", "G1CollectedHeap::do_collection_pause", nullptr},
+     {"G1ParScanThreadState::trim_queue", "G1RemSet::scan_heap_roots",
+      "SafepointSynchronize::begin"}},
+};
+constexpr int kHotStacks = 9;  // 3 paths × 3 leaves
 
 }  // namespace
 
@@ -52,13 +75,16 @@ void FleetModel::BuildStackCatalog() {
     stacks_.push_back(StackDef{static_cast<uint32_t>(stacks_.size() + 1), std::move(ids)});
     process_of_.push_back(process);
   }
-  const char* hot_leaves[kHotStacks] = {kHotFrame, "ZSTD_compressBlock_doubleFast_extDict",
-                                        "HUF_compress4X_usingCTable"};
-  for (int k = 0; k < kHotStacks; ++k) {
-    std::vector<uint32_t> ids = {frame("nginx"), frame("nginx_main"), frame("ngx_http_gzip_body"),
-                                 frame("compress_block"), frame(hot_leaves[k])};
-    stacks_.push_back(StackDef{static_cast<uint32_t>(stacks_.size() + 1), std::move(ids)});
-    process_of_.push_back(0);
+  for (const HotPath& path : kHotPaths) {
+    for (const char* leaf : path.leaves) {
+      std::vector<uint32_t> ids;
+      for (const char* f : path.frames) {
+        if (f != nullptr) ids.push_back(frame(f));
+      }
+      ids.push_back(frame(leaf));
+      stacks_.push_back(StackDef{static_cast<uint32_t>(stacks_.size() + 1), std::move(ids)});
+      process_of_.push_back(path.process);
+    }
   }
   double sum = 0;
   for (size_t r = 0; r < n; ++r) {
@@ -78,7 +104,9 @@ void FleetModel::AddStacks(size_t host, int64_t second, std::mt19937_64& rng, Ba
   for (int k = samples(rng); k > 0; --k) {
     const double p = pick(rng);
     if (slow && p < 0.3) {
-      ++counts[static_cast<uint32_t>(n + static_cast<size_t>(p / 0.1) % kHotStacks)];
+      // The hot path of the host's way of being slow: 3 stacks after 3 × (kind - 1).
+      const size_t path = static_cast<size_t>(hosts_[host].slow_kind) - 1;
+      ++counts[static_cast<uint32_t>(n + path * 3 + static_cast<size_t>(p / 0.1) % 3)];
       continue;
     }
     const double u = pick(rng);

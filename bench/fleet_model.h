@@ -32,7 +32,10 @@
 // a fleet-wide catalog of `distinct_stacks` plausible stacks of four processes, built as a tree
 // (each stack extends a prefix of an earlier one), drawn with a Zipf-like spread (weight
 // 1/rank^1.1) whose ranks are rotated per host; the slow hosts spend 30% of their samples in a
-// distinctive hot path (compress_block -> ZSTD_compressBlock_doubleFast). The catalog's ids are
+// distinctive hot path, one per way of being slow: the slow-tail hosts compressing (nginx
+// compress_block -> ZSTD_compressBlock_doubleFast), the shifted-mode host reading a slow disk
+// (postgres FileRead -> pread64, blk_mq_submit_bio, io_schedule), the stalling host in garbage
+// collection (java G1CollectedHeap::do_collection_pause -> ...). The catalog's ids are
 // fixed, so a batch carries the definitions of every stack it uses and the shipper sends each
 // once per connection, as an agent's would.
 #pragma once
@@ -54,7 +57,7 @@ struct FleetOptions {
   double events_per_second = 200;         // per host, all ops together
   uint64_t seed = 1;
   double stack_rate = 0;                  // stack samples per host per second; 0 = no stacks
-  size_t distinct_stacks = 300;           // stacks in the fleet's catalog (plus 3 hot ones)
+  size_t distinct_stacks = 300;           // stacks in the fleet's catalog (plus 9 hot ones)
   bool histograms = true;                 // false: stacks only (wire-size measurements)
 };
 
@@ -96,7 +99,7 @@ class FleetModel {
   FleetOptions options_;
   std::vector<SimulatedHost> hosts_;
   std::vector<FrameDef> frames_;        // frame id = index + 1
-  std::vector<StackDef> stacks_;        // stack id = index + 1; the last 3 are the hot ones
+  std::vector<StackDef> stacks_;        // stack id = index + 1; the last 9 are the hot ones
   std::vector<uint32_t> process_of_;    // stack index -> process index
   std::vector<double> zipf_cdf_;        // over ranks 0..distinct_stacks-1
 };

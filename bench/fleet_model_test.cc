@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "query/views/distribution_stats.h"
@@ -116,6 +118,31 @@ TEST(FleetModel, HostsDifferSoTheSortKeysHaveSomethingToSort) {
   const Histogram pause = HostHistogram(m, 31, kNoon + 30, 2);
   EXPECT_GE(pause.Percentile(80), 40'000'000u);
   EXPECT_LT(pause.Percentile(50), 40'000'000u);
+}
+
+// The frames a host's stacks use in one second, by name.
+std::set<std::string> FrameNames(const FleetModel& model, size_t host) {
+  std::set<std::string> names;
+  for (int64_t s = kNoon; s < kNoon + 5; ++s) {
+    for (const FrameDef& f : model.HostSecond(host, s).frames) names.insert(f.name);
+  }
+  return names;
+}
+
+// Each way of being slow has its own hot path, which the differential flame graph of the slow
+// hosts against the rest shows; the other hosts never sample them.
+TEST(FleetModel, SlowHostsSampleTheHotPathOfTheirKind) {
+  const FleetModel m({.hosts = 60, .stack_rate = 200});
+  const std::set<std::string> tail = FrameNames(m, 5), shifted = FrameNames(m, 22),
+                              stalls = FrameNames(m, 39), normal = FrameNames(m, 7);
+  EXPECT_TRUE(tail.count(FleetModel::kHotFrame));
+  EXPECT_FALSE(tail.count("io_schedule"));
+  EXPECT_TRUE(shifted.count("io_schedule"));
+  EXPECT_FALSE(shifted.count(FleetModel::kHotFrame));
+  EXPECT_TRUE(stalls.count("G1CollectedHeap::do_collection_pause"));
+  for (const char* hot : {FleetModel::kHotFrame, "io_schedule", "jvm_gc_collect"}) {
+    EXPECT_FALSE(normal.count(hot)) << hot;
+  }
 }
 
 }  // namespace
