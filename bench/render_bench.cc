@@ -4,14 +4,21 @@
 // 10 million cells a second, so drawing never costs more than the query. Items = all cells of
 // the view, empty or not; the PNG figure includes libpng's encoding, the SVG one building the
 // document string.
+//
+// Frequency trails of 1,000 hosts (issue 14): assembling them (statistics, mass, density, split)
+// for every host or for the trails a picture keeps, and writing SVG, PNG and JSON. Items = trails.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 
-#include "query/views/heatmap.h"
 #include "query/render/heatmap_png.h"
 #include "query/render/heatmap_svg.h"
+#include "query/render/trails.h"
+#include "query/testing/views.h"
+#include "query/views/heatmap.h"
+#include "query/views/trails.h"
 
 namespace trailmap {
 namespace {
@@ -89,6 +96,82 @@ void BM_DrawPngCanvas(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * int64_t{view.rows} * view.columns);
 }
 BENCHMARK(BM_DrawPngCanvas)->Unit(benchmark::kMillisecond);
+
+// 1,000 hosts, each a cache band, a disk band and rare outliers, in one column; a tenth of the
+// hosts slower, a tenth bimodal with more cache hits.
+const MergedGrid& FleetGrid() {
+  static const MergedGrid grid = [] {
+    MergedGrid g = testing_views::HostGrid({});
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<double> pick(0, 1);
+    std::lognormal_distribution<double> outlier(std::log(250e6), 0.5);
+    for (int h = 0; h < 1000; ++h) {
+      char name[16];
+      std::snprintf(name, sizeof name, "sim-%03d", h + 1);
+      g.groups.push_back(name);
+      std::lognormal_distribution<double> cache(std::log(40e3 * (1 + h % 7 * 0.1)), 0.35);
+      std::lognormal_distribution<double> disk(std::log(4e6 * (h % 10 == 3 ? 3 : 1)), 0.45);
+      const double cache_share = h % 10 == 7 ? 0.85 : 0.6;
+      Histogram hist;
+      for (int i = 0; i < 20000; ++i) {
+        const double p = pick(rng);
+        hist.Record(static_cast<uint64_t>(p < 0.001         ? outlier(rng)
+                                          : p < cache_share ? cache(rng)
+                                                            : disk(rng)));
+      }
+      g.cells.push_back({std::move(hist)});
+    }
+    return g;
+  }();
+  return grid;
+}
+
+void BM_AssembleTrails(benchmark::State& state) {
+  TrailOptions options;
+  options.limit = static_cast<size_t>(state.range(0));
+  const MergedGrid& grid = FleetGrid();  // made once, before the timing
+  for (auto _ : state) {
+    TrailsView view = AssembleTrails(grid, options);
+    benchmark::DoNotOptimize(view);
+  }
+  state.SetItemsProcessed(state.iterations() * 1000);
+}
+// 0: every host's shape (JSON); 200: the trails a default picture draws.
+BENCHMARK(BM_AssembleTrails)->Arg(0)->Arg(200)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Every trail (the JSON, or --limit 1000), or the 225 a default picture draws.
+const TrailsView& FleetTrails(bool fitted) {
+  static const TrailsView all = AssembleTrails(FleetGrid(), {});
+  static const TrailsView fit = [] {
+    TrailOptions options;
+    options.limit = TrailsThatFit({});
+    return AssembleTrails(FleetGrid(), options);
+  }();
+  return fitted ? fit : all;
+}
+
+void BM_RenderTrails(benchmark::State& state) {
+  const TrailsView& view = FleetTrails(state.range(1) != 0);
+  size_t bytes = 0;
+  for (auto _ : state) {
+    std::string out;
+    if (state.range(0) == 0) out = RenderTrailsSvg(view);
+    if (state.range(0) == 1) out = *RenderTrailsPng(view);
+    if (state.range(0) == 2) out = RenderTrailsJson(view);
+    bytes = out.size();
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(view.trails.size()));
+  state.counters["bytes"] = static_cast<double>(bytes);
+}
+// {0 SVG, 1 PNG, 2 JSON} × {all 1,000 trails (a 4,000 px tall picture), the 225 that fit}.
+BENCHMARK(BM_RenderTrails)
+    ->Args({0, 0})
+    ->Args({1, 0})
+    ->Args({2, 0})
+    ->Args({0, 1})
+    ->Args({1, 1})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace trailmap

@@ -18,7 +18,13 @@ CLI::App* AddTrailsCommand(CLI::App* app, TrailsFlags* flags) {
                   "first) or name")
       ->capture_default_str()
       ->check(CLI::IsMember({"cov", "p99", "p50", "median", "max", "bimodality", "name"}));
-  cmd->add_option("--limit", flags->limit, "Keep the first N trails after sorting");
+  cmd->add_option("--limit", flags->limit,
+                  "Keep the first N trails after sorting (default: SVG and PNG draw the first that "
+                  "fit --height, 4 px apart; JSON has every trail)");
+  cmd->add_option("--height", flags->height,
+                  "Pixels for the waterfall of an SVG or PNG; how many trails fit by default")
+      ->capture_default_str()
+      ->check(CLI::Range(100, 100000));
   cmd->add_flag("--fill", flags->fill, "Fill under each trail's line");
   cmd->add_flag("--invert", flags->invert, "Light trails on black");
   cmd->add_flag("--border", flags->border,

@@ -1,6 +1,6 @@
 #include "query/draw/svg_text.h"
 
-#include <cstdio>
+#include <charconv>
 
 namespace trailmap {
 
@@ -36,12 +36,22 @@ std::string SvgHeading(int x, std::string_view title, std::string_view subtitle,
   return out;
 }
 
-std::string SvgNumber(double value) {
+void AppendSvgNumber(double value, std::string* out) {
+  // std::to_chars with a precision rounds as printf's "%.1f" does, without the locale and format
+  // parsing that made snprintf most of the time of a large trails SVG.
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", value);
-  std::string s = buf;
-  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
-  if (s == "-0") s = "0";
+  char* end = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed, 1).ptr;
+  if (end - buf >= 2 && end[-2] == '.' && end[-1] == '0') end -= 2;
+  if (end - buf == 2 && buf[0] == '-' && buf[1] == '0') {
+    out->push_back('0');
+    return;
+  }
+  out->append(buf, end);
+}
+
+std::string SvgNumber(double value) {
+  std::string s;
+  AppendSvgNumber(value, &s);
   return s;
 }
 

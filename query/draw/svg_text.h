@@ -17,5 +17,7 @@ std::string SvgOpen(int width, int height, std::string_view background = "#fffff
 std::string SvgHeading(int x, std::string_view title, std::string_view subtitle, std::string_view note);
 // A coordinate with one decimal and no trailing ".0": 12 → "12", 12.25 → "12.3"; -0 → "0".
 std::string SvgNumber(double value);
+// The same appended to `out`, for writers that build one large document in one buffer.
+void AppendSvgNumber(double value, std::string* out);
 
 }  // namespace trailmap

@@ -113,7 +113,7 @@ Result<ViewDocument> ApiTrails(Params* p, const QueryContext& context, ViewReque
   r.query = std::move(base);
   r.format = "json";
   if (Status s = ReadViewRequest(p, &r.query); !s.ok()) return s;
-  uint64_t limit = r.limit, points = r.points;
+  uint64_t limit = r.limit, points = r.points, height = static_cast<uint64_t>(r.height);
   p->Text("range", &r.range);
   p->Text("sort", &r.sort);
   if (Status s = p->Unsigned("limit", 1'000'000, &limit); !s.ok()) return s;
@@ -125,6 +125,8 @@ Result<ViewDocument> ApiTrails(Params* p, const QueryContext& context, ViewReque
   p->Text("threshold", &r.threshold);
   p->Text("bandwidth", &r.bandwidth);
   if (Status s = p->Unsigned("points", 1'000'000, &points); !s.ok()) return s;
+  if (Status s = p->Unsigned("height", 100'000, &height); !s.ok()) return s;
+  r.height = static_cast<int>(height);
   r.limit = limit;
   r.points = points;
   p->Text("format", &r.format);

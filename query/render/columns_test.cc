@@ -7,6 +7,7 @@
 #include "query/draw/palette.h"
 #include "query/draw/raster.h"
 #include "query/testing/golden.h"
+#include "query/testing/views.h"
 
 namespace trailmap {
 namespace {
@@ -14,15 +15,7 @@ namespace {
 // Six hosts over ten minutes from 2026-11-22T16:00:00Z, 8 rows up to 20 ms: a fast band and a
 // disk band in different proportions (no bucket straddles a row boundary), one slow host (db-3) and one bimodal (web-2).
 ColumnsView Small(ColumnsSort sort = ColumnsSort::kP99) {
-  MergedGrid grid;
-  grid.metric = "disk.latency";
-  grid.from = 1'795'363'200;
-  grid.to = grid.from + 600;
-  grid.step = 600;
-  grid.columns = 1;
-  grid.group_by = "host";
-  grid.groups = {"db-1", "db-2", "db-3", "web-1", "web-2", "web<&>"};
-  grid.cells.assign(grid.groups.size(), std::vector<Histogram>(1));
+  MergedGrid grid = testing_views::HostGrid({"db-1", "db-2", "db-3", "web-1", "web-2", "web<&>"});
   for (size_t g = 0; g < grid.groups.size(); ++g) {
     Histogram& h = grid.cells[g][0];
     h.Record(1'000'000 + g * 200'000, 400 + g * 50);

@@ -1,6 +1,7 @@
 #include "query/render/trails.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -65,7 +66,8 @@ Layout LayoutFor(const TrailsView& view, const TrailsStyle& style, double char_w
     l.step = 0;
   } else {
     l.step = style.step > 0 ? style.step
-                            : std::clamp(static_cast<int>(900 / l.n), 2, 24);
+                            : std::clamp(static_cast<int>(std::max(style.plot_height, 1) / l.n),
+                                         kMinTrailStep, 24);
     l.height = std::max(2, static_cast<int>(std::lround(l.step / (1 - overlap))));
   }
   size_t longest = 0;
@@ -132,27 +134,40 @@ std::string Note(const TrailsView& view, const TrailsStyle& style) {
          (style.root ? "height sqrt(density)" : "height density") + ", each trail to its own peak";
 }
 
-// The points of a line run as (x, y) pairs, dropping the middle of three points at the same
-// height (flat stretches need no vertices).
-std::vector<std::pair<double, double>> RunPoints(const TrailsView& view, const TrailsStyle& style,
-                                                 const Layout& l, const FrequencyTrail& t,
-                                                 uint32_t begin,
-                                                 uint32_t end, int baseline) {
-  std::vector<std::pair<double, double>> pts;
+// The points of a line run as (x, y) pairs into `pts`, dropping the middle of three points at the
+// same height (flat stretches need no vertices).
+void RunPoints(const TrailsView& view, const TrailsStyle& style, const Layout& l,
+               const FrequencyTrail& t, uint32_t begin, uint32_t end, int baseline,
+               std::vector<std::pair<double, double>>* pts) {
+  pts->clear();
   const double h = l.height - 1;
   for (uint32_t p = begin; p < end; ++p) {
     const double y = std::round((baseline - Height(style, t.density[p]) * h) * 10) / 10;
     const double x = l.X(view, p);
-    if (pts.size() >= 2 && pts.back().second == y && pts[pts.size() - 2].second == y) {
-      pts.back().first = x;
+    if (pts->size() >= 2 && pts->back().second == y && (*pts)[pts->size() - 2].second == y) {
+      pts->back().first = x;
       continue;
     }
-    pts.emplace_back(x, y);
+    pts->emplace_back(x, y);
   }
-  return pts;
 }
 
+// "X,Y" of an SVG path, appended.
+void AppendPoint(double x, double y, std::string* out) {
+  AppendSvgNumber(x, out);
+  out->push_back(',');
+  AppendSvgNumber(y, out);
+}
+
+// Rounds a non-negative pixel coordinate to the nearest pixel (as std::lround does for those,
+// without its call: it was 9% of drawing 1,000 trails).
+int Pixel(double v) { return static_cast<int>(v + 0.5); }
+
 }  // namespace
+
+size_t TrailsThatFit(const TrailsStyle& style) {
+  return static_cast<size_t>(std::max(1, style.plot_height / kMinTrailStep));
+}
 
 std::string TrailsTitle(const TrailsView& view) {
   return view.metric + " frequency trails" + (view.group_by.empty() ? "" : " by " + view.group_by);
@@ -163,6 +178,9 @@ std::string TrailsSubtitle(const TrailsView& view) {
   s += std::to_string(view.trails.size());
   if (view.groups_total > view.trails.size()) s += " of " + std::to_string(view.groups_total);
   s += view.trails.size() == 1 ? " trail" : " trails";
+  if (view.fitted && view.groups_total > view.trails.size()) {
+    s += " (the first that fit; --limit " + std::to_string(view.groups_total) + " draws all)";
+  }
   s += " sorted by " + TrailSortName(view.sort) + " · " +
        FormatQuantity(static_cast<double>(view.lo), view.unit) + "–" +
        FormatQuantity(static_cast<double>(view.hi), view.unit) + (view.range_auto ? " (auto)" : "") +
@@ -174,7 +192,7 @@ std::string RenderTrailsSvg(const TrailsView& view, const TrailsStyle& style) {
   const Layout l = LayoutFor(view, style, 6.5);
   const Colors c = ColorsFor(style);
   std::string out;
-  out.reserve(8192 + view.trails.size() * 8192);
+  out.reserve(8192 + view.trails.size() * 4096);
   out += SvgOpen(l.width, l.total_height, HexColor(c.background));
   out += "<text x=\"" + std::to_string(l.left) + "\" y=\"24\" font-size=\"16\" font-weight=\"bold\" fill=\"" +
          HexColor(c.text) + "\">" + XmlEscape(TrailsTitle(view)) + "</text>\n";
@@ -191,34 +209,63 @@ std::string RenderTrailsSvg(const TrailsView& view, const TrailsStyle& style) {
   const bool draw_line = !style.fill || style.border;
   const double tick = TickHeight(l);
 
+  // One buffer each for the paths, reused by every trail, and the document itself: a 1,000-trail
+  // waterfall allocates a handful of times instead of once a coordinate.
+  std::string area, line, rug;
+  std::vector<std::pair<double, double>> pts;
   for (size_t i = 0; i < view.trails.size(); ++i) {
     const FrequencyTrail& t = view.trails[i];
     const int base = l.Baseline(i);
-    out += "<g><title>" + XmlEscape(TrailDescription(view, t)) + "</title>\n";
-    std::string area, line, rug;
+    out += "<g><title>";
+    out += XmlEscape(TrailDescription(view, t));
+    out += "</title>\n";
+    area.clear();
+    line.clear();
+    rug.clear();
     for (const auto& [begin, end] : t.split.lines) {
-      const auto pts = RunPoints(view, style, l, t, begin, end, base);
+      RunPoints(view, style, l, t, begin, end, base, &pts);
       if (draw_fill) {
-        area += "M" + SvgNumber(pts.front().first) + "," + std::to_string(base);
-        for (const auto& [x, y] : pts) area += "L" + SvgNumber(x) + "," + SvgNumber(y);
-        area += "L" + SvgNumber(pts.back().first) + "," + std::to_string(base) + "Z";
+        area += 'M';
+        AppendPoint(pts.front().first, base, &area);
+        for (const auto& [x, y] : pts) {
+          area += 'L';
+          AppendPoint(x, y, &area);
+        }
+        area += 'L';
+        AppendPoint(pts.back().first, base, &area);
+        area += 'Z';
       }
       if (draw_line) {
-        line += "M" + SvgNumber(pts.front().first) + "," + SvgNumber(pts.front().second);
+        line += 'M';
+        AppendPoint(pts.front().first, pts.front().second, &line);
         if (pts.size() == 1) line += "h0.5";
-        for (size_t k = 1; k < pts.size(); ++k) line += "L" + SvgNumber(pts[k].first) + "," + SvgNumber(pts[k].second);
+        for (size_t k = 1; k < pts.size(); ++k) {
+          line += 'L';
+          AppendPoint(pts[k].first, pts[k].second, &line);
+        }
       }
     }
     for (uint32_t p : t.split.rug) {
-      rug += "M" + SvgNumber(l.X(view, p)) + "," + std::to_string(base) + "v-" + SvgNumber(tick);
+      rug += 'M';
+      AppendPoint(l.X(view, p), base, &rug);
+      rug += "v-";
+      AppendSvgNumber(tick, &rug);
     }
-    if (!area.empty()) out += "<path d=\"" + area + "\" fill=\"" + fill_color + "\"/>\n";
+    if (!area.empty()) {
+      out += "<path d=\"";
+      out += area;
+      out += "\" fill=\"" + fill_color + "\"/>\n";
+    }
     if (!line.empty()) {
-      out += "<path d=\"" + line + "\" fill=\"none\" stroke=\"" + line_color +
+      out += "<path d=\"";
+      out += line;
+      out += "\" fill=\"none\" stroke=\"" + line_color +
              "\" stroke-width=\"1\" stroke-linejoin=\"round\"/>\n";
     }
     if (!rug.empty()) {
-      out += "<path d=\"" + rug + "\" stroke=\"" + HexColor(c.line) + "\" stroke-width=\"0.6\"/>\n";
+      out += "<path d=\"";
+      out += rug;
+      out += "\" stroke=\"" + HexColor(c.line) + "\" stroke-width=\"0.6\"/>\n";
     }
     if (l.label_every > 0 && i % l.label_every == 0) {
       out += "<text x=\"" + std::to_string(l.left - 8) + "\" y=\"" + std::to_string(base) +
@@ -269,11 +316,13 @@ Result<std::string> RenderTrailsPng(const TrailsView& view, const TrailsStyle& s
   const bool draw_line = !style.fill || style.border;
   const int tick = static_cast<int>(std::lround(TickHeight(l)));
   const double h = l.height - 1;
+  std::vector<int> xs(view.points);  // each point's pixel column, the same for every trail
+  for (uint32_t p = 0; p < view.points; ++p) xs[p] = Pixel(l.X(view, p));
   for (size_t i = 0; i < view.trails.size(); ++i) {
     const FrequencyTrail& t = view.trails[i];
     const int base = l.Baseline(i);
-    auto px = [&](uint32_t p) { return static_cast<int>(std::lround(l.X(view, p))); };
-    auto py = [&](uint32_t p) { return static_cast<int>(std::lround(base - Height(style, t.density[p]) * h)); };
+    auto px = [&xs](uint32_t p) { return xs[p]; };
+    auto py = [&](uint32_t p) { return Pixel(base - Height(style, t.density[p]) * h); };
     for (const auto& [begin, end] : t.split.lines) {
       if (draw_fill) {
         // Columns under the line, interpolated between neighbouring points.
@@ -315,6 +364,44 @@ Result<std::string> RenderTrailsPng(const TrailsView& view, const TrailsStyle& s
   return canvas.EncodePng();
 }
 
+namespace {
+
+// A density rounded to 4 decimals as nlohmann::json writes std::round(d * 1e4) / 1e4 ("0.0",
+// "0.123", "1.0"), written at `w` (at most 6 bytes), without building a JSON value for each of a
+// waterfall's 2 million points. Returns the end.
+char* WriteDensity(double density, char* w) {
+  const long k = std::lround(std::clamp(density, 0.0, 1.0) * 1e4);
+  if (k == 0 || k == 10000) {
+    *w++ = k == 0 ? '0' : '1';
+    *w++ = '.';
+    *w++ = '0';
+    return w;
+  }
+  *w++ = '0';
+  *w++ = '.';
+  char digits[4] = {static_cast<char>('0' + k / 1000), static_cast<char>('0' + k / 100 % 10),
+                    static_cast<char>('0' + k / 10 % 10), static_cast<char>('0' + k % 10)};
+  int len = 4;
+  while (digits[len - 1] == '0') --len;
+  for (int i = 0; i < len; ++i) *w++ = digits[i];
+  return w;
+}
+
+void AppendUnsigned(uint64_t v, std::string* out) {
+  char buf[24];
+  out->append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+// An object's dump with its closing brace removed, so more keys can follow.
+void AppendOpenObject(const nlohmann::ordered_json& j, std::string* out) {
+  *out += j.dump(-1);
+  out->pop_back();
+}
+
+}  // namespace
+
+// The head and each trail's statistics are built as JSON values; the large arrays (lines, rug,
+// density: 2,048 numbers a trail) are written straight into the one output string.
 std::string RenderTrailsJson(const TrailsView& view) {
   nlohmann::ordered_json j;
   AddJsonHead({.view = "trails", .metric = view.metric, .unit = view.unit,
@@ -327,34 +414,58 @@ std::string RenderTrailsJson(const TrailsView& view) {
   j["sort"] = TrailSortName(view.sort);
   j["groups_total"] = view.groups_total;
   j["total"] = view.total;
-  nlohmann::ordered_json trails = nlohmann::ordered_json::array();
-  for (const FrequencyTrail& t : view.trails) {
-    nlohmann::ordered_json density = nlohmann::ordered_json::array();
-    for (double d : t.density) density.push_back(std::round(d * 1e4) / 1e4);
-    nlohmann::ordered_json lines = nlohmann::ordered_json::array();
-    for (const auto& [b, e] : t.split.lines) lines.push_back({b, e});
-    trails.push_back({{"group", t.group},
-                      {"count", t.count},
-                      {"p50", t.p50},
-                      {"p99", t.p99},
-                      {"max", t.max},
-                      {"mean", t.stats.mean},
-                      {"stddev", t.stats.stddev},
-                      {"cov", t.stats.cov},
-                      {"skewness", t.stats.skewness},
-                      {"kurtosis", t.stats.kurtosis},
-                      {"bimodality", t.stats.bimodality},
-                      {"bandwidth", t.bandwidth},
-                      {"below", t.below},
-                      {"above", t.above},
-                      {"sparkline", Sparkline(t, 32)},
-                      {"lines", std::move(lines)},
-                      {"rug", t.split.rug},
-                      {"density", std::move(density)}});
+  std::string out;
+  out.reserve(4096 + view.trails.size() * (view.points * 7 + 1024));
+  AppendOpenObject(j, &out);
+  out += ",\"trails\":[";
+  for (size_t i = 0; i < view.trails.size(); ++i) {
+    const FrequencyTrail& t = view.trails[i];
+    const nlohmann::ordered_json head = {{"group", t.group},
+                                         {"count", t.count},
+                                         {"p50", t.p50},
+                                         {"p99", t.p99},
+                                         {"max", t.max},
+                                         {"mean", t.stats.mean},
+                                         {"stddev", t.stats.stddev},
+                                         {"cov", t.stats.cov},
+                                         {"skewness", t.stats.skewness},
+                                         {"kurtosis", t.stats.kurtosis},
+                                         {"bimodality", t.stats.bimodality},
+                                         {"bandwidth", t.bandwidth},
+                                         {"below", t.below},
+                                         {"above", t.above},
+                                         {"sparkline", Sparkline(t, 32)}};
+    if (i > 0) out += ',';
+    AppendOpenObject(head, &out);
+    out += ",\"lines\":[";
+    for (size_t k = 0; k < t.split.lines.size(); ++k) {
+      out += k ? ",[" : "[";
+      AppendUnsigned(t.split.lines[k].first, &out);
+      out += ',';
+      AppendUnsigned(t.split.lines[k].second, &out);
+      out += ']';
+    }
+    out += "],\"rug\":[";
+    for (size_t k = 0; k < t.split.rug.size(); ++k) {
+      if (k) out += ',';
+      AppendUnsigned(t.split.rug[k], &out);
+    }
+    out += "],\"density\":[";
+    // Written in place: 7 bytes a point at most ("0.1234,").
+    const size_t at = out.size();
+    out.resize(at + t.density.size() * 7);
+    char* w = out.data() + at;
+    for (size_t k = 0; k < t.density.size(); ++k) {
+      if (k) *w++ = ',';
+      w = WriteDensity(t.density[k], w);
+    }
+    out.resize(static_cast<size_t>(w - out.data()));
+    out += "]}";
   }
-  j["trails"] = std::move(trails);
-  j["missing_shards"] = view.missing_shards;
-  return j.dump(-1) + "\n";
+  out += "],\"missing_shards\":";
+  out += nlohmann::ordered_json(view.missing_shards).dump(-1);
+  out += "}\n";
+  return out;
 }
 
 }  // namespace trailmap

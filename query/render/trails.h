@@ -16,6 +16,16 @@
 
 namespace trailmap {
 
+// Legible at any fleet size (issue 14). Drawn 2 px apart, 1,000 trails were a grey wall: every
+// line touched the next, and no trail, mode or outlier could be told apart. Four pixels apart a
+// trail's 1 px line has three rows of background to each neighbour where their heights agree, the
+// spacing of the seed's waterfall of 200 servers; a mode or outlier that stands out still rises
+// over the trails behind it, which is what the waterfall is for. So a picture draws the first
+// TrailsThatFit trails in sort order (the top of the waterfall: by CoV, the least regular hosts)
+// and its subtitle says how many were left out and how to draw them (--limit, --height).
+inline constexpr int kDefaultTrailsHeight = 900;
+inline constexpr int kMinTrailStep = 4;
+
 struct TrailsStyle {
   bool fill = false;    // fill under the line
   bool invert = false;  // light trails on black
@@ -29,13 +39,20 @@ struct TrailsStyle {
   // (0 for a single trail, 0.85 otherwise).
   double overlap = -1;
   int plot_width = 1024;  // pixels for the value range
-  // Pixels between baselines when `overlap` leaves it free: about 900 / trails, in [2, 24].
+  // Pixels for the waterfall's baselines: trails share it, kMinTrailStep to 24 px apart. More
+  // trails than fit (TrailsThatFit) make the picture taller.
+  int plot_height = kDefaultTrailsHeight;
+  // Pixels between baselines when `overlap` leaves it free: plot_height / trails, in
+  // [kMinTrailStep, 24].
   int step = 0;
 };
 
 std::string RenderTrailsSvg(const TrailsView& view, const TrailsStyle& style = {});
 Result<std::string> RenderTrailsPng(const TrailsView& view, const TrailsStyle& style = {});
 std::string RenderTrailsJson(const TrailsView& view);
+
+// How many trails `style`'s plot height holds at kMinTrailStep px apart (at least 1).
+size_t TrailsThatFit(const TrailsStyle& style);
 
 // "disk.latency frequency trails by host" and the subtitle both pictures share.
 std::string TrailsTitle(const TrailsView& view);

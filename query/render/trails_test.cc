@@ -2,26 +2,20 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <random>
 
 #include "query/draw/raster.h"
 #include "query/testing/golden.h"
+#include "query/testing/views.h"
 
 namespace trailmap {
 namespace {
 
 // Three small hosts, deterministic: a fast one, a bimodal one with an outlier, a slow one.
 TrailsView SmallView() {
-  MergedGrid grid;
-  grid.metric = "disk.latency";
-  grid.from = 1'795'363'200;
-  grid.to = grid.from + 600;
-  grid.step = 600;
-  grid.columns = 1;
-  grid.group_by = "host";
-  grid.groups = {"db-1", "db-2", "db-3"};
-  grid.cells.assign(3, std::vector<Histogram>(1));
+  MergedGrid grid = testing_views::HostGrid({"db-1", "db-2", "db-3"});
   std::mt19937_64 rng(11);
   std::lognormal_distribution<double> cache(std::log(500e3), 0.3), disk(std::log(4e6), 0.3),
       slow(std::log(9e6), 0.25);
@@ -96,6 +90,93 @@ TEST(RenderTrails, Json) {
   bool tick = false;
   for (const auto& p : first["rug"]) tick = tick || p == 117;
   EXPECT_TRUE(tick);
+}
+
+// `hosts` hosts of one shape each (values spread evenly over 2..18 ms, so the density is flat in
+// the middle of 0..20 ms), counts differing.
+MergedGrid FlatFleet(int hosts) {
+  std::vector<std::string> names;
+  for (int h = 0; h < hosts; ++h) {
+    char name[16];
+    std::snprintf(name, sizeof name, "h%03d", h);
+    names.push_back(name);
+  }
+  MergedGrid grid = testing_views::HostGrid(std::move(names));
+  for (int h = 0; h < hosts; ++h) {
+    const int n = 4000 + h;
+    for (int i = 0; i < n; ++i) {
+      grid.cells[h][0].Record(2'000'000 + static_cast<uint64_t>(i) * 16'000'000 / n);
+    }
+  }
+  return grid;
+}
+
+// The rows of one pixel column, from y = 76 (the plot's top) down to the value axis (the first
+// grey pixel), as runs of dark (line) pixels: {first row, rows}.
+std::vector<std::pair<int, int>> DarkRuns(const Canvas& canvas, int x) {
+  std::vector<std::pair<int, int>> runs;
+  for (int y = 76; y < canvas.height(); ++y) {
+    const Rgb p = canvas.At(x, y);
+    if (p.r == 100 && p.g == 100 && p.b == 100) break;  // the axis
+    if (p.r >= 64) continue;
+    if (!runs.empty() && runs.back().first + runs.back().second == y) {
+      ++runs.back().second;
+    } else {
+      runs.emplace_back(y, 1);
+    }
+  }
+  return runs;
+}
+
+// Issue 14: a fleet larger than the picture draws the trails that fit its height, and each drawn
+// trail's line is its own row, with background rows between it and its neighbours.
+TEST(RenderTrails, EachDrawnTrailIsSeparableFromItsNeighbours) {
+  const TrailsStyle style;  // the defaults: 900 px of waterfall
+  ASSERT_EQ(TrailsThatFit(style), 225u);
+  TrailOptions o;
+  o.points = 256;
+  o.hi = 20'000'000;
+  o.limit = TrailsThatFit(style);
+  TrailsView view = AssembleTrails(FlatFleet(1000), o);
+  view.fitted = true;
+  ASSERT_EQ(view.trails.size(), 225u);
+  EXPECT_EQ(view.groups_total, 1000u);
+  EXPECT_NE(TrailsSubtitle(view).find(
+                "225 of 1000 trails (the first that fit; --limit 1000 draws all) sorted by cov"),
+            std::string::npos)
+      << TrailsSubtitle(view);
+  Result<std::string> png = RenderTrailsPng(view, style);
+  ASSERT_TRUE(png.ok()) << png.status().message();
+  Result<Canvas> canvas = DecodePng(*png);
+  ASSERT_TRUE(canvas.ok());
+  // Near 9 ms, where every trail is at its flat top.
+  const auto runs = DarkRuns(*canvas, canvas->width() / 2 - 40);
+  ASSERT_EQ(runs.size(), 225u);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    EXPECT_EQ(runs[i].second, 1) << "trail " << i << " at row " << runs[i].first;
+    if (i > 0) {
+      EXPECT_EQ(runs[i].first - runs[i - 1].first, kMinTrailStep) << "trail " << i;
+    }
+  }
+  // The SVG says the same.
+  const std::string svg = RenderTrailsSvg(view, style);
+  EXPECT_NE(svg.find("225 of 1000 trails (the first that fit; --limit 1000 draws all)"),
+            std::string::npos);
+}
+
+// Asked for more than fit, the picture grows instead of squeezing the trails together.
+TEST(RenderTrails, MoreTrailsThanFitMakeATallerPicture) {
+  TrailOptions o;
+  o.points = 256;
+  o.hi = 20'000'000;
+  const TrailsView view = AssembleTrails(FlatFleet(400), o);
+  ASSERT_EQ(view.trails.size(), 400u);
+  Result<std::string> png = RenderTrailsPng(view);
+  ASSERT_TRUE(png.ok());
+  Result<Canvas> canvas = DecodePng(*png);
+  ASSERT_TRUE(canvas.ok());
+  EXPECT_EQ(DarkRuns(*canvas, canvas->width() / 2 - 40).size(), 400u);
+  EXPECT_GE(canvas->height(), 76 + 399 * kMinTrailStep + 64);
 }
 
 }  // namespace

@@ -54,6 +54,7 @@ Result<ViewDocument> RunTrailsView(const TrailsRequest& flags, const QueryContex
   if (Status s = CheckRange("--points", static_cast<int64_t>(flags.points), 16, 65536); !s.ok()) {
     return s;
   }
+  if (Status s = CheckRange("--height", flags.height, 100, 100'000); !s.ok()) return s;
   if (flags.overlap > 0.95) {
     return Status::InvalidArgument("--overlap: give a fraction from 0 to 0.95");
   }
@@ -83,14 +84,19 @@ Result<ViewDocument> RunTrailsView(const TrailsRequest& flags, const QueryContex
     }
   }
 
-  TrailsView view = AssembleTrails(fetched->grid, options);
-  view.missing_shards = fetched->missing;
   TrailsStyle style;
   style.fill = flags.fill;
   style.invert = flags.invert;
   style.border = flags.border;
   style.overlap = flags.overlap;
   style.root = !flags.linear;
+  style.plot_height = flags.height;
+  // A picture draws what fits its height unless --limit says how many (render/trails.h).
+  const bool fit = format != "json" && options.limit == 0;
+  if (fit) options.limit = TrailsThatFit(style);
+  TrailsView view = AssembleTrails(fetched->grid, options);
+  view.fitted = fit;
+  view.missing_shards = fetched->missing;
 
   std::string bytes;
   if (format == "json") {

@@ -1,9 +1,28 @@
 // Small fixed views for the renderer tests (golden files) and the CLI tests.
 #pragma once
 
+#include <string>
+#include <vector>
+
+#include "query/fetch/partials.h"
 #include "query/views/heatmap.h"
 
 namespace trailmap::testing_views {
+
+// A disk.latency grid of one 10-minute column from 2026-11-22T16:00:00Z grouped by host, a cell
+// for each of `hosts`, all empty: what the sorted per-host views (columns, trails) assemble.
+inline MergedGrid HostGrid(std::vector<std::string> hosts) {
+  MergedGrid grid;
+  grid.metric = "disk.latency";
+  grid.from = 1'795'363'200;
+  grid.to = grid.from + 600;
+  grid.step = 600;
+  grid.columns = 1;
+  grid.group_by = "host";
+  grid.groups = std::move(hosts);
+  grid.cells.assign(grid.groups.size(), std::vector<Histogram>(1));
+  return grid;
+}
 
 // 12 one-second columns from 2026-11-22T16:00:00Z, 8 rows up to 20 ms: a band near 3 ms with a
 // slow spell in columns 5-7 and a lone outlier at 17 ms.

@@ -7,19 +7,14 @@
 #include <sstream>
 
 #include "query/draw/palette.h"
+#include "query/testing/views.h"
 
 namespace trailmap {
 namespace {
 
 // A grid grouped by host over one column, hosts in name order (as MergePartials gives them).
 MergedGrid Fleet(const std::vector<std::pair<std::string, Histogram>>& hosts) {
-  MergedGrid grid;
-  grid.metric = "disk.latency";
-  grid.from = 1'795'363'200;
-  grid.to = grid.from + 600;
-  grid.step = 600;
-  grid.columns = 1;
-  grid.group_by = "host";
+  MergedGrid grid = testing_views::HostGrid({});
   for (const auto& [name, h] : hosts) {
     grid.groups.push_back(name);
     grid.cells.push_back({h});

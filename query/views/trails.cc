@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <thread>
 
 #include "query/draw/axis.h"
 
@@ -22,24 +24,33 @@ std::vector<int> BoxWidths(double sigma) {
   return widths;
 }
 
-// One box filter of odd width over `in`, reflecting about the ends (x[-1] = x[0], x[n] = x[n-1]):
-// every value keeps its whole weight, so the sum is unchanged.
-std::vector<double> BoxFilter(const std::vector<double>& in, int width) {
+// One box filter of odd width over `in` into `out`, reflecting about the ends (x[-1] = x[0],
+// x[n] = x[n-1]): every value keeps its whole weight, so the sum is unchanged. `prefix` is scratch
+// space, kept by the caller so three passes over a trail allocate once.
+void BoxFilter(const std::vector<double>& in, int width, std::vector<double>* prefix,
+               std::vector<double>* out) {
   const int n = static_cast<int>(in.size());
   const int r = std::min(width / 2, n);
-  std::vector<double> prefix(static_cast<size_t>(n + 2 * r) + 1, 0);
+  prefix->assign(static_cast<size_t>(n + 2 * r) + 1, 0);
+  double* sums = prefix->data();
   for (int k = -r; k < n + r; ++k) {
     int j = k < 0 ? -k - 1 : (k >= n ? 2 * n - k - 1 : k);
     j = std::clamp(j, 0, n - 1);
-    prefix[static_cast<size_t>(k + r + 1)] = prefix[static_cast<size_t>(k + r)] + in[static_cast<size_t>(j)];
+    sums[k + r + 1] = sums[k + r] + in[static_cast<size_t>(j)];
   }
-  std::vector<double> out(in.size());
+  out->resize(in.size());
   const double w = 2 * r + 1;
-  for (int i = 0; i < n; ++i) {
-    out[static_cast<size_t>(i)] =
-        (prefix[static_cast<size_t>(i + 2 * r + 1)] - prefix[static_cast<size_t>(i)]) / w;
-  }
-  return out;
+  for (int i = 0; i < n; ++i) (*out)[static_cast<size_t>(i)] = (sums[i + 2 * r + 1] - sums[i]) / w;
+}
+
+// Silverman's rule from statistics already computed (ComputeTrail needs them anyway).
+double Silverman(const Histogram& histogram, const DistributionStats& s) {
+  if (histogram.count() < 2) return 0;
+  const double iqr =
+      static_cast<double>(histogram.Percentile(75)) - static_cast<double>(histogram.Percentile(25));
+  double spread = s.stddev;
+  if (iqr > 0) spread = std::min(spread, iqr / 1.34);
+  return 0.9 * spread * std::pow(static_cast<double>(histogram.count()), -0.2);
 }
 
 double SortKey(const FrequencyTrail& t, TrailSort sort) {
@@ -100,19 +111,17 @@ TrailMass SpreadHistogram(const Histogram& histogram, uint64_t lo, uint64_t hi, 
 
 double SilvermanBandwidth(const Histogram& histogram) {
   if (histogram.count() < 2) return 0;
-  const DistributionStats s = ComputeDistributionStats(histogram);
-  const double iqr = static_cast<double>(histogram.Percentile(75)) -
-                     static_cast<double>(histogram.Percentile(25));
-  double spread = s.stddev;
-  if (iqr > 0) spread = std::min(spread, iqr / 1.34);
-  return 0.9 * spread * std::pow(static_cast<double>(histogram.count()), -0.2);
+  return Silverman(histogram, ComputeDistributionStats(histogram));
 }
 
 std::vector<double> SmoothGaussian(const std::vector<double>& values, double sigma) {
   if (sigma < 0.5 || values.empty()) return values;
-  std::vector<double> out = values;
-  for (int width : BoxWidths(sigma)) out = BoxFilter(out, width);
-  return out;
+  std::vector<double> a = values, b, prefix;
+  for (int width : BoxWidths(sigma)) {
+    BoxFilter(a, width, &prefix, &b);
+    a.swap(b);
+  }
+  return a;
 }
 
 TrailSplit SplitTrail(const std::vector<double>& density, const std::vector<double>& mass,
@@ -136,7 +145,7 @@ TrailSplit SplitTrail(const std::vector<double>& density, const std::vector<doub
     const uint32_t e = std::min(n, i + kRugCrowdHalf + 1);
     return low_mass[e] - low_mass[b] >= crowd_mass * (1 - 1e-9);
   };
-  std::vector<bool> on(n, false);
+  std::vector<uint8_t> on(n, 0);  // bytes, not bits: read back once per tick
   uint32_t run_start = 0;
   bool on_line = false;
   for (uint32_t i = 0; i < n; ++i) {
@@ -154,29 +163,51 @@ TrailSplit SplitTrail(const std::vector<double>& density, const std::vector<doub
   return split;
 }
 
+namespace {
+
+// The statistics of a trail: what sorting needs, cheap beside its shape.
+void FillTrailStats(const Histogram& histogram, FrequencyTrail* t) {
+  t->count = histogram.count();
+  t->p50 = histogram.Percentile(50);
+  t->p99 = histogram.Percentile(99);
+  t->max = histogram.max();
+  t->stats = ComputeDistributionStats(histogram);
+}
+
+// Steps 1-3 for a trail whose statistics are filled.
+void FillTrailShape(const Histogram& histogram, uint64_t lo, uint64_t hi, size_t points,
+                    double threshold, double bandwidth, FrequencyTrail* t) {
+  TrailMass m = SpreadHistogram(histogram, lo, hi, points);
+  t->below = m.below;
+  t->above = m.above;
+  t->mass = std::move(m.mass);
+  t->ticks = std::move(m.ticks);
+  t->bandwidth = bandwidth < 0 ? Silverman(histogram, t->stats) : bandwidth;
+  const double width = hi > lo ? static_cast<double>(hi - lo) / static_cast<double>(points) : 1;
+  // A kernel wider than an eighth of the range would flatten everything; cap it there.
+  const double sigma = std::min(t->bandwidth / width, static_cast<double>(points) / 8);
+  t->density = SmoothGaussian(t->mass, sigma);
+  const double peak =
+      t->density.empty() ? 0 : *std::max_element(t->density.begin(), t->density.end());
+  if (peak > 0) {
+    for (double& d : t->density) d /= peak;
+  }
+  t->split = SplitTrail(t->density, t->mass, t->ticks, threshold, t->count);
+}
+
+bool TrailBefore(const FrequencyTrail& a, const FrequencyTrail& b, TrailSort sort) {
+  const double ka = SortKey(a, sort), kb = SortKey(b, sort);
+  if (ka != kb) return ka > kb;
+  return a.group < b.group;
+}
+
+}  // namespace
+
 FrequencyTrail ComputeTrail(const Histogram& histogram, uint64_t lo, uint64_t hi, size_t points,
                             double threshold, double bandwidth) {
   FrequencyTrail t;
-  t.count = histogram.count();
-  t.p50 = histogram.Percentile(50);
-  t.p99 = histogram.Percentile(99);
-  t.max = histogram.max();
-  t.stats = ComputeDistributionStats(histogram);
-  TrailMass m = SpreadHistogram(histogram, lo, hi, points);
-  t.below = m.below;
-  t.above = m.above;
-  t.mass = std::move(m.mass);
-  t.ticks = std::move(m.ticks);
-  t.bandwidth = bandwidth < 0 ? SilvermanBandwidth(histogram) : bandwidth;
-  const double width = hi > lo ? static_cast<double>(hi - lo) / static_cast<double>(points) : 1;
-  // A kernel wider than an eighth of the range would flatten everything; cap it there.
-  const double sigma = std::min(t.bandwidth / width, static_cast<double>(points) / 8);
-  t.density = SmoothGaussian(t.mass, sigma);
-  const double peak = t.density.empty() ? 0 : *std::max_element(t.density.begin(), t.density.end());
-  if (peak > 0) {
-    for (double& d : t.density) d /= peak;
-  }
-  t.split = SplitTrail(t.density, t.mass, t.ticks, threshold, t.count);
+  FillTrailStats(histogram, &t);
+  FillTrailShape(histogram, lo, hi, points, threshold, bandwidth, &t);
   return t;
 }
 
@@ -213,12 +244,9 @@ std::string TrailSortName(TrailSort sort) {
 }
 
 void SortTrails(std::vector<FrequencyTrail>* trails, TrailSort sort) {
-  std::stable_sort(trails->begin(), trails->end(),
-                   [sort](const FrequencyTrail& a, const FrequencyTrail& b) {
-                     const double ka = SortKey(a, sort), kb = SortKey(b, sort);
-                     if (ka != kb) return ka > kb;
-                     return a.group < b.group;
-                   });
+  std::stable_sort(
+      trails->begin(), trails->end(),
+      [sort](const FrequencyTrail& a, const FrequencyTrail& b) { return TrailBefore(a, b, sort); });
 }
 
 TrailsView AssembleTrails(const MergedGrid& grid, const TrailOptions& options) {
@@ -235,33 +263,55 @@ TrailsView AssembleTrails(const MergedGrid& grid, const TrailOptions& options) {
 
   std::vector<Histogram> groups;
   std::vector<size_t> kept;
-  Histogram all;
   for (size_t g = 0; g < grid.groups.size(); ++g) {
     Histogram h = grid.Group(g);
     if (h.empty()) continue;
-    (void)all.Merge(h);  // refused only past 2^64 events, and then p99 of the rest will do
     groups.push_back(std::move(h));
     kept.push_back(g);
   }
+  view.groups_total = groups.size();
+  // Every group's statistics decide the order; only the trails kept get a shape (a 2,048-point
+  // density is most of a trail's cost, and a picture keeps the few hundred that fit).
+  std::vector<FrequencyTrail> stats(groups.size());
+  for (size_t i = 0; i < groups.size(); ++i) {
+    FillTrailStats(groups[i], &stats[i]);
+    stats[i].group = grid.groups[kept[i]];
+  }
+  std::vector<size_t> order(stats.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&stats, &options](size_t a, size_t b) {
+    return TrailBefore(stats[a], stats[b], options.sort);
+  });
+  if (options.limit > 0 && order.size() > options.limit) order.resize(options.limit);
   view.lo = options.lo;
   view.hi = options.hi;
   if (view.hi == 0) {
+    // From the trails shown, as the columns choose their y range: 225 SSD hosts of a mixed fleet
+    // get the range of an SSD, not of the spinning disks left out.
+    Histogram all;
+    for (size_t k : order) (void)all.Merge(groups[k]);  // refused only past 2^64 events
     view.range_auto = true;
     view.lo = 0;
     view.hi = static_cast<uint64_t>(
         NiceTop(static_cast<double>(std::max<uint64_t>(all.Percentile(99), 1)), grid.unit));
   }
   if (view.hi <= view.lo) view.hi = view.lo + 1;
-
-  view.groups_total = groups.size();
-  for (size_t i = 0; i < groups.size(); ++i) {
-    FrequencyTrail t = ComputeTrail(groups[i], view.lo, view.hi, view.points, view.threshold,
-                                    options.bandwidth);
-    t.group = grid.groups[kept[i]];
-    view.trails.push_back(std::move(t));
-  }
-  SortTrails(&view.trails, options.sort);
-  if (options.limit > 0 && view.trails.size() > options.limit) view.trails.resize(options.limit);
+  view.trails.resize(order.size());
+  // The shapes are independent: computed on a few threads when there are many.
+  const size_t workers =
+      order.size() < 64 ? 1 : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+  const auto shape = [&view, &stats, &order, &groups, &options](size_t from, size_t step) {
+    for (size_t k = from; k < order.size(); k += step) {
+      FrequencyTrail& t = view.trails[k];
+      t = std::move(stats[order[k]]);
+      FillTrailShape(groups[order[k]], view.lo, view.hi, view.points, view.threshold,
+                     options.bandwidth, &t);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers; ++w) threads.emplace_back(shape, w, workers);
+  shape(0, workers);
+  for (std::thread& t : threads) t.join();
   for (const FrequencyTrail& t : view.trails) {
     view.total += t.count;
     view.above_events += (t.above + t.below) * static_cast<double>(t.count);

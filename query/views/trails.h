@@ -95,8 +95,9 @@ std::string TrailSortName(TrailSort sort);
 
 struct TrailOptions {
   // The value range [lo, hi) in the base unit. hi == 0: automatic, lo = 0 and hi the smallest
-  // 1, 2 or 5 × 10^k at or above the p99 of every event together (the body of every trail fills
-  // the width; the p99.9 of a latency fleet usually sits among its rare outliers, which would
+  // 1, 2 or 5 × 10^k at or above the p99 of every event of the trails kept after `limit`
+  // together, as the columns choose their y range from the hosts shown (the body of every trail
+  // fills the width; the p99.9 of a latency fleet usually sits among its rare outliers, which would
   // squeeze the bands into the first few percent of the width; those beyond are counted).
   uint64_t lo = 0;
   uint64_t hi = 0;
@@ -120,6 +121,7 @@ struct TrailsView {
   double threshold = 0.002;
   TrailSort sort = TrailSort::kCov;
   size_t groups_total = 0;  // groups with events, before --limit
+  bool fitted = false;      // the limit was the picture's (how many trails fit), not the user's
   uint64_t total = 0;       // events in the trails shown
   double above_events = 0;  // of those, how many lie beyond the range (estimated from shares)
   std::vector<FrequencyTrail> trails;  // sorted: the first is the top (back) of the waterfall

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "query/testing/views.h"
 #include "query/views/micro_trail.h"
 
 namespace trailmap {
@@ -140,15 +141,7 @@ TEST(FrequencyTrail, ALoneOutlierIsARugTick) {
 }
 
 MergedGrid Fleet() {
-  MergedGrid grid;
-  grid.metric = "disk.latency";
-  grid.from = 1'700'000'000;
-  grid.to = grid.from + 600;
-  grid.step = 600;
-  grid.columns = 1;
-  grid.group_by = "host";
-  grid.groups = {"a-fast", "b-bimodal", "c-slow", "d-empty"};
-  grid.cells.assign(4, std::vector<Histogram>(1));
+  MergedGrid grid = testing_views::HostGrid({"a-fast", "b-bimodal", "c-slow", "d-empty"});
   std::mt19937_64 rng(3);
   std::lognormal_distribution<double> cache(std::log(60e3), 0.3), disk(std::log(4e6), 0.3),
       slow(std::log(8e6), 0.3);
@@ -204,6 +197,14 @@ TEST(TrailsView, AutomaticRangeIsTheRoundedP99) {
   EXPECT_FALSE(fixed.range_auto);
   EXPECT_EQ(fixed.hi, 5'000'000u);
   EXPECT_GT(fixed.above_events, 20'000);  // the slow host is outside the range
+  // With a limit, the range is the kept trails': the fastest host's disk band alone (p99 of
+  // a log-normal around 4 ms, sigma 0.3: ~8 ms) rounds to 10 ms, not to the slow host's 20 ms.
+  TrailOptions fast;
+  fast.sort = TrailSort::kName;
+  fast.limit = 1;
+  const TrailsView kept = AssembleTrails(Fleet(), fast);
+  ASSERT_EQ(Order(kept), (std::vector<std::string>{"a-fast"}));
+  EXPECT_EQ(kept.hi, 10'000'000u);
 }
 
 TEST(TrailSort, Parse) {
