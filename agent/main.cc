@@ -71,6 +71,13 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
       line += std::string(" rejected_") + StatsdRejectName(static_cast<StatsdReject>(i)) + "=" +
               std::to_string(s.rejected_by_reason[i]);
     }
+    line += " unsupported=" + std::to_string(s.lines_unsupported) +
+            " values=" + std::to_string(s.values);
+    if (s.scalars.set_members_dropped + s.scalars.gauge_deltas_dropped + s.scalars.stale != 0) {
+      line += " set_members_dropped=" + std::to_string(s.scalars.set_members_dropped) +
+              " gauge_deltas_dropped=" + std::to_string(s.scalars.gauge_deltas_dropped) +
+              " stale=" + std::to_string(s.scalars.stale);
+    }
     line += ";";
   }
   if (proc != nullptr) {
@@ -405,6 +412,7 @@ int Run(const AgentConfig& config) {
     StatsdServerOptions statsd_options;
     statsd_options.address = where->host;
     statsd_options.port = where->port;
+    statsd_options.units = config.statsd_units;
     Result<std::unique_ptr<StatsdServer>> started =
         StatsdServer::Start(std::move(statsd_options), &bucketizer);
     if (!started.ok()) {

@@ -1,0 +1,70 @@
+#include "agent/statsd_scalars.h"
+
+namespace trailmap {
+
+StatsdScalars::StatsdScalars(Bucketizer* bucketizer, StatsdScalarsOptions options)
+    : bucketizer_(bucketizer), options_(options) {}
+
+bool StatsdScalars::Keep(int64_t second) {
+  if (seconds_.empty() || second > newest_) newest_ = second;
+  const int64_t oldest = newest_ - options_.keep_seconds;
+  while (!seconds_.empty() && seconds_.begin()->first < oldest) seconds_.erase(seconds_.begin());
+  return second >= oldest;
+}
+
+void StatsdScalars::Add(int64_t second, const StatsdSample& sample) {
+  key_.assign(sample.metric);
+  key_.push_back('|');
+  key_.append(sample.fields);
+  switch (sample.type) {
+    case StatsdType::kCounter: {
+      if (!Keep(second)) {
+        counters_.stale += sample.values.size();
+        return;
+      }
+      double& sum = seconds_[second].sums[key_];
+      for (const double v : sample.values) sum += v / sample.rate;
+      bucketizer_->SetScalar(
+          second, SeriesDef{sample.metric, MetricKind::kScalar, "/s", sample.fields}, sum);
+      return;
+    }
+    case StatsdType::kSet: {
+      if (!Keep(second)) {
+        counters_.stale += sample.members.size();
+        return;
+      }
+      std::unordered_set<std::string>& members = seconds_[second].sets[key_];
+      for (const std::string& m : sample.members) {
+        if (members.size() < options_.max_set_members || members.contains(m)) {
+          members.insert(m);
+        } else {
+          ++counters_.set_members_dropped;
+        }
+      }
+      bucketizer_->SetScalar(
+          second, SeriesDef{sample.metric, MetricKind::kScalar, "distinct/s", sample.fields},
+          static_cast<double>(members.size()));
+      return;
+    }
+    case StatsdType::kGauge: {
+      auto it = gauges_.find(key_);
+      if (it == gauges_.end() && gauges_.size() < options_.max_gauges) {
+        it = gauges_.emplace(key_, 0.0).first;
+      }
+      double value = it == gauges_.end() ? 0 : it->second;
+      if (sample.gauge_delta && it == gauges_.end()) {
+        counters_.gauge_deltas_dropped += sample.values.size();
+        return;
+      }
+      for (const double v : sample.values) value = sample.gauge_delta ? value + v : v;
+      if (it != gauges_.end()) it->second = value;
+      bucketizer_->SetScalar(
+          second, SeriesDef{sample.metric, MetricKind::kScalar, "1", sample.fields}, value);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+}  // namespace trailmap
