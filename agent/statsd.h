@@ -23,7 +23,7 @@
 //
 // Timings, histograms and distributions must be >= 0; a sample rate r makes each value stand for
 // count = llround(1 / r) events (at most kMaxItemCount, 2^40, core/counts.h). A counter's value
-// stands for value / r (statsd's own rule, not rounded). Gauges ignore the rate (as statsd
+// stands for value / r (statsd's own rule, not rounded). Gauges and sets ignore the rate (as statsd
 // does). Empty lines are skipped silently. Each section may appear at most once. A gauge line
 // whose packed values mix absolute values and deltas is refused (its meaning is unclear).
 //

@@ -1,15 +1,29 @@
 #include "agent/statsd_scalars.h"
 
+#include <algorithm>
+
 namespace trailmap {
 
 StatsdScalars::StatsdScalars(Bucketizer* bucketizer, StatsdScalarsOptions options)
     : bucketizer_(bucketizer), options_(options) {}
 
 bool StatsdScalars::Keep(int64_t second) {
-  if (seconds_.empty() || second > newest_) newest_ = second;
-  const int64_t oldest = newest_ - options_.keep_seconds;
-  while (!seconds_.empty() && seconds_.begin()->first < oldest) seconds_.erase(seconds_.begin());
-  return second >= oldest;
+  if (second < floor_) return false;
+  if (second > newest_) newest_ = second;
+  floor_ = std::max(floor_, newest_ - options_.keep_seconds);
+  while (!seconds_.empty() && seconds_.begin()->first < floor_) {
+    entries_ -= seconds_.begin()->second.entries;
+    seconds_.erase(seconds_.begin());
+  }
+  return second >= floor_;
+}
+
+void StatsdScalars::Bound() {
+  while (entries_ > options_.max_entries && seconds_.size() > 1) {
+    floor_ = seconds_.begin()->first + 1;
+    entries_ -= seconds_.begin()->second.entries;
+    seconds_.erase(seconds_.begin());
+  }
 }
 
 void StatsdScalars::Add(int64_t second, const StatsdSample& sample) {
@@ -22,10 +36,17 @@ void StatsdScalars::Add(int64_t second, const StatsdSample& sample) {
         counters_.stale += sample.values.size();
         return;
       }
-      double& sum = seconds_[second].sums[key_];
+      Second& at = seconds_[second];
+      const auto [it, added] = at.sums.try_emplace(key_, 0.0);
+      if (added) {
+        ++at.entries;
+        ++entries_;
+      }
+      double& sum = it->second;
       for (const double v : sample.values) sum += v / sample.rate;
       bucketizer_->SetScalar(
           second, SeriesDef{sample.metric, MetricKind::kScalar, "/s", sample.fields}, sum);
+      Bound();
       return;
     }
     case StatsdType::kSet: {
@@ -33,10 +54,14 @@ void StatsdScalars::Add(int64_t second, const StatsdSample& sample) {
         counters_.stale += sample.members.size();
         return;
       }
-      std::unordered_set<std::string>& members = seconds_[second].sets[key_];
+      Second& at = seconds_[second];
+      std::unordered_set<std::string>& members = at.sets[key_];
       for (const std::string& m : sample.members) {
         if (members.size() < options_.max_set_members || members.contains(m)) {
-          members.insert(m);
+          if (members.insert(m).second) {
+            ++at.entries;
+            ++entries_;
+          }
         } else {
           ++counters_.set_members_dropped;
         }
@@ -44,6 +69,7 @@ void StatsdScalars::Add(int64_t second, const StatsdSample& sample) {
       bucketizer_->SetScalar(
           second, SeriesDef{sample.metric, MetricKind::kScalar, "distinct/s", sample.fields},
           static_cast<double>(members.size()));
+      Bound();
       return;
     }
     case StatsdType::kGauge: {

@@ -16,7 +16,10 @@
 //
 // Bounds (hostile input must not grow memory without end): per-second state is kept for the
 // seconds in [newest - keep_seconds, newest] and forgotten before (StatsdServer refuses
-// timestamps outside its window, which is no wider); a set keeps at most max_set_members
+// timestamps outside its window, which is no wider); past max_entries counter sums and set
+// members in all, the oldest seconds but the newest are forgotten early; a value for a
+// forgotten second is dropped and counted as stale (re-setting it from nothing would replace
+// the shipped total with a partial one); a set keeps at most max_set_members
 // members per second (further new members are dropped and counted, so its value is then a lower
 // bound); at most max_gauges gauges are remembered (a delta for a gauge that cannot be
 // remembered is dropped and counted; an absolute value is still written).
@@ -45,6 +48,7 @@ struct StatsdScalarsOptions {
   int64_t keep_seconds = 660;        // per-second state kept behind the newest second seen
   size_t max_set_members = 100'000;  // distinct members per set per second
   size_t max_gauges = 100'000;       // gauges whose value is remembered across seconds
+  size_t max_entries = 2'000'000;    // counter sums + set members held over all seconds
 };
 
 struct StatsdScalarsCounters {
@@ -71,14 +75,19 @@ class StatsdScalars {
   struct Second {
     std::unordered_map<std::string, double> sums;                           // counter key -> sum
     std::unordered_map<std::string, std::unordered_set<std::string>> sets;  // set key -> members
+    size_t entries = 0;  // sums.size() + every set's members
   };
-  // Forgets seconds before newest - keep_seconds; false when `second` is itself before that.
+  // Forgets seconds before newest - keep_seconds; false when `second` is itself forgotten.
   bool Keep(int64_t second);
+  // Forgets the oldest seconds (never the newest) while more than max_entries are held.
+  void Bound();
 
   Bucketizer* const bucketizer_;  // not owned
   const StatsdScalarsOptions options_;
   std::map<int64_t, Second> seconds_;
   int64_t newest_ = 0;
+  int64_t floor_ = 0;                               // seconds before it are forgotten
+  size_t entries_ = 0;                              // sum of Second::entries
   std::unordered_map<std::string, double> gauges_;  // gauge key -> value
   StatsdScalarsCounters counters_;
   std::string key_;  // scratch

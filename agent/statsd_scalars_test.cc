@@ -101,5 +101,26 @@ TEST(StatsdScalars, BoundsDropAndCount) {
   EXPECT_EQ(Scalars(&b), want);
 }
 
+TEST(StatsdScalars, PastMaxEntriesTheOldestSecondsAreForgottenNotRebuilt) {
+  Bucketizer b;
+  StatsdScalarsOptions options;
+  options.max_entries = 3;
+  StatsdScalars scalars(&b, options);
+  scalars.Add(100, Line("a:1|c"));
+  scalars.Add(100, Line("b:1|c"));
+  scalars.Add(101, Line("a:1|c"));
+  scalars.Add(101, Line("b:1|c"));  // 4 entries: second 100 goes
+  EXPECT_EQ(scalars.seconds_held(), 1u);
+  scalars.Add(100, Line("a:5|c"));  // would replace a's 1 with a partial 5: dropped
+  EXPECT_EQ(scalars.counters().stale, 1u);
+  scalars.Add(101, Line("c:1|c"));
+  scalars.Add(101, Line("d:1|c"));  // the newest second is never forgotten
+  EXPECT_EQ(scalars.seconds_held(), 1u);
+  const std::map<std::string, double> want = {{"100 a{} /s", 1}, {"100 b{} /s", 1},
+                                              {"101 a{} /s", 1}, {"101 b{} /s", 1},
+                                              {"101 c{} /s", 1}, {"101 d{} /s", 1}};
+  EXPECT_EQ(Scalars(&b), want);
+}
+
 }  // namespace
 }  // namespace trailmap
