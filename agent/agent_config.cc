@@ -364,13 +364,14 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
     auto want = [&where, k](const char* type) {  // used only within this loop iteration
       return Status::InvalidArgument(where + KeyAndFlag(k) + " must be " + type);
     };
-    if (k == "host" || k == "statsd" || k == "key" || k == "server_key") {
+    if (k == "host" || k == "statsd" || k == "key" || k == "server_key" || k == "metrics") {
       const std::optional<std::string> v = node.value<std::string>();
       if (!v) return want("a string");
-      (k == "host"     ? config->host
-       : k == "statsd" ? config->statsd
-       : k == "key"    ? config->key
-                       : config->server_key) = *v;
+      (k == "host"      ? config->host
+       : k == "statsd"  ? config->statsd
+       : k == "metrics" ? config->metrics
+       : k == "key"     ? config->key
+                        : config->server_key) = *v;
     } else if (k == "insecure_plaintext") {
       const std::optional<bool> v = node.value<bool>();
       if (!v) return want("true or false");
@@ -446,11 +447,12 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
       if (t == nullptr) return want("a table ([perf] / [folded])");
       if (Status s = ParseStackTable(where, k, *t, config); !s.ok()) return s;
     } else {
-      return Status::InvalidArgument(where + "unknown key " + Quote(k) +
-                                     " (known: host, labels, aggregators, cluster, statsd, key, "
-                                     "server_key, insecure_plaintext, flush_ms, max_series, "
-                                     "window, ack_timeout_ms, [spool], [proc], "
-                                     "[[exec]], [[statsd_unit]], [perf], [folded])");
+      return Status::InvalidArgument(
+          where + "unknown key " + Quote(k) +
+          " (known: host, labels, aggregators, cluster, statsd, metrics, key, "
+          "server_key, insecure_plaintext, flush_ms, max_series, "
+          "window, ack_timeout_ms, [spool], [proc], "
+          "[[exec]], [[statsd_unit]], [perf], [folded])");
     }
   }
   return Status::Ok();
@@ -532,6 +534,12 @@ Status ValidateAgentConfig(const AgentConfig& c) {
   if (c.statsd != "off") {
     if (Result<HostPort> hp = ParseHostPort(c.statsd); !hp.ok()) {
       return Status::InvalidArgument(KeyAndFlag("statsd") + ": " + hp.status().message() +
+                                     " (or \"off\")");
+    }
+  }
+  if (c.metrics != "off") {
+    if (Result<HostPort> hp = ParseHostPort(c.metrics); !hp.ok()) {
+      return Status::InvalidArgument(KeyAndFlag("metrics") + ": " + hp.status().message() +
                                      " (or \"off\")");
     }
   }

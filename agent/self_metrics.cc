@@ -23,7 +23,7 @@ constexpr CounterField<StatsdScalarsCounters> kStatsdScalars[] = {
     {"trailmap.agent.statsd.set_members_dropped", true, "members/s",
      "statsd set members not counted: the set already held its bound in that second",
      &StatsdScalarsCounters::set_members_dropped},
-    {"trailmap.agent.statsd.gauge_deltas_dropped", true, "lines/s",
+    {"trailmap.agent.statsd.deltas_dropped", true, "lines/s",
      "statsd gauge deltas dropped: more gauges than the agent remembers",
      &StatsdScalarsCounters::gauge_deltas_dropped},
     {"trailmap.agent.statsd.stale", true, "values/s",

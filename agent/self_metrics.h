@@ -7,7 +7,7 @@
 // their value (core/self_metrics.h). The metrics, named trailmap.agent.* (the full list with
 // units is in docs/ and in the tables of agent/self_metrics.cc):
 //   statsd.packets, statsd.lines, statsd.values, statsd.unsupported, statsd.rejected{reason},
-//   statsd.set_members_dropped, statsd.gauge_deltas_dropped, statsd.stale   the statsd port
+//   statsd.set_members_dropped, statsd.deltas_dropped, statsd.stale   the statsd port
 //   events, events.overflow, events.late, scalars, scalars.overflow, scalars.bad,
 //   stacks.samples, stacks.truncated, stacks.truncated_frames, seconds.pending   the bucketizer
 //   batches.{sent,acked,duplicate,rejected,resent,dropped,out_of_order,need_dictionary,
