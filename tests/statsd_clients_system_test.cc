@@ -2,8 +2,9 @@
 // wrote (hot-shots, statsd-client; tests/statsd_clients/clients.mjs) send timings, counters
 // with sample rates, gauges with deltas, sets, histograms and distributions with tags to a real
 // trailmap-agent on loopback UDP, shipping to a real aggregator; the real CLI reads back exactly
-// what they sent. The expected values are written out here from the workload the script states,
-// not read back from it.
+// what they sent; the agent's own line count, scraped from its Prometheus /metrics, is exact too
+// and passes promtool. The expected values are written out here from the workload the script
+// states, not read back from it.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cluster.h"
+#include "tests/http_client.h"
 #include "tests/stats_json.h"
 
 namespace trailmap::test {
@@ -64,7 +66,9 @@ TEST(StatsdClientsSystem, HotShotsAndStatsdClientTotalsAreExact) {
   aggs[0]->Start();
   const std::string config = dir / "agent.toml";
   std::ofstream(config) << "[[statsd_unit]]\nmatch = \"hs.resp.*\"\nunit = \"B\"\n";
-  Agent agent(dir, "app-1", IngestList(aggs), {"--config", config});
+  const int metrics_port = FreePort();
+  Agent agent(dir, "app-1", IngestList(aggs),
+              {"--config", config, "--metrics", "127.0.0.1:" + std::to_string(metrics_port)});
   const std::string q = QueryList(aggs);
 
   CommandResult sent =
@@ -140,6 +144,21 @@ TEST(StatsdClientsSystem, HotShotsAndStatsdClientTotalsAreExact) {
 
   // Nothing refused: every line the clients sent is one the agent takes.
   EXPECT_EQ(agent.Log().find("statsd: rejected"), std::string::npos) << agent.Log();
+
+  // The agent's own count of them, scraped as Prometheus would: hot-shots sent 199 lines (of its
+  // 279 calls, 80 sampled out), statsd-client 80.
+  const HttpResult scrape = HttpGet(metrics_port, "/metrics");
+  ASSERT_EQ(scrape.status, 200) << agent.Log();
+  EXPECT_EQ(scrape.content_type, "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_NE(scrape.body.find("\ntrailmap_agent_statsd_lines_total 279\n"), std::string::npos)
+      << scrape.body;
+  EXPECT_NE(scrape.body.find("\ntrailmap_agent_statsd_rejected_total{reason=\"syntax\"} 0\n"),
+            std::string::npos)
+      << scrape.body;
+  const std::string scraped = dir / "scrape.txt";
+  std::ofstream(scraped) << scrape.body;
+  const CommandResult lint = RunProgram({"/bin/sh", "-c", "promtool check metrics < " + scraped});
+  EXPECT_EQ(lint.exit_code, 0) << lint.out << lint.err;
 }
 
 }  // namespace
