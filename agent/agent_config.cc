@@ -9,9 +9,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "ingest/spool.h"
 #include "core/cluster.h"
 #include "core/endpoint.h"
+#include "ingest/spool.h"
 
 namespace trailmap {
 namespace {
@@ -45,7 +45,6 @@ std::vector<std::string> SplitList(std::string_view text) {
   }
   return out;
 }
-
 
 Result<MetricKind> ParseKind(std::string_view text) {
   if (text == "latency") return MetricKind::kLatency;
@@ -129,19 +128,23 @@ Status ParseExecTable(const toml::table& t, const std::string& where, ExecSpec* 
       } else if (const toml::array* a = node.as_array(); a != nullptr && !a->empty()) {
         for (const toml::node& item : *a) {
           const std::optional<std::string> arg = item.value<std::string>();
-          if (!arg) return Status::InvalidArgument(name + " must be a string or an array of strings");
+          if (!arg)
+            return Status::InvalidArgument(name + " must be a string or an array of strings");
           spec->argv.push_back(*arg);
         }
       } else {
-        return Status::InvalidArgument(name + " must be a string (run by /bin/sh -c) or a "
+        return Status::InvalidArgument(name +
+                                       " must be a string (run by /bin/sh -c) or a "
                                        "non-empty array of strings (run directly)");
       }
     } else if (k == "fields") {
       const toml::table* f = node.as_table();
-      if (f == nullptr) return Status::InvalidArgument(name + " must be a table of key = \"value\"");
+      if (f == nullptr)
+        return Status::InvalidArgument(name + " must be a table of key = \"value\"");
       for (auto&& [fk, fv] : *f) {
         const std::optional<std::string> v = fv.value<std::string>();
-        if (!v) return Status::InvalidArgument(name + "." + std::string(fk.str()) + " must be a string");
+        if (!v)
+          return Status::InvalidArgument(name + "." + std::string(fk.str()) + " must be a string");
         spec->fields.emplace_back(std::string(fk.str()), *v);
       }
     } else if (k == "restart_min_ms" || k == "restart_max_ms") {
@@ -199,7 +202,8 @@ Status ParseStackTable(std::string_view where, std::string_view section, const t
           if (n < 1 || n > 10'000) {
             return Status::InvalidArgument(std::string(where) +
                                            "perf.frequency (--perf-frequency) must be from 1 to "
-                                           "10000 Hz, got " + std::to_string(n));
+                                           "10000 Hz, got " +
+                                           std::to_string(n));
           }
           p.frequency = static_cast<int>(n);
         }
@@ -234,8 +238,8 @@ Status ParseStackTable(std::string_view where, std::string_view section, const t
         for (auto&& [fk, fv] : *ft) {
           const std::optional<std::string> v = fv.value<std::string>();
           if (!v) {
-            return Status::InvalidArgument(std::string(where) + name + "." +
-                                           std::string(fk.str()) + " must be a string");
+            return Status::InvalidArgument(std::string(where) + name + "." + std::string(fk.str()) +
+                                           " must be a string");
           }
           if (Status a = AddLabel(std::string(fk.str()) + "=" + *v, &f.fields); !a.ok()) {
             return Status::InvalidArgument(std::string(where) + name + ": " + a.message());
@@ -302,6 +306,45 @@ Status AddLabel(std::string_view text, FieldSet* labels) {
   return Status::Ok();
 }
 
+namespace {
+
+// One [[statsd_unit]] table: match = "glob", unit = "ms" | "s" | "us" | "ns" | "B" | "none".
+// Messages name the table's index, the key and its line.
+Result<StatsdUnitRule> ParseStatsdUnitTable(const toml::table& t, const std::string& where,
+                                            size_t index) {
+  const std::string here = where + "statsd_unit[" + std::to_string(index) + "] (line " +
+                           std::to_string(t.source().begin.line) + ")";
+  StatsdUnitRule rule;
+  bool has_match = false, has_unit = false;
+  for (auto&& [key, node] : t) {
+    const std::string k(key.str());
+    const std::string at = where + "statsd_unit[" + std::to_string(index) + "]." + k + " (line " +
+                           std::to_string(node.source().begin.line) + ")";
+    const std::optional<std::string> v = node.value<std::string>();
+    if (k == "match") {
+      if (!v || v->empty() || v->size() > kMaxMetricName + 64) {
+        return Status::InvalidArgument(at + " must be a metric name pattern (* and ? globs)");
+      }
+      rule.match = *v;
+      has_match = true;
+    } else if (k == "unit") {
+      if (!v) return Status::InvalidArgument(at + " must be a string: ms, s, us, ns, B or none");
+      Result<StatsdUnit> unit = ParseStatsdUnit(*v);
+      if (!unit.ok()) return Status::InvalidArgument(at + ": " + unit.status().message());
+      rule.unit = *unit;
+      has_unit = true;
+    } else {
+      return Status::InvalidArgument(at + ": unknown key (known: match, unit)");
+    }
+  }
+  if (!has_match || !has_unit) {
+    return Status::InvalidArgument(here + " needs both match = \"PATTERN\" and unit = \"UNIT\"");
+  }
+  return rule;
+}
+
+}  // namespace
+
 Status ParseAgentConfig(std::string_view toml_text, std::string_view source, AgentConfig* config) {
   const std::string where = "config " + std::string(source) + ": ";
   toml::table table;
@@ -312,7 +355,8 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
                                    std::string(e.description()));
   }
   if (table.contains("cluster") && table.contains("aggregators")) {
-    return Status::InvalidArgument(where + "give cluster = \"FILE\" or aggregators = [...], not "
+    return Status::InvalidArgument(where +
+                                   "give cluster = \"FILE\" or aggregators = [...], not "
                                    "both (aggregators is the short form of a one-zone cluster)");
   }
   for (auto&& [key, node] : table) {
@@ -320,13 +364,14 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
     auto want = [&where, k](const char* type) {  // used only within this loop iteration
       return Status::InvalidArgument(where + KeyAndFlag(k) + " must be " + type);
     };
-    if (k == "host" || k == "statsd" || k == "key" || k == "server_key") {
+    if (k == "host" || k == "statsd" || k == "key" || k == "server_key" || k == "metrics") {
       const std::optional<std::string> v = node.value<std::string>();
       if (!v) return want("a string");
-      (k == "host"     ? config->host
-       : k == "statsd" ? config->statsd
-       : k == "key"    ? config->key
-                       : config->server_key) = *v;
+      (k == "host"      ? config->host
+       : k == "statsd"  ? config->statsd
+       : k == "metrics" ? config->metrics
+       : k == "key"     ? config->key
+                        : config->server_key) = *v;
     } else if (k == "insecure_plaintext") {
       const std::optional<bool> v = node.value<bool>();
       if (!v) return want("true or false");
@@ -383,21 +428,31 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
         const toml::table* t = item.as_table();
         if (t == nullptr) return want("an array of tables ([[exec]])");
         ExecSpec spec;
-        const std::string here =
-            where + "exec[" + std::to_string(config->exec.size()) + "].";
+        const std::string here = where + "exec[" + std::to_string(config->exec.size()) + "].";
         if (Status s = ParseExecTable(*t, here, &spec); !s.ok()) return s;
         config->exec.push_back(std::move(spec));
+      }
+    } else if (k == "statsd_unit") {
+      const toml::array* a = node.as_array();
+      if (a == nullptr) return want("an array of tables ([[statsd_unit]])");
+      for (const toml::node& item : *a) {
+        const toml::table* t = item.as_table();
+        if (t == nullptr) return want("an array of tables ([[statsd_unit]])");
+        Result<StatsdUnitRule> rule = ParseStatsdUnitTable(*t, where, config->statsd_units.size());
+        if (!rule.ok()) return rule.status();
+        config->statsd_units.push_back(std::move(*rule));
       }
     } else if (k == "perf" || k == "folded") {
       const toml::table* t = node.as_table();
       if (t == nullptr) return want("a table ([perf] / [folded])");
       if (Status s = ParseStackTable(where, k, *t, config); !s.ok()) return s;
     } else {
-      return Status::InvalidArgument(where + "unknown key " + Quote(k) +
-                                     " (known: host, labels, aggregators, cluster, statsd, key, "
-                                     "server_key, insecure_plaintext, flush_ms, max_series, "
-                                     "window, ack_timeout_ms, [spool], [proc], "
-                                     "[[exec]], [perf], [folded])");
+      return Status::InvalidArgument(
+          where + "unknown key " + Quote(k) +
+          " (known: host, labels, aggregators, cluster, statsd, metrics, key, "
+          "server_key, insecure_plaintext, flush_ms, max_series, "
+          "window, ack_timeout_ms, [spool], [proc], "
+          "[[exec]], [[statsd_unit]], [perf], [folded])");
     }
   }
   return Status::Ok();
@@ -482,6 +537,12 @@ Status ValidateAgentConfig(const AgentConfig& c) {
                                      " (or \"off\")");
     }
   }
+  if (c.metrics != "off") {
+    if (Result<HostPort> hp = ParseHostPort(c.metrics); !hp.ok()) {
+      return Status::InvalidArgument(KeyAndFlag("metrics") + ": " + hp.status().message() +
+                                     " (or \"off\")");
+    }
+  }
   if (Status s = CheckRange("flush_ms", c.flush_ms, 10, 60'000); !s.ok()) return s;
   if (Status s = CheckRange("max_series", c.max_series, 1, 1'000'000); !s.ok()) return s;
   if (c.spool.max_bytes < (int64_t{1} << 20) || c.spool.max_bytes > (int64_t{1} << 40)) {
@@ -513,7 +574,8 @@ Status ValidateAgentConfig(const AgentConfig& c) {
   for (size_t i = 0; i < c.exec.size(); ++i) {
     const std::string where = "exec[" + std::to_string(i) + "] (" + c.exec[i].metric + ")";
     if (c.exec[i].unit.empty()) {
-      return Status::InvalidArgument(where + ": a scalar metric needs a unit (unit = \"%\" in [[exec]], unit=% in --exec)");
+      return Status::InvalidArgument(
+          where + ": a scalar metric needs a unit (unit = \"%\" in [[exec]], unit=% in --exec)");
     }
     if (Status s = ValidateExecSpec(c.exec[i], where); !s.ok()) return s;
   }
@@ -533,8 +595,8 @@ Status ValidateAgentConfig(const AgentConfig& c) {
 Result<Cluster> AgentCluster(const AgentConfig& config) {
   if (!config.cluster.empty()) {
     Result<Cluster> cluster = LoadCluster(config.cluster);
-    if (!cluster.ok()) return Status::InvalidArgument(KeyAndFlag("cluster") + ": " +
-                                                      cluster.status().message());
+    if (!cluster.ok())
+      return Status::InvalidArgument(KeyAndFlag("cluster") + ": " + cluster.status().message());
     return cluster;
   }
   std::string list;

@@ -16,6 +16,7 @@
 #include "agent/exec_source.h"
 #include "agent/folded_source.h"
 #include "agent/perf_source.h"
+#include "agent/statsd.h"
 #include "core/cluster.h"
 #include "core/series.h"
 #include "core/status.h"
@@ -24,12 +25,12 @@ namespace trailmap {
 
 // [proc]: the agent's own /proc source (agent/proc_source.h).
 struct ProcConfig {
-  bool enabled = true;                        // --no-proc turns it off
-  int64_t interval_ms = 1000;                 // between passes, 1000..3600000
-  std::string root = "/proc";                 // --proc-root (a fixture tree in tests)
+  bool enabled = true;                         // --no-proc turns it off
+  int64_t interval_ms = 1000;                  // between passes, 1000..3600000
+  std::string root = "/proc";                  // --proc-root (a fixture tree in tests)
   std::string cgroup_root = "/sys/fs/cgroup";  // where the memory limit is looked for
-  bool per_process = true;                    // per process name metrics (reads /proc/PID/*)
-  int64_t max_process_names = 200;            // beyond: summed into execname=(other)
+  bool per_process = true;                     // per process name metrics (reads /proc/PID/*)
+  int64_t max_process_names = 200;             // beyond: summed into execname=(other)
 };
 
 // [spool]: the on-disk spool of unacknowledged batches (ingest/spool.h).
@@ -45,7 +46,13 @@ struct AgentConfig {
   FieldSet labels;                                         // host labels, e.g. role=web
   std::vector<std::string> aggregators{"127.0.0.1:7400"};  // ingest HOST:PORT of every shard
   std::string cluster;  // --cluster: a cluster file (core/cluster.h); "" = aggregators instead
-  std::string statsd = "127.0.0.1:8125";                   // UDP HOST:PORT, or "off"
+  std::string statsd = "127.0.0.1:8125";  // UDP HOST:PORT, or "off"
+  // [[statsd_unit]] match = "GLOB", unit = "ms|s|us|ns|B|none": the unit of |h and |d lines whose
+  // metric name matches (the first matching table wins; none matches: ms). agent/statsd.h.
+  std::vector<StatsdUnitRule> statsd_units;
+  // --metrics: the self-metrics in the Prometheus text format at http://HOST:PORT/metrics
+  // (agent/metrics_http.h), or "off".
+  std::string metrics = "off";
   // CURVE (core/curve_keys.h): its own .key (--key, $TRAILMAP_KEY) and the aggregators' .pub
   // (--server-key, $TRAILMAP_SERVER_KEY); or plaintext, explicitly (--insecure-plaintext).
   std::string key;
@@ -58,7 +65,7 @@ struct AgentConfig {
   bool self_metrics = true;       // publish trailmap.agent.* (agent/self_metrics.h); a flag only
   ProcConfig proc;
   SpoolConfig spool;
-  std::vector<ExecSpec> exec;     // [[exec]] sections and --exec flags, each one command
+  std::vector<ExecSpec> exec;  // [[exec]] sections and --exec flags, each one command
   // Stack sources (issue 4). [perf]: CPU stacks of the whole host from Linux perf; keys
   // enabled, frequency, window_ms, callgraph, pid, perf_path, metric (agent/perf_source.h).
   bool perf_enabled = false;

@@ -101,15 +101,17 @@ TEST(AgentConfig, HostPortLabelsAndTheChosenShard) {
   AgentConfig c;
   c.host = "web-1";
   c.aggregators = {"a:1", "b:2", "c:3"};
-  EXPECT_EQ(IngestEndpoint(c),
-            "tcp://" + c.aggregators[RendezvousIndex("web-1", {"tcp://a:1", "tcp://b:2", "tcp://c:3"})]);
+  EXPECT_EQ(
+      IngestEndpoint(c),
+      "tcp://" + c.aggregators[RendezvousIndex("web-1", {"tcp://a:1", "tcp://b:2", "tcp://c:3"})]);
   c.aggregators = {"[::1]:7400"};
   EXPECT_EQ(IngestEndpoint(c), "tcp://[::1]:7400");
 }
 
 TEST(AgentConfig, AClusterFileOrTheShortFormNotBoth) {
   AgentConfig c;
-  ASSERT_TRUE(ParseAgentConfig("cluster = \"/etc/trailmap/cluster.toml\"\n", "agent.toml", &c).ok());
+  ASSERT_TRUE(
+      ParseAgentConfig("cluster = \"/etc/trailmap/cluster.toml\"\n", "agent.toml", &c).ok());
   EXPECT_EQ(c.cluster, "/etc/trailmap/cluster.toml");
   EXPECT_EQ(ParseAgentConfig("cluster = \"c.toml\"\naggregators = [\"a:1\"]\n", "agent.toml", &c)
                 .message(),
@@ -200,10 +202,12 @@ TEST(AgentConfig, ProcAndExecErrors) {
   EXPECT_EQ(ValidateAgentConfig(c).message(),
             "proc.interval_ms must be from 1000 to 3600000, got 10");
   c.proc.interval_ms = 1000;
-  ASSERT_TRUE(ParseAgentConfig("[[exec]]\nmetric = \"q\"\nkind = \"scalar\"\ncommand = \"x\"",
-                               "a.toml", &c).ok());
-  EXPECT_EQ(ValidateAgentConfig(c).message(),
-            "exec[0] (q): a scalar metric needs a unit (unit = \"%\" in [[exec]], unit=% in --exec)");
+  ASSERT_TRUE(
+      ParseAgentConfig("[[exec]]\nmetric = \"q\"\nkind = \"scalar\"\ncommand = \"x\"", "a.toml", &c)
+          .ok());
+  EXPECT_EQ(
+      ValidateAgentConfig(c).message(),
+      "exec[0] (q): a scalar metric needs a unit (unit = \"%\" in [[exec]], unit=% in --exec)");
 }
 
 TEST(AgentConfig, ExecFlag) {
@@ -221,6 +225,39 @@ TEST(AgentConfig, ExecFlag) {
   Result<ExecSpec> size = ParseExecFlag("metric=req.size,kind=size,command=x");
   ASSERT_TRUE(size.ok());
   EXPECT_EQ(size->unit, "B");
+}
+
+TEST(AgentConfig, StatsdUnitTables) {
+  AgentConfig c;
+  Status s = ParseAgentConfig(R"(
+[[statsd_unit]]
+match = "http.*.bytes"
+unit = "B"
+
+[[statsd_unit]]
+match = "job.*"
+unit = "s"
+)",
+                              "agent.toml", &c);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(c.statsd_units, (std::vector<StatsdUnitRule>{{"http.*.bytes", StatsdUnit::kBytes},
+                                                         {"job.*", StatsdUnit::kSeconds}}));
+  AgentConfig bad;
+  EXPECT_EQ(ParseAgentConfig("[[statsd_unit]]\nmatch = \"x\"\nunit = \"bytes\"\n", "a.toml", &bad)
+                .message(),
+            "config a.toml: statsd_unit[0].unit (line 3): unit 'bytes' is not ms, s, us, ns, B or "
+            "none");
+  EXPECT_EQ(ParseAgentConfig("[[statsd_unit]]\nmatch = \"x\"\n", "a.toml", &bad).message(),
+            "config a.toml: statsd_unit[0] (line 1) needs both match = \"PATTERN\" and unit = "
+            "\"UNIT\"");
+  EXPECT_EQ(
+      ParseAgentConfig("[[statsd_unit]]\nmatch = 3\nunit = \"B\"\n", "a.toml", &bad).message(),
+      "config a.toml: statsd_unit[0].match (line 2) must be a metric name pattern (* and ? "
+      "globs)");
+  EXPECT_EQ(ParseAgentConfig("[[statsd_unit]]\nmatch = \"x\"\nunit = \"B\"\nkind = \"size\"\n",
+                             "a.toml", &bad)
+                .message(),
+            "config a.toml: statsd_unit[0].kind (line 4): unknown key (known: match, unit)");
 }
 
 }  // namespace

@@ -34,6 +34,7 @@
 #include "agent/perf_source.h"
 #include "agent/proc_source.h"
 #include "ingest/replicated_shipper.h"
+#include "agent/metrics_http.h"
 #include "agent/self_metrics.h"
 #include "agent/spool_flags.h"
 #include "agent/stack_flags.h"
@@ -70,6 +71,13 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
       if (s.rejected_by_reason[i] == 0) continue;
       line += std::string(" rejected_") + StatsdRejectName(static_cast<StatsdReject>(i)) + "=" +
               std::to_string(s.rejected_by_reason[i]);
+    }
+    line += " unsupported=" + std::to_string(s.lines_unsupported) +
+            " values=" + std::to_string(s.values);
+    if (s.scalars.set_members_dropped + s.scalars.gauge_deltas_dropped + s.scalars.stale != 0) {
+      line += " set_members_dropped=" + std::to_string(s.scalars.set_members_dropped) +
+              " gauge_deltas_dropped=" + std::to_string(s.scalars.gauge_deltas_dropped) +
+              " stale=" + std::to_string(s.scalars.stale);
     }
     line += ";";
   }
@@ -174,7 +182,7 @@ int Configure(int argc, char** argv, AgentConfig* config) {
       "  trailmap-agent --no-proc --exec 'metric=syscall.latency,command=bpftrace -e ...'\n"
       "  trailmap-agent --exec 'metric=queue.depth,kind=scalar,unit=items,command=while sleep 1; "
       "do wc -l </var/q; done'"};
-  std::string config_path, host, aggregators, cluster, statsd, proc_root;
+  std::string config_path, host, aggregators, cluster, statsd, metrics, proc_root;
   std::vector<std::string> labels, execs;
   bool no_proc = false, no_self_metrics = false;
   int64_t flush_ms = 0, max_series = 0, window = 0, ack_timeout_ms = 0;
@@ -201,6 +209,9 @@ int Configure(int argc, char** argv, AgentConfig* config) {
   app.add_flag("--insecure-plaintext", insecure_plaintext,
                "send without encryption or authentication (lab only; logs a warning)");
   app.add_option("--statsd", statsd, "statsd UDP HOST:PORT, or off (default 127.0.0.1:8125)");
+  app.add_option("--metrics", metrics,
+                 "serve the agent's self-metrics for Prometheus at http://HOST:PORT/metrics, or "
+                 "off (default off)");
   app.add_option("--flush-ms", flush_ms, "ship completed seconds this often (default 250)");
   app.add_option("--max-series", max_series, "field sets per metric per second (default 1000)");
   app.add_option("--window", window, "batches in flight without an ack (default 64)");
@@ -265,6 +276,7 @@ int Configure(int argc, char** argv, AgentConfig* config) {
   if (insecure_plaintext) config->insecure_plaintext = true;
   ClientKeyPathsFromEnvironment(config->insecure_plaintext, &config->key, &config->server_key);
   if (app.count("--statsd")) config->statsd = statsd;
+  if (app.count("--metrics")) config->metrics = metrics;
   if (app.count("--flush-ms")) config->flush_ms = flush_ms;
   if (app.count("--max-series")) config->max_series = max_series;
   if (app.count("--window")) config->window = window;
@@ -405,6 +417,7 @@ int Run(const AgentConfig& config) {
     StatsdServerOptions statsd_options;
     statsd_options.address = where->host;
     statsd_options.port = where->port;
+    statsd_options.units = config.statsd_units;
     Result<std::unique_ptr<StatsdServer>> started =
         StatsdServer::Start(std::move(statsd_options), &bucketizer);
     if (!started.ok()) {
@@ -460,6 +473,25 @@ int Run(const AgentConfig& config) {
       ", folded stacks " + (folded ? std::string("on") : std::string("off")) + ", spool " +
       spool_text);
 
+  // The self-metrics for a Prometheus scrape: read afresh at every request, on the server's thread.
+  std::unique_ptr<MetricsHttpServer> metrics_http;
+  if (config.metrics != "off") {
+    Result<HostPort> where = ParseHostPort(config.metrics);  // validated already
+    const AgentParts parts{&bucketizer, &shipper, statsd.get(), proc.get(), &execs, perf.get(),
+                           folded.get()};
+    Result<std::unique_ptr<MetricsHttpServer>> started = MetricsHttpServer::Start(
+        MetricsHttpOptions{where->host, where->port},
+        [parts] { return AgentReadings(ReadAgentCounters(parts)); });
+    if (!started.ok()) {
+      Log(started.status().ToString());
+      return started.status().code() == Status::Code::kInvalidArgument ? 2 : 1;
+    }
+    metrics_http = std::move(*started);
+    Log("metrics: Prometheus text at http://" +
+        (where->host.find(':') != std::string::npos ? "[" + where->host + "]" : where->host) +
+        ":" + std::to_string(metrics_http->port()) + "/metrics");
+  }
+
   std::unique_ptr<AgentSelfMetrics> self_metrics;
   if (config.self_metrics) {
     self_metrics = std::make_unique<AgentSelfMetrics>(
@@ -494,6 +526,7 @@ int Run(const AgentConfig& config) {
   // Stop receiving, then ship everything held, the current second too: a second shipped in two
   // parts merges at the aggregator, so nothing a client sent before the signal is lost.
   const std::optional<StatsdCounters> statsd_counters = StatsdCountersOf(statsd.get());
+  metrics_http.reset();  // it reads the parts: stopped before any of them
   statsd.reset();
   if (proc) proc->Stop();
   for (auto& e : execs) e->Stop();

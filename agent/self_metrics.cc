@@ -7,10 +7,28 @@ namespace {
 
 // Each part's counters as metrics (core/self_metrics.h): adding a metric is one line here.
 constexpr CounterField<StatsdCounters> kStatsd[] = {
-    {"trailmap.agent.statsd.packets", true, "packets/s", "UDP datagrams received on the statsd port",
-     &StatsdCounters::packets},
+    {"trailmap.agent.statsd.packets", true, "packets/s",
+     "UDP datagrams received on the statsd port", &StatsdCounters::packets},
     {"trailmap.agent.statsd.lines", true, "lines/s", "statsd lines accepted",
      &StatsdCounters::lines_accepted},
+    {"trailmap.agent.statsd.unsupported", true, "lines/s",
+     "DogStatsD events and service checks received (recognised, not stored)",
+     &StatsdCounters::lines_unsupported},
+    {"trailmap.agent.statsd.values", true, "values/s",
+     "values and set members of accepted statsd lines (a packed line holds several)",
+     &StatsdCounters::values},
+};
+
+constexpr CounterField<StatsdScalarsCounters> kStatsdScalars[] = {
+    {"trailmap.agent.statsd.set_members_dropped", true, "members/s",
+     "statsd set members not counted: the set already held its bound in that second",
+     &StatsdScalarsCounters::set_members_dropped},
+    {"trailmap.agent.statsd.deltas_dropped", true, "lines/s",
+     "statsd gauge deltas dropped: more gauges than the agent remembers",
+     &StatsdScalarsCounters::gauge_deltas_dropped},
+    {"trailmap.agent.statsd.stale", true, "values/s",
+     "statsd counter and set values for a second the agent no longer holds",
+     &StatsdScalarsCounters::stale},
 };
 
 constexpr CounterField<BucketizerCounters> kBucketizer[] = {
@@ -89,7 +107,8 @@ constexpr CounterField<SpoolCounters> kSpool[] = {
     {"trailmap.agent.spool.dropped.bytes", true, "B/s", "bytes of those dropped batches",
      &SpoolCounters::dropped_bytes},
     {"trailmap.agent.spool.dropped.events", true, "events/s",
-     "events and stack samples in those dropped batches: data lost", &SpoolCounters::dropped_events},
+     "events and stack samples in those dropped batches: data lost",
+     &SpoolCounters::dropped_events},
     {"trailmap.agent.spool.truncated", true, "B/s", "torn or corrupt spool tails cut off at start",
      &SpoolCounters::truncated_bytes},
     {"trailmap.agent.spool.fsyncs", true, "fsyncs/s", "spool fsyncs", &SpoolCounters::fsyncs},
@@ -175,9 +194,10 @@ SelfReadings AgentReadings(const AgentCounters& c) {
   SelfReadings out;
   if (c.statsd) {
     AddFields(*c.statsd, kStatsd, "", &out);
+    AddFields(c.statsd->scalars, kStatsdScalars, "", &out);
     for (size_t i = 0; i < kStatsdRejectClasses; ++i) {
-      AddCounter(&out, "trailmap.agent.statsd.rejected", "lines/s", "statsd lines refused, by reason",
-                 c.statsd->rejected_by_reason[i],
+      AddCounter(&out, "trailmap.agent.statsd.rejected", "lines/s",
+                 "statsd lines refused, by reason", c.statsd->rejected_by_reason[i],
                  std::string("reason=") + StatsdRejectName(static_cast<StatsdReject>(i)));
     }
   }
@@ -198,8 +218,8 @@ SelfReadings AgentReadings(const AgentCounters& c) {
     const std::string exec = "exec=" + metric;
     AddFields(x, kExec, exec, &out);
     for (size_t i = 0; i < kExecRejectClasses; ++i) {
-      AddCounter(&out, "trailmap.agent.exec.rejected", "lines/s", "exec output lines refused, by reason",
-                 x.rejected_by_reason[i],
+      AddCounter(&out, "trailmap.agent.exec.rejected", "lines/s",
+                 "exec output lines refused, by reason", x.rejected_by_reason[i],
                  exec + ",reason=" + ExecRejectName(static_cast<ExecReject>(i)));
     }
   }
@@ -231,7 +251,8 @@ void AgentSelfMetrics::RecordAtExit(int64_t now_second,
 void AgentSelfMetrics::Record(int64_t second, const AgentCounters& counters) {
   const SelfReadings readings = AgentReadings(counters);
   const std::vector<double> values = deltas_.Take(readings);
-  for (size_t i = 0; i < readings.size(); ++i) into_->SetScalar(second, readings[i].series, values[i]);
+  for (size_t i = 0; i < readings.size(); ++i)
+    into_->SetScalar(second, readings[i].series, values[i]);
 }
 
 }  // namespace trailmap

@@ -6,7 +6,8 @@
 // Counters store what they gained since the previous reading (per second, the rate), gauges
 // their value (core/self_metrics.h). The metrics, named trailmap.agent.* (the full list with
 // units is in docs/ and in the tables of agent/self_metrics.cc):
-//   statsd.packets, statsd.lines, statsd.rejected{reason}    what the statsd port received
+//   statsd.packets, statsd.lines, statsd.values, statsd.unsupported, statsd.rejected{reason},
+//   statsd.set_members_dropped, statsd.deltas_dropped, statsd.stale   the statsd port
 //   events, events.overflow, events.late, scalars, scalars.overflow, scalars.bad,
 //   stacks.samples, stacks.truncated, stacks.truncated_frames, seconds.pending   the bucketizer
 //   batches.{sent,acked,duplicate,rejected,resent,dropped,out_of_order,need_dictionary,

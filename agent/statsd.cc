@@ -1,11 +1,14 @@
 #include "agent/statsd.h"
 
+#include <fnmatch.h>
+
 #include <charconv>
 #include <cmath>
 #include <optional>
 
 #include "core/counts.h"
 #include "core/series.h"
+#include "core/units.h"
 
 namespace trailmap {
 namespace {
@@ -45,22 +48,37 @@ std::optional<double> ParseNumber(std::string_view text) {
   return v;
 }
 
-std::optional<Failure> ParseValue(std::string_view text, uint64_t* value_ns) {
-  const std::optional<double> ms = ParseNumber(text);
-  if (!ms || std::isnan(*ms)) {
+// Parses one value of a line of `type`: a finite number (>= 0 for ms, h, d; a leading '+' only
+// for gauges, where it and '-' mark a delta).
+std::optional<Failure> ParseValue(std::string_view text, StatsdType type, double* value,
+                                  bool* delta) {
+  *delta = false;
+  std::string_view number = text;
+  if (type == StatsdType::kGauge && !number.empty() && (number[0] == '+' || number[0] == '-')) {
+    *delta = true;
+    if (number[0] == '+') number.remove_prefix(1);
+  }
+  const std::optional<double> v = ParseNumber(number);
+  if (!v || std::isnan(*v) || (!number.empty() && number[0] == '+')) {
     return Failure{StatsdReject::kValue, "value " + Quote(text) + " is not a number"};
   }
-  if (*ms < 0) return Failure{StatsdReject::kValue, "value " + Quote(text) + " is negative"};
-  const double ns = std::round(*ms * 1e6);
-  if (!(ns < kTwoTo64)) {
-    return Failure{StatsdReject::kValue,
-                   "value " + Quote(text) + " is too large (at most 18446744073709 ms)"};
+  const bool histogram = type == StatsdType::kTiming || type == StatsdType::kHistogram ||
+                         type == StatsdType::kDistribution;
+  if (histogram && *v < 0) {
+    return Failure{StatsdReject::kValue, "value " + Quote(text) + " is negative"};
   }
-  *value_ns = static_cast<uint64_t>(ns);
+  if (type == StatsdType::kTiming) {
+    if (Result<uint64_t> ns = StatsdHistogramValue(*v, StatsdUnit::kMilliseconds); !ns.ok()) {
+      return Failure{StatsdReject::kValue,
+                     "value " + Quote(text) + " is too large (at most " + "18446744073709 ms)"};
+    }
+  }
+  if (std::isinf(*v)) return Failure{StatsdReject::kValue, "value " + Quote(text) + " is infinite"};
+  *value = *v;
   return std::nullopt;
 }
 
-std::optional<Failure> ParseRate(std::string_view text, uint64_t* count) {
+std::optional<Failure> ParseRate(std::string_view text, double* rate_out, uint64_t* count) {
   const std::optional<double> rate = ParseNumber(text);
   if (!rate || std::isnan(*rate) || !(*rate > 0) || *rate > 1) {
     return Failure{StatsdReject::kRate,
@@ -74,6 +92,7 @@ std::optional<Failure> ParseRate(std::string_view text, uint64_t* count) {
                                             " stands for more than 2^40 events (at most 1 in " +
                                             std::to_string(kMaxItemCount) + ")"};
   }
+  *rate_out = *rate;
   *count = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(inverse)));
   return std::nullopt;
 }
@@ -102,7 +121,48 @@ std::optional<Failure> ParseTags(std::string_view text, std::string* fields) {
   return std::nullopt;
 }
 
+std::optional<Failure> ParseType(std::string_view text, StatsdType* type) {
+  if (text == "ms") {
+    *type = StatsdType::kTiming;
+  } else if (text == "h") {
+    *type = StatsdType::kHistogram;
+  } else if (text == "d") {
+    *type = StatsdType::kDistribution;
+  } else if (text == "c") {
+    *type = StatsdType::kCounter;
+  } else if (text == "g") {
+    *type = StatsdType::kGauge;
+  } else if (text == "s") {
+    *type = StatsdType::kSet;
+  } else {
+    return Failure{StatsdReject::kType,
+                   "type " + Quote(text) + " is not supported (only ms, h, d, c, g, s)"};
+  }
+  return std::nullopt;
+}
+
+// 'T' seconds: 1..2^40 unix seconds, digits only.
+std::optional<Failure> ParseTimestamp(std::string_view text, int64_t* seconds) {
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || text[0] == '-' || ec != std::errc() || end != text.data() + text.size() ||
+      v < 1 || v > (int64_t{1} << 40)) {
+    return Failure{StatsdReject::kTimestamp,
+                   "timestamp " + Quote("T" + std::string(text)) + " must be unix seconds"};
+  }
+  *seconds = v;
+  return std::nullopt;
+}
+
 std::optional<Failure> Parse(std::string_view line, StatsdSample* out) {
+  if (line.starts_with("_e{")) {
+    out->type = StatsdType::kEvent;
+    return std::nullopt;
+  }
+  if (line.starts_with("_sc|")) {
+    out->type = StatsdType::kServiceCheck;
+    return std::nullopt;
+  }
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) {
     return Failure{StatsdReject::kSyntax, "no ':' between metric name and value"};
@@ -113,35 +173,62 @@ std::optional<Failure> Parse(std::string_view line, StatsdSample* out) {
   if (bar == std::string_view::npos) {
     return Failure{StatsdReject::kSyntax, "no '|type' after the value"};
   }
-  const std::string_view value = rest.substr(0, bar);
+  const std::string_view values = rest.substr(0, bar);
   rest = rest.substr(bar + 1);
   size_t next = rest.find('|');
-  const std::string_view type = rest.substr(0, next);
-  if (type != "ms" && type != "h" && type != "d") {
-    return Failure{StatsdReject::kType,
-                   "type " + Quote(type) + " is not supported (only ms, h, d)"};
-  }
+  if (std::optional<Failure> f = ParseType(rest.substr(0, next), &out->type)) return f;
   if (Status s = ValidateMetricName(name); !s.ok()) {
     return Failure{StatsdReject::kName, s.message()};
   }
   out->metric = std::string(name);
-  if (std::optional<Failure> f = ParseValue(value, &out->value_ns)) return f;
+  // Packed values: each ':'-separated one is an event of its own.
+  for (size_t start = 0;;) {
+    size_t end = values.find(':', start);
+    if (end == std::string_view::npos) end = values.size();
+    const std::string_view one = values.substr(start, end - start);
+    if (out->type == StatsdType::kSet) {
+      if (one.empty()) return Failure{StatsdReject::kValue, "set member is empty"};
+      out->members.emplace_back(one);
+    } else {
+      double v = 0;
+      bool delta = false;
+      if (std::optional<Failure> f = ParseValue(one, out->type, &v, &delta)) return f;
+      if (!out->values.empty() && delta != out->gauge_delta) {
+        return Failure{StatsdReject::kValue,
+                       "gauge values " + Quote(values) + " mix absolute values and +/- deltas"};
+      }
+      out->gauge_delta = delta;
+      out->values.push_back(v);
+    }
+    if (end == values.size()) break;
+    start = end + 1;
+  }
 
   bool seen_rate = false;
   bool seen_tags = false;
+  bool seen_time = false;
+  bool seen_container = false;
   while (next != std::string_view::npos) {
     rest = rest.substr(next + 1);
     next = rest.find('|');
     const std::string_view section = rest.substr(0, next);
-    if (!section.empty() && section.front() == '@' && !seen_rate) {
+    const char first = section.empty() ? '\0' : section.front();
+    if (first == '@' && !seen_rate) {
       seen_rate = true;
-      if (std::optional<Failure> f = ParseRate(section.substr(1), &out->count)) return f;
-    } else if (!section.empty() && section.front() == '#' && !seen_tags) {
+      if (std::optional<Failure> f = ParseRate(section.substr(1), &out->rate, &out->count)) {
+        return f;
+      }
+    } else if (first == '#' && !seen_tags) {
       seen_tags = true;
       if (std::optional<Failure> f = ParseTags(section.substr(1), &out->fields)) return f;
+    } else if (first == 'T' && !seen_time) {
+      seen_time = true;
+      if (std::optional<Failure> f = ParseTimestamp(section.substr(1), &out->timestamp)) return f;
+    } else if (section.starts_with("c:") && !seen_container) {
+      seen_container = true;  // DogStatsD container id: not kept
     } else {
       return Failure{StatsdReject::kSyntax,
-                     "section " + Quote(section) + " is not a first @rate or #tags"};
+                     "section " + Quote(section) + " is not a first @rate, #tags, T or c:"};
     }
   }
   return std::nullopt;
@@ -163,6 +250,8 @@ const char* StatsdRejectName(StatsdReject reason) {
       return "tag";
     case StatsdReject::kRate:
       return "rate";
+    case StatsdReject::kTimestamp:
+      return "timestamp";
   }
   return "unknown";
 }
@@ -189,7 +278,11 @@ StatsdPacket ParseStatsdPacket(std::string_view packet) {
     if (line.empty()) continue;
     StatsdReject reason = StatsdReject::kSyntax;
     Result<StatsdSample> sample = ParseStatsdLine(line, &reason);
-    if (sample.ok()) {
+    if (sample.ok() &&
+        (sample->type == StatsdType::kEvent || sample->type == StatsdType::kServiceCheck)) {
+      ++out.unsupported;
+    } else if (sample.ok()) {
+      sample->line = line_number;
       out.samples.push_back(std::move(*sample));
     } else {
       out.errors.push_back(
@@ -198,6 +291,81 @@ StatsdPacket ParseStatsdPacket(std::string_view packet) {
     }
   }
   return out;
+}
+
+const char* StatsdTypeName(StatsdType type) {
+  switch (type) {
+    case StatsdType::kTiming:
+      return "ms";
+    case StatsdType::kHistogram:
+      return "h";
+    case StatsdType::kDistribution:
+      return "d";
+    case StatsdType::kCounter:
+      return "c";
+    case StatsdType::kGauge:
+      return "g";
+    case StatsdType::kSet:
+      return "s";
+    case StatsdType::kEvent:
+      return "event";
+    case StatsdType::kServiceCheck:
+      return "service check";
+  }
+  return "unknown";
+}
+
+namespace {
+
+struct UnitInfo {
+  StatsdUnit unit;
+  const char* name;  // config spelling
+  MetricKind kind;
+  const char* series_unit;
+  double scale;  // series unit per value unit
+};
+
+constexpr UnitInfo kUnits[] = {
+    {StatsdUnit::kMilliseconds, "ms", MetricKind::kLatency, "ns", 1e6},
+    {StatsdUnit::kSeconds, "s", MetricKind::kLatency, "ns", 1e9},
+    {StatsdUnit::kMicroseconds, "us", MetricKind::kLatency, "ns", 1e3},
+    {StatsdUnit::kNanoseconds, "ns", MetricKind::kLatency, "ns", 1},
+    {StatsdUnit::kBytes, "B", MetricKind::kSize, "B", 1},
+    {StatsdUnit::kNone, "none", MetricKind::kSize, "1", 1},
+};
+
+const UnitInfo& Info(StatsdUnit unit) { return kUnits[static_cast<size_t>(unit)]; }
+
+}  // namespace
+
+Result<StatsdUnit> ParseStatsdUnit(std::string_view text) {
+  for (const UnitInfo& u : kUnits) {
+    if (text == u.name) return u.unit;
+  }
+  return Status::InvalidArgument("unit " + Quote(text) + " is not ms, s, us, ns, B or none");
+}
+
+const char* StatsdUnitName(StatsdUnit unit) { return Info(unit).name; }
+MetricKind StatsdUnitKind(StatsdUnit unit) { return Info(unit).kind; }
+const char* StatsdUnitSeriesUnit(StatsdUnit unit) { return Info(unit).series_unit; }
+
+StatsdUnit StatsdUnitFor(std::string_view metric, const std::vector<StatsdUnitRule>& rules) {
+  if (rules.empty()) return StatsdUnit::kMilliseconds;
+  const std::string name(metric);
+  for (const StatsdUnitRule& r : rules) {
+    if (fnmatch(r.match.c_str(), name.c_str(), 0) == 0) return r.unit;
+  }
+  return StatsdUnit::kMilliseconds;
+}
+
+Result<uint64_t> StatsdHistogramValue(double value, StatsdUnit unit) {
+  const UnitInfo& u = Info(unit);
+  const double scaled = std::round(value * u.scale);
+  if (!(scaled >= 0 && scaled < kTwoTo64)) {
+    return Status::InvalidArgument("value " + FormatSignificant(value) + " is too large for unit " +
+                                   u.name + " (at most 2^64 " + u.series_unit + ")");
+  }
+  return static_cast<uint64_t>(scaled);
 }
 
 }  // namespace trailmap

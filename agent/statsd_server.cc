@@ -16,7 +16,7 @@ using asio::ip::udp;
 
 struct StatsdServer::Impl {
   Impl(StatsdServerOptions o, Bucketizer* b)
-      : options(std::move(o)), bucketizer(b), socket(io), buffer(64 * 1024) {}
+      : options(std::move(o)), bucketizer(b), scalars(b), socket(io), buffer(64 * 1024) {}
 
   int64_t Now() const {
     if (options.clock) return options.clock();
@@ -44,18 +44,39 @@ struct StatsdServer::Impl {
       Log("statsd: receive failed: " + error.message());
       return;
     }
-    const StatsdPacket packet = ParseStatsdPacket(std::string_view(buffer.data(), bytes));
-    const int64_t second = Now();
-    for (const StatsdSample& s : packet.samples) {
-      bucketizer->Add(second, SeriesDef{s.metric, MetricKind::kLatency, "ns", s.fields}, s.value_ns,
-                      s.count);
+    StatsdPacket packet = ParseStatsdPacket(std::string_view(buffer.data(), bytes));
+    const int64_t now = Now();
+    uint64_t values = 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < packet.samples.size(); ++i) {
+      const StatsdSample& s = packet.samples[i];
+      int64_t second = now;
+      if (s.timestamp != 0) {
+        if (s.timestamp < now - options.max_past_seconds ||
+            s.timestamp > now + options.max_future_seconds) {
+          Refuse(&packet, i, StatsdReject::kTimestamp,
+                 "timestamp T" + std::to_string(s.timestamp) + " is " +
+                     (s.timestamp < now ? std::to_string(now - s.timestamp) + " s in the past"
+                                        : std::to_string(s.timestamp - now) + " s in the future") +
+                     " (the agent takes " + std::to_string(options.max_past_seconds) +
+                     " s back to " + std::to_string(options.max_future_seconds) + " s ahead)");
+          continue;
+        }
+        second = s.timestamp;
+      }
+      if (!Apply(second, s, &packet, i)) continue;
+      values += s.type == StatsdType::kSet ? s.members.size() : s.values.size();
+      ++kept;
     }
     uint64_t rejected_before = 0;
     {
       std::lock_guard<std::mutex> lock(mu);
       rejected_before = counters.lines_rejected;
       ++counters.packets;
-      counters.lines_accepted += packet.samples.size();
+      counters.lines_accepted += kept;
+      counters.lines_unsupported += packet.unsupported;
+      counters.values += values;
+      counters.scalars = scalars.counters();
       counters.lines_rejected += packet.errors.size();
       for (const StatsdError& e : packet.errors) {
         ++counters.rejected_by_reason[static_cast<size_t>(e.reason)];
@@ -71,8 +92,43 @@ struct StatsdServer::Impl {
     }
   }
 
+  // Records a refusal of packet->samples[i] found after parsing (after the parser's errors).
+  static void Refuse(StatsdPacket* packet, size_t i, StatsdReject reason, const std::string& why) {
+    const size_t line = packet->samples[i].line;
+    packet->errors.push_back({line, reason, "line " + std::to_string(line) + ": " + why});
+  }
+
+  // Adds sample `i` at `second`; false (and a refusal recorded) when a value does not fit.
+  bool Apply(int64_t second, const StatsdSample& s, StatsdPacket* packet, size_t i) {
+    switch (s.type) {
+      case StatsdType::kCounter:
+      case StatsdType::kGauge:
+      case StatsdType::kSet:
+        scalars.Add(second, s);
+        return true;
+      default:
+        break;
+    }
+    const StatsdUnit unit = s.type == StatsdType::kTiming ? StatsdUnit::kMilliseconds
+                                                          : StatsdUnitFor(s.metric, options.units);
+    converted.clear();
+    for (const double v : s.values) {
+      Result<uint64_t> x = StatsdHistogramValue(v, unit);
+      if (!x.ok()) {
+        Refuse(packet, i, StatsdReject::kValue, x.status().message());
+        return false;
+      }
+      converted.push_back(*x);
+    }
+    const SeriesDef series{s.metric, StatsdUnitKind(unit), StatsdUnitSeriesUnit(unit), s.fields};
+    for (const uint64_t x : converted) bucketizer->Add(second, series, x, s.count);
+    return true;
+  }
+
   StatsdServerOptions options;
-  Bucketizer* bucketizer;  // not owned
+  Bucketizer* bucketizer;           // not owned
+  StatsdScalars scalars;            // used by the receive thread only
+  std::vector<uint64_t> converted;  // scratch, receive thread
   asio::io_context io;
   udp::socket socket;
   udp::endpoint sender;      // filled by each receive

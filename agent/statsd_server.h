@@ -1,9 +1,16 @@
 // StatsdServer: a UDP statsd/DogStatsD listener feeding the Bucketizer.
 //
-// Each datagram (up to 64 KiB) is parsed with ParseStatsdPacket; every accepted line is added
-// to the bucketizer at the second it was received (statsd carries no event time) as metric kind
-// latency, unit ns. Rejected lines are counted by reason class and logged: the first
-// `log_first_rejections`, then every `log_every_rejections`-th.
+// Each datagram (up to 64 KiB) is parsed with ParseStatsdPacket; every accepted line goes to the
+// bucketizer at the second it was received, or at its DogStatsD |T timestamp:
+//   |ms          a latency histogram (kind latency, unit ns), each value `count` events
+//   |h, |d       a histogram in the unit of the first `units` rule matching the metric name
+//                (StatsdUnitFor: ms by default; latency ns, or size B / "1")
+//   |c, |g, |s   scalars, through StatsdScalars (agent/statsd_scalars.h says what each becomes)
+// A |T timestamp more than `max_past_seconds` before the receive second or `max_future_seconds`
+// after it is refused (reason timestamp): the per-second state of counters and sets is kept for
+// that long, and a sample so far off is more likely a wrong clock than a late one. Rejected
+// lines are counted by reason class and logged: the first `log_first_rejections`, then every
+// `log_every_rejections`-th. Events and service checks are counted as unsupported, not logged.
 //
 // Threading: Start() binds and starts one thread running the socket (Boost.Asio); counters()
 // may be called from any thread; the destructor stops and joins it. The bucketizer must
@@ -17,10 +24,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
-#include "ingest/bucketizer.h"
 #include "agent/statsd.h"
+#include "agent/statsd_scalars.h"
 #include "core/status.h"
+#include "ingest/bucketizer.h"
 
 namespace trailmap {
 
@@ -31,6 +40,9 @@ struct StatsdServerOptions {
   uint64_t log_every_rejections = 1000;  // then every N-th
   // Unix seconds now; empty = the system clock. Tests hand down a fixed clock.
   std::function<int64_t()> clock;
+  std::vector<StatsdUnitRule> units;  // the unit of |h and |d lines, per metric name
+  int64_t max_past_seconds = 600;     // |T window, see above
+  int64_t max_future_seconds = 60;
 };
 
 struct StatsdCounters {
@@ -38,6 +50,9 @@ struct StatsdCounters {
   uint64_t lines_accepted = 0;
   uint64_t lines_rejected = 0;
   std::array<uint64_t, kStatsdRejectClasses> rejected_by_reason{};  // by StatsdReject
+  uint64_t lines_unsupported = 0;  // DogStatsD events and service checks (not an error)
+  uint64_t values = 0;             // values and set members of accepted lines (packed: several)
+  StatsdScalarsCounters scalars;   // counters, gauges and sets: what their state bounds dropped
 };
 
 class StatsdServer {

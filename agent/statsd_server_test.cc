@@ -5,6 +5,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/udp.hpp>
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "core/histogram.h"
@@ -46,7 +47,7 @@ TEST(StatsdServer, FeedsTheBucketizerAtTheReceiveSecondAndCountsRejections) {
   const uint16_t port = (*server)->port();
   ASSERT_NE(port, 0);
 
-  SendUdp(port, "db.query:1.5|ms|#op:read\ndb.query:-1|ms\ndb.query:2|c\n");
+  SendUdp(port, "db.query:1.5|ms|#op:read\ndb.query:-1|ms\ndb.query:2|q\n");
   SendUdp(port, "db.query:3|ms|@0.5|#op:read");
   const StatsdCounters c = WaitForPackets(**server, 2);
   EXPECT_EQ(c.packets, 2u);
@@ -92,6 +93,52 @@ TEST(StatsdServer, BindsAHostName) {
   ASSERT_TRUE(server.ok()) << server.status().ToString();
   SendUdp((*server)->port(), "db.query:1|ms");
   EXPECT_EQ(WaitForPackets(**server, 1).lines_accepted, 1u);
+}
+
+TEST(StatsdServer, EveryTypeWindowAndUnitRules) {
+  Bucketizer bucketizer;
+  StatsdServerOptions options = Local(0);
+  options.clock = [] { return int64_t{1'700'000'000}; };
+  options.units = {{"resp.bytes", StatsdUnit::kBytes}, {"queue.*", StatsdUnit::kNone}};
+  Result<std::unique_ptr<StatsdServer>> server = StatsdServer::Start(options, &bucketizer);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  SendUdp((*server)->port(),
+          "hits:1|c\nhits:2|c|@0.5\nq:7|g\nq:-2|g\nu:a:b:a|s\n"
+          "resp.bytes:100:200|d\nqueue.len:3|h\nlat:2|h|T1699999990\n"
+          "lat:1|h|T1699999000\nlat:1|h|T1700000061\nlat:1e30|h\n_e{1,1}:a|b\n_sc|x|0\n");
+  const StatsdCounters c = WaitForPackets(**server, 1);
+  EXPECT_EQ(c.lines_accepted, 8u);
+  EXPECT_EQ(c.values, 11u);  // 1 + 1 + 1 + 1 + 3 + 2 + 1 + 1
+  EXPECT_EQ(c.lines_unsupported, 2u);
+  EXPECT_EQ(c.lines_rejected, 3u);
+  EXPECT_EQ(c.rejected_by_reason[static_cast<size_t>(StatsdReject::kTimestamp)], 2u);
+  EXPECT_EQ(c.rejected_by_reason[static_cast<size_t>(StatsdReject::kValue)], 1u);
+
+  std::map<std::string, std::string> got;  // "second metric unit" -> scalar or histogram
+  const CompletedSeconds done = bucketizer.TakeAll();
+  for (const SecondDelta& d : done.seconds) {
+    for (const ScalarValue& v : d.scalars) {
+      const SeriesDef& s = done.series[v.series];
+      got[std::to_string(d.time) + " " + s.metric + " " + s.unit] = std::to_string(v.value);
+    }
+    for (const HistogramDelta& h : d.histograms) {
+      const SeriesDef& s = done.series[h.series];
+      Result<Histogram> x = Histogram::Decode(h.encoded);
+      ASSERT_TRUE(x.ok());
+      got[std::to_string(d.time) + " " + s.metric + " " + MetricKindName(s.kind) + " " + s.unit] =
+          std::to_string(x->count()) + " " + std::to_string(x->min()) + ".." +
+          std::to_string(x->max());
+    }
+  }
+  const std::map<std::string, std::string> want = {
+      {"1700000000 hits /s", "5.000000"},
+      {"1700000000 q 1", "5.000000"},
+      {"1700000000 u distinct/s", "2.000000"},
+      {"1700000000 resp.bytes size B", "2 100..200"},
+      {"1700000000 queue.len size 1", "1 3..3"},
+      {"1699999990 lat latency ns", "1 2000000..2000000"},
+  };
+  EXPECT_EQ(got, want);
 }
 
 }  // namespace

@@ -224,7 +224,7 @@ std::string FormatQuantity(double value, std::string_view unit) {
   if (IsBytesRate(unit)) return value == 0 ? "0" : FormatBytes(value) + "/s";
   if (unit == "ns") return FormatDuration(value);
   if (IsBytes(unit)) return FormatBytes(value);
-  if (unit.empty()) return FormatSignificant(value);
+  if (unit.empty() || unit == "1") return FormatSignificant(value);  // "1": a plain number
   return FormatSignificant(value) + std::string(unit);
 }
 

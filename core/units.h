@@ -50,7 +50,8 @@ std::string FormatDuration(double ns);
 // 512 → "512B", 4096 → "4KiB", 1572864 → "1.5MiB". 0 → "0".
 std::string FormatBytes(double bytes);
 // Dispatches on the metric's base unit: "ns" → FormatDuration, "B"/"bytes" → FormatBytes,
-// otherwise the number with three significant digits followed by the unit.
+// otherwise the number with three significant digits followed by the unit ("" and "1", a plain
+// number as statsd gauges have, without one).
 std::string FormatQuantity(double value, std::string_view unit);
 // The fixed-point step a scalar in `unit` is stored with in a histogram: 0.01 for "%", 1 for
 // "ns", bytes and byte rates, 0.001 for anything else.

@@ -54,13 +54,16 @@ TEST(MalformedSystem, BadStatsdLinesAreRejectedAndCountedGoodOnesAllArrive) {
       "disk.latency:-3|ms",          // negative
       "disk.latency:abc|ms",         // not a number
       "disk.latency|ms",             // no value
-      "disk.latency:1|c",            // unsupported type
+      "disk.latency:1|x",            // unknown type
       "disk latency:1|ms",           // bad metric name
       "disk.latency:1|ms|@0",        // sample rate out of range
       "disk.latency:1|ms|#op:a,b c", // bad tag
       "disk.latency:nan|ms",
       std::string("\xff\xfe\x00\x01", 4),
   };
+  // DogStatsD events and service checks: recognised, counted as unsupported, not as errors.
+  SendUdp(agent.statsd_port(), "_e{5,4}:title|text|#a:b\n_sc|db.up|0\n");
+  SendUdp(agent.statsd_port(), "_e{1,1}:a|b");
   size_t good = 0;
   for (int round = 0; round < 20; ++round) {
     std::string packet;
@@ -86,6 +89,7 @@ TEST(MalformedSystem, BadStatsdLinesAreRejectedAndCountedGoodOnesAllArrive) {
   const std::string log = agent.process().Stderr();
   EXPECT_EQ(LastCounter(log, "statsd packets=\\d+ accepted=\\d+ rejected="), static_cast<long long>(rejected)) << log;
   EXPECT_EQ(LastCounter(log, "statsd packets=\\d+ accepted="), static_cast<long long>(good)) << log;
+  EXPECT_EQ(LastCounter(log, " unsupported="), 3) << log;
   EXPECT_NE(log.find("line 2: value '-3' is negative"), std::string::npos) << log;
 }
 

@@ -1,0 +1,47 @@
+// MetricsHttpServer: the agent's self-metrics for a Prometheus scrape (issue 13).
+//
+//   GET /metrics   200, "text/plain; version=0.0.4", FormatPrometheusText (core/prometheus_text.h)
+//                  of the readings `read` returns at the time of the request
+//   anything else  404 (another path) or 405 (another method), a one-line text body
+//
+// One thread runs every connection (Boost.Asio, Beast), each with a 5 s deadline per read and
+// write, so a client that connects and sends nothing holds its own connection only. A request
+// larger than 8 KiB is refused (431). Start() binds and starts the thread; the destructor stops
+// and joins it. `read` is called on that thread: it must be thread-safe against the agent's
+// other threads (AgentSelfMetrics' parts all are: they read their counters under their locks).
+// No exception leaves a handler: an unexpected one closes that connection and is logged.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/self_metrics.h"
+#include "core/status.h"
+
+namespace trailmap {
+
+struct MetricsHttpOptions {
+  std::string address = "127.0.0.1";  // an IP literal
+  uint16_t port = 9125;               // 0 = any free port (see port())
+};
+
+class MetricsHttpServer {
+ public:
+  // IOError naming the endpoint when it cannot bind; InvalidArgument for a bad address.
+  static Result<std::unique_ptr<MetricsHttpServer>> Start(MetricsHttpOptions options,
+                                                          std::function<SelfReadings()> read);
+  ~MetricsHttpServer();
+  MetricsHttpServer(const MetricsHttpServer&) = delete;
+  MetricsHttpServer& operator=(const MetricsHttpServer&) = delete;
+
+  uint16_t port() const;  // the bound port
+
+ private:
+  struct Impl;
+  explicit MetricsHttpServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace trailmap

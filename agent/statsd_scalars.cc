@@ -1,0 +1,96 @@
+#include "agent/statsd_scalars.h"
+
+#include <algorithm>
+
+namespace trailmap {
+
+StatsdScalars::StatsdScalars(Bucketizer* bucketizer, StatsdScalarsOptions options)
+    : bucketizer_(bucketizer), options_(options) {}
+
+bool StatsdScalars::Keep(int64_t second) {
+  if (second < floor_) return false;
+  if (second > newest_) newest_ = second;
+  floor_ = std::max(floor_, newest_ - options_.keep_seconds);
+  while (!seconds_.empty() && seconds_.begin()->first < floor_) {
+    entries_ -= seconds_.begin()->second.entries;
+    seconds_.erase(seconds_.begin());
+  }
+  return second >= floor_;
+}
+
+void StatsdScalars::Bound() {
+  while (entries_ > options_.max_entries && seconds_.size() > 1) {
+    floor_ = seconds_.begin()->first + 1;
+    entries_ -= seconds_.begin()->second.entries;
+    seconds_.erase(seconds_.begin());
+  }
+}
+
+void StatsdScalars::Add(int64_t second, const StatsdSample& sample) {
+  key_.assign(sample.metric);
+  key_.push_back('|');
+  key_.append(sample.fields);
+  switch (sample.type) {
+    case StatsdType::kCounter: {
+      if (!Keep(second)) {
+        counters_.stale += sample.values.size();
+        return;
+      }
+      Second& at = seconds_[second];
+      const auto [it, added] = at.sums.try_emplace(key_, 0.0);
+      if (added) {
+        ++at.entries;
+        ++entries_;
+      }
+      double& sum = it->second;
+      for (const double v : sample.values) sum += v / sample.rate;
+      bucketizer_->SetScalar(
+          second, SeriesDef{sample.metric, MetricKind::kScalar, "/s", sample.fields}, sum);
+      Bound();
+      return;
+    }
+    case StatsdType::kSet: {
+      if (!Keep(second)) {
+        counters_.stale += sample.members.size();
+        return;
+      }
+      Second& at = seconds_[second];
+      std::unordered_set<std::string>& members = at.sets[key_];
+      for (const std::string& m : sample.members) {
+        if (members.size() < options_.max_set_members || members.contains(m)) {
+          if (members.insert(m).second) {
+            ++at.entries;
+            ++entries_;
+          }
+        } else {
+          ++counters_.set_members_dropped;
+        }
+      }
+      bucketizer_->SetScalar(
+          second, SeriesDef{sample.metric, MetricKind::kScalar, "distinct/s", sample.fields},
+          static_cast<double>(members.size()));
+      Bound();
+      return;
+    }
+    case StatsdType::kGauge: {
+      auto it = gauges_.find(key_);
+      if (it == gauges_.end() && gauges_.size() < options_.max_gauges) {
+        it = gauges_.emplace(key_, 0.0).first;
+      }
+      double value = it == gauges_.end() ? 0 : it->second;
+      if (sample.gauge_delta && it == gauges_.end()) {
+        counters_.gauge_deltas_dropped += sample.values.size();
+        return;
+      }
+      for (const double v : sample.values) value = sample.gauge_delta ? value + v : v;
+      if (it != gauges_.end()) it->second = value;
+      bucketizer_->SetScalar(
+          second, SeriesDef{sample.metric, MetricKind::kScalar, "1", sample.fields}, value);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+}  // namespace trailmap
