@@ -11,9 +11,11 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "core/log.h"
+#include "core/self_metrics.h"
 
 namespace trailmap {
 
@@ -36,6 +38,8 @@ struct HttpServer::Impl {
   HttpHandler handler;
   std::atomic<bool> stopping{false};
   std::atomic<uint64_t> unauthorized{0};
+  std::atomic<uint64_t> requests{0}, client_errors{0}, server_errors{0};  // replies by status
+  const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::mutex streams_mu;
   std::condition_variable streams_done;
   int streams = 0;  // guarded by streams_mu
@@ -51,6 +55,28 @@ namespace {
 constexpr std::chrono::seconds kIoTimeout{60};
 // Live streams at once (each has a thread).
 constexpr int kMaxStreams = 64;
+
+// GET /api/self: the server's own counters since it started (server.h "Self").
+HttpReply SelfReply(const HttpServer::Impl& server) {
+  nlohmann::ordered_json j;
+  j["program"] = "trailmap-query";
+  j["uptime_seconds"] = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::steady_clock::now() - server.started)
+                            .count();
+  j["requests"] = server.requests.load() + 1;  // this one too
+  j["unauthorized"] = server.unauthorized.load();
+  j["client_errors"] = server.client_errors.load();
+  j["server_errors"] = server.server_errors.load();
+  if (Result<ProcessStats> p = ReadProcessStats(); p.ok()) {
+    j["process"] = {{"rss_bytes", p->rss_bytes},
+                    {"fds", p->open_fds},
+                    {"user_cpu_ns", p->user_cpu_ns},
+                    {"system_cpu_ns", p->system_cpu_ns}};
+  }
+  HttpReply reply;
+  reply.body = j.dump(2) + "\n";
+  return reply;
+}
 
 // One connection: read a request on the I/O thread, run it on the pool, write the reply on the
 // I/O thread, and read the next one when the client keeps the connection alive.
@@ -100,6 +126,9 @@ class Session : public std::enable_shared_from_this<Session> {
         return Write(std::move(reply));
       }
     }
+    if (target == "/api/self" || target.starts_with("/api/self?")) {
+      return Write(SelfReply(*server_));  // its own counters: no fan-out, so on this thread
+    }
     stream_.expires_never();  // the work takes as long as its fan-out's timeout
     asio::post(server_->pool, [self = shared_from_this(), method = std::move(method),
                                target = std::move(target)]() {
@@ -117,6 +146,12 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Write(HttpReply reply) {
+    ++server_->requests;
+    if (reply.status >= 500) {
+      ++server_->server_errors;
+    } else if (reply.status >= 400) {
+      ++server_->client_errors;
+    }
     auto response = std::make_shared<http::response<http::string_body>>(
         static_cast<http::status>(reply.status), version_);
     response->set(http::field::server, "trailmap-query");
