@@ -52,8 +52,11 @@ void ConnectionCap::OnEvent(uint16_t event, uint32_t /*value*/, Clock::time_poin
     default:
       break;
   }
-  // However the guesses went, no more are admitted than are open.
+  // However the guesses went, no more are admitted, and awaited as refused, than are open: a
+  // refusal whose close came right after a handshake failure (the client gone while the ERROR
+  // was still to be sent) would otherwise be awaited until it expires.
   succeeded_ = std::min(succeeded_, open_);
+  while (!refused_.empty() && refused_.size() + succeeded_ > open_) refused_.pop_front();
 }
 
 size_t ConnectionCap::admitted(Clock::time_point now) {

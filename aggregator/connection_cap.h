@@ -8,8 +8,8 @@
 //   ACCEPTED(fd), DISCONNECTED(fd)  every TCP connection of the listening socket, start and end;
 //   HANDSHAKE_SUCCEEDED             a connection's handshake, ZAP included, completed (no fd);
 //   HANDSHAKE_FAILED_AUTH(status)   ZAP refused one (no fd). Its DISCONNECTED comes later: a
-//                                   refused libzmq 4.3 client neither retries nor closes, so
-//                                   when its program closes the socket (the agent's shipper
+//                                   refused libzmq 4.3 client usually neither retries nor closes,
+//                                   so when its program closes the socket (the agent's shipper
 //                                   reopens after an ack timeout) or at the handshake timeout
 //                                   (ZMQ_HANDSHAKE_IVL, 30 s; measured: 30 s after the refusal);
 //   HANDSHAKE_FAILED_PROTOCOL / _NO_DETAIL   (no fd) emitted right before the DISCONNECTED of a
@@ -25,9 +25,10 @@
 // the handshake timeout): the cap errs on refusing, for at most 30 s, and only after refusals.
 // Nothing can hold a slot forever: reservations expire (`reservation_ttl`) and so do refusals not
 // seen closing
-// (`refused_ttl`, past the handshake timeout), and the count never exceeds the connections
-// open (ACCEPTED - DISCONNECTED). (The first version counted every accepted connection: 200
-// clients connecting at once were all past a cap of 50 when ZAP asked, and all refused.)
+// (`refused_ttl`, past the handshake timeout), and admitted plus awaited refusals never exceed
+// the connections open (ACCEPTED - DISCONNECTED): when all have gone, the count is 0. (The first
+// version counted every accepted connection: 200 clients connecting at once were all past a cap of
+// 50 when ZAP asked, and all refused.)
 //
 // Value type; not thread-safe (one thread feeds and asks).
 #pragma once

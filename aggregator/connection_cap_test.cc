@@ -97,6 +97,27 @@ TEST_F(ConnectionCapTest, NothingHoldsASlotForever) {
   EXPECT_EQ(cap_.admitted(now_), 1u);
 }
 
+// Under load a refused client may be gone before its ERROR was sent: its close then follows a
+// handshake failure and the refusal is never seen closing. When everyone has gone, nothing is
+// counted any more.
+TEST_F(ConnectionCapTest, WhenAllHaveGoneNothingIsCounted) {
+  Event(ZMQ_EVENT_ACCEPTED, 10);
+  Admitted();
+  Event(ZMQ_EVENT_ACCEPTED, 11);
+  Event(ZMQ_EVENT_HANDSHAKE_FAILED_AUTH, 300);
+  Event(ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL, 104);
+  Event(ZMQ_EVENT_DISCONNECTED, 11);  // taken for a failed handshake: the refusal stays awaited
+  Event(ZMQ_EVENT_DISCONNECTED, 10);  // nothing is open now, so nothing is admitted
+  EXPECT_EQ(cap_.open(), 0u);
+  EXPECT_EQ(cap_.admitted(now_), 0u);
+  for (int fd = 20; fd < 23; ++fd) {
+    Event(ZMQ_EVENT_ACCEPTED, fd);
+    Admitted();
+  }
+  EXPECT_EQ(cap_.admitted(now_), 3u);
+  EXPECT_FALSE(cap_.TryAdmit(now_));
+}
+
 TEST(ConnectionCapNoLimitTest, CountsWithoutACap) {
   ConnectionCap cap({.max_admitted = 0});
   const auto now = Clock::now();

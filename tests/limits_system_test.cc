@@ -4,8 +4,8 @@
 //     produced (nothing dropped, nothing twice), and `trailmap cluster` names the flooder;
 //   - 200 clients connecting at once: all 200 batches are applied, and a new client still is;
 //   - 200 clients connecting at once with [limits] max_connections = 50: exactly 50 admitted and
-//     served, 150 refused at the handshake (ZAP 300) and counted in `trailmap cluster`; once they
-//     go, 50 new clients are all admitted (nobody locked out);
+//     served, the other 150 refused at the handshake (ZAP 300) and counted in `trailmap cluster`;
+//     once they go, 50 new clients are all admitted (nobody locked out);
 //   - a 34 MiB message (over the 32 MiB batch limit): rejected with the reason, counted, and the
 //     same connection then delivers a good batch, as does another client meanwhile;
 //   - with the unapplied bytes at their bound (an apply held up by a failpoint), a batch is
@@ -264,9 +264,11 @@ TEST(ConnectionCapSystem, FiftyAreServedAtATimeTheRestRefusedAndNobodyIsLockedOu
       },
       20s))
       << status.dump();
-  // A refused client's session ends (libzmq does not retry a refused handshake), so the counts
-  // are exact, and no 51st batch is ever answered.
-  EXPECT_EQ(status["refused_at_cap"], 150) << status.dump();
+  // Each of the 150 was refused at least once (a refused libzmq client usually neither closes nor
+  // retries, but on a loaded machine a few reconnected and were refused again: 171 refusals in
+  // one run), and no 51st batch is answered while the 50 hold.
+  const uint64_t refused = status["refused_at_cap"].get<uint64_t>();
+  EXPECT_GE(refused, 150u) << status.dump();
   EXPECT_EQ(status["ingest_connections"], 50) << status.dump();
   EXPECT_EQ(status["max_connections"], 50) << status.dump();
   EXPECT_EQ(status["refused_connections"], 0) << status.dump();  // none was unlisted
@@ -278,9 +280,10 @@ TEST(ConnectionCapSystem, FiftyAreServedAtATimeTheRestRefusedAndNobodyIsLockedOu
             std::string::npos)
       << agg.Log();
   CommandResult text = Cli({"cluster"}, agg.query());
-  EXPECT_NE(text.out.find("connections on agg-cap: 50 ingest, "), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("at most 50 each; 150 refused at the cap"), std::string::npos)
-      << text.out;
+  EXPECT_NE(text.out.find("connections on agg-cap: 50 ingest, 1 query, at most 50 each; "),
+            std::string::npos)
+      << text.out;  // the 1 query connection: this command's own
+  EXPECT_NE(text.out.find(" refused at the cap\n"), std::string::npos) << text.out;
 
   // They go; then 50 new clients at once are all admitted and served.
   clients.clear();
@@ -296,8 +299,9 @@ TEST(ConnectionCapSystem, FiftyAreServedAtATimeTheRestRefusedAndNobodyIsLockedOu
   EXPECT_EQ(AppliedAcks(clients, &answered, [](int n) { return n >= 50; }, 30s), 50)
       << agg.Log();
   status = Status(agg);
-  EXPECT_EQ(status["refused_at_cap"], 150) << status.dump();
+  EXPECT_GE(status["refused_at_cap"].get<uint64_t>(), refused) << status.dump();
   EXPECT_EQ(status["ingest_connections"], 50) << status.dump();
+  EXPECT_EQ(StoredEvents(agg.query(), "cap.latency", 3600), 100u * 3);
 }
 
 TEST_F(LimitsSystem, AThirtyFourMebibyteMessageIsRejectedAndTheConnectionGoesOn) {
