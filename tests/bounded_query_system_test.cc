@@ -9,7 +9,8 @@
 //   neither a second query nor ingest, and ends at its deadline with the exact message.
 // - SIGTERM while every query worker is busy: the aggregator exits within a second.
 // - trailmap-query with --tokens: 401 without or with a wrong token, 200 with the right one;
-//   each 401 counted in its own /api/self.
+//   each 401 counted in its own /api/self; SIGHUP reads the token file again (a broken one is
+//   refused with its line).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -265,6 +266,26 @@ TEST_F(BoundedQuerySystem, TrailmapQueryNeedsABearerToken) {
   EXPECT_EQ(after["server_errors"], 0) << after.dump();
   EXPECT_EQ(after["requests"].get<uint64_t>() - before["requests"].get<uint64_t>(), 5u);
   EXPECT_GT(after["process"]["rss_bytes"].get<uint64_t>(), 0u) << after.dump();
+
+  // SIGHUP reads the token file again: the old token is refused from then on and the new one
+  // admitted; a file that does not parse is refused with its line, and the tokens stay.
+  const std::string tokens = dir_ / "tokens.txt";
+  const std::string next = "tr0ub4dor&3";
+  auto logged = [&](const std::string& text) {
+    return WaitFor([&] { return node.Stderr().find(text) != std::string::npos; }, 10s);
+  };
+  WriteFile(tokens, "ops2 " + Sha256Hex(next) + "\n");
+  node.Kill(SIGHUP);
+  ASSERT_TRUE(logged("SIGHUP: token file " + tokens + " read again: 1 tokens (were 1)"))
+      << node.Stderr();
+  EXPECT_EQ(HttpGet(port, target, "Bearer " + token).status, 401);
+  EXPECT_EQ(HttpGet(port, target, "Bearer " + next).status, 200);
+  WriteFile(tokens, "ops2 " + Sha256Hex(next) + "\nbroken\n");
+  node.Kill(SIGHUP);
+  ASSERT_TRUE(logged("; kept the 1 tokens as they were")) << node.Stderr();
+  EXPECT_NE(node.Stderr().find("SIGHUP: " + tokens + ":2: "), std::string::npos) << node.Stderr();
+  EXPECT_EQ(HttpGet(port, target, "Bearer " + next).status, 200);
+  EXPECT_EQ(HttpGet(port, target, "Bearer " + token).status, 401);
 
   // Without --tokens, an address that is not loopback needs --insecure-no-auth.
   const CommandResult open = RunProgram({Binary("trailmap-query"), "--listen", "0.0.0.0:" +

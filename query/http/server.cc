@@ -37,6 +37,13 @@ struct HttpServer::Impl {
   HttpServerOptions options;
   HttpHandler handler;
   std::atomic<bool> stopping{false};
+  // The tokens admitted now: options.tokens at start, then what ReplaceTokens gave.
+  std::shared_ptr<const BearerTokens> Tokens() const {
+    std::lock_guard<std::mutex> lock(tokens_mu);
+    return tokens;
+  }
+  mutable std::mutex tokens_mu;
+  std::shared_ptr<const BearerTokens> tokens;  // guarded by tokens_mu; null = open API
   std::atomic<uint64_t> unauthorized{0};
   std::atomic<uint64_t> requests{0}, client_errors{0}, server_errors{0};  // replies by status
   const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
@@ -112,9 +119,10 @@ class Session : public std::enable_shared_from_this<Session> {
     version_ = request.version();
     std::string method(request.method_string());
     std::string target(request.target());
-    if (server_->options.tokens != nullptr && target.starts_with("/api/")) {
+    const std::shared_ptr<const BearerTokens> tokens = server_->Tokens();
+    if (tokens != nullptr && target.starts_with("/api/")) {
       const std::string authorization(request[http::field::authorization]);
-      const Result<std::string> who = server_->options.tokens->Admit(authorization, &target);
+      const Result<std::string> who = tokens->Admit(authorization, &target);
       if (!who.ok()) {
         const uint64_t n = ++server_->unauthorized;
         if ((n & (n - 1)) == 0) {  // the 1st, 2nd, 4th, 8th, ...: a flood logs a few lines
@@ -301,6 +309,9 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& 
     host = host.substr(1, host.size() - 2);
   }
   auto impl = std::make_unique<Impl>(options, std::move(handler));
+  if (options.tokens != nullptr) {
+    impl->tokens = std::make_shared<const BearerTokens>(*options.tokens);
+  }
   beast::error_code ec;
   const asio::ip::address address = asio::ip::make_address(host.empty() ? "0.0.0.0" : host, ec);
   if (ec) {
@@ -326,6 +337,12 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& 
 uint16_t HttpServer::port() const { return impl_->acceptor.local_endpoint().port(); }
 
 uint64_t HttpServer::unauthorized() const { return impl_->unauthorized.load(); }
+
+void HttpServer::ReplaceTokens(BearerTokens tokens) {
+  auto next = std::make_shared<const BearerTokens>(std::move(tokens));
+  std::lock_guard<std::mutex> lock(impl_->tokens_mu);
+  impl_->tokens = std::move(next);
+}
 
 void HttpServer::Run() { impl_->io.run(); }
 

@@ -66,6 +66,9 @@ class HttpServer {
   uint16_t port() const;
   // Requests refused with 401 since Listen.
   uint64_t unauthorized() const;
+  // From the next request on, admits these tokens instead (SIGHUP's reread of the token file).
+  // Only for a server listening with `tokens`; any thread.
+  void ReplaceTokens(BearerTokens tokens);
   // Serves until Stop() (from any thread, or a signal handler's Asio completion).
   void Run();
   void Stop();
