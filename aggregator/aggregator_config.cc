@@ -248,7 +248,8 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
             CheckKeys(*limits, source, "limits.",
                       {"max_batch_bytes", "batches_per_second", "bytes_per_second",
                        "values_per_second", "definitions_per_second", "new_series_per_minute",
-                       "burst_seconds", "max_agents", "max_pending_bytes"});
+                       "burst_seconds", "max_agents", "max_pending_bytes",
+                       "max_connections"});
         !s.ok()) {
       return s;
     }
@@ -273,6 +274,10 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
       return s;
     if (Status s = ReadSize(*limits, source, "max_pending_bytes", 1 << 20, int64_t{1} << 40,
                             &config->max_pending_bytes);
+        !s.ok())
+      return s;
+    if (Status s = ReadSize(*limits, source, "max_connections", 0, 100'000'000,
+                            &config->max_connections);
         !s.ok())
       return s;
   }

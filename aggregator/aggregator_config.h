@@ -19,7 +19,8 @@
 //   [limits] max_batch_bytes; per agent id (agent_limits.h, 0 = unlimited): batches_per_second,
 //            bytes_per_second, values_per_second, definitions_per_second,
 //            new_series_per_minute, burst_seconds, max_agents; the ingest path's memory:
-//            max_pending_bytes (ingest_server.h)
+//            max_pending_bytes (ingest_server.h); connections admitted at once on each socket:
+//            max_connections (zap_handler.h; 10,000, 0 = no cap)
 //   [queries] workers = 4, deadline = "30s", max_keys, max_groups, max_cells, max_answer_bytes
 //             (the most one query may cost, aggregator/query_budget.h; a client may ask for less)
 //
@@ -84,6 +85,9 @@ struct AggregatorConfig {
   // [limits]: received, unapplied ingest bytes held at most (then agents are told "busy";
   // ingest_server.h).
   size_t max_pending_bytes = size_t{256} << 20;
+  // [limits]: connections admitted at once on each of the ingest and query sockets (CURVE only;
+  // zap_handler.h); 0 = no cap.
+  size_t max_connections = 10'000;
   size_t query_workers = kDefaultQueryWorkers;     // [queries] workers, --query-workers
   QueryLimits query_limits = kDefaultQueryLimits;  // [queries], --query-deadline
 };

@@ -47,6 +47,7 @@ new_series_per_minute = 600
 burst_seconds = 3
 max_agents = 99
 max_pending_bytes = 16777216
+max_connections = 50
 [queries]
 workers = 8
 deadline = "2.5s"
@@ -68,6 +69,7 @@ max_answer_bytes = 65536
   EXPECT_EQ(c.limits.max_bytes, 1048576u);
   EXPECT_EQ(c.agent_limits, (AgentLimits{50, 1e6, 0, 7000, 600, 3, 99}));
   EXPECT_EQ(c.max_pending_bytes, 16u << 20);
+  EXPECT_EQ(c.max_connections, 50u);
   EXPECT_EQ(c.query_workers, 8u);
   EXPECT_EQ(c.query_limits, (QueryLimits{2500, 1'000'000, 50, 2000, 65536}));
   EXPECT_EQ(c.store.retention_seconds[0], 36 * 3600);
@@ -119,6 +121,7 @@ TEST(AggregatorConfigTest, ShippedExampleParses) {
   EXPECT_EQ(c.limits.max_bytes, 32u << 20);
   EXPECT_EQ(c.agent_limits, AgentLimits{});  // the file says the defaults
   EXPECT_EQ(c.max_pending_bytes, AggregatorConfig{}.max_pending_bytes);
+  EXPECT_EQ(c.max_connections, 10'000u);
   EXPECT_EQ(c.store.retention_seconds, kDefaultRetention);  // the file says the defaults
   EXPECT_EQ(c.store.scalar_retention_seconds, kDefaultScalarRetention);
   EXPECT_EQ(c.store.stacks_retention_seconds, kDefaultStacksRetention);

@@ -19,6 +19,7 @@ RouterServer::Options RouterOptions(const IngestServerOptions& o) {
   r.max_group = o.max_group;
   r.curve_secret_key = o.curve_secret_key;
   r.zap_domain = "ingest";
+  if (o.access != nullptr) r.monitor_endpoint = o.access->MonitorEndpoint(r.zap_domain);
   // One applying thread: batches apply in the order they came; the socket's thread only reads,
   // so it answers "busy" at once when max_pending_bytes are held (see the header).
   r.workers = 1;
@@ -279,7 +280,7 @@ void IngestServer::Commit(std::vector<Decoded>* pending,
 std::string IngestServer::Authorize(const RouterServer::Peer& peer, const std::string& host,
                                     std::string* agent, bool bind) {
   if (options_.access == nullptr) return "";
-  const ClientKey* key = options_.access->Find(peer.key_name);
+  std::shared_ptr<const ClientKey> key = options_.access->Find(peer.key_name);
   if (key == nullptr || !key->ingest) {
     return "key " + peer.key_name + " may not ingest: list it in the aggregator's clients file " +
            "with the ingest right";

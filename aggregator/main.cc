@@ -1,7 +1,7 @@
 // trailmap-aggregator: stores per-second histograms from agents in RocksDB and answers queries
 // with partial aggregates. main() builds the store, the ZeroMQ context and the two servers, then
-// waits for SIGINT or SIGTERM and takes them down in reverse order (SIGHUP: read the cluster file
-// again, core/cluster.h ReloadCluster).
+// waits for SIGINT or SIGTERM and takes them down in reverse order (SIGHUP: read the clients file
+// and the cluster file again, core/cluster.h ReloadCluster).
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -68,7 +68,8 @@ int Run(int argc, char** argv) {
       "      --key agg.key --clients clients.txt\n"
       "  trailmap-aggregator --config configs/aggregator.toml --name agg-2\n"
       "  trailmap-aggregator --data /tmp/lab --insecure-plaintext   # no keys: a lab only\n"
-      "Flags override the config file. Stop with SIGINT or SIGTERM.\n"
+      "Flags override the config file. Stop with SIGINT or SIGTERM; SIGHUP reads the clients\n"
+      "file (and the cluster file) again.\n"
       "Exit status: 0 after a clean shutdown, 2 on a bad flag or config, 1 on any other error.");
   std::string config_path, cluster_path, data, ingest, query, name, host;
   bool no_self_metrics = false;
@@ -249,7 +250,7 @@ int Run(int argc, char** argv) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGHUP);  // read the cluster file again
+  sigaddset(&signals, SIGHUP);  // read the clients and cluster files again
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   Result<std::unique_ptr<Store>> store = Store::Open(config.data_dir, config.store);
@@ -261,7 +262,8 @@ int Run(int argc, char** argv) {
   // Bound before the servers: libzmq admits every CURVE client of a context without one.
   std::unique_ptr<ZapHandler> zap;
   if (!config.insecure_plaintext) {
-    zap = std::make_unique<ZapHandler>(&context, clients);
+    zap = std::make_unique<ZapHandler>(&context, clients,
+                                       ZapOptions{.max_connections = config.max_connections});
     if (Status s = zap->Start(); !s.ok()) {
       Log(s.ToString());
       return 1;
@@ -286,6 +288,12 @@ int Run(int argc, char** argv) {
   query_options.add_status = [&ingest_server, &zap](ShardStatus* status) {
     status->refused_batches = ingest_server.counters().refused_by_key;
     status->refused_connections = zap ? zap->counters().refused : 0;
+    if (zap) {
+      status->refused_at_cap = zap->counters().refused_at_cap;
+      status->ingest_connections = zap->connections("ingest");
+      status->query_connections = zap->connections("query");
+      status->max_connections = zap->max_connections();
+    }
     const IngestCounters ingest = ingest_server.counters();
     status->rate_limited = ingest.rate_limited;
     status->busy = ingest.busy;
@@ -308,7 +316,7 @@ int Run(int argc, char** argv) {
   std::unique_ptr<AggregatorSelfMetrics> self_metrics;
   if (config.self_metrics) {
     self_metrics = std::make_unique<AggregatorSelfMetrics>(
-        AggregatorParts{store->get(), &ingest_server, &query_server, &latencies},
+        AggregatorParts{store->get(), &ingest_server, &query_server, &latencies, zap.get()},
         AggregatorSelfMetricsOptions{.host = config.host, .shard = config.name});
     self_metrics->Start();
   }
@@ -322,10 +330,24 @@ int Run(int argc, char** argv) {
   for (;;) {
     sigwait(&signals, &signal);
     if (signal != SIGHUP) break;
+    // The clients file read again: new handshakes and every request from now on follow it (a
+    // removed key's connections lose their rights); a file that does not read keeps the old list.
+    if (zap) {
+      Result<std::vector<ClientKey>> list = LoadClientKeys(config.clients);
+      if (!list.ok()) {
+        Log("SIGHUP: " + list.status().message() + "; kept the " +
+            std::to_string(zap->key_count()) + " client keys as they were");
+      } else {
+        Log("SIGHUP: clients file " + config.clients + " read again: " +
+            std::to_string(list->size()) + " client keys (were " +
+            std::to_string(zap->key_count()) + ")");
+        zap->ReloadKeys(std::move(list).value());
+      }
+    }
     // The cluster file read again (core/cluster.h ReloadCluster): the owner groups of the
     // pre-aggregates follow an epoch an operator added; a file refused keeps the old cluster.
     if (!config.store.aggregates.cluster) {
-      Log("SIGHUP: no cluster file to read again (started without --cluster)");
+      if (!zap) Log("SIGHUP: no cluster file to read again (started without --cluster)");
       continue;
     }
     std::optional<Cluster> next =

@@ -19,6 +19,7 @@ RouterServer::Options RouterOptions(const QueryServerOptions& o) {
   r.workers = std::max<size_t>(o.workers, 1);
   r.curve_secret_key = o.curve_secret_key;
   r.zap_domain = "query";
+  if (o.access != nullptr) r.monitor_endpoint = o.access->MonitorEndpoint(r.zap_domain);
   return r;
 }
 
@@ -35,7 +36,7 @@ QueryServer::QueryServer(zmq::context_t* context, const Store* store, QueryServe
               [this](const Result<std::string_view>& payload,
                      const RouterServer::Peer& peer) -> std::optional<std::string> {
                 if (options_.access != nullptr) {
-                  const ClientKey* key = options_.access->Find(peer.key_name);
+                  std::shared_ptr<const ClientKey> key = options_.access->Find(peer.key_name);
                   if (key == nullptr || !key->query) return Refuse(payload, peer);
                 }
                 return Reply(payload);

@@ -70,6 +70,15 @@ Status RouterServer::Start() {
       }
     }
     if (!options_.zap_domain.empty()) socket->set(zmq::sockopt::zap_domain, options_.zap_domain);
+    if (!options_.monitor_endpoint.empty() &&
+        zmq_socket_monitor(socket->handle(), options_.monitor_endpoint.c_str(),
+                           ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED |
+                               ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH |
+                               ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                               ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) != 0) {
+      return Status::Unavailable(options_.name + ": cannot monitor its connections at " +
+                                 options_.monitor_endpoint + ": " + zmq_strerror(zmq_errno()));
+    }
     socket->bind(options_.endpoint);
     bound_ = socket->get(zmq::sockopt::last_endpoint);
     socket_ = std::move(socket);

@@ -100,6 +100,10 @@ class RouterServer {
     std::string curve_secret_key;
     // The ZAP domain its connections are authenticated in (e.g. "ingest", "query").
     std::string zap_domain;
+    // Where the socket sends its connection events (zmq_socket_monitor: accepted, handshakes,
+    // disconnected), set before it binds; "" = none. The ZAP handler counts connections from
+    // them (ZapHandler::MonitorEndpoint).
+    std::string monitor_endpoint;
   };
 
   RouterServer(zmq::context_t* context, Options options, Handler handler, Tick tick = {});

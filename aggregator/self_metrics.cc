@@ -124,6 +124,21 @@ SelfReadings AggregatorReadings(const AggregatorCounters& c, const std::string& 
              "1 while a RocksDB background error or a full disk stops writes",
              c.health->background_error.empty() ? 0.0 : 1.0);
   }
+  if (c.connections) {
+    for (auto [socket, count] :
+         {std::pair{"ingest", c.connections->ingest}, {"query", c.connections->query}}) {
+      AddGauge(&out, "trailmap.aggregator.connections", "connections",
+               "CURVE connections admitted now, by socket (at most [limits] max_connections each)",
+               static_cast<double>(count), std::string("socket=") + socket);
+    }
+    for (auto [reason, total] : {std::pair{"cap", c.connections->refused_at_cap},
+                                 {"unlisted", c.connections->refused_unlisted}}) {
+      AddCounter(&out, "trailmap.aggregator.connections.refused", "connections/s",
+                 "CURVE handshakes refused: a key not in the clients file (unlisted), or a "
+                 "listed one past [limits] max_connections (cap)",
+                 total, std::string("reason=") + reason);
+    }
+  }
   if (c.process) AddProcessReadings("trailmap.aggregator", *c.process, &out);
   for (SelfReading& r : out) r.series.fields = Joined(r.series.fields, fields);
   return out;
@@ -195,6 +210,12 @@ AggregatorCounters AggregatorSelfMetrics::Read() const {
   c.saturated_merges = parts_.store->SaturatedMerges();
   c.health = parts_.store->Health();
   if (Result<ProcessStats> p = ReadProcessStats(); p.ok()) c.process = *p;
+  if (parts_.zap != nullptr) {
+    const ZapCounters z = parts_.zap->counters();
+    c.connections = ConnectionCounts{parts_.zap->connections("ingest"),
+                                     parts_.zap->connections("query"), z.refused,
+                                     z.refused_at_cap};
+  }
   return c;
 }
 

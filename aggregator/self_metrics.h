@@ -18,6 +18,8 @@
 //   rocksdb.{pending_compaction_bytes,running_compactions,running_flushes,memtable_bytes,
 //   live_sst_bytes,block_cache_bytes,table_reader_bytes}   gauges; rocksdb.background_errors
 //   rollups.pending, rollups.pending_blocks           gauges: minutes, 10-minute blocks behind
+//   connections{socket=ingest|query}                  gauge: CURVE connections admitted now
+//   connections.refused{reason=unlisted|cap}          counter: handshakes refused by ZAP
 //   process.rss, process.fds, process.cpu{mode}       the process
 // Counters store their gain since the previous second; the self-metrics' own batches are not
 // counted in ingest.*. Scalars go into the second just ended; query latencies into the second
@@ -50,6 +52,7 @@
 #include "aggregator/query_latencies.h"
 #include "aggregator/query_server.h"
 #include "aggregator/store.h"
+#include "aggregator/zap_handler.h"
 #include "core/self_metrics.h"
 
 namespace trailmap::aggregator {
@@ -68,6 +71,13 @@ struct AggregatorSelfMetricsOptions {
   std::function<int64_t()> clock;
 };
 
+// The ZAP handler's connection counts (CURVE only).
+struct ConnectionCounts {
+  uint64_t ingest = 0, query = 0;  // admitted now
+  uint64_t refused_unlisted = 0;   // handshakes of keys not listed (totals since start)
+  uint64_t refused_at_cap = 0;     // of listed keys, past [limits] max_connections
+};
+
 // What is read each second; absent parts are not published.
 struct AggregatorCounters {
   std::optional<IngestCounters> ingest;
@@ -79,6 +89,7 @@ struct AggregatorCounters {
   uint64_t saturated_merges = 0;  // Store::SaturatedMerges
   std::optional<StoreHealth> health;
   std::optional<ProcessStats> process;
+  std::optional<ConnectionCounts> connections;
 };
 
 // Every trailmap.aggregator.* scalar reading of `counters`, with `fields` on each (pure).
@@ -90,6 +101,7 @@ struct AggregatorParts {
   const IngestServer* ingest = nullptr;
   const QueryServer* query = nullptr;
   QueryLatencies* latencies = nullptr;
+  const ZapHandler* zap = nullptr;  // CURVE's connection counts
 };
 
 class AggregatorSelfMetrics {

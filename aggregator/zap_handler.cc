@@ -1,6 +1,8 @@
 #include "aggregator/zap_handler.h"
 
 #include <chrono>
+#include <cstdint>
+#include <cstring>
 #include <zmq.hpp>
 
 #include "core/log.h"
@@ -46,7 +48,10 @@ ZapDecision DecideZap(const ZapRequest& request, const std::vector<ClientKey>& k
 
 std::vector<std::string> ZapReplyFrames(std::string_view request_id, const ZapDecision& decision,
                                         bool malformed) {
-  const char* status = decision.admitted ? "200" : malformed ? "500" : "400";
+  const char* status = decision.admitted    ? "200"
+                       : malformed          ? "500"
+                       : decision.temporary ? "300"
+                                            : "400";
   return {"1.0",
           std::string(request_id),
           status,
@@ -55,8 +60,28 @@ std::vector<std::string> ZapReplyFrames(std::string_view request_id, const ZapDe
           ""};
 }
 
-ZapHandler::ZapHandler(zmq::context_t* context, std::vector<ClientKey> keys)
-    : context_(context), keys_(std::move(keys)) {}
+struct ZapHandler::Watch {
+  Watch(std::string d, std::string e, size_t max_admitted)
+      : domain(std::move(d)), endpoint(std::move(e)), cap({.max_admitted = max_admitted}) {}
+  const std::string domain;
+  const std::string endpoint;  // the socket's monitor endpoint
+  std::unique_ptr<zmq::socket_t> monitor;
+  ConnectionCap cap;
+  std::atomic<size_t> admitted{0};  // cap.admitted() as of the last change, for other threads
+};
+
+ZapHandler::ZapHandler(zmq::context_t* context, std::vector<ClientKey> keys, ZapOptions options)
+    : context_(context),
+      options_(std::move(options)),
+      keys_(std::make_shared<const std::vector<ClientKey>>(std::move(keys))) {
+  for (const std::string& domain : options_.domains) {
+    watches_.push_back(std::make_unique<Watch>(
+        domain,
+        "inproc://trailmap-connections-" + domain + "-" +
+            std::to_string(reinterpret_cast<uintptr_t>(this)),
+        options_.max_connections));
+  }
+}
 
 ZapHandler::~ZapHandler() { Stop(); }
 
@@ -65,6 +90,15 @@ Status ZapHandler::Start() {
     auto socket = std::make_unique<zmq::socket_t>(*context_, zmq::socket_type::rep);
     socket->set(zmq::sockopt::linger, 0);
     socket->bind(kZapEndpoint);
+    // Connected before the servers' sockets start monitoring (inproc allows connect before
+    // bind), so no event is lost; no bound on the queue, so none is dropped either.
+    for (const std::unique_ptr<Watch>& w : watches_) {
+      auto monitor = std::make_unique<zmq::socket_t>(*context_, zmq::socket_type::pair);
+      monitor->set(zmq::sockopt::linger, 0);
+      monitor->set(zmq::sockopt::rcvhwm, 0);
+      monitor->connect(w->endpoint);
+      w->monitor = std::move(monitor);
+    }
     socket_ = std::move(socket);
   } catch (const zmq::error_t& e) {
     return Status::Unavailable(std::string("ZAP handler: cannot bind ") + kZapEndpoint + ": " +
@@ -78,26 +112,64 @@ Status ZapHandler::Start() {
 void ZapHandler::Stop() {
   stop_ = true;
   if (thread_.joinable()) thread_.join();
+  for (const std::unique_ptr<Watch>& w : watches_) w->monitor.reset();
   socket_.reset();
 }
 
-const ClientKey* ZapHandler::Find(std::string_view name) const {
-  for (const ClientKey& key : keys_) {
-    if (key.name == name) return &key;
+std::shared_ptr<const ClientKey> ZapHandler::Find(std::string_view name) const {
+  std::shared_ptr<const std::vector<ClientKey>> keys;
+  {
+    std::lock_guard<std::mutex> lock(keys_mu_);
+    keys = keys_;
+  }
+  for (const ClientKey& key : *keys) {
+    if (key.name == name) return std::shared_ptr<const ClientKey>(keys, &key);
   }
   return nullptr;
 }
 
+void ZapHandler::ReloadKeys(std::vector<ClientKey> keys) {
+  auto next = std::make_shared<const std::vector<ClientKey>>(std::move(keys));
+  std::lock_guard<std::mutex> lock(keys_mu_);
+  keys_ = std::move(next);
+}
+
+size_t ZapHandler::key_count() const {
+  std::lock_guard<std::mutex> lock(keys_mu_);
+  return keys_->size();
+}
+
 ZapCounters ZapHandler::counters() const {
-  return {admitted_.load(), refused_.load(), malformed_.load()};
+  return {admitted_.load(), refused_.load(), refused_at_cap_.load(), malformed_.load()};
+}
+
+std::string ZapHandler::MonitorEndpoint(std::string_view domain) const {
+  for (const std::unique_ptr<Watch>& w : watches_) {
+    if (w->domain == domain) return w->endpoint;
+  }
+  return "";
+}
+
+size_t ZapHandler::connections(std::string_view domain) const {
+  for (const std::unique_ptr<Watch>& w : watches_) {
+    if (w->domain == domain) return w->admitted.load();
+  }
+  return 0;
 }
 
 void ZapHandler::Run() {
   while (!stop_) {
     try {
-      zmq::pollitem_t item{socket_->handle(), 0, ZMQ_POLLIN, 0};
-      zmq::poll(&item, 1, std::chrono::milliseconds(100));
-      if (item.revents & ZMQ_POLLIN) Serve();
+      std::vector<zmq::pollitem_t> items = {{socket_->handle(), 0, ZMQ_POLLIN, 0}};
+      for (const std::unique_ptr<Watch>& w : watches_) {
+        items.push_back({w->monitor->handle(), 0, ZMQ_POLLIN, 0});
+      }
+      zmq::poll(items.data(), items.size(), std::chrono::milliseconds(100));
+      // Events first: a handshake that completed frees its reservation before the next request.
+      for (size_t i = 0; i < watches_.size(); ++i) {
+        if (items[i + 1].revents & ZMQ_POLLIN) ReadEvents(*watches_[i]);
+      }
+      if (items[0].revents & ZMQ_POLLIN) Serve();
     } catch (const zmq::error_t& e) {
       if (e.num() == ETERM) return;
       Log(std::string("ZAP handler: socket error: ") + e.what());
@@ -105,6 +177,27 @@ void ZapHandler::Run() {
       Log(std::string("ZAP handler: request failed: ") + e.what());
     }
   }
+}
+
+void ZapHandler::ReadEvents(Watch& watch) {
+  // Each event: [uint16 event, uint32 value] in host order, then the endpoint (zmq_socket_monitor).
+  for (int read = 0; read < 10'000; ++read) {
+    zmq::message_t head;
+    if (!watch.monitor->recv(head, zmq::recv_flags::dontwait)) break;
+    bool more = head.more();
+    while (more) {
+      zmq::message_t rest;
+      if (!watch.monitor->recv(rest, zmq::recv_flags::dontwait)) break;
+      more = rest.more();
+    }
+    if (head.size() < 6) continue;
+    uint16_t event = 0;
+    uint32_t value = 0;
+    std::memcpy(&event, head.data<char>(), 2);
+    std::memcpy(&value, head.data<char>() + 2, 4);
+    watch.cap.OnEvent(event, value, ConnectionCap::Clock::now());
+  }
+  watch.admitted = watch.cap.admitted(ConnectionCap::Clock::now());
 }
 
 void ZapHandler::Serve() {
@@ -124,10 +217,39 @@ void ZapHandler::Serve() {
     decision.reason = request.status().message();
     Log("ZAP handler: " + request.status().message());
   } else {
-    decision = DecideZap(*request, keys_);
+    std::shared_ptr<const std::vector<ClientKey>> keys;  // holds decision.key
+    {
+      std::lock_guard<std::mutex> lock(keys_mu_);
+      keys = keys_;
+    }
+    decision = DecideZap(*request, *keys);
+    Watch* watch = nullptr;
+    for (const std::unique_ptr<Watch>& w : watches_) {
+      if (w->domain == request->domain) watch = w.get();
+    }
+    if (decision.admitted && watch != nullptr) {
+      const auto now = ConnectionCap::Clock::now();
+      if (!watch->cap.TryAdmit(now)) {
+        const uint64_t refused = ++refused_at_cap_;
+        const std::string name = decision.key->name;
+        decision = {false, nullptr,
+                    "too many connections: " + std::to_string(watch->cap.admitted(now)) + " " +
+                        request->domain + " connections admitted, at most " +
+                        std::to_string(options_.max_connections) +
+                        " ([limits] max_connections); retry later",
+                    /*temporary=*/true};
+        if (refusal_logs_ < kMaxRefusalLogs || refused % 1000 == 0) {
+          ++refusal_logs_;
+          Log("ZAP handler: refused a connection of key " + name + " from " + request->address +
+              ": " + decision.reason + " (" + std::to_string(refused) +
+              " refused at the cap so far)");
+        }
+      }
+      watch->admitted = watch->cap.admitted(now);
+    }
     if (decision.admitted) {
       ++admitted_;
-    } else {
+    } else if (!decision.temporary) {  // (refusals at the cap are counted above)
       const uint64_t refused = ++refused_;
       if (refusal_logs_ < kMaxRefusalLogs || refused % 1000 == 0) {
         ++refusal_logs_;

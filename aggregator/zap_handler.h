@@ -7,24 +7,39 @@
 //
 // Request (frames): version "1.0", request id, domain, address, routing id, mechanism, then the
 // mechanism's credentials: for "CURVE" one frame of the client's 32-byte public key.
-// Reply (frames): version "1.0", the request id, status "200" (admitted) / "400" (refused) /
-// "500" (a request it cannot read), status text, user id, metadata (empty).
+// Reply (frames): version "1.0", the request id, status "200" (admitted) / "300" (refused for
+// now: too many connections) / "400" (refused) / "500" (a request it cannot read), status text,
+// user id, metadata (empty).
+//
+// Connections. For each watched domain ("ingest", "query": one server socket each) it reads the
+// socket's monitor events (the socket monitors itself to MonitorEndpoint(domain), RouterServer
+// Options::monitor_endpoint) and counts the connections admitted now (aggregator/
+// connection_cap.h); a listed key asking when `max_connections` are admitted on that socket is
+// refused with "300" and the reason, and counted (refused_at_cap). Per socket, so a crowd of
+// agents never keeps the operator's queries out.
+//
+// Reload. ReloadKeys swaps the clients list (SIGHUP): new handshakes are decided by the new
+// list, and Find answers from it at once, so a removed key's open connections lose their rights
+// with their next request.
 //
 // Anything a peer sends is answered or dropped; nothing stops the thread. Counted: admitted,
-// refused (unlisted keys), malformed requests; each refused key is logged (rate-limited).
+// refused (unlisted keys), refused at the cap, malformed requests; each refused key is logged
+// (rate-limited).
 //
-// Thread safety: Start/Stop from the owning thread; Find and counters from any thread (the list
-// is fixed at construction). The context must outlive the handler, and Start must come before
-// any CURVE server binds (libzmq admits every client of a context with no ZAP handler).
+// Thread safety: Start/Stop from the owning thread; Find, ReloadKeys, counters and connections
+// from any thread. The context must outlive the handler, and Start must come before any CURVE
+// server binds (libzmq admits every client of a context with no ZAP handler).
 #pragma once
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "aggregator/connection_cap.h"
 #include "core/curve_keys.h"
 #include "core/status.h"
 
@@ -53,25 +68,35 @@ struct ZapDecision {
   bool admitted = false;
   const ClientKey* key = nullptr;  // when admitted
   std::string reason;              // the status text
+  bool temporary = false;          // refused for now (status 300: too many connections)
 };
 
 // Admits CURVE requests whose key is in `keys`; refuses every other.
 ZapDecision DecideZap(const ZapRequest& request, const std::vector<ClientKey>& keys);
 
 // The reply frames for `request_id`: status "200" with User-Id = the key's name, or "400" with
-// the reason (or "500" when the request could not be read).
+// the reason ("300" when temporary; "500" when the request could not be read).
 std::vector<std::string> ZapReplyFrames(std::string_view request_id, const ZapDecision& decision,
                                         bool malformed = false);
 
 struct ZapCounters {
   uint64_t admitted = 0;
-  uint64_t refused = 0;    // unlisted keys (and other mechanisms)
-  uint64_t malformed = 0;  // requests that could not be read
+  uint64_t refused = 0;         // unlisted keys (and other mechanisms)
+  uint64_t refused_at_cap = 0;  // listed keys refused: max_connections were admitted
+  uint64_t malformed = 0;       // requests that could not be read
+};
+
+struct ZapOptions {
+  // Connections admitted at once on each watched socket ([limits] max_connections); 0 = no cap
+  // (still counted).
+  size_t max_connections = 10'000;
+  // The ZAP domains whose sockets it watches.
+  std::vector<std::string> domains = {"ingest", "query"};
 };
 
 class ZapHandler {
  public:
-  ZapHandler(zmq::context_t* context, std::vector<ClientKey> keys);
+  ZapHandler(zmq::context_t* context, std::vector<ClientKey> keys, ZapOptions options = {});
   ~ZapHandler();  // Stop()
   ZapHandler(const ZapHandler&) = delete;
   ZapHandler& operator=(const ZapHandler&) = delete;
@@ -80,21 +105,36 @@ class ZapHandler {
   Status Start();
   void Stop();
 
-  // The key listed under `name` (the User-Id of a connection), or nullptr. Lines sharing a name
-  // share its rights (ParseClientKeys checks).
-  const ClientKey* Find(std::string_view name) const;
+  // The key listed under `name` (the User-Id of a connection) now, or nullptr. Lines sharing a
+  // name share its rights (ParseClientKeys checks). The key stays valid while held.
+  std::shared_ptr<const ClientKey> Find(std::string_view name) const;
+  // Replaces the clients list (a SIGHUP's reread of the clients file).
+  void ReloadKeys(std::vector<ClientKey> keys);
+  size_t key_count() const;
   ZapCounters counters() const;
 
+  // Where the socket of `domain` sends its monitor events (RouterServer::Options::
+  // monitor_endpoint), or "" when that domain is not watched.
+  std::string MonitorEndpoint(std::string_view domain) const;
+  // The connections admitted now on the socket of `domain` (0 when not watched).
+  size_t connections(std::string_view domain) const;
+  size_t max_connections() const { return options_.max_connections; }
+
  private:
+  struct Watch;
   void Run();
   void Serve();
+  void ReadEvents(Watch& watch);
 
   zmq::context_t* context_;
-  const std::vector<ClientKey> keys_;
+  const ZapOptions options_;
+  mutable std::mutex keys_mu_;
+  std::shared_ptr<const std::vector<ClientKey>> keys_;  // guarded by keys_mu_
   std::unique_ptr<zmq::socket_t> socket_;
+  std::vector<std::unique_ptr<Watch>> watches_;  // one per options_.domains
   std::atomic<bool> stop_{false};
   std::thread thread_;
-  std::atomic<uint64_t> admitted_{0}, refused_{0}, malformed_{0};
+  std::atomic<uint64_t> admitted_{0}, refused_{0}, refused_at_cap_{0}, malformed_{0};
   int refusal_logs_ = 0;  // server thread only
 };
 

@@ -418,6 +418,10 @@ std::string EncodeAnswer(const Answer& answer) {
     w.setRefusedBatches(s.refused_batches);
     w.setRefusedConnections(s.refused_connections);
     w.setRateLimited(s.rate_limited);
+    w.setIngestConnections(s.ingest_connections);
+    w.setQueryConnections(s.query_connections);
+    w.setMaxConnections(s.max_connections);
+    w.setRefusedAtCap(s.refused_at_cap);
     w.setBusy(s.busy);
     const size_t limited = std::min<size_t>(s.limited_agents.size(), kMaxLimitedAgents);
     auto agents = w.initLimitedAgents(static_cast<unsigned>(limited));
@@ -530,6 +534,10 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
         answer.status.limited_agents.push_back(
             {Str(agent.getAgent()), agent.getBatches(), Str(agent.getLimit())});
       }
+      answer.status.ingest_connections = r.getIngestConnections();
+      answer.status.query_connections = r.getQueryConnections();
+      answer.status.max_connections = r.getMaxConnections();
+      answer.status.refused_at_cap = r.getRefusedAtCap();
       return answer;
     }
     if (a.which() == queryproto::Answer::COMPLETENESS) {

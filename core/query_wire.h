@@ -193,6 +193,10 @@ struct ShardStatus {
     bool operator==(const LimitedAgent&) const = default;
   };
   std::vector<LimitedAgent> limited_agents;  // the agents limited most, most first (at most 16)
+  uint64_t ingest_connections = 0;  // CURVE connections admitted now on the ingest socket
+  uint64_t query_connections = 0;   // and on the query socket
+  uint64_t max_connections = 0;     // each socket's cap ([limits] max_connections; 0 = none)
+  uint64_t refused_at_cap = 0;      // handshakes of listed keys refused at the cap
   bool operator==(const ShardStatus&) const = default;
 };
 

@@ -180,6 +180,10 @@ TEST(QueryWire, StatusRoundTripsWithItsLimitedAgents) {
   a.status.refused_batches = 3;
   a.status.rate_limited = 900;
   a.status.busy = 7;
+  a.status.ingest_connections = 50;
+  a.status.query_connections = 2;
+  a.status.max_connections = 50;
+  a.status.refused_at_cap = 150;
   a.status.limited_agents = {{"flood/1@k", 880, "batches"}, {"web-2/9@w", 20, "bytes"}};
   Result<Answer> back = DecodeAnswer(EncodeAnswer(a));
   ASSERT_TRUE(back.ok()) << back.status().ToString();

@@ -42,6 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<std::string> reply = ZapReplyFrames(request->request_id, decision);
   FUZZ_CHECK(reply.size() == 6 && reply[0] == "1.0" && reply[1] == request->request_id);
   FUZZ_CHECK((reply[2] == "200") == decision.admitted);
+  FUZZ_CHECK(!decision.temporary && reply[2] != "300");  // 300 is the handler's: the cap
   FUZZ_CHECK(reply[4] == (decision.admitted ? "listed" : ""));
   return 0;
 }

@@ -158,6 +158,10 @@ struct ShardStatus {
   rateLimited @14 :UInt64;    # batches answered retryLater: their agent was over its [limits]
   busy @15 :UInt64;           # batches answered retryLater: it held its most unapplied bytes
   limitedAgents @16 :List(LimitedAgent);  # the agents answered retryLater most, most first
+  ingestConnections @17 :UInt64;  # CURVE connections admitted now on the ingest socket
+  queryConnections @18 :UInt64;   # and on the query socket
+  maxConnections @19 :UInt64;     # [limits] max_connections, each socket's cap (0 = none)
+  refusedAtCap @20 :UInt64;       # handshakes of listed keys refused: the cap was reached
 }
 
 # An agent over its limits (aggregator/agent_limits.h).

@@ -8,7 +8,9 @@
 // - A slow query (failpoint query.hold.held.metric holds it as a long scan would) holds up
 //   neither a second query nor ingest, and ends at its deadline with the exact message.
 // - SIGTERM while every query worker is busy: the aggregator exits within a second.
-// - trailmap-query with --tokens: 401 without or with a wrong token, 200 with the right one.
+// - trailmap-query with --tokens: 401 without or with a wrong token, 200 with the right one;
+//   each 401 counted in its own /api/self; SIGHUP reads the token file again (a broken one is
+//   refused with its line).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -256,6 +258,44 @@ TEST_F(BoundedQuerySystem, TrailmapQueryNeedsABearerToken) {
   EXPECT_EQ(nlohmann::json::parse(refused.body)["error"],
             "--where: column 9: bad regular expression \"(?=a)\": invalid perl operator: (?= "
             "(RE2 syntax, see docs/predicates.md)");
+  // Its own counters (GET /api/self, behind the token): the two 401s above, then three more.
+  auto self = [&] {
+    const HttpResult r = HttpGet(port, "/api/self", "Bearer " + token);
+    EXPECT_EQ(r.status, 200) << r.body;
+    return nlohmann::json::parse(r.body, nullptr, false);
+  };
+  const nlohmann::json before = self();
+  EXPECT_EQ(before["program"], "trailmap-query") << before.dump();
+  EXPECT_EQ(before["unauthorized"], 2) << before.dump();
+  EXPECT_EQ(before["client_errors"], 3) << before.dump();  // and the refused pattern's 400
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(HttpGet(port, "/api/self", "Bearer wrong").status, 401);
+  EXPECT_EQ(HttpGet(port, "/api/self").status, 401);
+  const nlohmann::json after = self();
+  EXPECT_EQ(after["unauthorized"], 6) << after.dump();
+  EXPECT_EQ(after["client_errors"], 7) << after.dump();
+  EXPECT_EQ(after["server_errors"], 0) << after.dump();
+  EXPECT_EQ(after["requests"].get<uint64_t>() - before["requests"].get<uint64_t>(), 5u);
+  EXPECT_GT(after["process"]["rss_bytes"].get<uint64_t>(), 0u) << after.dump();
+
+  // SIGHUP reads the token file again: the old token is refused from then on and the new one
+  // admitted; a file that does not parse is refused with its line, and the tokens stay.
+  const std::string tokens = dir_ / "tokens.txt";
+  const std::string next = "tr0ub4dor&3";
+  auto logged = [&](const std::string& text) {
+    return WaitFor([&] { return node.Stderr().find(text) != std::string::npos; }, 10s);
+  };
+  WriteFile(tokens, "ops2 " + Sha256Hex(next) + "\n");
+  node.Kill(SIGHUP);
+  ASSERT_TRUE(logged("SIGHUP: token file " + tokens + " read again: 1 tokens (were 1)"))
+      << node.Stderr();
+  EXPECT_EQ(HttpGet(port, target, "Bearer " + token).status, 401);
+  EXPECT_EQ(HttpGet(port, target, "Bearer " + next).status, 200);
+  WriteFile(tokens, "ops2 " + Sha256Hex(next) + "\nbroken\n");
+  node.Kill(SIGHUP);
+  ASSERT_TRUE(logged("; kept the 1 tokens as they were")) << node.Stderr();
+  EXPECT_NE(node.Stderr().find("SIGHUP: " + tokens + ":2: "), std::string::npos) << node.Stderr();
+  EXPECT_EQ(HttpGet(port, target, "Bearer " + next).status, 200);
+  EXPECT_EQ(HttpGet(port, target, "Bearer " + token).status, 401);
 
   // Without --tokens, an address that is not loopback needs --insecure-no-auth.
   const CommandResult open = RunProgram({Binary("trailmap-query"), "--listen", "0.0.0.0:" +

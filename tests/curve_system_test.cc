@@ -6,8 +6,12 @@
 //   - a batch for a host the key may not write is refused and stores nothing;
 //   - an unlisted key and a plaintext client get no connection (counted), so no data;
 //   - a key without the query right gets an error naming it; plaintext queries get no answer;
-//   - the aggregator will not start without keys unless --insecure-plaintext, which warns.
+//   - the aggregator will not start without keys unless --insecure-plaintext, which warns;
+//   - SIGHUP reads the clients file again: a removed key's open connection loses its rights and
+//     its new ones are refused, an added key is admitted, and a file that does not parse is
+//     refused with FILE:LINE in the log while the old list stays.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -230,6 +234,71 @@ TEST_F(CurveSystem, QueriesNeedAListedKeyWithTheQueryRight) {
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("WARNING: --insecure-plaintext"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("no answer within 1000 ms"), std::string::npos) << r.err;
+}
+
+TEST_F(CurveSystem, SighupReadsTheClientsFileAgain) {
+  TempDir dir;
+  const std::string clients = dir / "clients";
+  auto line = [](const TestKey& key, const std::string& rights) {
+    return key.name + " " + key.public_key + " " + rights + "\n";
+  };
+  WriteFile(clients, line(*viewer_, "query") + line(*web_, "ingest web-1"));
+  Aggregator agg(dir, "agg-hup", {"--key", agg_key_->key, "--clients", clients,
+                                  "--no-self-metrics"});
+  agg.Start();
+  auto client = [&](const TestKey& key, std::chrono::milliseconds timeout = 20s) {
+    return IngestClient(agg.ingest(), key.key, agg_key_->pub, timeout);
+  };
+  // Waits for the aggregator to log `text` (after a SIGHUP).
+  auto logged = [&](const std::string& text) {
+    return WaitFor([&] { return agg.Log().find(text) != std::string::npos; }, 10s);
+  };
+  const int64_t base = UnixNow() - 60;
+  IngestClient web = client(*web_);
+  std::optional<Ack> ack = web.Send(Make("web-1/h", "web-1", 1, base, 2));
+  ASSERT_TRUE(ack) << agg.Log();
+  EXPECT_EQ(ack->status, Ack::Status::kApplied) << ack->reason;
+  {
+    IngestClient other = client(*other_, 1000ms);
+    EXPECT_FALSE(other.Send(Make("other-1/h", "other-1", 1, base, 3)));  // not listed yet
+  }
+
+  // web removed, other added.
+  WriteFile(clients, line(*viewer_, "query") + line(*other_, "ingest other-1"));
+  agg.process().Kill(SIGHUP);
+  ASSERT_TRUE(logged("SIGHUP: clients file " + clients + " read again: 2 client keys (were 2)"))
+      << agg.Log();
+  ack = web.Send(Make("web-1/h", "web-1", 2, base + 1, 2));  // its open connection
+  ASSERT_TRUE(ack);
+  EXPECT_EQ(ack->status, Ack::Status::kRejected);
+  EXPECT_EQ(ack->reason,
+            "key web may not ingest: list it in the aggregator's clients file with the ingest "
+            "right");
+  IngestClient web_again = client(*web_, 1000ms);
+  EXPECT_FALSE(web_again.Send(Make("web-1/h", "web-1", 2, base + 1, 2)));  // refused by ZAP
+  IngestClient other_again = client(*other_);
+  ack = other_again.Send(Make("other-1/h", "other-1", 1, base, 3));
+  ASSERT_TRUE(ack) << agg.Log();
+  EXPECT_EQ(ack->status, Ack::Status::kApplied) << ack->reason;
+
+  // A file that does not parse: refused with its line, the list kept.
+  WriteFile(clients, line(*viewer_, "query") + "web-2 not-a-key ingest web-2\n");
+  agg.process().Kill(SIGHUP);
+  ASSERT_TRUE(logged("SIGHUP: " + clients + ":2: public key of web-2: a CURVE key is 40 Z85 "
+                     "characters; \"not-a-key\" has 9; kept the 2 client keys as they were"))
+      << agg.Log();
+  IngestClient other_third = client(*other_);
+  ack = other_third.Send(Make("other-1/h", "other-1", 2, base + 1, 4));
+  ASSERT_TRUE(ack) << agg.Log();
+  EXPECT_EQ(ack->status, Ack::Status::kApplied) << ack->reason;
+  const CommandResult r =
+      Cli({"stats", "--metric", "curve.latency", "--from", "-10m", "--format", "json", "--key",
+           viewer_->key, "--server-key", agg_key_->pub},
+          agg.query());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int64_t total = 0;
+  for (const auto& [group, stats] : ParseStats(r.out)) total += static_cast<int64_t>(stats.count);
+  EXPECT_EQ(total, 2 + 3 + 4);
 }
 
 TEST_F(CurveSystem, AggregatorNeedsKeysOrAnExplicitPlaintextFlag) {

@@ -1,7 +1,8 @@
 // trailmap-query: the HTTP node. It answers the JSON/SVG/PNG API (query/http/api.h) from the
 // aggregators the CLI would ask — the same flags, environment and config file — with the same
 // fan-out and views. main() reads the clock, the environment and the flags, listens, and serves
-// until SIGINT or SIGTERM; SIGHUP reads the cluster file again (core/cluster.h ReloadCluster).
+// until SIGINT or SIGTERM; SIGHUP reads the token file and the cluster file again (core/cluster.h
+// ReloadCluster).
 #include <pthread.h>
 #include <signal.h>
 
@@ -64,7 +65,7 @@ constexpr const char* kUsage =
     "  --insecure-plaintext  query without encryption or authentication (lab only)\n"
     "Endpoints: GET /api/heatmap, /api/columns, /api/trails, /api/line, /api/stats, /api/flame,\n"
     "/api/metrics, /api/fields, with the CLI's long options as parameters (metric=, from=, ...).\n"
-    "Stop with SIGINT or SIGTERM.\n";
+    "Stop with SIGINT or SIGTERM; SIGHUP reads the token file and the cluster file again.\n";
 
 int Usage(const std::string& message) {
   std::cerr << "trailmap-query: " << message << "\n" << kUsage;
@@ -190,7 +191,7 @@ int main(int argc, char** argv) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGHUP);  // read the cluster file again
+  sigaddset(&signals, SIGHUP);  // read the token and cluster files again
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   HttpHandler handler = [&base, &api, &cluster_mu, &current](std::string_view method,
@@ -222,16 +223,32 @@ int main(int argc, char** argv) {
   }
   Log("serving http://" + host + ":" + std::to_string((*server)->port()) + "/ from " + list);
 
-  std::thread waiter([&signals, &cluster_path, &cluster_mu, &current, s = server->get()]() {
+  std::thread waiter([&signals, &cluster_path, &cluster_mu, &current, &tokens, &tokens_path,
+                       s = server->get()]() {
     int signal = 0;
     while (sigwait(&signals, &signal) == 0 && signal == SIGHUP) {
+      // The token file read again: a token removed is refused from the next request on; a file
+      // that does not read keeps the tokens as they were.
+      if (tokens) {
+        Result<BearerTokens> next = BearerTokens::Load(tokens_path);
+        if (!next.ok()) {
+          Log("SIGHUP: " + next.status().message() + "; kept the " +
+              std::to_string(tokens->size()) + " tokens as they were");
+        } else {
+          Log("SIGHUP: token file " + tokens_path + " read again: " +
+              std::to_string(next->size()) + " tokens (were " + std::to_string(tokens->size()) +
+              ")");
+          tokens = *next;  // this thread's copy, for the counts above
+          s->ReplaceTokens(std::move(next).value());
+        }
+      }
       std::shared_ptr<const Cluster> now_asked;
       {
         std::lock_guard lock(cluster_mu);
         now_asked = current;
       }
       if (!now_asked) {
-        Log("SIGHUP: no cluster file to read again");
+        if (!tokens) Log("SIGHUP: no cluster file to read again");
         continue;
       }
       std::optional<Cluster> next = ReloadClusterOnSignal(cluster_path, *now_asked, SystemNow());

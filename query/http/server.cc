@@ -11,9 +11,11 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "core/log.h"
+#include "core/self_metrics.h"
 
 namespace trailmap {
 
@@ -35,7 +37,16 @@ struct HttpServer::Impl {
   HttpServerOptions options;
   HttpHandler handler;
   std::atomic<bool> stopping{false};
+  // The tokens admitted now: options.tokens at start, then what ReplaceTokens gave.
+  std::shared_ptr<const BearerTokens> Tokens() const {
+    std::lock_guard<std::mutex> lock(tokens_mu);
+    return tokens;
+  }
+  mutable std::mutex tokens_mu;
+  std::shared_ptr<const BearerTokens> tokens;  // guarded by tokens_mu; null = open API
   std::atomic<uint64_t> unauthorized{0};
+  std::atomic<uint64_t> requests{0}, client_errors{0}, server_errors{0};  // replies by status
+  const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::mutex streams_mu;
   std::condition_variable streams_done;
   int streams = 0;  // guarded by streams_mu
@@ -51,6 +62,28 @@ namespace {
 constexpr std::chrono::seconds kIoTimeout{60};
 // Live streams at once (each has a thread).
 constexpr int kMaxStreams = 64;
+
+// GET /api/self: the server's own counters since it started (server.h "Self").
+HttpReply SelfReply(const HttpServer::Impl& server) {
+  nlohmann::ordered_json j;
+  j["program"] = "trailmap-query";
+  j["uptime_seconds"] = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::steady_clock::now() - server.started)
+                            .count();
+  j["requests"] = server.requests.load() + 1;  // this one too
+  j["unauthorized"] = server.unauthorized.load();
+  j["client_errors"] = server.client_errors.load();
+  j["server_errors"] = server.server_errors.load();
+  if (Result<ProcessStats> p = ReadProcessStats(); p.ok()) {
+    j["process"] = {{"rss_bytes", p->rss_bytes},
+                    {"fds", p->open_fds},
+                    {"user_cpu_ns", p->user_cpu_ns},
+                    {"system_cpu_ns", p->system_cpu_ns}};
+  }
+  HttpReply reply;
+  reply.body = j.dump(2) + "\n";
+  return reply;
+}
 
 // One connection: read a request on the I/O thread, run it on the pool, write the reply on the
 // I/O thread, and read the next one when the client keeps the connection alive.
@@ -86,9 +119,10 @@ class Session : public std::enable_shared_from_this<Session> {
     version_ = request.version();
     std::string method(request.method_string());
     std::string target(request.target());
-    if (server_->options.tokens != nullptr && target.starts_with("/api/")) {
+    const std::shared_ptr<const BearerTokens> tokens = server_->Tokens();
+    if (tokens != nullptr && target.starts_with("/api/")) {
       const std::string authorization(request[http::field::authorization]);
-      const Result<std::string> who = server_->options.tokens->Admit(authorization, &target);
+      const Result<std::string> who = tokens->Admit(authorization, &target);
       if (!who.ok()) {
         const uint64_t n = ++server_->unauthorized;
         if ((n & (n - 1)) == 0) {  // the 1st, 2nd, 4th, 8th, ...: a flood logs a few lines
@@ -99,6 +133,9 @@ class Session : public std::enable_shared_from_this<Session> {
         reply.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"trailmap\"");
         return Write(std::move(reply));
       }
+    }
+    if (target == "/api/self" || target.starts_with("/api/self?")) {
+      return Write(SelfReply(*server_));  // its own counters: no fan-out, so on this thread
     }
     stream_.expires_never();  // the work takes as long as its fan-out's timeout
     asio::post(server_->pool, [self = shared_from_this(), method = std::move(method),
@@ -117,6 +154,12 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Write(HttpReply reply) {
+    ++server_->requests;
+    if (reply.status >= 500) {
+      ++server_->server_errors;
+    } else if (reply.status >= 400) {
+      ++server_->client_errors;
+    }
     auto response = std::make_shared<http::response<http::string_body>>(
         static_cast<http::status>(reply.status), version_);
     response->set(http::field::server, "trailmap-query");
@@ -266,6 +309,9 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& 
     host = host.substr(1, host.size() - 2);
   }
   auto impl = std::make_unique<Impl>(options, std::move(handler));
+  if (options.tokens != nullptr) {
+    impl->tokens = std::make_shared<const BearerTokens>(*options.tokens);
+  }
   beast::error_code ec;
   const asio::ip::address address = asio::ip::make_address(host.empty() ? "0.0.0.0" : host, ec);
   if (ec) {
@@ -291,6 +337,12 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& 
 uint16_t HttpServer::port() const { return impl_->acceptor.local_endpoint().port(); }
 
 uint64_t HttpServer::unauthorized() const { return impl_->unauthorized.load(); }
+
+void HttpServer::ReplaceTokens(BearerTokens tokens) {
+  auto next = std::make_shared<const BearerTokens>(std::move(tokens));
+  std::lock_guard<std::mutex> lock(impl_->tokens_mu);
+  impl_->tokens = std::move(next);
+}
 
 void HttpServer::Run() { impl_->io.run(); }
 

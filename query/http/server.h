@@ -11,9 +11,16 @@
 //
 // Access: with `tokens`, every /api/ request needs a bearer token (query/http/tokens.h); one
 // without a token it accepts gets 401 with a body saying what to send, and is counted
-// (unauthorized()). The page's files are served to anyone: they hold no data, and the page asks
+// (unauthorized(), and GET /api/self). The page's files are served to anyone: they hold no data, and the page asks
 // for the token. Without `tokens` the API is open, so Listen refuses an address that is not
 // loopback unless `insecure_no_auth`.
+//
+// Self: GET /api/self answers the server's own counters as JSON (behind the token like the rest
+// of /api/): {"program": "trailmap-query", "uptime_seconds", "requests" (replies sent, this one
+// included), "unauthorized" (401s), "client_errors" (4xx, the 401s included), "server_errors"
+// (5xx), "process": {"rss_bytes", "fds", "user_cpu_ns", "system_cpu_ns"}}. Chosen over
+// publishing trailmap.query.* into the store as the aggregators and agents do: that would need
+// an ingest key on the query node, which should hold no more than the query right.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +66,9 @@ class HttpServer {
   uint16_t port() const;
   // Requests refused with 401 since Listen.
   uint64_t unauthorized() const;
+  // From the next request on, admits these tokens instead (SIGHUP's reread of the token file).
+  // Only for a server listening with `tokens`; any thread.
+  void ReplaceTokens(BearerTokens tokens);
   // Serves until Stop() (from any thread, or a signal handler's Asio completion).
   void Run();
   void Stop();

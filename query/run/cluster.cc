@@ -129,6 +129,10 @@ Result<ViewDocument> RunClusterView(const ClusterRequest& request, const QueryCo
                       {"recoveries", m.status.recoveries},
                       {"refused_batches", m.status.refused_batches},
                       {"refused_connections", m.status.refused_connections},
+                      {"refused_at_cap", m.status.refused_at_cap},
+                      {"ingest_connections", m.status.ingest_connections},
+                      {"query_connections", m.status.query_connections},
+                      {"max_connections", m.status.max_connections},
                       {"rate_limited", m.status.rate_limited},
                       {"busy", m.status.busy},
                       {"limited_agents", LimitedAgentsJson(m.status)},
@@ -171,6 +175,14 @@ Result<ViewDocument> RunClusterView(const ClusterRequest& request, const QueryCo
                        : "-",
                    7) +
            (m.error.empty() ? "-" : m.error) + "\n";
+  }
+  // Connections refused at the cap: the fleet outgrew [limits] max_connections, or a crowd.
+  for (const Member& m : members) {
+    if (m.status.refused_at_cap == 0) continue;
+    out += "connections on " + m.name + ": " + std::to_string(m.status.ingest_connections) +
+           " ingest, " + std::to_string(m.status.query_connections) + " query, at most " +
+           std::to_string(m.status.max_connections) + " each; " +
+           std::to_string(m.status.refused_at_cap) + " refused at the cap\n";
   }
   // Who was held back, so an operator can find the agent that floods.
   for (const Member& m : members) {
