@@ -12,7 +12,11 @@ namespace {
 // One UTF-8 code point from *text (advancing it); a malformed byte decodes as U+FFFD.
 char32_t NextCodePoint(std::string_view* text) {
   const auto b0 = static_cast<unsigned char>(text->front());
-  int extra = b0 < 0x80 ? 0 : (b0 & 0xE0) == 0xC0 ? 1 : (b0 & 0xF0) == 0xE0 ? 2 : (b0 & 0xF8) == 0xF0 ? 3 : -1;
+  int extra = b0 < 0x80             ? 0
+              : (b0 & 0xE0) == 0xC0 ? 1
+              : (b0 & 0xF0) == 0xE0 ? 2
+              : (b0 & 0xF8) == 0xF0 ? 3
+                                    : -1;
   if (extra < 0 || text->size() < static_cast<size_t>(extra) + 1) {
     text->remove_prefix(1);
     return 0xFFFD;
@@ -49,7 +53,8 @@ void OnPngError(png_structp png, png_const_charp message) {
 void OnPngWarning(png_structp, png_const_charp) {}
 
 void AppendToString(png_structp png, png_bytep data, png_size_t length) {
-  static_cast<std::string*>(png_get_io_ptr(png))->append(reinterpret_cast<const char*>(data), length);
+  static_cast<std::string*>(png_get_io_ptr(png))
+      ->append(reinterpret_cast<const char*>(data), length);
 }
 void FlushNothing(png_structp) {}
 
@@ -153,7 +158,15 @@ void Canvas::Text(int x, int y, std::string_view text, Rgb color, TextAlign alig
   const int w = TextWidth(text, scale);
   int pen = align == TextAlign::kLeft ? x : align == TextAlign::kCenter ? x - w / 2 : x - w;
   const int top = y - 6 * scale;
-  while (!text.empty()) {
+  // Left-aligned text that would run past the right edge (a long title or predicate) ends in
+  // "..." inside it, so what is cut is seen to be cut.
+  size_t fit = SIZE_MAX;
+  if (align == TextAlign::kLeft && pen + w > width_) {
+    const int room = (width_ - pen + scale) / (6 * scale);  // characters that fit
+    fit = room > 3 ? static_cast<size_t>(room - 3) : 0;
+  }
+  for (size_t drawn = 0; !text.empty(); ++drawn) {
+    if (drawn == fit) text = "...";
     const uint8_t* rows = GlyphRows(NextCodePoint(&text));
     for (int r = 0; r < 8; ++r) {
       for (int c = 0; c < 5; ++c) {
@@ -168,7 +181,8 @@ Result<std::string> Canvas::EncodePng() const {
   if (width_ == 0) return Status::InvalidArgument("cannot encode an empty canvas as PNG");
   std::string out;
   std::string error;
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &error, OnPngError, OnPngWarning);
+  png_structp png =
+      png_create_write_struct(PNG_LIBPNG_VER_STRING, &error, OnPngError, OnPngWarning);
   if (!png) return Status::IOError("libpng: cannot create a write struct");
   png_infop info = png_create_info_struct(png);
   // Nothing with a destructor is created between setjmp and the end of the writing.

@@ -84,6 +84,22 @@ TEST(Canvas, TextAlignment) {
   EXPECT_EQ(Picture(center), Picture(left2));
 }
 
+TEST(Canvas, TextPastTheRightEdgeEndsInDots) {
+  // 60 px hold 10 characters (6 px each but the last's blank column): 7 and "...".
+  Canvas cut(60, 10, kWhite);
+  cut.Text(0, 8, "abcdefghijklmnop", kBlack);
+  Canvas drawn(60, 10, kWhite);
+  drawn.Text(0, 8, "abcdefg...", kBlack);
+  EXPECT_EQ(Picture(cut), Picture(drawn));
+  // What fits exactly (10 characters, 59 px) is drawn whole: as its two halves drawn apart.
+  Canvas whole(59, 10, kWhite);
+  whole.Text(0, 8, "abcdefghij", kBlack);
+  Canvas halves(59, 10, kWhite);
+  halves.Text(0, 8, "abcde", kBlack);
+  halves.Text(30, 8, "fghij", kBlack);
+  EXPECT_EQ(Picture(whole), Picture(halves));
+}
+
 TEST(Font, CoversAsciiAndMicro) {
   // Every printable character but the space has ink; "µ" is not drawn as "?".
   for (char32_t c = 33; c <= 126; ++c) {
