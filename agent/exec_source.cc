@@ -12,9 +12,9 @@
 #include <cstring>
 
 #include "agent/child_process.h"
+#include "core/clock.h"
 #include "core/log.h"
 #include "core/units.h"
-
 
 namespace trailmap {
 namespace {
@@ -211,12 +211,7 @@ ExecCounters ExecSource::counters() const {
   return counters_;
 }
 
-int64_t ExecSource::Now() const {
-  if (options_.clock) return options_.clock();
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t ExecSource::Now() const { return NowSeconds(options_.clock); }
 
 bool ExecSource::ShouldLog(uint64_t n) const {
   return n <= options_.log_first_rejections ||

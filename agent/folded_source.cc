@@ -18,6 +18,7 @@
 #include <optional>
 #include <thread>
 
+#include "core/clock.h"
 #include "core/counts.h"
 #include "core/folded.h"
 #include "core/log.h"
@@ -27,12 +28,6 @@ namespace asio = boost::asio;
 using asio::local::stream_protocol;
 
 namespace {
-
-int64_t NowSecond() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string Shown(std::string_view line) {
   if (line.size() <= 80) return "'" + std::string(line) + "'";
@@ -141,8 +136,8 @@ FoldedLineParser::Parsed FoldedLineParser::Parse(std::string_view line, int64_t 
   if (count > kMaxItemCount) {
     r.ok = false;
     r.over_count = true;
-    r.error = "count " + std::to_string(count) + " is more than one line may carry (2^40 = " +
-              std::to_string(kMaxItemCount) + ")";
+    r.error = "count " + std::to_string(count) +
+              " is more than one line may carry (2^40 = " + std::to_string(kMaxItemCount) + ")";
     return r;
   }
   const std::string_view stack = parts.stack;
@@ -186,8 +181,7 @@ struct FoldedSource::Impl {
     bool skipping_long = false;  // inside a too long line, until its '\n'
     uint64_t line_number = 0;
     uint64_t logged = 0;
-    Stream(std::string n, const FoldedSourceOptions& o)
-        : name(std::move(n)), parser(o, o.fields) {}
+    Stream(std::string n, const FoldedSourceOptions& o) : name(std::move(n)), parser(o, o.fields) {}
   };
   struct Client {
     stream_protocol::socket socket;
@@ -221,7 +215,7 @@ struct FoldedSource::Impl {
 
   void Line(Stream& st, std::string_view line) {
     ++st.line_number;
-    FoldedLineParser::Parsed r = st.parser.Parse(line, NowSecond());
+    FoldedLineParser::Parsed r = st.parser.Parse(line, UnixSecondsNow());
     {
       std::lock_guard<std::mutex> lock(mu);
       ++stats.lines;
@@ -294,8 +288,8 @@ struct FoldedSource::Impl {
 
   // ---- socket
   void Accept() {
-    auto& client = clients.emplace_back(io, "socket client " + std::to_string(++next_client),
-                                        options);
+    auto& client =
+        clients.emplace_back(io, "socket client " + std::to_string(++next_client), options);
     auto it = std::prev(clients.end());
     acceptor->async_accept(client.socket, [this, it](const boost::system::error_code& ec) {
       if (ec == asio::error::operation_aborted) return;
@@ -323,17 +317,17 @@ struct FoldedSource::Impl {
   }
 
   void Read(std::list<Client>::iterator it) {
-    it->socket.async_read_some(
-        asio::buffer(it->buf), [this, it](const boost::system::error_code& ec, size_t n) {
-          if (ec == asio::error::operation_aborted) return;
-          if (n > 0) Feed(it->stream, std::string_view(it->buf.data(), n));
-          if (ec) {
-            EndStream(it->stream);
-            clients.erase(it);
-            return;
-          }
-          Read(it);
-        });
+    it->socket.async_read_some(asio::buffer(it->buf),
+                               [this, it](const boost::system::error_code& ec, size_t n) {
+                                 if (ec == asio::error::operation_aborted) return;
+                                 if (n > 0) Feed(it->stream, std::string_view(it->buf.data(), n));
+                                 if (ec) {
+                                   EndStream(it->stream);
+                                   clients.erase(it);
+                                   return;
+                                 }
+                                 Read(it);
+                               });
   }
 
   // ---- path

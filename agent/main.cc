@@ -28,28 +28,23 @@
 #include <vector>
 
 #include "agent/agent_config.h"
-#include "ingest/bucketizer.h"
 #include "agent/exec_source.h"
 #include "agent/folded_source.h"
+#include "agent/metrics_http.h"
 #include "agent/perf_source.h"
 #include "agent/proc_source.h"
-#include "ingest/replicated_shipper.h"
-#include "agent/metrics_http.h"
 #include "agent/self_metrics.h"
 #include "agent/spool_flags.h"
 #include "agent/stack_flags.h"
 #include "agent/statsd_server.h"
+#include "core/clock.h"
 #include "core/curve_keys.h"
 #include "core/log.h"
+#include "ingest/bucketizer.h"
+#include "ingest/replicated_shipper.h"
 
 namespace trailmap {
 namespace {
-
-int64_t NowSecond() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string LabelsText(const FieldSet& labels) {
   Result<std::string> canonical = CanonicalFields(labels);
@@ -83,10 +78,12 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
   }
   if (proc != nullptr) {
     const ProcCounters p = proc->counters();
-    line += " proc passes=" + std::to_string(p.passes) + " processes=" +
-            std::to_string(p.processes) + " last_pass_us=" + std::to_string(p.last_pass_us) +
-            " unreadable=" + std::to_string(p.unreadable) + " parse_errors=" +
-            std::to_string(p.parse_errors) + " resets=" + std::to_string(p.resets) + ";";
+    line += " proc passes=" + std::to_string(p.passes) +
+            " processes=" + std::to_string(p.processes) +
+            " last_pass_us=" + std::to_string(p.last_pass_us) +
+            " unreadable=" + std::to_string(p.unreadable) +
+            " parse_errors=" + std::to_string(p.parse_errors) +
+            " resets=" + std::to_string(p.resets) + ";";
   }
   for (const auto& e : execs) {
     const ExecCounters x = e->counters();
@@ -103,19 +100,20 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
   if (perf != nullptr) {
     const PerfSourceStats p = perf->stats();
     line += " perf windows=" + std::to_string(p.windows) + " samples=" + std::to_string(p.samples) +
-            " failures=" + std::to_string(p.failures) + " malformed=" +
-            std::to_string(p.malformed_lines) + ";";
+            " failures=" + std::to_string(p.failures) +
+            " malformed=" + std::to_string(p.malformed_lines) + ";";
   }
   if (folded != nullptr) {
     const FoldedSourceStats f = folded->stats();
-    line += " folded lines=" + std::to_string(f.lines) + " malformed=" +
-            std::to_string(f.malformed) + " over_count=" + std::to_string(f.over_count) +
+    line += " folded lines=" + std::to_string(f.lines) +
+            " malformed=" + std::to_string(f.malformed) +
+            " over_count=" + std::to_string(f.over_count) +
             " clients=" + std::to_string(f.clients) + ";";
   }
   const BucketizerCounters b = bucketizer.counters();
   line += " events=" + std::to_string(b.events) + " overflow=" + std::to_string(b.overflow_events) +
-          " late=" + std::to_string(b.late_events) + " refused=" + std::to_string(b.refused_events) +
-          " scalars=" + std::to_string(b.scalars) +
+          " late=" + std::to_string(b.late_events) +
+          " refused=" + std::to_string(b.refused_events) + " scalars=" + std::to_string(b.scalars) +
           " overflow_scalars=" + std::to_string(b.overflow_scalars) + ";";
   const std::vector<OwnerCounters> owners = shipper.counters();
   ShipperCounters c;
@@ -313,7 +311,7 @@ void ReloadAgentCluster(const std::string& path, ReplicatedShipper* shipper) {
     return;
   }
   const std::shared_ptr<const Cluster> current = shipper->cluster();
-  std::optional<Cluster> next = ReloadClusterOnSignal(path, *current, NowSecond());
+  std::optional<Cluster> next = ReloadClusterOnSignal(path, *current, UnixSecondsNow());
   if (next) shipper->SetCluster(std::move(*next));
 }
 
@@ -371,7 +369,7 @@ int Run(const AgentConfig& config) {
   // Up front: the owners of now (a spool that cannot be opened is an error at start, as it always
   // was) and every segment an earlier run left, owner or not, so it drains; the bucketizer's ids
   // continue above the highest of them all.
-  const std::vector<size_t> owners_now = cluster->Owners(config.host, NowSecond());
+  const std::vector<size_t> owners_now = cluster->Owners(config.host, UnixSecondsNow());
   const std::string spool_dir = AgentSpoolDir(config);
   std::string agents_text;  // each segment's agent id (sequences are per agent id)
   for (size_t m = 0; m < cluster->members.size(); ++m) {
@@ -392,7 +390,8 @@ int Run(const AgentConfig& config) {
   if (std::error_code ec; segmented && !spool_dir.empty()) {
     for (const auto& file : std::filesystem::directory_iterator(spool_dir, ec)) {
       if (file.path().extension() != ".spool") continue;
-      Log("spool " + spool_dir + " holds batches of a run with --aggregators, not sent with "
+      Log("spool " + spool_dir +
+          " holds batches of a run with --aggregators, not sent with "
           "--cluster: run once with the old --aggregators until its counters line shows spool "
           "batches=0, then switch");
       break;
@@ -459,15 +458,15 @@ int Run(const AgentConfig& config) {
     }
   }
   Log("started: host " + config.host + ", labels " + LabelsText(config.labels) + ", agent " +
-      agents_text + ", shipping to " + owners_text + " (" + std::to_string(owners_now.size()) + " of " +
-      std::to_string(cluster->members.size()) + ", R=" + std::to_string(cluster->replication) +
-      "), statsd " +
+      agents_text + ", shipping to " + owners_text + " (" + std::to_string(owners_now.size()) +
+      " of " + std::to_string(cluster->members.size()) +
+      ", R=" + std::to_string(cluster->replication) + "), statsd " +
       (statsd ? config.statsd.substr(0, config.statsd.rfind(':')) + ":" +
                     std::to_string(statsd->port())
               : std::string("off")) +
-      ", proc " + (proc ? "every " + std::to_string(config.proc.interval_ms) + " ms from " +
-                              config.proc.root
-                        : std::string("off")) +
+      ", proc " +
+      (proc ? "every " + std::to_string(config.proc.interval_ms) + " ms from " + config.proc.root
+            : std::string("off")) +
       ", exec " + std::to_string(execs.size()) + ", perf " +
       (perf ? std::to_string(config.perf.frequency) + " Hz" : std::string("off")) +
       ", folded stacks " + (folded ? std::string("on") : std::string("off")) + ", spool " +
@@ -477,26 +476,26 @@ int Run(const AgentConfig& config) {
   std::unique_ptr<MetricsHttpServer> metrics_http;
   if (config.metrics != "off") {
     Result<HostPort> where = ParseHostPort(config.metrics);  // validated already
-    const AgentParts parts{&bucketizer, &shipper, statsd.get(), proc.get(), &execs, perf.get(),
-                           folded.get()};
-    Result<std::unique_ptr<MetricsHttpServer>> started = MetricsHttpServer::Start(
-        MetricsHttpOptions{where->host, where->port},
-        [parts] { return AgentReadings(ReadAgentCounters(parts)); });
+    const AgentParts parts{&bucketizer, &shipper,   statsd.get(), proc.get(),
+                           &execs,      perf.get(), folded.get()};
+    Result<std::unique_ptr<MetricsHttpServer>> started =
+        MetricsHttpServer::Start(MetricsHttpOptions{where->host, where->port},
+                                 [parts] { return AgentReadings(ReadAgentCounters(parts)); });
     if (!started.ok()) {
       Log(started.status().ToString());
       return started.status().code() == Status::Code::kInvalidArgument ? 2 : 1;
     }
     metrics_http = std::move(*started);
     Log("metrics: Prometheus text at http://" +
-        (where->host.find(':') != std::string::npos ? "[" + where->host + "]" : where->host) +
-        ":" + std::to_string(metrics_http->port()) + "/metrics");
+        (where->host.find(':') != std::string::npos ? "[" + where->host + "]" : where->host) + ":" +
+        std::to_string(metrics_http->port()) + "/metrics");
   }
 
   std::unique_ptr<AgentSelfMetrics> self_metrics;
   if (config.self_metrics) {
     self_metrics = std::make_unique<AgentSelfMetrics>(
-        &bucketizer, AgentParts{&bucketizer, &shipper, statsd.get(), proc.get(), &execs,
-                                perf.get(), folded.get()});
+        &bucketizer, AgentParts{&bucketizer, &shipper, statsd.get(), proc.get(), &execs, perf.get(),
+                                folded.get()});
   }
   const std::chrono::milliseconds tick(config.flush_ms);
   const auto report_every = std::chrono::seconds(10);
@@ -511,14 +510,13 @@ int Run(const AgentConfig& config) {
       break;
     }
     if (signal == SIGHUP) ReloadAgentCluster(config.cluster, &shipper);
-    const int64_t now = NowSecond();
+    const int64_t now = UnixSecondsNow();
     if (self_metrics) self_metrics->Tick(now);  // into the second before `now`, shipped next
     ShipSecondsBefore(now, config, &bucketizer, &shipper);
     if (std::chrono::steady_clock::now() - last_report >= report_every) {
       last_report = std::chrono::steady_clock::now();
-      std::string line =
-          CountersLine(StatsdCountersOf(statsd.get()), bucketizer, shipper, proc.get(), execs,
-                       perf.get(), folded.get());
+      std::string line = CountersLine(StatsdCountersOf(statsd.get()), bucketizer, shipper,
+                                      proc.get(), execs, perf.get(), folded.get());
       if (line != last_line) Log(line);
       last_line = std::move(line);
     }
@@ -535,7 +533,7 @@ int Run(const AgentConfig& config) {
   ShipSecondsBefore(std::numeric_limits<int64_t>::max(), config, &bucketizer, &shipper);
   if (Status s = shipper.Flush(std::chrono::seconds(2)); !s.ok()) Log("at exit: " + s.ToString());
   if (self_metrics) {  // the counters since the last tick, acks included, in one last batch
-    self_metrics->RecordAtExit(NowSecond(), statsd_counters);
+    self_metrics->RecordAtExit(UnixSecondsNow(), statsd_counters);
     ShipSecondsBefore(std::numeric_limits<int64_t>::max(), config, &bucketizer, &shipper);
     if (Status s = shipper.Flush(std::chrono::seconds(2)); !s.ok()) Log("at exit: " + s.ToString());
   }

@@ -1,9 +1,9 @@
 #include "agent/perf_source.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "agent/child_process.h"
+#include "core/clock.h"
 #include "core/log.h"
 #include "core/stack_collapse.h"
 
@@ -27,12 +28,6 @@ namespace trailmap {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-int64_t NowUnixSeconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 int64_t MsSince(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
@@ -206,8 +201,13 @@ std::string PerfSource::ReadWindow(const std::string& file, int64_t fallback_sec
                                    bool* stopped) {
   const std::string err_script = dir_ + "/script.err";
   SpawnSpec spec;
-  spec.argv = {options_.perf_path, "script", "-i", file, "--no-inline",
-               "-F", "comm,pid,tid,time,event,ip,sym,dso"};
+  spec.argv = {options_.perf_path,
+               "script",
+               "-i",
+               file,
+               "--no-inline",
+               "-F",
+               "comm,pid,tid,time,event,ip,sym,dso"};
   spec.pipe_stdout = true;
   spec.stderr_file = err_script;
   Result<Child> spawned = SpawnChild(spec);
@@ -219,7 +219,7 @@ std::string PerfSource::ReadWindow(const std::string& file, int64_t fallback_sec
   copt.annotate_kernel = true;
   copt.annotate_jit = true;
   StackCollapser collapser(copt);
-  const int64_t now = NowUnixSeconds();
+  const int64_t now = UnixSecondsNow();
   const int64_t lo = now - 600, hi = now + 60;  // a sample time outside is not believed
   std::string fields, stack;
   collapser.SetRecordSink([&](const CollapsedRecord& r) {
@@ -329,8 +329,8 @@ void PerfSource::Run() {
     argv.push_back("--call-graph");
     argv.push_back(options_.callgraph);
   }
-  for (const char* a : {"-e", "cpu-clock", "-k", "CLOCK_REALTIME", "-N", "-B",
-                        "--switch-output=signal", "-o"}) {
+  for (const char* a :
+       {"-e", "cpu-clock", "-k", "CLOCK_REALTIME", "-N", "-B", "--switch-output=signal", "-o"}) {
     argv.push_back(a);
   }
   argv.push_back(out);
@@ -370,7 +370,7 @@ void PerfSource::Run() {
     // part of it), watching for perf dying (not permitted, etc.).
     if (!switched) {
       window_started = Clock::now();
-      window_second = NowUnixSeconds();
+      window_second = UnixSecondsNow();
     }
     bool died = false;
     while (!stopping_ && MsSince(window_started) < options_.window_ms) {
@@ -399,7 +399,7 @@ void PerfSource::Run() {
     const Clock::time_point asked = Clock::now();
     const int64_t fallback_second = window_second;
     window_started = asked;
-    window_second = NowUnixSeconds();
+    window_second = UnixSecondsNow();
     switched = true;
     // perf drops a SIGUSR2 that arrives before it is ready to switch (still describing every
     // process at start-up): ask again every 500 ms until a file comes. (A second switch that

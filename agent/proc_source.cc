@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "agent/proc_source_state.h"
+#include "core/clock.h"
 #include "core/log.h"
 
 namespace trailmap {
@@ -107,15 +108,14 @@ void ProcSource::Loop() {
   const int64_t offset = std::min<int64_t>(options_.sample_offset.count(), interval - 1);
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
-    const int64_t now_ms =
-        duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+    const int64_t now_ms = UnixMillisNow();
     int64_t at = (now_ms / interval + 1) * interval - offset;
     if (at - now_ms < 10) at += interval;  // just ran this interval's pass
     wake_.wait_until(lock, system_clock::time_point(milliseconds(at)),
                      [this] { return stopping_; });
     if (stopping_) break;
     lock.unlock();
-    const int64_t second = duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
+    const int64_t second = UnixSecondsNow();
     try {
       Collect(second, steady_clock::now());
     } catch (const std::exception& e) {  // a bug; keep the agent's other sources running

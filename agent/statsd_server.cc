@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/log.h"
 
 namespace trailmap {
@@ -18,12 +19,7 @@ struct StatsdServer::Impl {
   Impl(StatsdServerOptions o, Bucketizer* b)
       : options(std::move(o)), bucketizer(b), scalars(b), socket(io), buffer(64 * 1024) {}
 
-  int64_t Now() const {
-    if (options.clock) return options.clock();
-    return std::chrono::duration_cast<std::chrono::seconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  }
+  int64_t Now() const { return NowSeconds(options.clock); }
 
   void Receive() {
     socket.async_receive_from(asio::buffer(buffer), sender,

@@ -23,6 +23,7 @@
 #include "aggregator/self_metrics.h"
 #include "aggregator/store.h"
 #include "aggregator/zap_handler.h"
+#include "core/clock.h"
 #include "core/cluster.h"
 #include "core/curve_keys.h"
 #include "core/log.h"
@@ -32,12 +33,6 @@ namespace trailmap::aggregator {
 namespace {
 
 constexpr int kUsageError = 2;
-
-int64_t UnixSeconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 int Usage(const std::string& message) {
   std::fprintf(stderr, "trailmap-aggregator: %s\n(see trailmap-aggregator --help)\n",
@@ -281,8 +276,8 @@ int Run(int argc, char** argv) {
   IngestServer ingest_server(&context, store->get(), ingest_options);
   QueryLatencies latencies;
   QueryServerOptions query_options{config.query_endpoint, config.name,
-                                   config.self_metrics ? &latencies : nullptr,
-                                   config.query_workers, config.query_limits};
+                                   config.self_metrics ? &latencies : nullptr, config.query_workers,
+                                   config.query_limits};
   query_options.curve_secret_key = server_key.secret_key;
   query_options.access = zap.get();
   query_options.add_status = [&ingest_server, &zap](ShardStatus* status) {
@@ -338,8 +333,8 @@ int Run(int argc, char** argv) {
         Log("SIGHUP: " + list.status().message() + "; kept the " +
             std::to_string(zap->key_count()) + " client keys as they were");
       } else {
-        Log("SIGHUP: clients file " + config.clients + " read again: " +
-            std::to_string(list->size()) + " client keys (were " +
+        Log("SIGHUP: clients file " + config.clients +
+            " read again: " + std::to_string(list->size()) + " client keys (were " +
             std::to_string(zap->key_count()) + ")");
         zap->ReloadKeys(std::move(list).value());
       }
@@ -351,7 +346,7 @@ int Run(int argc, char** argv) {
       continue;
     }
     std::optional<Cluster> next =
-        ReloadClusterOnSignal(cluster_path, *config.store.aggregates.cluster, UnixSeconds());
+        ReloadClusterOnSignal(cluster_path, *config.store.aggregates.cluster, UnixSecondsNow());
     if (!next) continue;
     config.store.aggregates.cluster = *next;
     (*store)->SetCluster(std::move(*next));

@@ -1,14 +1,13 @@
 #include "aggregator/query_latencies.h"
 
+#include "core/clock.h"
+
 namespace trailmap::aggregator {
 
 QueryLatencies::QueryLatencies(std::function<int64_t()> clock) : clock_(std::move(clock)) {}
 
 void QueryLatencies::Record(const char* kind, std::chrono::nanoseconds latency) {
-  const int64_t now = clock_ ? clock_()
-                             : std::chrono::duration_cast<std::chrono::seconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count();
+  const int64_t now = NowSeconds(clock_);
   const uint64_t ns = latency.count() > 0 ? static_cast<uint64_t>(latency.count()) : 0;
   std::lock_guard<std::mutex> lock(mu_);
   held_[{now, kind}].Record(ns);

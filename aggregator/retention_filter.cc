@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "aggregator/keys.h"
+#include "core/clock.h"
 
 namespace trailmap::aggregator {
 
@@ -16,10 +17,7 @@ RetentionFilterFactory::RetentionFilterFactory(std::string family, uint32_t reso
 
 std::unique_ptr<rocksdb::CompactionFilter> RetentionFilterFactory::CreateCompactionFilter(
     const rocksdb::CompactionFilter::Context& /*context*/) {
-  const int64_t now = clock_ ? clock_()
-                             : std::chrono::duration_cast<std::chrono::seconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count();
+  const int64_t now = NowSeconds(clock_);
   return std::make_unique<RetentionFilter>(resolution_, now - retention_seconds_);
 }
 

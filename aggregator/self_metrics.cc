@@ -1,5 +1,6 @@
 #include "aggregator/self_metrics.h"
 
+#include "core/clock.h"
 #include "core/log.h"
 
 namespace trailmap::aggregator {
@@ -74,12 +75,6 @@ std::string Joined(const std::string& a, const std::string& b) {
   fa->insert(fa->end(), fb->begin(), fb->end());
   Result<std::string> joined = CanonicalFields(std::move(*fa));
   return joined.ok() ? *joined : a;
-}
-
-int64_t SystemSecond() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace
@@ -186,11 +181,11 @@ void AggregatorSelfMetrics::Run() {
   std::unique_lock<std::mutex> lock(stop_mu_);
   while (!stopping_) {
     const auto now = std::chrono::system_clock::now();
-    const auto next = std::chrono::floor<std::chrono::seconds>(now) + std::chrono::seconds(1) +
-                      options_.offset;
+    const auto next =
+        std::chrono::floor<std::chrono::seconds>(now) + std::chrono::seconds(1) + options_.offset;
     if (stop_cv_.wait_until(lock, next, [this] { return stopping_; })) break;
     lock.unlock();
-    const int64_t second = options_.clock ? options_.clock() : SystemSecond();
+    const int64_t second = options_.clock ? options_.clock() : UnixSecondsNow();
     Publish(second - 1);  // logs its own failures
     lock.lock();
   }
@@ -213,8 +208,7 @@ AggregatorCounters AggregatorSelfMetrics::Read() const {
   if (parts_.zap != nullptr) {
     const ZapCounters z = parts_.zap->counters();
     c.connections = ConnectionCounts{parts_.zap->connections("ingest"),
-                                     parts_.zap->connections("query"), z.refused,
-                                     z.refused_at_cap};
+                                     parts_.zap->connections("query"), z.refused, z.refused_at_cap};
   }
   return c;
 }
@@ -234,8 +228,8 @@ Result<ApplyOutcome> AggregatorSelfMetrics::Publish(int64_t second,
   }
   if (parts_.latencies != nullptr) {
     for (QueryLatencies::Second& l : parts_.latencies->TakeBefore(second + 1)) {
-      const SeriesDef def{kLatencyMetric, MetricKind::kLatency, "ns", Joined("kind=" + l.kind, fields_),
-                          kLatencyDescription};
+      const SeriesDef def{kLatencyMetric, MetricKind::kLatency, "ns",
+                          Joined("kind=" + l.kind, fields_), kLatencyDescription};
       SecondDelta& s = pending_.seconds[l.time];
       s.time = l.time;
       s.histograms.push_back(HistogramDelta{pending_.SeriesOf(def), l.latencies.Encode()});
@@ -254,9 +248,7 @@ Result<ApplyOutcome> AggregatorSelfMetrics::Publish(int64_t second,
   }
   batch.series = pending_.series;
   for (const auto& [time, s] : pending_.seconds) batch.seconds.push_back(s);
-  batch.sent_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
+  batch.sent_at_ms = UnixMillisNow();
   Result<ApplyOutcome> outcome = Status::Unavailable("not applied");
   for (int attempt = 0; attempt < 2; ++attempt) {
     batch.sequence = next_sequence_;
@@ -278,7 +270,8 @@ Result<ApplyOutcome> AggregatorSelfMetrics::Publish(int64_t second,
                       : outcome.status().ToString()));
   }
   failing_ = true;
-  if (outcome.ok()) return Status::Unavailable(std::string("self-metrics batch ") + AckStatusName(outcome->status));
+  if (outcome.ok())
+    return Status::Unavailable(std::string("self-metrics batch ") + AckStatusName(outcome->status));
   return outcome;
 }
 

@@ -22,6 +22,7 @@
 #include "aggregator/scalar_query.h"
 #include "aggregator/stack_merge_operator.h"
 #include "aggregator/stack_query.h"
+#include "core/clock.h"
 #include "core/failpoint.h"
 #include "core/log.h"
 
@@ -77,7 +78,8 @@ struct FamilySpec {
 constexpr FamilySpec kFamilies[] = {
     {"default", 0, 1},
     {"hist", 1, 4, FamilyMerge::kHistogram},
-    {"hist_10s", 10, 2, FamilyMerge::kHistogram},  // a tenth of the keys of `hist`, as many operands
+    {"hist_10s", 10, 2,
+     FamilyMerge::kHistogram},  // a tenth of the keys of `hist`, as many operands
     {"hist_60s", 60, 2, FamilyMerge::kHistogram},
     {"hist_600s", 600, 1, FamilyMerge::kHistogram},  // a tenth of the keys of `hist_60s`
     {"scalar", 0, 1},
@@ -122,7 +124,7 @@ void SetCompression(const FamilySpec& spec, rocksdb::ColumnFamilyOptions* cf) {
   cf->compression = Best(rocksdb::kZSTD);
   cf->bottommost_compression = cf->compression;
   if (cf->compression != rocksdb::kZSTD) return;
-  cf->compression_opts.max_dict_bytes = 16 << 10;                 // one block's worth
+  cf->compression_opts.max_dict_bytes = 16 << 10;                // one block's worth
   cf->compression_opts.zstd_max_train_bytes = 100 * (16 << 10);  // samples to train it on
   cf->bottommost_compression_opts = cf->compression_opts;
   cf->bottommost_compression_opts.enabled = true;
@@ -193,12 +195,7 @@ Store::~Store() {
 
 namespace {
 
-int64_t NowSeconds(const StoreOptions& o) {
-  return o.clock ? o.clock()
-                 : std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
-}
+int64_t NowSeconds(const StoreOptions& o) { return trailmap::NowSeconds(o.clock); }
 
 }  // namespace
 
@@ -281,8 +278,7 @@ Status Store::MarkUnrolledIfNeeded(const std::string& marker_key, size_t source,
   DataKey key;
   for (it->SeekToFirst(); it->Valid();) {
     if (!DecodeDataKey(View(it->key()), &key)) {
-      return Status::Corruption(family + ": key of " + std::to_string(it->key().size()) +
-                                " bytes");
+      return Status::Corruption(family + ": key of " + std::to_string(it->key().size()) + " bytes");
     }
     const int64_t start = BucketStart(key.second, span);
     pending->Touch(key.metric, start);
@@ -310,7 +306,8 @@ void Store::RollupLoop() {
     const auto now = std::chrono::steady_clock::now();
     if (options_.agent_idle_seconds > 0 && now >= next_prune_) {
       next_prune_ = now + std::chrono::minutes(1);
-      if (Result<size_t> p = PruneIdleAgents(); !p.ok()) Log("pruning agents: " + p.status().ToString());
+      if (Result<size_t> p = PruneIdleAgents(); !p.ok())
+        Log("pruning agents: " + p.status().ToString());
     }
     lock.lock();
   }
@@ -331,8 +328,8 @@ Result<size_t> Store::RollUpStage(bool blocks, bool all) {
   PendingMinutes& pending = blocks ? pending_blocks_ : pending_;
   const size_t source = blocks ? kBlockSource : kMinuteSource;
   const char* const what = blocks ? "block" : "minute";
-  const auto quiet = all ? std::chrono::milliseconds(0)
-                         : std::chrono::milliseconds(options_.rollup_quiet_ms);
+  const auto quiet =
+      all ? std::chrono::milliseconds(0) : std::chrono::milliseconds(options_.rollup_quiet_ms);
   size_t done = 0;
   // Spans that failed in this call: tried once per call (and by the thread after a backoff).
   std::set<std::pair<uint32_t, int64_t>> failed;
@@ -414,14 +411,13 @@ Result<bool> Store::RollUpSpan(const PendingMinutes::Minute& m, const rocksdb::S
   };
   uint64_t rollup_saturated = 0;
   Status status =
-      block ? ComputeBlockRollup(
-                  db_->db.get(), snapshot, db_->hist[kBlockSource], m.metric, m.start,
-                  [&put](const DataKey& k, const std::string& v) {
-                    return put(kBlockFamily, k, v);
-                  },
-                  &rollup_saturated)
-            : ComputeMinuteRollup(db_->db.get(), snapshot, db_->hist[kMinuteSource], m.metric,
-                                  m.start, put, &rollup_saturated);
+      block
+          ? ComputeBlockRollup(
+                db_->db.get(), snapshot, db_->hist[kBlockSource], m.metric, m.start,
+                [&put](const DataKey& k, const std::string& v) { return put(kBlockFamily, k, v); },
+                &rollup_saturated)
+          : ComputeMinuteRollup(db_->db.get(), snapshot, db_->hist[kMinuteSource], m.metric,
+                                m.start, put, &rollup_saturated);
   if (changed) return false;
   if (!status.ok()) return status;
   const std::string where = std::string(block ? "block " : "minute ") + std::to_string(m.start) +
@@ -437,8 +433,8 @@ Result<bool> Store::RollUpSpan(const PendingMinutes::Minute& m, const rocksdb::S
   std::lock_guard lock(write_mu_);
   std::lock_guard view(view_mu_);
   if (!pending.Unchanged(m.metric, m.start, m.generation)) return false;
-  wb.Delete(db_->meta, block ? PendingBlockKey(m.metric, m.start)
-                             : PendingRollupKey(m.metric, m.start));
+  wb.Delete(db_->meta,
+            block ? PendingBlockKey(m.metric, m.start) : PendingRollupKey(m.metric, m.start));
   // A minute's new rollup changes its block's `hist_60s` keys: marked in the same write.
   if (!block) MarkBlockLocked(m.metric, m.start, &wb);
   if (rocksdb::Status w = Write(unsynced, &wb); !w.ok()) {
@@ -459,8 +455,8 @@ Status Store::DropAged(const PendingMinutes::Minute& m, bool block) {
   std::lock_guard view(view_mu_);
   rocksdb::WriteOptions unsynced;  // a marker that comes back is dropped again
   rocksdb::WriteBatch wb;
-  wb.Delete(db_->meta, block ? PendingBlockKey(m.metric, m.start)
-                             : PendingRollupKey(m.metric, m.start));
+  wb.Delete(db_->meta,
+            block ? PendingBlockKey(m.metric, m.start) : PendingRollupKey(m.metric, m.start));
   // Parts of the minute's rollup may have been written before it aged: its block is redone.
   if (!block) MarkBlockLocked(m.metric, m.start, &wb);
   rocksdb::Status w = Write(unsynced, &wb);
@@ -520,7 +516,8 @@ Status Store::CheckFreeSpace() {
                             ", reserve " + std::to_string(options_.min_free_mb) + " MiB";
   if (free_bytes < reserve) {
     if (!disk_low_.exchange(true)) {
-      Log("disk full: " + where + " (store.min_free_mb); writes are refused, not acked, until "
+      Log("disk full: " + where +
+          " (store.min_free_mb); writes are refused, not acked, until "
           "space returns (agents keep their batches and resend)");
     }
     return Status::ResourceExhausted("disk full: " + where);
@@ -540,7 +537,8 @@ StoreHealth Store::Health() const {
   StoreHealth h;
   h.background_error = background_errors_->Current();
   if (h.background_error.empty() && disk_low_) {
-    h.background_error = "disk full: less than store.min_free_mb free; writes refused until space returns";
+    h.background_error =
+        "disk full: less than store.min_free_mb free; writes refused until space returns";
   }
   h.background_errors = background_errors_->errors();
   h.recoveries = background_errors_->recoveries();
@@ -656,7 +654,8 @@ Status Store::MarkAggregates() {
     }
   }
   for (const std::string& field : aggregates_.Incomplete()) {
-    Log("aggregate " + field + " is written from now on but not read: this store holds data from "
+    Log("aggregate " + field +
+        " is written from now on but not read: this store holds data from "
         "before it was configured (aggregator/aggregates.h)");
   }
   return Status::Ok();
@@ -826,14 +825,15 @@ std::vector<Result<ApplyOutcome>> Store::ApplyBatches(const std::vector<const Ba
   for (size_t i : applied) {
     for (const SecondDelta& second : batches[i]->seconds) {
       int64_t newest = newest_second_.load(std::memory_order_relaxed);
-      while (second.time > newest &&
-             !newest_second_.compare_exchange_weak(newest, second.time, std::memory_order_relaxed)) {
+      while (second.time > newest && !newest_second_.compare_exchange_weak(
+                                         newest, second.time, std::memory_order_relaxed)) {
       }
     }
   }
   for (auto& [host, host_labels] : label_changes)
     catalog_.SetHostLabels(host, std::move(host_labels));
-  for (auto& [metric, text] : pending_descriptions_) catalog_.SetDescription(metric, std::move(text));
+  for (auto& [metric, text] : pending_descriptions_)
+    catalog_.SetDescription(metric, std::move(text));
   pending_descriptions_.clear();
   {
     std::lock_guard through_lock(through_mu_);
@@ -920,7 +920,8 @@ void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, int
       }
     };
     const bool aggregated = options_.aggregates.enabled && !second.histograms.empty();
-    const uint32_t group = aggregated ? aggregates_.GroupFor(batch.host, second.time, &aggregate_ids) : 0;
+    const uint32_t group =
+        aggregated ? aggregates_.GroupFor(batch.host, second.time, &aggregate_ids) : 0;
     for (const HistogramDelta& h : second.histograms) {
       const uint32_t metric = metric_of[h.series];
       merge(metric, host, series_of[h.series], h.encoded);
@@ -1056,8 +1057,8 @@ Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query, Quer
   const size_t resolutions = plan == QueryPlan::kFinestOnly    ? 1
                              : plan == QueryPlan::kUpToMinutes ? kBlockFamily
                                                                : kHistogramResolutionCount;
-  HistogramScan scan{db_->db.get(), {db_->hist.data(), resolutions}, nullptr, {},
-                     options_.query_threads};
+  HistogramScan scan{
+      db_->db.get(), {db_->hist.data(), resolutions}, nullptr, {}, options_.query_threads};
   scan.budget = budget;
   // A scalar metric answers with one histogram sample per host-second (aggregator/scalar_query.h).
   MetricRecord record;

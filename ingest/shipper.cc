@@ -6,6 +6,7 @@
 #include <random>
 #include <zmq.hpp>
 
+#include "core/clock.h"
 #include "core/curve_socket.h"
 #include "core/failpoint.h"
 #include "core/histogram.h"
@@ -15,12 +16,6 @@ namespace trailmap {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // A DEALER that queues nothing toward a peer that is not connected and drops everything on
 // close, so a reconnect starts clean and the resend order is ours alone.
@@ -99,7 +94,7 @@ Shipper::~Shipper() {
 }
 
 bool Shipper::Send(Batch batch) {
-  batch.sent_at_ms = NowMs();
+  batch.sent_at_ms = UnixMillisNow();
   const uint64_t events = EventsIn(batch);
   uint32_t stack_high = 0, frame_high = 0;
   for (const StackDef& d : batch.stacks) stack_high = std::max(stack_high, d.id);
@@ -288,7 +283,7 @@ const std::string& Shipper::Encoded(Pending& p) {
   }
   if (p.dropped) {  // only its sequence, so the watermark passes it
     wire.host = HostOf(agent_id_);
-    wire.sent_at_ms = NowMs();
+    wire.sent_at_ms = UnixMillisNow();
   }
   wire.agent = agent_id_;  // the spool may hold it under an earlier numbering
   wire.sequence = p.sequence;
@@ -373,8 +368,8 @@ void Shipper::OnAck(std::string_view bytes) {
       dictionary_reset_for_ = expected;
       dictionary_boundary_ = highest_sent_;
       ++counters_.need_dictionary;
-      Log("shipper " + options_.endpoint + ": aggregator needs stack definitions (" +
-          ack->reason + "); resending from batch " + std::to_string(expected) + " with all of them");
+      Log("shipper " + options_.endpoint + ": aggregator needs stack definitions (" + ack->reason +
+          "); resending from batch " + std::to_string(expected) + " with all of them");
       ForgetDefinitions();
       for (Pending& p : held_) p.bytes.clear();
       gap_resent_ = expected;
@@ -398,9 +393,9 @@ void Shipper::Run() {
         const Clock::time_point now = Clock::now();
         // Acks still coming mean a slow aggregator working through the window (a replay of
         // fat batches), not a lost connection: time out only when nothing has been answered.
-        const bool timed_out = in_flight_ > 0 &&
-                               now - std::max(held_.front().sent_at, last_answer_at_) >
-                                   options_.ack_timeout;
+        const bool timed_out =
+            in_flight_ > 0 &&
+            now - std::max(held_.front().sent_at, last_answer_at_) > options_.ack_timeout;
         if (socket == nullptr || timed_out || reconnect_now_) {
           if (socket != nullptr) {
             ++counters_.reconnects;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "core/clock.h"
 #include "core/counts.h"
 #include "core/curve_socket.h"
 #include "query/fetch/replica_choice.h"
@@ -19,7 +20,7 @@ struct Shard {
   std::unique_ptr<zmq::socket_t> socket;
   bool done = false;
   std::optional<Answer> answer;
-  std::string failure;  // non-empty: why there is no answer
+  std::string failure;      // non-empty: why there is no answer
   std::string over_budget;  // non-empty: the shard's error when the query was over its budget
 };
 
@@ -123,7 +124,8 @@ FanoutResult FanOutEach(zmq::context_t& context, const std::vector<std::string>&
         if (curve.keyed()) reason += " (if it is up: is key " + curve.name + " listed there?)";
       }
       result.failures.push_back({shard.endpoint, std::move(reason)});
-      if (!shard.over_budget.empty()) result.over_budget.push_back({shard.endpoint, shard.over_budget});
+      if (!shard.over_budget.empty())
+        result.over_budget.push_back({shard.endpoint, shard.over_budget});
     }
   }
   return result;
@@ -139,9 +141,7 @@ std::vector<ReplicaPreference> ChooseByCompleteness(zmq::context_t& context, con
                                                     const std::vector<std::string>& hosts,
                                                     int64_t from, int64_t to, uint64_t id,
                                                     const FanoutOptions& options) {
-  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  const int64_t now = UnixSecondsNow();
   const int64_t before = CompletenessBefore(to, now);
   const auto end = std::chrono::steady_clock::now() + options.deadline / 10;
   ReplicaCompleteness completeness(cluster.members.size());
@@ -325,8 +325,9 @@ FanoutResult FanOutReplicas(zmq::context_t& context, const Cluster& cluster,
     bool any_failed = false;
     std::vector<size_t> still_up;
     for (size_t m : up) {
-      auto f = std::find_if(answered.failures.begin(), answered.failures.end(),
-                            [&](const ShardFailure& x) { return x.endpoint == cluster.members[m].query; });
+      auto f = std::find_if(
+          answered.failures.begin(), answered.failures.end(),
+          [&](const ShardFailure& x) { return x.endpoint == cluster.members[m].query; });
       if (f == answered.failures.end()) {
         still_up.push_back(m);
         continue;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/clock.h"
 #include "core/predicate.h"
 #include "core/timespec.h"
 #include "core/units.h"
@@ -10,11 +11,7 @@
 
 namespace trailmap {
 
-int64_t SystemNow() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t SystemNow() { return UnixSecondsNow(); }
 
 Result<TimeRange> ParseTimeRange(const ViewRequest& request, int64_t now) {
   Result<int64_t> from = ParseTimeSpec(request.from, now);
