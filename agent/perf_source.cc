@@ -358,13 +358,13 @@ void PerfSource::Run() {
       spec.argv = argv;
       spec.stderr_file = err_record;  // O_APPEND: truncated below while perf writes it
       Result<Child> spawned = SpawnChild(spec);
-      if (spawned.ok()) record = *spawned;
       if (!spawned.ok()) {
         Fail(spawned.status().message() +
              " (install linux-perf: apt-get install linux-perf, or set the perf path)");
         if (!back_off()) break;
         continue;
       }
+      record = *spawned;
     }
     // Let the window run its length from the last switch (reading the previous window took
     // part of it), watching for perf dying (not permitted, etc.).

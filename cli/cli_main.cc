@@ -21,9 +21,9 @@
 #include "cli/outliers_command.h"
 #include "cli/stats_command.h"
 #include "cli/trails_command.h"
-#include "core/huge_heap.h"
-#include "core/log.h"
+#include "core/clock.h"
 #include "core/curve_keys.h"
+#include "core/huge_heap.h"
 #include "core/log.h"
 
 namespace {
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
   zmq::context_t zmq_context(1);
   CliContext context;
   context.zmq = &zmq_context;
-  context.now = SystemNow();
+  context.now = UnixSecondsNow();
   context.env_aggregators = Env("TRAILMAP_AGGREGATORS");
   context.env_cluster = Env("TRAILMAP_CLUSTER");
   context.env_ingest = Env("TRAILMAP_INGEST");

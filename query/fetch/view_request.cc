@@ -3,15 +3,12 @@
 #include <algorithm>
 #include <chrono>
 
-#include "core/clock.h"
 #include "core/predicate.h"
 #include "core/timespec.h"
 #include "core/units.h"
 #include "query/fetch/endpoints.h"
 
 namespace trailmap {
-
-int64_t SystemNow() { return UnixSecondsNow(); }
 
 Result<TimeRange> ParseTimeRange(const ViewRequest& request, int64_t now) {
   Result<int64_t> from = ParseTimeSpec(request.from, now);

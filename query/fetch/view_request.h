@@ -26,7 +26,7 @@ namespace trailmap {
 
 struct QueryContext {
   zmq::context_t* zmq = nullptr;
-  int64_t now = 0;              // unix seconds: relative times ("-5m") are taken from it
+  int64_t now = 0;              // unix seconds (a main() reads UnixSecondsNow()): "-5m" is from it
   std::string env_aggregators;  // $TRAILMAP_AGGREGATORS
   std::string env_ingest;       // $TRAILMAP_INGEST
   std::string env_config;       // $TRAILMAP_CONFIG
@@ -44,21 +44,17 @@ struct QueryContext {
   std::shared_ptr<const Cluster> cluster;
 };
 
-// The system clock in unix seconds: what a main() reads into QueryContext::now (the CLI once,
-// trailmap-query per request). Nothing else in query/ reads a clock.
-int64_t SystemNow();
-
 // The parameters every view shares, as text: parsing them is shared too.
 struct ViewRequest {
   std::string metric;
   std::string from = "-5m";
   std::string to = "now";
-  std::string by;           // "" | "host" | a field key
-  std::string hosts;        // "a,b": only these hosts
-  std::string where;        // a predicate (core/predicate.h), evaluated in the aggregators
-  std::string aggregators;  // query endpoints; see query/fetch/endpoints.h for the fallbacks
-  std::string config;       // a TOML file naming the aggregators
-  std::string cluster;      // a cluster file (core/cluster.h), instead of `aggregators`
+  std::string by;              // "" | "host" | a field key
+  std::string hosts;           // "a,b": only these hosts
+  std::string where;           // a predicate (core/predicate.h), evaluated in the aggregators
+  std::string aggregators;     // query endpoints; see query/fetch/endpoints.h for the fallbacks
+  std::string config;          // a TOML file naming the aggregators
+  std::string cluster;         // a cluster file (core/cluster.h), instead of `aggregators`
   std::string timeout = "5s";  // also sent as the query's deadline (9/10 of it, FanOutAll)
   // Ask the aggregators for less than their own limits (0 = theirs; aggregator/query_budget.h).
   uint64_t max_keys = 0;   // stored keys one shard may read

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/clock.h"
 #include "query/http/page.h"
 #include "query/http/params.h"
 #include "query/run/catalog.h"
@@ -301,7 +302,7 @@ HttpReply LiveHeatmap(Params* p, const QueryContext& context, const ApiOptions& 
     for (uint64_t n = 0; events == 0 || n < events; ++n) {
       const int64_t second = start + static_cast<int64_t>(n);
       // Complete `lag` seconds after it ends: the agents ship each second within about one.
-      while (SystemNow() < second + 1 + lag) {
+      while (UnixSecondsNow() < second + 1 + lag) {
         if (!send("")) return;
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
@@ -309,7 +310,7 @@ HttpReply LiveHeatmap(Params* p, const QueryContext& context, const ApiOptions& 
       one.query.from = std::to_string(second);
       one.query.to = std::to_string(second + 1);
       QueryContext now = context;
-      now.now = SystemNow();
+      now.now = UnixSecondsNow();
       Result<ViewDocument> doc = RunHeatmapView(one, now);
       nlohmann::ordered_json data;
       data["time"] = second;
@@ -320,7 +321,8 @@ HttpReply LiveHeatmap(Params* p, const QueryContext& context, const ApiOptions& 
       }
       const nlohmann::ordered_json j = nlohmann::ordered_json::parse(doc->bytes);
       nlohmann::ordered_json counts = nlohmann::ordered_json::array();
-      for (const auto& row : j["counts"]) counts.push_back(row.empty() ? 0 : row[0].get<uint64_t>());
+      for (const auto& row : j["counts"])
+        counts.push_back(row.empty() ? 0 : row[0].get<uint64_t>());
       data["counts"] = std::move(counts);
       data["total"] = j["total"];
       data["missing_shards"] = j["missing_shards"];

@@ -17,6 +17,7 @@
 #include <thread>
 #include <zmq.hpp>
 
+#include "core/clock.h"
 #include "core/cluster.h"
 #include "core/curve_keys.h"
 #include "core/log.h"
@@ -121,7 +122,8 @@ int main(int argc, char** argv) {
       tokens_path = value;
     } else if (arg == "--hash-token") {
       // The token from standard input, less a final newline (as `echo` and files end).
-      std::string token((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+      std::string token((std::istreambuf_iterator<char>(std::cin)),
+                        std::istreambuf_iterator<char>());
       while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
       if (token.empty()) return Usage("--hash-token " + value + ": no token on standard input");
       if (value.find_first_of(" \t\n") != std::string::npos) {
@@ -198,7 +200,7 @@ int main(int argc, char** argv) {
                                                              std::string_view target) {
     if (method != "GET") return ErrorReply(405, "only GET is served");
     QueryContext context = base;
-    context.now = SystemNow();
+    context.now = UnixSecondsNow();
     {
       std::lock_guard lock(cluster_mu);
       context.cluster = current;
@@ -212,8 +214,8 @@ int main(int argc, char** argv) {
   }
   std::string host = server_options.listen.substr(0, server_options.listen.rfind(':'));
   if (server_options.listen.find(':') == std::string::npos) host = server_options.listen;
-  std::cout << "trailmap-query: serving http://" << host << ":" << (*server)->port()
-            << "/ from " << list << std::endl;
+  std::cout << "trailmap-query: serving http://" << host << ":" << (*server)->port() << "/ from "
+            << list << std::endl;
   if (tokens) {
     Log("the API needs a bearer token: " + std::to_string(tokens->size()) + " listed in " +
         tokens_path);
@@ -224,7 +226,7 @@ int main(int argc, char** argv) {
   Log("serving http://" + host + ":" + std::to_string((*server)->port()) + "/ from " + list);
 
   std::thread waiter([&signals, &cluster_path, &cluster_mu, &current, &tokens, &tokens_path,
-                       s = server->get()]() {
+                      s = server->get()]() {
     int signal = 0;
     while (sigwait(&signals, &signal) == 0 && signal == SIGHUP) {
       // The token file read again: a token removed is refused from the next request on; a file
@@ -235,9 +237,8 @@ int main(int argc, char** argv) {
           Log("SIGHUP: " + next.status().message() + "; kept the " +
               std::to_string(tokens->size()) + " tokens as they were");
         } else {
-          Log("SIGHUP: token file " + tokens_path + " read again: " +
-              std::to_string(next->size()) + " tokens (were " + std::to_string(tokens->size()) +
-              ")");
+          Log("SIGHUP: token file " + tokens_path + " read again: " + std::to_string(next->size()) +
+              " tokens (were " + std::to_string(tokens->size()) + ")");
           tokens = *next;  // this thread's copy, for the counts above
           s->ReplaceTokens(std::move(next).value());
         }
@@ -251,7 +252,8 @@ int main(int argc, char** argv) {
         if (!tokens) Log("SIGHUP: no cluster file to read again");
         continue;
       }
-      std::optional<Cluster> next = ReloadClusterOnSignal(cluster_path, *now_asked, SystemNow());
+      std::optional<Cluster> next =
+          ReloadClusterOnSignal(cluster_path, *now_asked, UnixSecondsNow());
       if (!next) continue;
       auto shared = std::make_shared<const Cluster>(std::move(*next));
       std::lock_guard lock(cluster_mu);
