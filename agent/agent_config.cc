@@ -364,12 +364,14 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
     auto want = [&where, k](const char* type) {  // used only within this loop iteration
       return Status::InvalidArgument(where + KeyAndFlag(k) + " must be " + type);
     };
-    if (k == "host" || k == "statsd" || k == "key" || k == "server_key" || k == "metrics") {
+    if (k == "host" || k == "statsd" || k == "key" || k == "server_key" || k == "metrics" ||
+        k == "otlp") {
       const std::optional<std::string> v = node.value<std::string>();
       if (!v) return want("a string");
       (k == "host"      ? config->host
        : k == "statsd"  ? config->statsd
        : k == "metrics" ? config->metrics
+       : k == "otlp"    ? config->otlp
        : k == "key"     ? config->key
                         : config->server_key) = *v;
     } else if (k == "insecure_plaintext") {
@@ -449,7 +451,7 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
     } else {
       return Status::InvalidArgument(
           where + "unknown key " + Quote(k) +
-          " (known: host, labels, aggregators, cluster, statsd, metrics, key, "
+          " (known: host, labels, aggregators, cluster, statsd, metrics, otlp, key, "
           "server_key, insecure_plaintext, flush_ms, max_series, "
           "window, ack_timeout_ms, [spool], [proc], "
           "[[exec]], [[statsd_unit]], [perf], [folded])");
@@ -540,6 +542,12 @@ Status ValidateAgentConfig(const AgentConfig& c) {
   if (c.metrics != "off") {
     if (Result<HostPort> hp = ParseHostPort(c.metrics); !hp.ok()) {
       return Status::InvalidArgument(KeyAndFlag("metrics") + ": " + hp.status().message() +
+                                     " (or \"off\")");
+    }
+  }
+  if (!c.otlp.empty() && c.otlp != "off") {
+    if (Result<HostPort> hp = ParseHostPort(c.otlp); !hp.ok()) {
+      return Status::InvalidArgument(KeyAndFlag("otlp") + ": " + hp.status().message() +
                                      " (or \"off\")");
     }
   }

@@ -53,6 +53,11 @@ struct AgentConfig {
   // --metrics: the self-metrics in the Prometheus text format at http://HOST:PORT/metrics
   // (agent/metrics_http.h), or "off".
   std::string metrics = "off";
+  // --otlp: OTLP/HTTP metrics at http://HOST:PORT/v1/metrics (agent/otlp_http.h), or "off".
+  // "" = the default, 127.0.0.1:4318, where OpenTelemetry SDKs export unless told otherwise; when
+  // that port is taken (a collector runs there) the agent logs it and runs on without OTLP, while
+  // an address given explicitly that cannot be bound is an error.
+  std::string otlp;
   // CURVE (core/curve_keys.h): its own .key (--key, $TRAILMAP_KEY) and the aggregators' .pub
   // (--server-key, $TRAILMAP_SERVER_KEY); or plaintext, explicitly (--insecure-plaintext).
   std::string key;

@@ -31,6 +31,7 @@
 #include "agent/exec_source.h"
 #include "agent/folded_source.h"
 #include "agent/metrics_http.h"
+#include "agent/otlp_http.h"
 #include "agent/perf_source.h"
 #include "agent/proc_source.h"
 #include "agent/self_metrics.h"
@@ -55,7 +56,8 @@ std::string LabelsText(const FieldSet& labels) {
 std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Bucketizer& bucketizer,
                          const ReplicatedShipper& shipper, const ProcSource* proc,
                          const std::vector<std::unique_ptr<ExecSource>>& execs,
-                         const PerfSource* perf, const FoldedSource* folded) {
+                         const PerfSource* perf, const FoldedSource* folded,
+                         const OtlpConverter* otlp) {
   std::string line = "counters:";
   if (statsd) {
     const StatsdCounters& s = *statsd;
@@ -109,6 +111,19 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
             " malformed=" + std::to_string(f.malformed) +
             " over_count=" + std::to_string(f.over_count) +
             " clients=" + std::to_string(f.clients) + ";";
+  }
+  if (otlp != nullptr) {
+    const OtlpCounters o = otlp->counters();
+    line += " otlp requests=" + std::to_string(o.requests) +
+            " accepted=" + std::to_string(o.points_accepted) +
+            " rejected=" + std::to_string(o.points_rejected);
+    for (size_t i = 0; i < kOtlpRejectClasses; ++i) {
+      if (o.rejected_by_reason[i] == 0) continue;
+      line += std::string(" rejected_") + OtlpRejectName(static_cast<OtlpReject>(i)) + "=" +
+              std::to_string(o.rejected_by_reason[i]);
+    }
+    line += " baselines=" + std::to_string(o.baselines) + " resets=" + std::to_string(o.resets) +
+            " evicted=" + std::to_string(o.evicted_series) + ";";
   }
   const BucketizerCounters b = bucketizer.counters();
   line += " events=" + std::to_string(b.events) + " overflow=" + std::to_string(b.overflow_events) +
@@ -180,7 +195,7 @@ int Configure(int argc, char** argv, AgentConfig* config) {
       "  trailmap-agent --no-proc --exec 'metric=syscall.latency,command=bpftrace -e ...'\n"
       "  trailmap-agent --exec 'metric=queue.depth,kind=scalar,unit=items,command=while sleep 1; "
       "do wc -l </var/q; done'"};
-  std::string config_path, host, aggregators, cluster, statsd, metrics, proc_root;
+  std::string config_path, host, aggregators, cluster, statsd, metrics, otlp, proc_root;
   std::vector<std::string> labels, execs;
   bool no_proc = false, no_self_metrics = false;
   int64_t flush_ms = 0, max_series = 0, window = 0, ack_timeout_ms = 0;
@@ -207,6 +222,10 @@ int Configure(int argc, char** argv, AgentConfig* config) {
   app.add_flag("--insecure-plaintext", insecure_plaintext,
                "send without encryption or authentication (lab only; logs a warning)");
   app.add_option("--statsd", statsd, "statsd UDP HOST:PORT, or off (default 127.0.0.1:8125)");
+  app.add_option("--otlp", otlp,
+                 "OpenTelemetry metrics over OTLP/HTTP at http://HOST:PORT/v1/metrics (protobuf or "
+                 "JSON, gzip), or off (default 127.0.0.1:4318; if that port is taken the agent "
+                 "runs on without it)");
   app.add_option("--metrics", metrics,
                  "serve the agent's self-metrics for Prometheus at http://HOST:PORT/metrics, or "
                  "off (default off)");
@@ -275,6 +294,7 @@ int Configure(int argc, char** argv, AgentConfig* config) {
   ClientKeyPathsFromEnvironment(config->insecure_plaintext, &config->key, &config->server_key);
   if (app.count("--statsd")) config->statsd = statsd;
   if (app.count("--metrics")) config->metrics = metrics;
+  if (app.count("--otlp")) config->otlp = otlp;
   if (app.count("--flush-ms")) config->flush_ms = flush_ms;
   if (app.count("--max-series")) config->max_series = max_series;
   if (app.count("--window")) config->window = window;
@@ -457,6 +477,33 @@ int Run(const AgentConfig& config) {
       return s.code() == Status::Code::kInvalidArgument ? 2 : 1;
     }
   }
+  // OTLP/HTTP metrics: a converter into the bucketizer behind a /v1/metrics route.
+  std::unique_ptr<OtlpConverter> otlp_converter;
+  std::unique_ptr<OtlpReceiver> otlp_receiver;
+  std::unique_ptr<MetricsHttpServer> otlp_http;
+  std::string otlp_text = "off";
+  if (config.otlp != "off") {
+    const std::string address = config.otlp.empty() ? "127.0.0.1:4318" : config.otlp;
+    Result<HostPort> where = ParseHostPort(address);  // validated already
+    OtlpConvertOptions otlp_options;
+    otlp_options.host = config.host;
+    otlp_converter = std::make_unique<OtlpConverter>(&bucketizer, std::move(otlp_options));
+    otlp_receiver = std::make_unique<OtlpReceiver>(otlp_converter.get());
+    Result<std::unique_ptr<MetricsHttpServer>> started = MetricsHttpServer::Start(
+        MetricsHttpOptions{where->host, where->port, {otlp_receiver->Route()}}, {});
+    if (started.ok()) {
+      otlp_http = std::move(*started);
+      otlp_text = "http://" + address.substr(0, address.rfind(':')) + ":" +
+                  std::to_string(otlp_http->port()) + "/v1/metrics";
+    } else if (config.otlp.empty()) {  // the default port, taken: run on without it
+      Log("otlp: " + started.status().message() + "; OTLP is off (give --otlp HOST:PORT)");
+      otlp_receiver.reset();
+      otlp_converter.reset();
+    } else {
+      Log(started.status().ToString());
+      return started.status().code() == Status::Code::kInvalidArgument ? 2 : 1;
+    }
+  }
   Log("started: host " + config.host + ", labels " + LabelsText(config.labels) + ", agent " +
       agents_text + ", shipping to " + owners_text + " (" + std::to_string(owners_now.size()) +
       " of " + std::to_string(cluster->members.size()) +
@@ -469,15 +516,17 @@ int Run(const AgentConfig& config) {
             : std::string("off")) +
       ", exec " + std::to_string(execs.size()) + ", perf " +
       (perf ? std::to_string(config.perf.frequency) + " Hz" : std::string("off")) +
-      ", folded stacks " + (folded ? std::string("on") : std::string("off")) + ", spool " +
-      spool_text);
+      ", folded stacks " + (folded ? std::string("on") : std::string("off")) + ", otlp " +
+      otlp_text + ", spool " + spool_text);
 
   // The self-metrics for a Prometheus scrape: read afresh at every request, on the server's thread.
   std::unique_ptr<MetricsHttpServer> metrics_http;
   if (config.metrics != "off") {
     Result<HostPort> where = ParseHostPort(config.metrics);  // validated already
-    const AgentParts parts{&bucketizer, &shipper,   statsd.get(), proc.get(),
-                           &execs,      perf.get(), folded.get()};
+    AgentParts parts{&bucketizer, &shipper,   statsd.get(), proc.get(),
+                     &execs,      perf.get(), folded.get()};
+    parts.otlp = otlp_converter.get();
+    parts.otlp_http = otlp_receiver.get();
     Result<std::unique_ptr<MetricsHttpServer>> started =
         MetricsHttpServer::Start(MetricsHttpOptions{where->host, where->port},
                                  [parts] { return AgentReadings(ReadAgentCounters(parts)); });
@@ -493,9 +542,11 @@ int Run(const AgentConfig& config) {
 
   std::unique_ptr<AgentSelfMetrics> self_metrics;
   if (config.self_metrics) {
-    self_metrics = std::make_unique<AgentSelfMetrics>(
-        &bucketizer, AgentParts{&bucketizer, &shipper, statsd.get(), proc.get(), &execs, perf.get(),
-                                folded.get()});
+    AgentParts parts{&bucketizer, &shipper,   statsd.get(), proc.get(),
+                     &execs,      perf.get(), folded.get()};
+    parts.otlp = otlp_converter.get();
+    parts.otlp_http = otlp_receiver.get();
+    self_metrics = std::make_unique<AgentSelfMetrics>(&bucketizer, parts);
   }
   const std::chrono::milliseconds tick(config.flush_ms);
   const auto report_every = std::chrono::seconds(10);
@@ -515,8 +566,9 @@ int Run(const AgentConfig& config) {
     ShipSecondsBefore(now, config, &bucketizer, &shipper);
     if (std::chrono::steady_clock::now() - last_report >= report_every) {
       last_report = std::chrono::steady_clock::now();
-      std::string line = CountersLine(StatsdCountersOf(statsd.get()), bucketizer, shipper,
-                                      proc.get(), execs, perf.get(), folded.get());
+      std::string line =
+          CountersLine(StatsdCountersOf(statsd.get()), bucketizer, shipper, proc.get(), execs,
+                       perf.get(), folded.get(), otlp_converter.get());
       if (line != last_line) Log(line);
       last_line = std::move(line);
     }
@@ -525,6 +577,7 @@ int Run(const AgentConfig& config) {
   // parts merges at the aggregator, so nothing a client sent before the signal is lost.
   const std::optional<StatsdCounters> statsd_counters = StatsdCountersOf(statsd.get());
   metrics_http.reset();  // it reads the parts: stopped before any of them
+  otlp_http.reset();     // then no request converts any more
   statsd.reset();
   if (proc) proc->Stop();
   for (auto& e : execs) e->Stop();
@@ -538,7 +591,7 @@ int Run(const AgentConfig& config) {
     if (Status s = shipper.Flush(std::chrono::seconds(2)); !s.ok()) Log("at exit: " + s.ToString());
   }
   Log(CountersLine(statsd_counters, bucketizer, shipper, proc.get(), execs, perf.get(),
-                   folded.get()) +
+                   folded.get(), otlp_converter.get()) +
       " (at exit)");
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <boost/beast/http.hpp>
 #include <chrono>
 #include <optional>
+#include <string_view>
 #include <thread>
 
 #include "core/log.h"
@@ -23,31 +24,78 @@ namespace {
 constexpr std::chrono::seconds kIoTimeout{5};
 constexpr size_t kMaxRequestBytes = 8 * 1024;
 
+std::string_view View(beast::string_view text) { return {text.data(), text.size()}; }
+
 // One connection: read a request, answer it, read the next while the client keeps it alive.
 class Connection : public std::enable_shared_from_this<Connection> {
- public:
-  Connection(tcp::socket socket, const std::function<SelfReadings()>* read)
-      : stream_(std::move(socket)), read_(read) {}
+  // A completion handler calling `step`; no exception leaves it.
+  auto Guarded(void (Connection::*step)(beast::error_code)) {
+    return [self = shared_from_this(), step](beast::error_code ec, size_t) {
+      try {
+        ((*self).*step)(ec);
+      } catch (const std::exception& e) {
+        Log(std::string("metrics http: unexpected error: ") + e.what());
+        self->Close();
+      }
+    };
+  }
 
+ public:
+  Connection(tcp::socket socket, const std::function<SelfReadings()>* read,
+             const std::vector<HttpRoute>* routes)
+      : stream_(std::move(socket)), read_(read), routes_(routes) {}
+
+  // Reads the header first, so a route's body limit applies before its body is read.
   void Read() {
     parser_.emplace();
     parser_->header_limit(kMaxRequestBytes);
     parser_->body_limit(kMaxRequestBytes);
+    route_ = nullptr;
     stream_.expires_after(kIoTimeout);
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, size_t) {
-                       try {
-                         self->OnRead(ec);
-                       } catch (const std::exception& e) {
-                         Log(std::string("metrics http: unexpected error: ") + e.what());
-                         self->Close();
-                       }
-                     });
+    http::async_read_header(stream_, buffer_, *parser_, Guarded(&Connection::OnHeader));
   }
 
  private:
+  void OnHeader(beast::error_code ec) {
+    if (ec) return OnRead(ec);
+    const std::string_view target = View(parser_->get().target());
+    const std::string_view path = target.substr(0, target.find('?'));
+    for (const HttpRoute& route : *routes_) {
+      if (route.path == path) route_ = &route;
+    }
+    if (route_ != nullptr) {
+      parser_->body_limit(route_->max_body_bytes);
+      if (parser_->content_length() && *parser_->content_length() > route_->max_body_bytes) {
+        return TooLarge();
+      }
+      if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
+        auto go_on = std::make_shared<http::response<http::empty_body>>(http::status::continue_,
+                                                                        parser_->get().version());
+        return http::async_write(stream_, *go_on,
+                                 [self = shared_from_this(), go_on](beast::error_code ec, size_t) {
+                                   if (ec) return self->Close();
+                                   self->ReadBody();
+                                 });
+      }
+    }
+    ReadBody();
+  }
+
+  void ReadBody() {
+    stream_.expires_after(kIoTimeout);
+    http::async_read(stream_, buffer_, *parser_, Guarded(&Connection::OnRead));
+  }
+
+  void TooLarge() {
+    if (route_->too_large) route_->too_large();
+    Write(http::status::payload_too_large, false, "text/plain",
+          "request body too large (at most " + std::to_string(route_->max_body_bytes) + " bytes)\n",
+          parser_->get().version());
+  }
+
   void OnRead(beast::error_code ec) {
     if (ec == http::error::end_of_stream || ec == beast::error::timeout) return Close();
+    if (ec == http::error::body_limit && route_ != nullptr) return TooLarge();
     if (ec == http::error::header_limit || ec == http::error::body_limit) {
       return Write(http::status::request_header_fields_too_large, false, "text/plain",
                    "request too large (at most 8 KiB)\n", 11);
@@ -55,6 +103,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (ec) return Close();
     const http::request<http::string_body> request = parser_->release();
     const bool keep_alive = request.keep_alive();
+    if (route_ != nullptr) {
+      const HttpRouteAnswer answer = route_->handle(
+          HttpRouteRequest{View(request.method_string()), View(request[http::field::content_type]),
+                           View(request[http::field::content_encoding]), request.body()});
+      return Write(static_cast<http::status>(answer.status), keep_alive, answer.content_type,
+                   answer.body, request.version());
+    }
+    if (!*read_) {
+      return Write(http::status::not_found, keep_alive, "text/plain", "not found\n",
+                   request.version());
+    }
     if (request.target() != "/metrics" && !request.target().starts_with("/metrics?")) {
       return Write(http::status::not_found, keep_alive, "text/plain",
                    "not found: the metrics are at /metrics\n", request.version());
@@ -67,11 +126,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
           FormatPrometheusText((*read_)()), request.version());
   }
 
-  void Write(http::status status, bool keep_alive, const char* content_type, std::string body,
+  void Write(http::status status, bool keep_alive, std::string_view content_type, std::string body,
              unsigned version) {
     auto response = std::make_shared<http::response<http::string_body>>(status, version);
     response->set(http::field::server, "trailmap-agent");
-    response->set(http::field::content_type, content_type);
+    response->set(http::field::content_type,
+                  beast::string_view(content_type.data(), content_type.size()));
     response->keep_alive(keep_alive);
     response->body() = std::move(body);
     response->prepare_payload();
@@ -94,6 +154,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   const std::function<SelfReadings()>* read_;  // owned by the server, which outlives this
+  const std::vector<HttpRoute>* routes_;       // likewise
+  const HttpRoute* route_ = nullptr;           // the current request's, if any
 };
 
 }  // namespace
@@ -106,7 +168,7 @@ struct MetricsHttpServer::Impl {
     acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
       // `this` outlives the acceptor: the destructor stops io first.
       if (ec == asio::error::operation_aborted) return;
-      if (!ec) std::make_shared<Connection>(std::move(socket), &read)->Read();
+      if (!ec) std::make_shared<Connection>(std::move(socket), &read, &options.routes)->Read();
       Accept();
     });
   }

@@ -2,6 +2,7 @@
 //
 //   GET /metrics   200, "text/plain; version=0.0.4", FormatPrometheusText (core/prometheus_text.h)
 //                  of the readings `read` returns at the time of the request
+//   a route's path what its handler answers (MetricsHttpOptions::routes, below)
 //   anything else  404 (another path) or 405 (another method), a one-line text body
 //
 // One thread runs every connection (Boost.Asio, Beast), each with a 5 s deadline per read and
@@ -16,20 +17,47 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/self_metrics.h"
 #include "core/status.h"
 
 namespace trailmap {
 
+// Another path on the same kind of listener (the agent's OTLP/HTTP receiver, agent/otlp_http.h).
+// `handle` is called on the server's thread for every request to exactly `path` (any method: it
+// answers a wrong one itself) and must be thread-safe like `read`. A body past max_body_bytes is
+// answered 413 without calling it (read no further, connection closed); an "Expect:
+// 100-continue" within the limit gets its 100 first.
+struct HttpRouteRequest {
+  std::string_view method;            // "POST"
+  std::string_view content_type;      // the header as sent, "" when absent
+  std::string_view content_encoding;  // the header as sent, "" when absent
+  std::string_view body;
+};
+struct HttpRouteAnswer {
+  unsigned status = 200;
+  std::string content_type = "text/plain";
+  std::string body;
+};
+struct HttpRoute {
+  std::string path;
+  size_t max_body_bytes = 8 * 1024;
+  std::function<HttpRouteAnswer(const HttpRouteRequest&)> handle;
+  std::function<void()> too_large;  // if set, called for each 413 the listener answers itself
+};
+
 struct MetricsHttpOptions {
   std::string address = "127.0.0.1";  // an IP literal
   uint16_t port = 9125;               // 0 = any free port (see port())
+  std::vector<HttpRoute> routes;      // served besides /metrics
 };
 
 class MetricsHttpServer {
  public:
-  // IOError naming the endpoint when it cannot bind; InvalidArgument for a bad address.
+  // IOError naming the endpoint when it cannot bind; InvalidArgument for a bad address. An empty
+  // `read` serves no /metrics (404), only the routes.
   static Result<std::unique_ptr<MetricsHttpServer>> Start(MetricsHttpOptions options,
                                                           std::function<SelfReadings()> read);
   ~MetricsHttpServer();

@@ -167,6 +167,30 @@ constexpr CounterField<FoldedSourceStats> kFolded[] = {
      "folded-stack socket clients refused (over max_clients)", &FoldedSourceStats::clients_refused},
 };
 
+constexpr CounterField<OtlpCounters> kOtlp[] = {
+    {"trailmap.agent.otlp.points", true, "points/s", "OTLP data points taken",
+     &OtlpCounters::points_accepted},
+    {"trailmap.agent.otlp.no_value", true, "points/s",
+     "OTLP data points flagged 'no recorded value' (skipped)", &OtlpCounters::no_value},
+    {"trailmap.agent.otlp.baselines", true, "points/s",
+     "first points of cumulative OTLP series that began before the agent: only remembered",
+     &OtlpCounters::baselines},
+    {"trailmap.agent.otlp.resets", true, "points/s", "cumulative OTLP series that started again",
+     &OtlpCounters::resets},
+    {"trailmap.agent.otlp.evicted", true, "series/s",
+     "cumulative OTLP series forgotten at the bound of remembered series",
+     &OtlpCounters::evicted_series},
+    {"trailmap.agent.otlp.rewritten", true, "attributes/s",
+     "OTLP attribute keys or values rewritten to fit a field", &OtlpCounters::attributes_rewritten},
+};
+
+constexpr CounterField<OtlpHttpCounters> kOtlpHttp[] = {
+    {"trailmap.agent.otlp.requests", true, "requests/s", "POST /v1/metrics requests received",
+     &OtlpHttpCounters::requests},
+    {"trailmap.agent.otlp.bytes", true, "B/s", "OTLP request bodies received, as sent",
+     &OtlpHttpCounters::body_bytes},
+};
+
 }  // namespace
 
 AgentCounters ReadAgentCounters(const AgentParts& parts) {
@@ -186,6 +210,8 @@ AgentCounters ReadAgentCounters(const AgentParts& parts) {
   }
   if (parts.perf != nullptr) c.perf = parts.perf->stats();
   if (parts.folded != nullptr) c.folded = parts.folded->stats();
+  if (parts.otlp != nullptr) c.otlp = parts.otlp->counters();
+  if (parts.otlp_http != nullptr) c.otlp_http = parts.otlp_http->counters();
   if (Result<ProcessStats> p = ReadProcessStats(); p.ok()) c.process = *p;
   return c;
 }
@@ -225,6 +251,27 @@ SelfReadings AgentReadings(const AgentCounters& c) {
   }
   if (c.perf) AddFields(*c.perf, kPerf, "", &out);
   if (c.folded) AddFields(*c.folded, kFolded, "", &out);
+  if (c.otlp) {
+    AddFields(*c.otlp, kOtlp, "", &out);
+    for (size_t i = 0; i < kOtlpRejectClasses; ++i) {
+      AddCounter(&out, "trailmap.agent.otlp.rejected", "points/s",
+                 "OTLP data points refused (named in partial_success), by reason",
+                 c.otlp->rejected_by_reason[i],
+                 std::string("reason=") + OtlpRejectName(static_cast<OtlpReject>(i)));
+    }
+  }
+  if (c.otlp_http) {
+    AddFields(*c.otlp_http, kOtlpHttp, "", &out);
+    const std::pair<const char*, uint64_t> refused[] = {{"400", c.otlp_http->undecodable},
+                                                        {"405", c.otlp_http->bad_method},
+                                                        {"413", c.otlp_http->too_large},
+                                                        {"415", c.otlp_http->unsupported}};
+    for (const auto& [status, count] : refused) {
+      AddCounter(&out, "trailmap.agent.otlp.refused", "requests/s",
+                 "OTLP requests refused whole, by HTTP status", count,
+                 std::string("status=") + status);
+    }
+  }
   if (c.process) AddProcessReadings("trailmap.agent", *c.process, &out);
   return out;
 }

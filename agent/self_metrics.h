@@ -17,6 +17,8 @@
 //   spool.{bytes,batches,appended,replayed,dropped.batches,dropped.bytes,
 //   dropped.events,truncated_bytes,fsyncs}           the spool (summed over its segments)
 //   proc.*, exec.*{exec}, perf.*, folded.*                                       each source
+//   otlp.{requests,points,rejected{reason},no_value,baselines,resets,evicted,
+//   refused{status},bytes}                                                        OTLP/HTTP
 //   process.rss, process.fds, process.cpu{mode}                                  the process
 // A part that does not run publishes nothing.
 //
@@ -40,6 +42,7 @@
 #include "ingest/bucketizer.h"
 #include "agent/exec_source.h"
 #include "agent/folded_source.h"
+#include "agent/otlp_http.h"
 #include "agent/perf_source.h"
 #include "agent/proc_source.h"
 #include "ingest/replicated_shipper.h"
@@ -57,6 +60,8 @@ struct AgentParts {
   const std::vector<std::unique_ptr<ExecSource>>* execs = nullptr;
   const PerfSource* perf = nullptr;
   const FoldedSource* folded = nullptr;
+  const OtlpConverter* otlp = nullptr;
+  const OtlpReceiver* otlp_http = nullptr;
 };
 
 // One reading of every part's counters.
@@ -70,6 +75,8 @@ struct AgentCounters {
   std::vector<std::pair<std::string, ExecCounters>> execs;  // by the exec's metric name
   std::optional<PerfSourceStats> perf;
   std::optional<FoldedSourceStats> folded;
+  std::optional<OtlpCounters> otlp;
+  std::optional<OtlpHttpCounters> otlp_http;
   std::optional<ProcessStats> process;  // nullopt when /proc/self could not be read
 };
 

@@ -9,11 +9,10 @@
 
 #include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 
+#include "tests/cli_reads.h"
 #include "tests/cluster.h"
 #include "tests/http_client.h"
-#include "tests/stats_json.h"
 
 namespace trailmap::test {
 namespace {
@@ -21,43 +20,6 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr uint64_t kMs = 1'000'000;  // ns
-
-// `trailmap line --step 1 --format json` of one scalar metric: its unit and its non-null values
-// in time order.
-struct Line {
-  std::string unit;
-  std::vector<double> values;
-  double sum() const {
-    double s = 0;
-    for (double v : values) s += v;
-    return s;
-  }
-};
-
-Line ReadLine(const std::string& metric, const std::string& q) {
-  Line out;
-  CommandResult r =
-      Cli({"line", "--metric", metric, "--step", "1", "--from", "-5m", "--format", "json"}, q);
-  if (r.exit_code != 0) return out;
-  const nlohmann::json j = nlohmann::json::parse(r.out);
-  out.unit = j.value("unit", "");
-  for (const auto& series : j.at("series")) {
-    for (const auto& v : series.at("values")) {
-      if (!v.is_null()) out.values.push_back(v.get<double>());
-    }
-  }
-  return out;
-}
-
-std::map<std::string, GroupStats> ReadStats(const std::string& metric, const std::string& by,
-                                            const std::string& q) {
-  std::vector<std::string> args = {"stats", "--metric", metric, "--from",
-                                   "-5m",   "--format", "json"};
-  if (!by.empty()) args.insert(args.end(), {"--by", by});
-  CommandResult r = Cli(args, q);
-  if (r.exit_code != 0) return {};
-  return ParseStats(r.out);
-}
 
 TEST(StatsdClientsSystem, HotShotsAndStatsdClientTotalsAreExact) {
   TempDir dir;
