@@ -567,10 +567,20 @@ OtlpConverter::State::Outcome OtlpConverter::State::TakeHistogram(
     ++counters.resets;
     delta = point;
   }
-  Outcome outcome;
-  if (delta && delta->count > 0) outcome = Record(metric, *delta, second, fields);
+  // The point itself passed the checks, so it is taken. A difference of two sums can be off by
+  // more than the buckets allow (a double's rounding of a long history): then the delta goes
+  // without its sum, and at worst without its min and max, which only place it (counted).
+  if (delta && delta->count > 0 && Record(metric, *delta, second, fields)) {
+    ++counters.inexact_deltas;
+    delta->sum.reset();
+    if (Record(metric, *delta, second, fields)) {
+      delta->min.reset();
+      delta->max.reset();
+      Record(metric, *delta, second, fields);
+    }
+  }
   Remember(key, std::move(point), 0);
-  return outcome;
+  return std::nullopt;
 }
 
 OtlpConverter::State::Outcome OtlpConverter::State::Record(const Metric& metric,
@@ -651,12 +661,14 @@ OtlpConverter::State::Outcome OtlpConverter::State::Record(const Metric& metric,
     if (!std::isfinite(point.zero_threshold) || point.zero_threshold < 0) {
       return Refusal{OtlpReject::kShape, "zero_threshold is negative or not finite"};
     }
-    OtlpBucket zero;
-    if (!OtlpBucketRange(0, point.zero_threshold, unit.multiplier, &zero)) {
-      return out_of_range(0, point.zero_threshold);
+    if (point.zero_count > 0) {
+      OtlpBucket zero;
+      if (!OtlpBucketRange(0, point.zero_threshold, unit.multiplier, &zero)) {
+        return out_of_range(0, point.zero_threshold);
+      }
+      zero.count = point.zero_count;
+      if (!add(zero)) return too_many();
     }
-    zero.count = point.zero_count;
-    if (!add(zero)) return too_many();
     for (size_t i = 0; i < point.counts.size(); ++i) {
       if (point.counts[i] == 0) continue;
       double lo = 0, hi = 0;

@@ -24,7 +24,8 @@
 // the newest point of any series evicted since: that one's history may already be shipped);
 // otherwise it is only remembered (counted as a baseline), since an earlier agent may have
 // shipped part of it. The min and max of a cumulative histogram cover its whole history, so a
-// delta keeps one only when it changed (it was then seen in this interval).
+// delta keeps one only when it changed (it was then seen in this interval). A delta whose sum
+// (the difference of two doubles) does not fit its buckets goes without it (counted).
 //
 // Fields. The point's attributes, and the resource attributes named in `resource_fields`, become
 // fields (core/series.h): strings as they are, booleans "true"/"false", numbers in decimal; an
@@ -110,6 +111,7 @@ struct OtlpCounters {
   uint64_t resets = 0;                // cumulative series that started again
   uint64_t evicted_series = 0;        // cumulative series forgotten at max_cumulative_series
   uint64_t histogram_events = 0;      // events recorded from histogram points
+  uint64_t inexact_deltas = 0;  // cumulative deltas recorded without their sum (it did not fit)
   uint64_t attributes_rewritten = 0;  // keys or values made to fit a field (rule above)
 };
 

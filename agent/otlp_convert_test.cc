@@ -166,6 +166,36 @@ TEST_F(OtlpConvertTest, CumulativeHistogramBecomesDeltasAndDetectsAReset) {
   EXPECT_EQ(converter_->counters().baselines, 0u);
 }
 
+TEST_F(OtlpConvertTest, CumulativeExponentialSubtractsAcrossADownscale) {
+  const auto point = [this](int64_t second, int32_t scale, std::vector<uint64_t> counts, double sum,
+                            double max) {
+    auto* metric = NewMetric("rpc.duration", "s");
+    auto* hist = metric->mutable_exponential_histogram();
+    hist->set_aggregation_temporality(AGGREGATION_TEMPORALITY_CUMULATIVE);
+    auto* p = hist->add_data_points();
+    p->set_start_time_unix_nano((kStarted + 1) * kNs);
+    p->set_time_unix_nano(static_cast<uint64_t>(second) * kNs);
+    p->set_scale(scale);
+    uint64_t count = 0;
+    for (uint64_t c : counts) p->mutable_positive()->add_bucket_counts(c), count += c;
+    p->set_count(count);
+    p->set_sum(sum);
+    p->set_min(1.2);
+    p->set_max(max);
+    return Send();
+  };
+  // 1.2 s and 1.6 s at scale 1: (1, 1.414] and (1.414, 2].
+  EXPECT_EQ(point(kNow - 2, 1, {1, 1}, 2.8, 1.6).accepted, 1u);
+  // Then 3.5 s: the SDK halves the scale to cover (2, 4]; the old buckets merge into (1, 2].
+  EXPECT_EQ(point(kNow - 1, 0, {2, 1}, 6.3, 3.5).accepted, 1u);
+  const Taken taken = TakeAll(&bucketizer_);
+  const Histogram& delta = taken.histograms.at("1700000099 rpc.duration service.name=shop");
+  EXPECT_EQ(delta.count(), 1u);
+  EXPECT_EQ(delta.min(), 3'500'000'000u);  // the max moved: exact
+  EXPECT_TRUE(delta.sum() == 3'500'000'000u);
+  EXPECT_EQ(converter_->counters().resets, 0u);
+}
+
 TEST_F(OtlpConvertTest, FirstCumulativePointFromBeforeTheAgentIsABaseline) {
   auto* metric = NewMetric("jobs", "1");
   metric->mutable_sum()->set_aggregation_temporality(AGGREGATION_TEMPORALITY_CUMULATIVE);

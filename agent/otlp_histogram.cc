@@ -79,7 +79,7 @@ Result<std::vector<PlacedValue>> PlaceOtlpBuckets(OtlpBuckets in) {
   if (in.sum) {
     uint128_t target = *in.sum;
     const uint128_t lowest = sum_fixed + sum_low, highest = sum_fixed + sum_high;
-    if (target + total < lowest || target > highest + total) {
+    if ((lowest > total && target < lowest - total) || target > highest + total) {
       return Status::InvalidArgument("sum " + Text(target) + " is outside what the buckets hold [" +
                                      Text(lowest) + ", " + Text(highest) + "]");
     }

@@ -87,6 +87,20 @@ Result<std::string> Gunzip(std::string_view compressed, size_t max_bytes) {
   return out;
 }
 
+std::string Gzip(std::string_view text) {
+  z_stream z{};
+  deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, text.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
 OtlpReceiver::OtlpReceiver(OtlpConverter* converter, OtlpHttpOptions options)
     : converter_(converter), options_(options) {}
 

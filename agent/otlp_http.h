@@ -64,5 +64,7 @@ class OtlpReceiver {
 // Inflates a gzip stream (RFC 1952; several members one after another are one stream).
 // InvalidArgument for a stream that does not inflate; ResourceExhausted past `max_bytes`.
 Result<std::string> Gunzip(std::string_view compressed, size_t max_bytes);
+// `text` as one gzip member (what OTLP clients send; tests and benchmarks use it).
+std::string Gzip(std::string_view text);
 
 }  // namespace trailmap

@@ -1,5 +1,7 @@
 #include "tests/cluster.h"
 
+#include <algorithm>
+
 #include <signal.h>
 
 namespace trailmap::test {
@@ -37,6 +39,10 @@ Agent::Agent(const TempDir& dir, std::string host, std::string aggregators_inges
            spool_dir_};
   if (!aggregators_ingest.empty()) {
     argv_.insert(argv_.end(), {"--aggregators", aggregators_ingest});
+  }
+  // OTLP is on at the fixed port 4318 by default: a test that wants it names a free port.
+  if (std::find(extra_args.begin(), extra_args.end(), "--otlp") == extra_args.end()) {
+    argv_.insert(argv_.end(), {"--otlp", "off"});
   }
   argv_.insert(argv_.end(), extra_args.begin(), extra_args.end());
   Start();

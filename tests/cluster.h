@@ -33,7 +33,8 @@ class Aggregator {
   std::unique_ptr<Process> process_;
 };
 
-// Started by the constructor, with its spool in DIR/spool-HOST (never the user's default), shipping
+// Started by the constructor, with its spool in DIR/spool-HOST (never the user's default), OTLP off
+// unless `extra_args` give --otlp, shipping
 // to `aggregators_ingest` ("" = none given: pass --cluster FILE in `extra_args`). Start()
 // returns once the agent has logged "started:" (its statsd port is bound), or has exited, or after
 // 30 s: a datagram sent after it is received, however loaded the machine.
