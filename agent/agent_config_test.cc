@@ -13,6 +13,7 @@ TEST(AgentConfig, ParsesEveryKey) {
 host = "web-1"
 aggregators = ["10.0.0.1:7400", "10.0.0.2:7400"]
 statsd = "off"
+otlp = "127.0.0.1:4319"
 flush_ms = 500
 max_series = 50
 window = 8
@@ -31,6 +32,7 @@ zone = "b"
   EXPECT_EQ(c.host, "web-1");
   EXPECT_EQ(c.aggregators, (std::vector<std::string>{"10.0.0.1:7400", "10.0.0.2:7400"}));
   EXPECT_EQ(c.statsd, "off");
+  EXPECT_EQ(c.otlp, "127.0.0.1:4319");
   EXPECT_EQ(c.flush_ms, 500);
   EXPECT_EQ(c.max_series, 50);
   EXPECT_EQ(c.window, 8);
@@ -72,6 +74,8 @@ TEST(AgentConfig, ValidationSaysWhichKeyIsWrong) {
             "max_series (--max-series) must be from 1 to 1000000, got 0");
   EXPECT_EQ(check([](AgentConfig* c) { c->statsd = "8125"; }),
             "statsd (--statsd): '8125' is not HOST:PORT (or \"off\")");
+  EXPECT_EQ(check([](AgentConfig* c) { c->otlp = "4318"; }),
+            "otlp (--otlp): '4318' is not HOST:PORT (or \"off\")");
   EXPECT_EQ(check([](AgentConfig* c) { c->aggregators = {"a:99999"}; }),
             "aggregators (--aggregators): 'a:99999': port must be 1..65535");
   EXPECT_EQ(check([](AgentConfig* c) { c->aggregators.clear(); }),
