@@ -51,7 +51,7 @@ struct AgentConfig {
   // metric name matches (the first matching table wins; none matches: ms). agent/statsd.h.
   std::vector<StatsdUnitRule> statsd_units;
   // --metrics: the self-metrics in the Prometheus text format at http://HOST:PORT/metrics
-  // (agent/metrics_http.h), or "off".
+  // (core/metrics_http.h), or "off".
   std::string metrics = "off";
   // CURVE (core/curve_keys.h): its own .key (--key, $TRAILMAP_KEY) and the aggregators' .pub
   // (--server-key, $TRAILMAP_SERVER_KEY); or plaintext, explicitly (--insecure-plaintext).

@@ -30,7 +30,6 @@
 #include "agent/agent_config.h"
 #include "agent/exec_source.h"
 #include "agent/folded_source.h"
-#include "agent/metrics_http.h"
 #include "agent/perf_source.h"
 #include "agent/proc_source.h"
 #include "agent/self_metrics.h"
@@ -40,6 +39,7 @@
 #include "core/clock.h"
 #include "core/curve_keys.h"
 #include "core/log.h"
+#include "core/metrics_http.h"
 #include "ingest/bucketizer.h"
 #include "ingest/replicated_shipper.h"
 
@@ -479,7 +479,7 @@ int Run(const AgentConfig& config) {
     const AgentParts parts{&bucketizer, &shipper,   statsd.get(), proc.get(),
                            &execs,      perf.get(), folded.get()};
     Result<std::unique_ptr<MetricsHttpServer>> started =
-        MetricsHttpServer::Start(MetricsHttpOptions{where->host, where->port},
+        MetricsHttpServer::Start(MetricsHttpOptions{where->host, where->port, "trailmap-agent"},
                                  [parts] { return AgentReadings(ReadAgentCounters(parts)); });
     if (!started.ok()) {
       Log(started.status().ToString());

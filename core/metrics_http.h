@@ -1,4 +1,6 @@
-// MetricsHttpServer: the agent's self-metrics for a Prometheus scrape (issue 13).
+// MetricsHttpServer: a daemon's self-metrics for a Prometheus scrape (issue 13): the agent's
+// `--metrics` and the aggregator's. (trailmap-query answers GET /metrics on its own HTTP server,
+// query/http/server.h.)
 //
 //   GET /metrics   200, "text/plain; version=0.0.4", FormatPrometheusText (core/prometheus_text.h)
 //                  of the readings `read` returns at the time of the request
@@ -7,8 +9,9 @@
 // One thread runs every connection (Boost.Asio, Beast), each with a 5 s deadline per read and
 // write, so a client that connects and sends nothing holds its own connection only. A request
 // larger than 8 KiB is refused (431). Start() binds and starts the thread; the destructor stops
-// and joins it. `read` is called on that thread: it must be thread-safe against the agent's
-// other threads (AgentSelfMetrics' parts all are: they read their counters under their locks).
+// and joins it. `read` is called on that thread: it must be thread-safe against the daemon's
+// other threads (the agent's and the aggregator's parts all are: they read their counters under
+// their locks or atomically).
 // No exception leaves a handler: an unexpected one closes that connection and is logged.
 #pragma once
 
@@ -25,6 +28,7 @@ namespace trailmap {
 struct MetricsHttpOptions {
   std::string address = "127.0.0.1";  // an IP literal
   uint16_t port = 9125;               // 0 = any free port (see port())
+  std::string server = "trailmap";    // the Server header: the daemon's program name
 };
 
 class MetricsHttpServer {

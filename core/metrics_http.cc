@@ -1,4 +1,4 @@
-#include "agent/metrics_http.h"
+#include "core/metrics_http.h"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -26,8 +26,9 @@ constexpr size_t kMaxRequestBytes = 8 * 1024;
 // One connection: read a request, answer it, read the next while the client keeps it alive.
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(tcp::socket socket, const std::function<SelfReadings()>* read)
-      : stream_(std::move(socket)), read_(read) {}
+  Connection(tcp::socket socket, const MetricsHttpOptions* options,
+             const std::function<SelfReadings()>* read)
+      : stream_(std::move(socket)), options_(options), read_(read) {}
 
   void Read() {
     parser_.emplace();
@@ -70,7 +71,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Write(http::status status, bool keep_alive, const char* content_type, std::string body,
              unsigned version) {
     auto response = std::make_shared<http::response<http::string_body>>(status, version);
-    response->set(http::field::server, "trailmap-agent");
+    response->set(http::field::server, options_->server);
     response->set(http::field::content_type, content_type);
     response->keep_alive(keep_alive);
     response->body() = std::move(body);
@@ -93,7 +94,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
-  const std::function<SelfReadings()>* read_;  // owned by the server, which outlives this
+  const MetricsHttpOptions* options_;          // owned by the server, which outlives this
+  const std::function<SelfReadings()>* read_;  // the same
 };
 
 }  // namespace
@@ -106,7 +108,7 @@ struct MetricsHttpServer::Impl {
     acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
       // `this` outlives the acceptor: the destructor stops io first.
       if (ec == asio::error::operation_aborted) return;
-      if (!ec) std::make_shared<Connection>(std::move(socket), &read)->Read();
+      if (!ec) std::make_shared<Connection>(std::move(socket), &options, &read)->Read();
       Accept();
     });
   }
