@@ -486,9 +486,7 @@ int Run(const AgentConfig& config) {
       return started.status().code() == Status::Code::kInvalidArgument ? 2 : 1;
     }
     metrics_http = std::move(*started);
-    Log("metrics: Prometheus text at http://" +
-        (where->host.find(':') != std::string::npos ? "[" + where->host + "]" : where->host) + ":" +
-        std::to_string(metrics_http->port()) + "/metrics");
+    Log("metrics: Prometheus text at " + metrics_http->url());
   }
 
   std::unique_ptr<AgentSelfMetrics> self_metrics;

@@ -27,8 +27,8 @@ constexpr size_t kMaxRequestBytes = 8 * 1024;
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(tcp::socket socket, const MetricsHttpOptions* options,
-             const std::function<SelfReadings()>* read)
-      : stream_(std::move(socket)), options_(options), read_(read) {}
+             const std::function<std::string()>* text)
+      : stream_(std::move(socket)), options_(options), text_(text) {}
 
   void Read() {
     parser_.emplace();
@@ -64,8 +64,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return Write(http::status::method_not_allowed, keep_alive, "text/plain",
                    "method not allowed: GET /metrics\n", request.version());
     }
-    Write(http::status::ok, keep_alive, "text/plain; version=0.0.4; charset=utf-8",
-          FormatPrometheusText((*read_)()), request.version());
+    Write(http::status::ok, keep_alive, "text/plain; version=0.0.4; charset=utf-8", (*text_)(),
+          request.version());
   }
 
   void Write(http::status status, bool keep_alive, const char* content_type, std::string body,
@@ -94,27 +94,27 @@ class Connection : public std::enable_shared_from_this<Connection> {
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
-  const MetricsHttpOptions* options_;          // owned by the server, which outlives this
-  const std::function<SelfReadings()>* read_;  // the same
+  const MetricsHttpOptions* options_;         // owned by the server, which outlives this
+  const std::function<std::string()>* text_;  // the same
 };
 
 }  // namespace
 
 struct MetricsHttpServer::Impl {
-  Impl(MetricsHttpOptions o, std::function<SelfReadings()> r)
-      : options(std::move(o)), read(std::move(r)), acceptor(io) {}
+  Impl(MetricsHttpOptions o, std::function<std::string()> t)
+      : options(std::move(o)), text(std::move(t)), acceptor(io) {}
 
   void Accept() {
     acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
       // `this` outlives the acceptor: the destructor stops io first.
       if (ec == asio::error::operation_aborted) return;
-      if (!ec) std::make_shared<Connection>(std::move(socket), &options, &read)->Read();
+      if (!ec) std::make_shared<Connection>(std::move(socket), &options, &text)->Read();
       Accept();
     });
   }
 
   MetricsHttpOptions options;
-  std::function<SelfReadings()> read;
+  std::function<std::string()> text;
   asio::io_context io;
   tcp::acceptor acceptor;
   std::thread thread;
@@ -122,8 +122,14 @@ struct MetricsHttpServer::Impl {
 
 Result<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::Start(
     MetricsHttpOptions options, std::function<SelfReadings()> read) {
+  return StartText(std::move(options),
+                   [read = std::move(read)] { return FormatPrometheusText(read()); });
+}
+
+Result<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::StartText(
+    MetricsHttpOptions options, std::function<std::string()> text) {
   const std::string where = options.address + ":" + std::to_string(options.port);
-  auto impl = std::make_unique<Impl>(std::move(options), std::move(read));
+  auto impl = std::make_unique<Impl>(std::move(options), std::move(text));
   beast::error_code error;
   const asio::ip::address address = asio::ip::make_address(impl->options.address, error);
   if (error) {
@@ -161,6 +167,12 @@ MetricsHttpServer::~MetricsHttpServer() {
 uint16_t MetricsHttpServer::port() const {
   beast::error_code error;
   return impl_->acceptor.local_endpoint(error).port();
+}
+
+std::string MetricsHttpServer::url() const {
+  const std::string& host = impl_->options.address;
+  return "http://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
+         std::to_string(port()) + "/metrics";
 }
 
 }  // namespace trailmap

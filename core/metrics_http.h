@@ -36,11 +36,17 @@ class MetricsHttpServer {
   // IOError naming the endpoint when it cannot bind; InvalidArgument for a bad address.
   static Result<std::unique_ptr<MetricsHttpServer>> Start(MetricsHttpOptions options,
                                                           std::function<SelfReadings()> read);
+  // The same, serving the exposition text `text` returns (readings with latency histograms:
+  // FormatPrometheusText's second argument). Called like `read`.
+  static Result<std::unique_ptr<MetricsHttpServer>> StartText(MetricsHttpOptions options,
+                                                              std::function<std::string()> text);
   ~MetricsHttpServer();
   MetricsHttpServer(const MetricsHttpServer&) = delete;
   MetricsHttpServer& operator=(const MetricsHttpServer&) = delete;
 
   uint16_t port() const;  // the bound port
+  // "http://127.0.0.1:9125/metrics" ("http://[::1]:9125/metrics"), with the bound port.
+  std::string url() const;
 
  private:
   struct Impl;

@@ -44,6 +44,7 @@ TEST(MetricsHttp, ServesTheReadingsAtEachRequest) {
       });
   ASSERT_TRUE(server.ok()) << server.status().ToString();
   const uint16_t port = (*server)->port();
+  EXPECT_EQ((*server)->url(), "http://127.0.0.1:" + std::to_string(port) + "/metrics");
   const std::string get = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
   std::string reply = Exchange(port, get);
   EXPECT_TRUE(reply.starts_with("HTTP/1.1 200 OK\r\n")) << reply;
