@@ -257,35 +257,6 @@ Status ParseStackTable(std::string_view where, std::string_view section, const t
 
 }  // namespace
 
-Result<HostPort> ParseHostPort(std::string_view text) {
-  HostPort out;
-  std::string_view port;
-  if (!text.empty() && text.front() == '[') {
-    const size_t close = text.find(']');
-    if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') {
-      return Status::InvalidArgument(Quote(text) + " is not [IPv6]:PORT");
-    }
-    out.host = std::string(text.substr(1, close - 1));
-    port = text.substr(close + 2);
-  } else {
-    const size_t colon = text.rfind(':');
-    if (colon == std::string_view::npos || text.find(':') != colon) {
-      return Status::InvalidArgument(Quote(text) + " is not HOST:PORT");
-    }
-    out.host = std::string(text.substr(0, colon));
-    port = text.substr(colon + 1);
-  }
-  if (out.host.empty()) return Status::InvalidArgument(Quote(text) + " has no host before ':'");
-  unsigned value = 0;
-  const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
-  if (ec != std::errc() || end != port.data() + port.size() || port.empty() || value == 0 ||
-      value > 65535) {
-    return Status::InvalidArgument(Quote(text) + ": port must be 1..65535");
-  }
-  out.port = static_cast<uint16_t>(value);
-  return out;
-}
-
 Status AddLabel(std::string_view text, FieldSet* labels) {
   const size_t eq = text.find('=');
   if (eq == std::string_view::npos) {

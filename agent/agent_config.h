@@ -18,6 +18,7 @@
 #include "agent/perf_source.h"
 #include "agent/statsd.h"
 #include "core/cluster.h"
+#include "core/endpoint.h"  // HostPort, ParseHostPort
 #include "core/series.h"
 #include "core/status.h"
 
@@ -51,7 +52,7 @@ struct AgentConfig {
   // metric name matches (the first matching table wins; none matches: ms). agent/statsd.h.
   std::vector<StatsdUnitRule> statsd_units;
   // --metrics: the self-metrics in the Prometheus text format at http://HOST:PORT/metrics
-  // (agent/metrics_http.h), or "off".
+  // (core/metrics_http.h), or "off".
   std::string metrics = "off";
   // --otlp: OTLP/HTTP metrics at http://HOST:PORT/v1/metrics (agent/otlp_http.h), or "off".
   // "" = the default, 127.0.0.1:4318, where OpenTelemetry SDKs export unless told otherwise; when
@@ -79,14 +80,6 @@ struct AgentConfig {
   // metric, fields (agent/folded_source.h). Off while both path and socket are "".
   FoldedSourceOptions folded;
 };
-
-struct HostPort {
-  std::string host;  // name or address; an IPv6 literal without its brackets
-  uint16_t port = 0;
-};
-
-// "127.0.0.1:7400", "db-1:7400", "[::1]:7400". InvalidArgument saying what is wrong.
-Result<HostPort> ParseHostPort(std::string_view text);
 
 // Adds "k=v" to `labels`, replacing an earlier value of k (so a flag overrides the file).
 Status AddLabel(std::string_view text, FieldSet* labels);

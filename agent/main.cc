@@ -30,7 +30,6 @@
 #include "agent/agent_config.h"
 #include "agent/exec_source.h"
 #include "agent/folded_source.h"
-#include "agent/metrics_http.h"
 #include "agent/otlp_http.h"
 #include "agent/perf_source.h"
 #include "agent/proc_source.h"
@@ -41,6 +40,7 @@
 #include "core/clock.h"
 #include "core/curve_keys.h"
 #include "core/log.h"
+#include "core/metrics_http.h"
 #include "ingest/bucketizer.h"
 #include "ingest/replicated_shipper.h"
 
@@ -490,7 +490,7 @@ int Run(const AgentConfig& config) {
     otlp_converter = std::make_unique<OtlpConverter>(&bucketizer, std::move(otlp_options));
     otlp_receiver = std::make_unique<OtlpReceiver>(otlp_converter.get());
     Result<std::unique_ptr<MetricsHttpServer>> started = MetricsHttpServer::Start(
-        MetricsHttpOptions{where->host, where->port, {otlp_receiver->Route()}}, {});
+        MetricsHttpOptions{where->host, where->port, "trailmap-agent", {otlp_receiver->Route()}}, {});
     if (started.ok()) {
       otlp_http = std::move(*started);
       otlp_text = "http://" + address.substr(0, address.rfind(':')) + ":" +
@@ -528,16 +528,14 @@ int Run(const AgentConfig& config) {
     parts.otlp = otlp_converter.get();
     parts.otlp_http = otlp_receiver.get();
     Result<std::unique_ptr<MetricsHttpServer>> started =
-        MetricsHttpServer::Start(MetricsHttpOptions{where->host, where->port},
+        MetricsHttpServer::Start(MetricsHttpOptions{where->host, where->port, "trailmap-agent"},
                                  [parts] { return AgentReadings(ReadAgentCounters(parts)); });
     if (!started.ok()) {
       Log(started.status().ToString());
       return started.status().code() == Status::Code::kInvalidArgument ? 2 : 1;
     }
     metrics_http = std::move(*started);
-    Log("metrics: Prometheus text at http://" +
-        (where->host.find(':') != std::string::npos ? "[" + where->host + "]" : where->host) + ":" +
-        std::to_string(metrics_http->port()) + "/metrics");
+    Log("metrics: Prometheus text at " + metrics_http->url());
   }
 
   std::unique_ptr<AgentSelfMetrics> self_metrics;

@@ -1,5 +1,5 @@
 // OtlpReceiver: OTLP/HTTP's POST /v1/metrics (the OTLP specification's "OTLP/HTTP" section) as a
-// route of the agent's HTTP listener (agent/metrics_http.h), feeding an OtlpConverter.
+// route of the agent's HTTP listener (core/metrics_http.h), feeding an OtlpConverter.
 //
 //   request body          Content-Type application/x-protobuf (an ExportMetricsServiceRequest)
 //                         or application/json (OTLP/JSON: lowerCamelCase keys, int64 as strings,
@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <string>
 
-#include "agent/metrics_http.h"
+#include "core/metrics_http.h"
 #include "agent/otlp_convert.h"
 
 namespace trailmap {

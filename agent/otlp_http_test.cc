@@ -65,7 +65,7 @@ class OtlpHttpTest : public ::testing::Test {
     converter_ = std::make_unique<OtlpConverter>(&bucketizer_, options);
     receiver_ = std::make_unique<OtlpReceiver>(converter_.get(), OtlpHttpOptions{4096, 65536});
     Result<std::unique_ptr<MetricsHttpServer>> started =
-        MetricsHttpServer::Start(MetricsHttpOptions{"127.0.0.1", 0, {receiver_->Route()}}, {});
+        MetricsHttpServer::Start(MetricsHttpOptions{"127.0.0.1", 0, "trailmap-agent", {receiver_->Route()}}, {});
     EXPECT_TRUE(started.ok()) << started.status().ToString();
     server_ = std::move(*started);
   }

@@ -5,6 +5,9 @@
 #include <map>
 #include <set>
 
+#include "core/prometheus_text.h"
+#include "core/testing_promtool.h"
+
 namespace trailmap {
 namespace {
 
@@ -30,7 +33,8 @@ AgentCounters SomeCounters() {
   c.shipper = ShipperCounters{};
   c.shipper->sent = 4;
   c.shipper->acked = 3;
-  c.process = ProcessStats{.rss_bytes = 50 << 20, .open_fds = 12, .user_cpu_ns = 9, .system_cpu_ns = 1};
+  c.process =
+      ProcessStats{.rss_bytes = 50 << 20, .open_fds = 12, .user_cpu_ns = 9, .system_cpu_ns = 1};
   return c;
 }
 
@@ -136,6 +140,40 @@ TEST(AgentSelfMetrics, AtExitTheStoppedStatsdServersCountersAreUsed) {
   got = Scalars(bucketizer.TakeAll());
   EXPECT_EQ(got.count("trailmap.agent.statsd.lines{}@2001"), 0u);
   EXPECT_TRUE(got.count("trailmap.agent.events{}@2001"));
+}
+
+// Every part of the agent with counters, the way ReadAgentCounters fills them.
+AgentCounters EveryPart() {
+  AgentCounters c;
+  c.statsd = StatsdCounters{};
+  c.statsd->lines_accepted = 1000;
+  c.statsd->rejected_by_reason[static_cast<size_t>(StatsdReject::kTag)] = 2;
+  c.bucketizer = BucketizerCounters{};
+  c.pending_seconds = 2;
+  c.shipper = ShipperCounters{};
+  c.spool = SpoolCounters{};
+  c.proc = ProcCounters{};
+  c.execs.emplace_back("app.queue", ExecCounters{});
+  c.perf = PerfSourceStats{};
+  c.folded = FoldedSourceStats{};
+  c.process = ProcessStats{.rss_bytes = 50 << 20,
+                           .open_fds = 12,
+                           .user_cpu_ns = 9'000'000'000,
+                           .system_cpu_ns = 1'000'000};
+  return c;
+}
+
+// Every agent self-metric, as the agent's --metrics serves it (core/metrics_http.h), passes
+// Prometheus' own linter.
+TEST(AgentSelfMetrics, EveryMetricPassesPromtool) {
+  const std::string text = FormatPrometheusText(AgentReadings(EveryPart()));
+  EXPECT_NE(text.find("trailmap_agent_statsd_rejected_total{reason=\"tag\"} 2\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("trailmap_agent_process_cpu_seconds_total{mode=\"user\"} 9\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(testing::PromtoolCheck(text), "") << text;
 }
 
 }  // namespace

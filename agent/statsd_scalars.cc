@@ -26,8 +26,29 @@ void StatsdScalars::Bound() {
   }
 }
 
+void StatsdScalars::Write(int64_t second, Second& at, const SeriesDef& series, double value) {
+  const auto [it, added] = at.written.try_emplace(key_);
+  if (added) {
+    ++at.entries;
+    ++entries_;
+  }
+  Written& w = it->second;
+  const double before = added ? 0 : w.value;
+  w.value = value;
+  if (!w.overflow) {
+    if (!bucketizer_->SetScalar(second, series, value)) return;
+    w.overflow = true;  // the bucketizer added `value` to the overflow sum; set it exactly below
+  }
+  double& sum = at.overflow[series.metric];
+  sum += value - before;
+  bucketizer_->SetScalar(second,
+                         SeriesDef{series.metric, series.kind, series.unit, kOverflowFields}, sum);
+}
+
 void StatsdScalars::Add(int64_t second, const StatsdSample& sample) {
-  key_.assign(sample.metric);
+  // The type first: a counter and a gauge of one name are two series (two units).
+  key_.assign(1, static_cast<char>('0' + static_cast<int>(sample.type)));
+  key_.append(sample.metric);
   key_.push_back('|');
   key_.append(sample.fields);
   switch (sample.type) {
@@ -37,15 +58,10 @@ void StatsdScalars::Add(int64_t second, const StatsdSample& sample) {
         return;
       }
       Second& at = seconds_[second];
-      const auto [it, added] = at.sums.try_emplace(key_, 0.0);
-      if (added) {
-        ++at.entries;
-        ++entries_;
-      }
-      double& sum = it->second;
+      const auto it = at.written.find(key_);
+      double sum = it == at.written.end() ? 0 : it->second.value;
       for (const double v : sample.values) sum += v / sample.rate;
-      bucketizer_->SetScalar(
-          second, SeriesDef{sample.metric, MetricKind::kScalar, "/s", sample.fields}, sum);
+      Write(second, at, SeriesDef{sample.metric, MetricKind::kScalar, "/s", sample.fields}, sum);
       Bound();
       return;
     }
@@ -66,9 +82,8 @@ void StatsdScalars::Add(int64_t second, const StatsdSample& sample) {
           ++counters_.set_members_dropped;
         }
       }
-      bucketizer_->SetScalar(
-          second, SeriesDef{sample.metric, MetricKind::kScalar, "distinct/s", sample.fields},
-          static_cast<double>(members.size()));
+      Write(second, at, SeriesDef{sample.metric, MetricKind::kScalar, "distinct/s", sample.fields},
+            static_cast<double>(members.size()));
       Bound();
       return;
     }
@@ -84,8 +99,13 @@ void StatsdScalars::Add(int64_t second, const StatsdSample& sample) {
       }
       for (const double v : sample.values) value = sample.gauge_delta ? value + v : v;
       if (it != gauges_.end()) it->second = value;
-      bucketizer_->SetScalar(
-          second, SeriesDef{sample.metric, MetricKind::kScalar, "1", sample.fields}, value);
+      const SeriesDef series{sample.metric, MetricKind::kScalar, "1", sample.fields};
+      if (!Keep(second)) {  // too old to hold an overflow sum for: written as it is
+        bucketizer_->SetScalar(second, series, value);
+        return;
+      }
+      Write(second, seconds_[second], series, value);
+      Bound();
       return;
     }
     default:

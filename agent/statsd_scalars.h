@@ -16,7 +16,7 @@
 //
 // Bounds (hostile input must not grow memory without end): per-second state is kept for the
 // seconds in [newest - keep_seconds, newest] and forgotten before (StatsdServer refuses
-// timestamps outside its window, which is no wider); past max_entries counter sums and set
+// timestamps outside its window, which is no wider); past max_entries series written and set
 // members in all, the oldest seconds but the newest are forgotten early; a value for a
 // forgotten second is dropped and counted as stale (re-setting it from nothing would replace
 // the shipped total with a partial one); a set keeps at most max_set_members
@@ -24,10 +24,19 @@
 // bound); at most max_gauges gauges are remembered (a delta for a gauge that cannot be
 // remembered is dropped and counted; an absolute value is still written).
 //
-// Loss: a gauge is written only in the seconds it was sent in (statsd re-sends the last value
-// every flush; trailmap's line chart shows the gap instead). A series past the bucketizer's
-// max_series_per_metric goes to the overflow series, where SetScalar adds each running total, so
-// an overflowing counter or set overstates there (counted in the bucketizer's overflow_scalars).
+// Overflow: a series past the bucketizer's max_series_per_metric goes to the metric's overflow
+// series, where SetScalar adds what it is given. Running totals added up would overstate, so
+// this class keeps, per second and metric, the exact sum of the overflowed series' totals (a
+// counter's sum, a set's distinct count, a gauge's last value: each series counted once, at
+// its latest value) and sets the overflow series to it after each line, which wins as the last
+// write. A series stays in the overflow for the rest of its second once it went there.
+//
+// Loss: a gauge is written only in the seconds it was sent in. statsd's own server re-sends
+// every gauge's last value at each flush; trailmap does not: a gauge is a reading an
+// application makes when something changes, and a line chart of trailmap's shows the seconds
+// without one as gaps, while re-sending every gauge ever seen each second would store up to
+// max_gauges scalars a second for gauges whose senders stopped long ago — and a stale value
+// drawn as live is worse than a gap.
 //
 // Thread safety: none; the statsd server's one receive thread owns it. The bucketizer must
 // outlive it.
@@ -48,7 +57,7 @@ struct StatsdScalarsOptions {
   int64_t keep_seconds = 660;        // per-second state kept behind the newest second seen
   size_t max_set_members = 100'000;  // distinct members per set per second
   size_t max_gauges = 100'000;       // gauges whose value is remembered across seconds
-  size_t max_entries = 2'000'000;    // counter sums + set members held over all seconds
+  size_t max_entries = 2'000'000;    // series written + set members held over all seconds
 };
 
 struct StatsdScalarsCounters {
@@ -72,15 +81,23 @@ class StatsdScalars {
   size_t seconds_held() const { return seconds_.size(); }
 
  private:
+  struct Written {
+    double value = 0;       // the running total (a counter's sum) last written
+    bool overflow = false;  // it went to the metric's overflow series
+  };
   struct Second {
-    std::unordered_map<std::string, double> sums;                           // counter key -> sum
+    std::unordered_map<std::string, Written> written;  // series key -> what was written
     std::unordered_map<std::string, std::unordered_set<std::string>> sets;  // set key -> members
-    size_t entries = 0;  // sums.size() + every set's members
+    std::unordered_map<std::string, double> overflow;  // metric -> its overflow series' sum
+    size_t entries = 0;                                // written.size() + every set's members
   };
   // Forgets seconds before newest - keep_seconds; false when `second` is itself forgotten.
   bool Keep(int64_t second);
   // Forgets the oldest seconds (never the newest) while more than max_entries are held.
   void Bound();
+  // Writes `value`, the running total of the series key_ in `at`, to the bucketizer; for a
+  // series in the overflow, the metric's exact overflow sum instead.
+  void Write(int64_t second, Second& at, const SeriesDef& series, double value);
 
   Bucketizer* const bucketizer_;  // not owned
   const StatsdScalarsOptions options_;

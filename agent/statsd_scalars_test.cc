@@ -122,5 +122,39 @@ TEST(StatsdScalars, PastMaxEntriesTheOldestSecondsAreForgottenNotRebuilt) {
   EXPECT_EQ(Scalars(&b), want);
 }
 
+// Past max_series_per_metric (2 here) the overflow series holds the exact sum of the overflowed
+// series' totals — each counted once at its latest value — not the sum of every running total
+// written; a late line after the take re-sends the corrected overflow sum.
+TEST(StatsdScalars, TheOverflowSeriesHoldsExactSums) {
+  Bucketizer b(BucketizerOptions{.max_series_per_metric = 2});
+  StatsdScalars scalars(&b);
+  for (const char* line : {"hits:1|c|#k:a", "hits:1|c|#k:b",  // their own series
+                           "hits:1|c|#k:c", "hits:2|c|#k:c",  // overflow: c = 3
+                           "hits:4|c|#k:d", "hits:1|c|#k:c",  // d = 4, c = 4
+                           "hits:1|c|#k:a",                   // a = 2, its own series still
+                           "users:x|s|#k:a", "users:x|s|#k:b", "users:x|s|#k:c", "users:y|s|#k:c",
+                           "users:x|s|#k:c",  // c: 2 distinct
+                           "users:z|s|#k:d",  // d: 1
+                           "temp:5|g|#k:a", "temp:5|g|#k:b", "temp:7|g|#k:c", "temp:9|g|#k:c",
+                           "temp:+1|g|#k:c",  // c = 10
+                           "temp:20|g|#k:d"}) {
+    scalars.Add(100, Line(line));
+  }
+  const std::map<std::string, double> want = {
+      {"100 hits{k=a} /s", 2},
+      {"100 hits{k=b} /s", 1},
+      {"100 hits{overflow=true} /s", 8},  // c 4 + d 4
+      {"100 users{k=a} distinct/s", 1},
+      {"100 users{k=b} distinct/s", 1},
+      {"100 users{overflow=true} distinct/s", 3},  // c 2 + d 1
+      {"100 temp{k=a} 1", 5},
+      {"100 temp{k=b} 1", 5},
+      {"100 temp{overflow=true} 1", 30},  // c 10 + d 20: the last values
+  };
+  EXPECT_EQ(Scalars(&b), want);
+  scalars.Add(100, Line("hits:5|c|#k:c"));  // late: c = 9, the overflow 13
+  EXPECT_EQ(Scalars(&b), (std::map<std::string, double>{{"100 hits{overflow=true} /s", 13}}));
+}
+
 }  // namespace
 }  // namespace trailmap

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/endpoint.h"
 #include "core/series.h"
 #include "core/units.h"
 
@@ -152,9 +153,9 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
   }
   if (Status s =
           CheckKeys(root, source, "",
-                    {"data", "ingest", "query", "name", "host", "self_metrics", "aggregate_by",
-                     "key", "clients", "insecure_plaintext", "store", "retention", "limits",
-                     "queries"});
+                    {"data", "ingest", "query", "name", "host", "self_metrics", "metrics",
+                     "aggregate_by", "key", "clients", "insecure_plaintext", "store", "retention",
+                     "limits", "queries"});
       !s.ok()) {
     return s;
   }
@@ -163,6 +164,7 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
   if (Status s = ReadEndpoint(root, source, "query", &config->query_endpoint); !s.ok()) return s;
   if (Status s = ReadString(root, source, "name", &config->name); !s.ok()) return s;
   if (Status s = ReadString(root, source, "host", &config->host); !s.ok()) return s;
+  if (Status s = ReadString(root, source, "metrics", &config->metrics); !s.ok()) return s;
   if (Status s = ReadString(root, source, "key", &config->key); !s.ok()) return s;
   if (Status s = ReadString(root, source, "clients", &config->clients); !s.ok()) return s;
   if (const toml::node* plain = root.get("insecure_plaintext")) {
@@ -328,6 +330,13 @@ Status ValidateAggregatorConfig(const AggregatorConfig& config) {
   if (!config.host.empty()) {
     if (Status s = ValidateField("host", config.host); !s.ok()) {
       return Status::InvalidArgument("host (--host) \"" + config.host + "\": " + s.message());
+    }
+  }
+  if (config.metrics != "off") {
+    Result<HostPort> where = ParseHostPort(config.metrics);
+    if (!where.ok()) {
+      return Status::InvalidArgument("metrics (--metrics): " + where.status().message() +
+                                     " (or \"off\")");
     }
   }
   if (config.ingest_endpoint == config.query_endpoint) {

@@ -7,6 +7,7 @@
 //   name   = "agg-1"                    # default "<hostname>:<ingest port>"
 //   host   = "db-7"                     # the host of its self-metrics; default the hostname
 //   self_metrics = true                 # publish trailmap.aggregator.* (aggregator/self_metrics.h)
+//   metrics = "127.0.0.1:9126"          # serve them for Prometheus at /metrics; default "off"
 //   key     = "/etc/trailmap/agg.key"   # its CURVE key (required unless insecure_plaintext)
 //   clients = "/etc/trailmap/clients"   # the client keys it accepts (core/curve_keys.h)
 //   insecure_plaintext = false          # true: no encryption, no authentication (a lab)
@@ -63,9 +64,14 @@ struct AggregatorConfig {
   std::string data_dir;                                  // RocksDB directory; required
   std::string ingest_endpoint = "tcp://127.0.0.1:7400";  // always a tcp:// endpoint once parsed
   std::string query_endpoint = "tcp://127.0.0.1:7401";
-  std::string name;  // "" until main() fills the default
-  std::string host;  // the self-metrics' host; "" until main() fills the hostname
+  std::string name;          // "" until main() fills the default
+  std::string host;          // the self-metrics' host; "" until main() fills the hostname
   bool self_metrics = true;  // --no-self-metrics: false
+  // --metrics: the self-metrics in the Prometheus text format at http://HOST:PORT/metrics
+  // (core/metrics_http.h, aggregator/self_metrics.h AggregatorPrometheusText), or "off". Off by
+  // default: aggregators side by side on one machine would fight over one default port, and the
+  // same numbers are in the store as trailmap.aggregator.* anyway.
+  std::string metrics = "off";
   // CURVE: its key pair file (--key, $TRAILMAP_KEY) and the clients list (--clients,
   // $TRAILMAP_CLIENTS); both required unless insecure_plaintext (--insecure-plaintext).
   std::string key;

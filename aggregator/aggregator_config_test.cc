@@ -139,6 +139,18 @@ TEST(AggregatorConfigTest, SelfMetricsHostAndSwitch) {
             "a.toml: self_metrics: expected true or false");
 }
 
+TEST(AggregatorConfigTest, PrometheusMetricsAddress) {
+  AggregatorConfig c;
+  c.data_dir = "/x";
+  EXPECT_EQ(c.metrics, "off");
+  ASSERT_TRUE(ParseAggregatorConfig("metrics = \"127.0.0.1:9126\"\n", "a.toml", &c).ok());
+  EXPECT_EQ(c.metrics, "127.0.0.1:9126");
+  EXPECT_TRUE(ValidateAggregatorConfig(c).ok());
+  c.metrics = "9126";
+  EXPECT_EQ(ValidateAggregatorConfig(c).message(),
+            "metrics (--metrics): '9126' is not HOST:PORT (or \"off\")");
+}
+
 TEST(AggregatorConfigTest, ErrorsNameTheKey) {
   AggregatorConfig c;
   Status s = ParseAggregatorConfig("dta = \"/x\"\n", "a.toml", &c);

@@ -26,7 +26,9 @@
 #include "core/clock.h"
 #include "core/cluster.h"
 #include "core/curve_keys.h"
+#include "core/endpoint.h"
 #include "core/log.h"
+#include "core/metrics_http.h"
 #include "core/units.h"
 
 namespace trailmap::aggregator {
@@ -66,7 +68,7 @@ int Run(int argc, char** argv) {
       "Flags override the config file. Stop with SIGINT or SIGTERM; SIGHUP reads the clients\n"
       "file (and the cluster file) again.\n"
       "Exit status: 0 after a clean shutdown, 2 on a bad flag or config, 1 on any other error.");
-  std::string config_path, cluster_path, data, ingest, query, name, host;
+  std::string config_path, cluster_path, data, ingest, query, name, host, metrics;
   bool no_self_metrics = false;
   app.add_option("--config", config_path, "TOML config file (example: configs/aggregator.toml)")
       ->type_name("FILE");
@@ -127,6 +129,10 @@ int Run(int argc, char** argv) {
   app.add_flag("--no-self-metrics", no_self_metrics,
                "do not publish its own counters every second (trailmap.aggregator.*: ingest, "
                "query latency, RocksDB compaction and memory, RSS, fds, CPU)");
+  app.add_option("--metrics", metrics,
+                 "serve its self-metrics for Prometheus at http://HOST:PORT/metrics (text format "
+                 "0.0.4; query latencies as histograms), or off [off]")
+      ->type_name("HOST:PORT");
   // One flag per histogram family: --retain-1s, --retain-10s, --retain-60s, --retain-600s.
   std::array<std::string, kHistogramResolutionCount> retain;
   for (size_t i = 0; i < kHistogramResolutionCount; ++i) {
@@ -155,6 +161,7 @@ int Run(int argc, char** argv) {
   if (!name.empty()) config.name = name;
   if (!host.empty()) config.host = host;
   if (no_self_metrics) config.self_metrics = false;
+  if (app.count("--metrics")) config.metrics = metrics;
   if (query_workers > 0) config.query_workers = query_workers;
   if (!query_deadline.empty()) {
     Result<uint64_t> ns = ParseDuration(query_deadline);
@@ -274,10 +281,12 @@ int Run(int argc, char** argv) {
   ingest_options.curve_secret_key = server_key.secret_key;
   ingest_options.access = zap.get();
   IngestServer ingest_server(&context, store->get(), ingest_options);
-  QueryLatencies latencies;
+  // Per second for the self-metrics, running totals for --metrics; neither: not recorded.
+  const bool prometheus = config.metrics != "off";
+  QueryLatencies latencies({}, /*by_second=*/config.self_metrics);
   QueryServerOptions query_options{config.query_endpoint, config.name,
-                                   config.self_metrics ? &latencies : nullptr, config.query_workers,
-                                   config.query_limits};
+                                   config.self_metrics || prometheus ? &latencies : nullptr,
+                                   config.query_workers, config.query_limits};
   query_options.curve_secret_key = server_key.secret_key;
   query_options.access = zap.get();
   query_options.add_status = [&ingest_server, &zap](ShardStatus* status) {
@@ -315,9 +324,24 @@ int Run(int argc, char** argv) {
         AggregatorSelfMetricsOptions{.host = config.host, .shard = config.name});
     self_metrics->Start();
   }
+  // The self-metrics for a Prometheus scrape: read afresh at each request, on its own thread.
+  std::unique_ptr<MetricsHttpServer> metrics_http;
+  if (prometheus) {
+    Result<HostPort> where = ParseHostPort(config.metrics);  // validated already
+    const AggregatorParts parts{store->get(), &ingest_server, &query_server, &latencies, zap.get()};
+    Result<std::unique_ptr<MetricsHttpServer>> started = MetricsHttpServer::StartText(
+        MetricsHttpOptions{where->host, where->port, "trailmap-aggregator"},
+        [parts, shard = config.name] { return AggregatorPrometheusText(parts, shard); });
+    if (!started.ok()) {
+      Log(started.status().ToString());
+      return started.status().code() == Status::Code::kInvalidArgument ? kUsageError : 1;
+    }
+    metrics_http = std::move(*started);
+  }
   Log("started " + config.name + ": ingest " + ingest_server.endpoint() + ", query " +
       query_server.endpoint() + ", data " + config.data_dir + ", self-metrics " +
-      (self_metrics ? "as host " + config.host : std::string("off")) + ", " +
+      (self_metrics ? "as host " + config.host : std::string("off")) + ", Prometheus " +
+      (metrics_http ? metrics_http->url() : std::string("off")) + ", " +
       (zap ? "CURVE with " + std::to_string(clients.size()) + " client keys of " + config.clients
            : std::string("PLAINTEXT")));
 
@@ -352,6 +376,7 @@ int Run(int argc, char** argv) {
     (*store)->SetCluster(std::move(*next));
   }
   Log(std::string("stopping on ") + (signal == SIGINT ? "SIGINT" : "SIGTERM"));
+  metrics_http.reset();  // it reads the parts: stopped before any of them
   self_metrics.reset();
   ingest_server.Stop();
   query_server.Stop();

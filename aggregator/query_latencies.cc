@@ -4,13 +4,20 @@
 
 namespace trailmap::aggregator {
 
-QueryLatencies::QueryLatencies(std::function<int64_t()> clock) : clock_(std::move(clock)) {}
+QueryLatencies::QueryLatencies(std::function<int64_t()> clock, bool by_second)
+    : clock_(std::move(clock)), by_second_(by_second) {}
 
 void QueryLatencies::Record(const char* kind, std::chrono::nanoseconds latency) {
   const int64_t now = NowSeconds(clock_);
   const uint64_t ns = latency.count() > 0 ? static_cast<uint64_t>(latency.count()) : 0;
   std::lock_guard<std::mutex> lock(mu_);
-  held_[{now, kind}].Record(ns);
+  if (by_second_) held_[{now, kind}].Record(ns);
+  totals_[kind].Record(ns);
+}
+
+std::map<std::string, LatencyBuckets> QueryLatencies::Totals() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return totals_;
 }
 
 std::vector<QueryLatencies::Second> QueryLatencies::TakeBefore(int64_t second) {

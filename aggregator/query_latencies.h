@@ -2,6 +2,8 @@
 // was ready and by kind of query, for its self-metric trailmap.aggregator.query.latency
 // (aggregator/self_metrics.h). The query server records every query it answers (from the
 // message's arrival to its encoded answer); the self-metrics thread takes the complete seconds.
+// Every query is also added to running totals by kind in Prometheus' classic buckets
+// (core/prometheus_text.h), which the aggregator's --metrics serves.
 //
 // Kinds: "histograms" (heat maps, columns, trails, stats, lines), "metrics" (the catalog),
 // "stacks" (flame graphs), "status" (`trailmap` health checks), "completeness" (a replicated
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "core/histogram.h"
+#include "core/prometheus_text.h"
 #include "core/query_wire.h"
 
 namespace trailmap::aggregator {
@@ -27,7 +30,8 @@ namespace trailmap::aggregator {
 class QueryLatencies {
  public:
   // `clock`: unix seconds now; empty = the system clock (tests hand down a fixed one).
-  explicit QueryLatencies(std::function<int64_t()> clock = {});
+  // `by_second` false: keep the totals only (nobody takes the seconds: --no-self-metrics).
+  explicit QueryLatencies(std::function<int64_t()> clock = {}, bool by_second = true);
   QueryLatencies(const QueryLatencies&) = delete;
   QueryLatencies& operator=(const QueryLatencies&) = delete;
 
@@ -46,10 +50,15 @@ class QueryLatencies {
   // that kind, "invalid" when the query did not decode (an answer with an error and no id).
   static const char* KindOf(const Answer& answer);
 
+  // Every query recorded since the start, by kind.
+  std::map<std::string, LatencyBuckets> Totals() const;
+
  private:
   const std::function<int64_t()> clock_;
-  std::mutex mu_;
+  const bool by_second_;
+  mutable std::mutex mu_;
   std::map<std::pair<int64_t, std::string>, Histogram> held_;  // guarded by mu_
+  std::map<std::string, LatencyBuckets> totals_;               // guarded by mu_
 };
 
 }  // namespace trailmap::aggregator

@@ -2,6 +2,7 @@
 
 #include "core/clock.h"
 #include "core/log.h"
+#include "core/prometheus_text.h"
 
 namespace trailmap::aggregator {
 namespace {
@@ -75,6 +76,13 @@ std::string Joined(const std::string& a, const std::string& b) {
   fa->insert(fa->end(), fb->begin(), fb->end());
   Result<std::string> joined = CanonicalFields(std::move(*fa));
   return joined.ok() ? *joined : a;
+}
+
+// "shard=NAME", or "" when NAME is empty or not a valid field value.
+std::string ShardFields(const std::string& shard) {
+  if (shard.empty()) return "";
+  Result<std::string> f = CanonicalFields({{"shard", shard}});
+  return f.ok() ? *f : "";
 }
 
 }  // namespace
@@ -153,12 +161,8 @@ AggregatorSelfMetrics::AggregatorSelfMetrics(AggregatorParts parts,
     : parts_(parts),
       options_(std::move(options)),
       agent_id_(options_.host + "/aggregator"),
-      next_sequence_(parts_.store->Watermark(agent_id_) + 1) {
-  if (!options_.shard.empty()) {
-    Result<std::string> f = CanonicalFields({{"shard", options_.shard}});
-    if (f.ok()) fields_ = *f;
-  }
-}
+      fields_(ShardFields(options_.shard)),
+      next_sequence_(parts_.store->Watermark(agent_id_) + 1) {}
 
 AggregatorSelfMetrics::~AggregatorSelfMetrics() { Stop(); }
 
@@ -191,30 +195,42 @@ void AggregatorSelfMetrics::Run() {
   }
 }
 
-AggregatorCounters AggregatorSelfMetrics::Read() const {
+AggregatorCounters ReadAggregatorCounters(const AggregatorParts& parts) {
   AggregatorCounters c;
-  if (parts_.ingest != nullptr) c.ingest = parts_.ingest->counters();
-  if (parts_.query != nullptr) {
-    c.queries_answered = parts_.query->answered();
-    c.query_errors = parts_.query->errors();
-    c.queries_over_budget = parts_.query->over_budget();
+  if (parts.ingest != nullptr) c.ingest = parts.ingest->counters();
+  if (parts.query != nullptr) {
+    c.queries_answered = parts.query->answered();
+    c.query_errors = parts.query->errors();
+    c.queries_over_budget = parts.query->over_budget();
   }
-  c.rocksdb = parts_.store->RocksDbProperties();
-  c.pending_rollups = parts_.store->PendingRollups();
-  c.pending_blocks = parts_.store->PendingBlocks();
-  c.saturated_merges = parts_.store->SaturatedMerges();
-  c.health = parts_.store->Health();
+  c.rocksdb = parts.store->RocksDbProperties();
+  c.pending_rollups = parts.store->PendingRollups();
+  c.pending_blocks = parts.store->PendingBlocks();
+  c.saturated_merges = parts.store->SaturatedMerges();
+  c.health = parts.store->Health();
   if (Result<ProcessStats> p = ReadProcessStats(); p.ok()) c.process = *p;
-  if (parts_.zap != nullptr) {
-    const ZapCounters z = parts_.zap->counters();
-    c.connections = ConnectionCounts{parts_.zap->connections("ingest"),
-                                     parts_.zap->connections("query"), z.refused, z.refused_at_cap};
+  if (parts.zap != nullptr) {
+    const ZapCounters z = parts.zap->counters();
+    c.connections = ConnectionCounts{parts.zap->connections("ingest"),
+                                     parts.zap->connections("query"), z.refused, z.refused_at_cap};
   }
   return c;
 }
 
+std::string AggregatorPrometheusText(const AggregatorParts& parts, const std::string& shard) {
+  const std::string fields = ShardFields(shard);
+  LatencyReadings latencies;
+  if (parts.latencies != nullptr) {
+    for (auto& [kind, buckets] : parts.latencies->Totals()) {
+      latencies.push_back(LatencyReading{kLatencyMetric, Joined("kind=" + kind, fields),
+                                         kLatencyDescription, std::move(buckets)});
+    }
+  }
+  return FormatPrometheusText(AggregatorReadings(ReadAggregatorCounters(parts), fields), latencies);
+}
+
 Result<ApplyOutcome> AggregatorSelfMetrics::Publish(int64_t second) {
-  return Publish(second, Read());
+  return Publish(second, ReadAggregatorCounters(parts_));
 }
 
 Result<ApplyOutcome> AggregatorSelfMetrics::Publish(int64_t second,

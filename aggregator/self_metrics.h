@@ -85,7 +85,7 @@ struct AggregatorCounters {
   std::optional<uint64_t> queries_over_budget;  // of the errors: past a deadline or cost limit
   std::optional<RocksDbStats> rocksdb;
   size_t pending_rollups = 0;
-  size_t pending_blocks = 0;  // Store::PendingBlocks
+  size_t pending_blocks = 0;      // Store::PendingBlocks
   uint64_t saturated_merges = 0;  // Store::SaturatedMerges
   std::optional<StoreHealth> health;
   std::optional<ProcessStats> process;
@@ -103,6 +103,15 @@ struct AggregatorParts {
   QueryLatencies* latencies = nullptr;
   const ZapHandler* zap = nullptr;  // CURVE's connection counts
 };
+
+// Every part's counters now (what AggregatorSelfMetrics publishes each second).
+AggregatorCounters ReadAggregatorCounters(const AggregatorParts& parts);
+
+// The exposition text the aggregator's --metrics serves (core/metrics_http.h): AggregatorReadings
+// of the parts now and, from `parts.latencies`, trailmap.aggregator.query.latency{kind} since the
+// start in classic buckets (core/prometheus_text.h), every series with the field shard=`shard`.
+// Thread-safe as the parts' counters are (any thread).
+std::string AggregatorPrometheusText(const AggregatorParts& parts, const std::string& shard);
 
 class AggregatorSelfMetrics {
  public:
@@ -131,13 +140,12 @@ class AggregatorSelfMetrics {
     std::map<int64_t, SecondDelta> seconds;
     uint32_t SeriesOf(const SeriesDef& def);
   };
-  AggregatorCounters Read() const;
   void Run();
 
   const AggregatorParts parts_;
   const AggregatorSelfMetricsOptions options_;
   const std::string agent_id_;
-  std::string fields_;  // "shard=NAME" or ""
+  const std::string fields_;  // "shard=NAME" or ""
   CounterDeltas deltas_;
   Pending pending_;
   uint64_t next_sequence_ = 1;

@@ -5,6 +5,8 @@
 #include <set>
 
 #include "aggregator/testing.h"
+#include "core/prometheus_text.h"
+#include "core/testing_promtool.h"
 
 namespace trailmap::aggregator {
 namespace {
@@ -115,6 +117,50 @@ TEST(AggregatorSelfMetrics, QueryLatenciesAreOneEventPerQueryInTheSecondAnswered
   Result<HistogramAnswer> a = store->QueryHistograms(q);
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->groups, (std::vector<std::string>{"histograms", "metrics", "stacks"}));
+}
+
+// What --metrics serves: every reading with the shard label, and the query latencies since the
+// start as a classic histogram by kind; exact counts, and Prometheus' linter accepts it.
+TEST(AggregatorSelfMetrics, PrometheusTextPassesPromtool) {
+  TempDir dir;
+  std::unique_ptr<Store> store = MustOpen(dir.path());
+  QueryLatencies latencies({}, /*by_second=*/false);
+  for (int i = 0; i < 5; ++i) latencies.Record("histograms", std::chrono::microseconds(300 + i));
+  latencies.Record("histograms", std::chrono::milliseconds(40));
+  latencies.Record("metrics", std::chrono::microseconds(50));
+  EXPECT_TRUE(latencies.TakeBefore(INT64_MAX).empty());  // totals only
+  const std::string text = AggregatorPrometheusText(
+      AggregatorParts{.store = store.get(), .latencies = &latencies}, "agg-1");
+  for (const char* line : {
+           "# TYPE trailmap_aggregator_query_latency_seconds histogram\n",
+           "trailmap_aggregator_query_latency_seconds_bucket{kind=\"histograms\",shard=\"agg-1\","
+           "le=\"0.000244140625\"} 0\n",
+           "trailmap_aggregator_query_latency_seconds_bucket{kind=\"histograms\",shard=\"agg-1\","
+           "le=\"0.00048828125\"} 5\n",
+           "trailmap_aggregator_query_latency_seconds_bucket{kind=\"histograms\",shard=\"agg-1\","
+           "le=\"0.03125\"} 5\n",
+           "trailmap_aggregator_query_latency_seconds_bucket{kind=\"histograms\",shard=\"agg-1\","
+           "le=\"0.0625\"} 6\n",
+           "trailmap_aggregator_query_latency_seconds_count{kind=\"histograms\",shard=\"agg-1\"} "
+           "6\n",
+           "trailmap_aggregator_query_latency_seconds_sum{kind=\"histograms\",shard=\"agg-1\"} "
+           "0.04151\n",
+           "trailmap_aggregator_query_latency_seconds_count{kind=\"metrics\",shard=\"agg-1\"} 1\n",
+           "# TYPE trailmap_aggregator_rocksdb_live_sst_bytes gauge\n",
+           "# TYPE trailmap_aggregator_agents gauge\n",
+           "trailmap_aggregator_merges_saturated_total{shard=\"agg-1\"} 0\n",
+       }) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << " in\n" << text;
+  }
+  EXPECT_EQ(trailmap::testing::PromtoolCheck(text), "") << text;
+
+  // Every part there is, as the real aggregator reads them.
+  AggregatorCounters all = Counters(25, 9000);
+  all.health = StoreHealth{};
+  all.connections = ConnectionCounts{.ingest = 3, .query = 1, .refused_unlisted = 2};
+  EXPECT_EQ(trailmap::testing::PromtoolCheck(FormatPrometheusText(
+                AggregatorReadings(all, "shard=agg-1"))),
+            "");
 }
 
 TEST(QueryLatencies, KindOfAnAnswer) {

@@ -3,6 +3,11 @@
 #include <charconv>
 
 namespace trailmap {
+namespace {
+
+std::string Quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+}  // namespace
 
 Result<std::string> ParseEndpoint(std::string_view entry, uint16_t default_port) {
   if (entry.substr(0, 6) == "tcp://") entry.remove_prefix(6);
@@ -48,6 +53,35 @@ Result<std::vector<std::string>> ParseEndpointList(std::string_view list, uint16
     out.push_back(std::move(endpoint).value());
     start = comma + 1;
   }
+  return out;
+}
+
+Result<HostPort> ParseHostPort(std::string_view text) {
+  HostPort out;
+  std::string_view port;
+  if (!text.empty() && text.front() == '[') {
+    const size_t close = text.find(']');
+    if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') {
+      return Status::InvalidArgument(Quoted(text) + " is not [IPv6]:PORT");
+    }
+    out.host = std::string(text.substr(1, close - 1));
+    port = text.substr(close + 2);
+  } else {
+    const size_t colon = text.rfind(':');
+    if (colon == std::string_view::npos || text.find(':') != colon) {
+      return Status::InvalidArgument(Quoted(text) + " is not HOST:PORT");
+    }
+    out.host = std::string(text.substr(0, colon));
+    port = text.substr(colon + 1);
+  }
+  if (out.host.empty()) return Status::InvalidArgument(Quoted(text) + " has no host before ':'");
+  unsigned value = 0;
+  const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+  if (ec != std::errc() || end != port.data() + port.size() || port.empty() || value == 0 ||
+      value > 65535) {
+    return Status::InvalidArgument(Quoted(text) + ": port must be 1..65535");
+  }
+  out.port = static_cast<uint16_t>(value);
   return out;
 }
 

@@ -23,4 +23,13 @@ Result<std::string> ParseEndpoint(std::string_view entry, uint16_t default_port)
 // which entry and what to write instead.
 Result<std::vector<std::string>> ParseEndpointList(std::string_view list, uint16_t default_port);
 
+struct HostPort {
+  std::string host;  // name or address; an IPv6 literal without its brackets
+  uint16_t port = 0;
+};
+
+// "127.0.0.1:7400", "db-1:7400", "[::1]:7400" (a listening address: the port is required, no
+// tcp://). InvalidArgument saying what is wrong.
+Result<HostPort> ParseHostPort(std::string_view text);
+
 }  // namespace trailmap

@@ -11,8 +11,6 @@
 namespace trailmap {
 namespace {
 
-constexpr const char* kOverflowFields = "overflow=true";
-
 // Metric, kind, unit and fields identify a series; '\x1f' cannot occur in any of them.
 void SeriesKey(const SeriesDef& s, std::string* key) {
   key->clear();
@@ -105,24 +103,26 @@ void Bucketizer::Add(int64_t unix_second, const SeriesDef& series, uint64_t valu
   h->Record(value, count);
 }
 
-void Bucketizer::SetScalar(int64_t unix_second, const SeriesDef& series, double value) {
+bool Bucketizer::SetScalar(int64_t unix_second, const SeriesDef& series, double value) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!std::isfinite(value)) {
     ++counters_.bad_scalars;
-    return;
+    return false;
   }
   ++counters_.scalars;
   Second* second = &seconds_[unix_second];
   last_second_ = nullptr;  // FindOrAdd moves last_cell_, which must not pair with another second
   FindOrAdd(second, series, 0);
   Cell& cell = second->cells[last_cell_];
-  if (cell.series.fields == series.fields) {
+  const bool overflow = cell.series.fields != series.fields;
+  if (!overflow) {
     cell.scalar = value;
   } else {  // the overflow series: sum
     ++counters_.overflow_scalars;
     cell.scalar = (cell.has_scalar ? cell.scalar : 0) + value;
   }
   cell.has_scalar = true;
+  return overflow;
 }
 
 void Bucketizer::AddStack(const StackSample& sample) {

@@ -48,6 +48,9 @@
 
 namespace trailmap {
 
+// The fields of a metric's overflow series.
+inline constexpr const char* kOverflowFields = "overflow=true";
+
 struct BucketizerOptions {
   // Distinct field sets per metric per second; beyond it events go to the overflow series.
   size_t max_series_per_metric = 1000;
@@ -100,8 +103,10 @@ class Bucketizer {
   void AddStack(const StackSample& sample);
 
   // Sets the value of scalar `series` at `unix_second` (last write wins; see the overflow rule
-  // above). `series.fields` must already be canonical.
-  void SetScalar(int64_t unix_second, const SeriesDef& series, double value);
+  // above). `series.fields` must already be canonical. True when the value was added to the
+  // overflow series (kOverflowFields) instead: a caller that writes running totals
+  // (agent/statsd_scalars.h) then sets that series' exact sum itself, which wins as the last write.
+  bool SetScalar(int64_t unix_second, const SeriesDef& series, double value);
 
   // Removes and returns the seconds before `second`, oldest first, at most `max_seconds` of
   // them (call again while it returns something, to keep batches within core's BatchLimits).

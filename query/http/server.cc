@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/log.h"
+#include "core/prometheus_text.h"
 #include "core/self_metrics.h"
 
 namespace trailmap {
@@ -62,6 +63,33 @@ namespace {
 constexpr std::chrono::seconds kIoTimeout{60};
 // Live streams at once (each has a thread).
 constexpr int kMaxStreams = 64;
+
+// GET /metrics: the counters of /api/self in the Prometheus text format (server.h "Self").
+HttpReply MetricsReply(const HttpServer::Impl& server) {
+  SelfReadings r;
+  const auto counter = [&r](const char* metric, const char* description, uint64_t total) {
+    AddCounter(&r, metric, "replies/s", description, total);
+  };
+  counter("trailmap.query.http.requests", "HTTP replies sent (this one included)",
+          server.requests.load() + 1);
+  counter("trailmap.query.http.unauthorized",
+          "requests refused 401 without an accepted bearer token", server.unauthorized.load());
+  counter("trailmap.query.http.client_errors", "replies with a 4xx status (the 401s included)",
+          server.client_errors.load());
+  counter("trailmap.query.http.server_errors", "replies with a 5xx status",
+          server.server_errors.load());
+  AddGauge(&r, "trailmap.query.uptime", "s", "seconds since trailmap-query started",
+           static_cast<double>(std::chrono::duration_cast<std::chrono::seconds>(
+                                   std::chrono::steady_clock::now() - server.started)
+                                   .count()));
+  if (Result<ProcessStats> p = ReadProcessStats(); p.ok()) {
+    AddProcessReadings("trailmap.query", *p, &r);
+  }
+  HttpReply reply;
+  reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  reply.body = FormatPrometheusText(r);
+  return reply;
+}
 
 // GET /api/self: the server's own counters since it started (server.h "Self").
 HttpReply SelfReply(const HttpServer::Impl& server) {
@@ -120,7 +148,8 @@ class Session : public std::enable_shared_from_this<Session> {
     std::string method(request.method_string());
     std::string target(request.target());
     const std::shared_ptr<const BearerTokens> tokens = server_->Tokens();
-    if (tokens != nullptr && target.starts_with("/api/")) {
+    const bool metrics = target == "/metrics" || target.starts_with("/metrics?");
+    if (tokens != nullptr && (target.starts_with("/api/") || metrics)) {
       const std::string authorization(request[http::field::authorization]);
       const Result<std::string> who = tokens->Admit(authorization, &target);
       if (!who.ok()) {
@@ -137,6 +166,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (target == "/api/self" || target.starts_with("/api/self?")) {
       return Write(SelfReply(*server_));  // its own counters: no fan-out, so on this thread
     }
+    if (metrics) return Write(MetricsReply(*server_));  // the same, for Prometheus
     stream_.expires_never();  // the work takes as long as its fan-out's timeout
     asio::post(server_->pool, [self = shared_from_this(), method = std::move(method),
                                target = std::move(target)]() {

@@ -9,7 +9,7 @@
 // Errors: a failing accept or a broken connection is logged and closes that connection only; an
 // exception from the handler is a 500 reply, never the end of the server.
 //
-// Access: with `tokens`, every /api/ request needs a bearer token (query/http/tokens.h); one
+// Access: with `tokens`, every /api/ request (and /metrics) needs a bearer token (query/http/tokens.h); one
 // without a token it accepts gets 401 with a body saying what to send, and is counted
 // (unauthorized(), and GET /api/self). The page's files are served to anyone: they hold no data, and the page asks
 // for the token. Without `tokens` the API is open, so Listen refuses an address that is not
@@ -21,6 +21,14 @@
 // (5xx), "process": {"rss_bytes", "fds", "user_cpu_ns", "system_cpu_ns"}}. Chosen over
 // publishing trailmap.query.* into the store as the aggregators and agents do: that would need
 // an ingest key on the query node, which should hold no more than the query right.
+//
+// Prometheus: GET /metrics answers the same counters in the text exposition format 0.0.4
+// (core/prometheus_text.h): trailmap_query_http_{requests,unauthorized,client_errors,
+// server_errors}_total, trailmap_query_uptime_seconds, trailmap_query_process_{rss_bytes,fds,
+// cpu_seconds_total{mode}}. On this listener, not a port of its own, and behind the token when
+// there are tokens, like /api/self: it tells the same things, and Prometheus sends a bearer token
+// itself (`authorization: {credentials_file: ...}` in a scrape config, README "Prometheus").
+// Without tokens (loopback, or --insecure-no-auth) it is open like the rest.
 #pragma once
 
 #include <cstdint>

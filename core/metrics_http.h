@@ -1,4 +1,6 @@
-// MetricsHttpServer: the agent's self-metrics for a Prometheus scrape (issue 13).
+// MetricsHttpServer: a daemon's self-metrics for a Prometheus scrape (issue 13): the agent's
+// `--metrics` and the aggregator's. (trailmap-query answers GET /metrics on its own HTTP server,
+// query/http/server.h.)
 //
 //   GET /metrics   200, "text/plain; version=0.0.4", FormatPrometheusText (core/prometheus_text.h)
 //                  of the readings `read` returns at the time of the request
@@ -8,8 +10,9 @@
 // One thread runs every connection (Boost.Asio, Beast), each with a 5 s deadline per read and
 // write, so a client that connects and sends nothing holds its own connection only. A request
 // larger than 8 KiB is refused (431). Start() binds and starts the thread; the destructor stops
-// and joins it. `read` is called on that thread: it must be thread-safe against the agent's
-// other threads (AgentSelfMetrics' parts all are: they read their counters under their locks).
+// and joins it. `read` is called on that thread: it must be thread-safe against the daemon's
+// other threads (the agent's and the aggregator's parts all are: they read their counters under
+// their locks or atomically).
 // No exception leaves a handler: an unexpected one closes that connection and is logged.
 #pragma once
 
@@ -51,6 +54,7 @@ struct HttpRoute {
 struct MetricsHttpOptions {
   std::string address = "127.0.0.1";  // an IP literal
   uint16_t port = 9125;               // 0 = any free port (see port())
+  std::string server = "trailmap";    // the Server header: the daemon's program name
   std::vector<HttpRoute> routes;      // served besides /metrics
 };
 
@@ -60,11 +64,17 @@ class MetricsHttpServer {
   // `read` serves no /metrics (404), only the routes.
   static Result<std::unique_ptr<MetricsHttpServer>> Start(MetricsHttpOptions options,
                                                           std::function<SelfReadings()> read);
+  // The same, serving the exposition text `text` returns (readings with latency histograms:
+  // FormatPrometheusText's second argument). Called like `read`; empty like an empty `read`.
+  static Result<std::unique_ptr<MetricsHttpServer>> StartText(MetricsHttpOptions options,
+                                                              std::function<std::string()> text);
   ~MetricsHttpServer();
   MetricsHttpServer(const MetricsHttpServer&) = delete;
   MetricsHttpServer& operator=(const MetricsHttpServer&) = delete;
 
   uint16_t port() const;  // the bound port
+  // "http://127.0.0.1:9125/metrics" ("http://[::1]:9125/metrics"), with the bound port.
+  std::string url() const;
 
  private:
   struct Impl;

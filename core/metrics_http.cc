@@ -1,4 +1,4 @@
-#include "agent/metrics_http.h"
+#include "core/metrics_http.h"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -41,9 +41,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
  public:
-  Connection(tcp::socket socket, const std::function<SelfReadings()>* read,
-             const std::vector<HttpRoute>* routes)
-      : stream_(std::move(socket)), read_(read), routes_(routes) {}
+  Connection(tcp::socket socket, const MetricsHttpOptions* options,
+             const std::function<std::string()>* text)
+      : stream_(std::move(socket)), options_(options), text_(text) {}
 
   // Reads the header first, so a route's body limit applies before its body is read.
   void Read() {
@@ -60,7 +60,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (ec) return OnRead(ec);
     const std::string_view target = View(parser_->get().target());
     const std::string_view path = target.substr(0, target.find('?'));
-    for (const HttpRoute& route : *routes_) {
+    for (const HttpRoute& route : options_->routes) {
       if (route.path == path) route_ = &route;
     }
     if (route_ != nullptr) {
@@ -110,7 +110,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return Write(static_cast<http::status>(answer.status), keep_alive, answer.content_type,
                    answer.body, request.version());
     }
-    if (!*read_) {
+    if (!*text_) {
       return Write(http::status::not_found, keep_alive, "text/plain", "not found\n",
                    request.version());
     }
@@ -123,13 +123,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
                    "method not allowed: GET /metrics\n", request.version());
     }
     Write(http::status::ok, keep_alive, "text/plain; version=0.0.4; charset=utf-8",
-          FormatPrometheusText((*read_)()), request.version());
+          (*text_)(), request.version());
   }
 
   void Write(http::status status, bool keep_alive, std::string_view content_type, std::string body,
              unsigned version) {
     auto response = std::make_shared<http::response<http::string_body>>(status, version);
-    response->set(http::field::server, "trailmap-agent");
+    response->set(http::field::server, options_->server);
     response->set(http::field::content_type,
                   beast::string_view(content_type.data(), content_type.size()));
     response->keep_alive(keep_alive);
@@ -153,28 +153,28 @@ class Connection : public std::enable_shared_from_this<Connection> {
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
-  const std::function<SelfReadings()>* read_;  // owned by the server, which outlives this
-  const std::vector<HttpRoute>* routes_;       // likewise
+  const MetricsHttpOptions* options_;         // owned by the server, which outlives this
+  const std::function<std::string()>* text_;  // the same; empty: no /metrics
   const HttpRoute* route_ = nullptr;           // the current request's, if any
 };
 
 }  // namespace
 
 struct MetricsHttpServer::Impl {
-  Impl(MetricsHttpOptions o, std::function<SelfReadings()> r)
-      : options(std::move(o)), read(std::move(r)), acceptor(io) {}
+  Impl(MetricsHttpOptions o, std::function<std::string()> t)
+      : options(std::move(o)), text(std::move(t)), acceptor(io) {}
 
   void Accept() {
     acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
       // `this` outlives the acceptor: the destructor stops io first.
       if (ec == asio::error::operation_aborted) return;
-      if (!ec) std::make_shared<Connection>(std::move(socket), &read, &options.routes)->Read();
+      if (!ec) std::make_shared<Connection>(std::move(socket), &options, &text)->Read();
       Accept();
     });
   }
 
   MetricsHttpOptions options;
-  std::function<SelfReadings()> read;
+  std::function<std::string()> text;
   asio::io_context io;
   tcp::acceptor acceptor;
   std::thread thread;
@@ -182,8 +182,15 @@ struct MetricsHttpServer::Impl {
 
 Result<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::Start(
     MetricsHttpOptions options, std::function<SelfReadings()> read) {
+  std::function<std::string()> text;  // empty: no /metrics, only the routes
+  if (read) text = [read = std::move(read)] { return FormatPrometheusText(read()); };
+  return StartText(std::move(options), std::move(text));
+}
+
+Result<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::StartText(
+    MetricsHttpOptions options, std::function<std::string()> text) {
   const std::string where = options.address + ":" + std::to_string(options.port);
-  auto impl = std::make_unique<Impl>(std::move(options), std::move(read));
+  auto impl = std::make_unique<Impl>(std::move(options), std::move(text));
   beast::error_code error;
   const asio::ip::address address = asio::ip::make_address(impl->options.address, error);
   if (error) {
@@ -221,6 +228,12 @@ MetricsHttpServer::~MetricsHttpServer() {
 uint16_t MetricsHttpServer::port() const {
   beast::error_code error;
   return impl_->acceptor.local_endpoint(error).port();
+}
+
+std::string MetricsHttpServer::url() const {
+  const std::string& host = impl_->options.address;
+  return "http://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
+         std::to_string(port()) + "/metrics";
 }
 
 }  // namespace trailmap
