@@ -51,8 +51,8 @@ struct ColumnsSvgOptions {
 };
 std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& options = {});
 
-// The same layout as a PNG (query/draw/raster.h: a built-in bitmap font, so the pixels do not depend
-// on installed fonts). Fails only if the PNG cannot be encoded.
+// The same layout as a PNG (query/draw/raster.h; text in DejaVu Sans, query/draw/font.h). Fails if
+// the font is missing (the error names its package) or the PNG cannot be encoded.
 Result<std::string> RenderColumnsPng(const ColumnsView& view,
                                      const ColumnsSvgOptions& options = {});
 

@@ -15,27 +15,28 @@ namespace {
 
 constexpr int kLeft = kColumnsPngMargins.left;  // room for value labels
 constexpr int kTop = kColumnsPngMargins.top;
-constexpr int kLabelGap = 11;  // a rotated name is 10 px wide
+constexpr int kLabelGap = 12;  // px between host names (11 px text, turned), as in the SVG
 constexpr size_t kLabelChars = 24;
 constexpr Rgb kInk{34, 34, 34};
 constexpr Rgb kGrey{85, 85, 85};
 constexpr Rgb kFrame{153, 153, 153};
 constexpr Rgb kWarn{160, 48, 0};
 
-// Draws `text` reading upwards with its right end at (x, y_top) ... i.e. the text's start at
-// the bottom: the glyphs are drawn on a small canvas and copied turned 90° counter-clockwise, so
-// the name's first letter sits at y_top + width and its last at y_top.
+// Draws `text` reading upwards in kSmallFont (as the SVG's 11 px names), its start at the bottom:
+// the glyphs are drawn black on a white strip whose darkness is then the coverage of `color`,
+// blended in turned 90° counter-clockwise, so the name's first letter sits at y_top + width
+// and its last at y_top. x is the left edge of the turned text (the top of its letters).
 void UpwardText(Canvas* canvas, int x, int y_top, std::string_view text, Rgb color) {
-  const int w = Canvas::TextWidth(text);
-  constexpr int kH = 10;
-  Canvas strip(w, kH);
-  strip.Text(0, 8, text, color);
-  for (int sy = 0; sy < kH; ++sy) {
+  const int w = Canvas::TextWidth(text, kSmallFont);
+  const int ascent = FontAscent(kSmallFont);
+  const int h = ascent + FontDescent(kSmallFont);
+  constexpr Rgb kPaper{255, 255, 255};
+  Canvas strip(w, h, kPaper);
+  strip.Text(0, ascent, text, Rgb{0, 0, 0}, TextAlign::kLeft, kSmallFont);
+  for (int sy = 0; sy < h; ++sy) {
     for (int sx = 0; sx < w; ++sx) {
-      const Rgb c = strip.At(sx, sy);
-      if (c == Rgb{}) continue;
       // (sx, sy) turns to (x + sy, y_top + w - 1 - sx): reading bottom to top.
-      canvas->Set(x + sy, y_top + w - 1 - sx, c);
+      canvas->Blend(x + sy, y_top + w - 1 - sx, color, 255 - strip.At(sx, sy).r);
     }
   }
 }
@@ -51,7 +52,8 @@ Result<std::string> RenderColumnsPng(const ColumnsView& view, const ColumnsSvgOp
   const uint32_t every = LabelEvery(cell_w, kLabelGap);
   int labels_h = 0;
   for (uint32_t c = 0; c < grid.columns; c += every) {
-    labels_h = std::max(labels_h, Canvas::TextWidth(view.hosts[c].host.substr(0, kLabelChars)));
+    labels_h = std::max(labels_h,
+                        Canvas::TextWidth(view.hosts[c].host.substr(0, kLabelChars), kSmallFont));
   }
   labels_h += 10;
   const int legend_y = bottom + labels_h + 26;
@@ -59,7 +61,7 @@ Result<std::string> RenderColumnsPng(const ColumnsView& view, const ColumnsSvgOp
   const int height = legend_y + (view.missing_shards.empty() ? 30 : 48);
 
   Canvas canvas(width, height);
-  canvas.Text(kLeft, 22, ColumnsTitle(view), kInk, TextAlign::kLeft, 2);
+  canvas.Text(kLeft, 22, ColumnsTitle(view), kInk, TextAlign::kLeft, kTitleFont);
   canvas.Text(kLeft, 40, ColumnsSubtitle(view), kGrey);
   if (const std::string not_drawn = HeatmapNotDrawn(grid); !not_drawn.empty()) {
     canvas.Text(kLeft, 54, not_drawn, kWarn);
@@ -87,7 +89,8 @@ Result<std::string> RenderColumnsPng(const ColumnsView& view, const ColumnsSvgOp
   for (uint32_t c = 0; c < grid.columns; c += every) {
     const int x = kLeft + static_cast<int>(c) * cell_w + cell_w / 2;
     canvas.Line(x, bottom + 1, x, bottom + 3, kGrey);
-    UpwardText(&canvas, x - 4, bottom + 6, view.hosts[c].host.substr(0, kLabelChars), kInk);
+    UpwardText(&canvas, x - FontAscent(kSmallFont) + 3, bottom + 6,
+               view.hosts[c].host.substr(0, kLabelChars), kInk);
   }
   std::string caption = "hosts, sorted by " + std::string(ColumnsSortName(view.sort));
   caption += view.reverse ? ", reversed" : "";

@@ -41,7 +41,7 @@ Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options) {
   Canvas canvas(width, height, Rgb{});
 
   // Title: the first line twice the size.
-  canvas.Text(left, 24, HeatmapTitle(view), kText, TextAlign::kLeft, 2);
+  canvas.Text(left, 24, HeatmapTitle(view), kText, TextAlign::kLeft, kTitleFont);
   canvas.Text(left, 44, HeatmapSubtitle(view), kMuted);
   if (const std::string not_drawn = HeatmapNotDrawn(view); !not_drawn.empty()) {
     canvas.Text(left, 60, not_drawn, kWarn);
@@ -105,15 +105,17 @@ Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options) {
   // row otherwise), and of the visible range.
   if (options.side_panel) {
     canvas.FillRect(0, kTop - 1, panel - 8, plot_h + 2, kPanelFill);
-    canvas.Text(4, kTop - 6, RateHeading(view.kind), kMuted);
+    canvas.Text(4, kTop - 6, RateHeading(view.kind), kMuted, TextAlign::kLeft, kSmallFont);
     const std::vector<double> rates = RowEventsPerSecond(view);
     const int every = std::max(1, (11 + cell_h - 1) / cell_h);
     for (uint32_t r = 0; r < view.rows; r += every) {
       const int y_mid = bottom - static_cast<int>(r) * cell_h - cell_h / 2;
-      canvas.Text(panel - 12, y_mid + 3, FormatRate(rates[r]), kText, TextAlign::kRight);
+      canvas.Text(panel - 12, y_mid + 4, FormatRate(rates[r]), kText, TextAlign::kRight,
+                  kSmallFont);
     }
-    canvas.Text(4, bottom + 18, "range avg:", kMuted);
-    canvas.Text(4, bottom + 30, FormatRate(RangeEventsPerSecond(view)) + RateSuffix(view.kind), kText);
+    canvas.Text(4, bottom + 18, "range avg:", kMuted, TextAlign::kLeft, kSmallFont);
+    canvas.Text(4, bottom + 32, FormatRate(RangeEventsPerSecond(view)) + RateSuffix(view.kind),
+                kText, TextAlign::kLeft, kSmallFont);
   }
 
   // Legend.

@@ -202,7 +202,7 @@ std::string RenderLineSvg(const LineView& view, const LineStyle& style) {
 Canvas DrawLine(const LineView& view, const LineStyle& style) {
   const LineLayout l = LayoutLine(view, style);
   Canvas canvas(l.width, l.height);
-  canvas.Text(l.left, 20, Title(view), kInk, TextAlign::kLeft, 2);
+  canvas.Text(l.left, 20, Title(view), kInk, TextAlign::kLeft, kTitleFont);
   canvas.Text(l.left, 40, Subtitle(view), Rgb{102, 102, 102});
   for (double v : ValueTicks(l.top_value, 5, view.unit)) {
     const int y = static_cast<int>(std::lround(l.Y(v)));
