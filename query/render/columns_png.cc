@@ -13,10 +13,8 @@
 namespace trailmap {
 namespace {
 
-constexpr int kLeft = kColumnsPngMargins.left;  // room for value labels
-constexpr int kTop = kColumnsPngMargins.top;
-constexpr int kLabelGap = 12;  // px between host names (11 px text, turned), as in the SVG
-constexpr size_t kLabelChars = 24;
+constexpr int kLeft = kColumnsMargins.left;  // room for value labels
+constexpr int kTop = kColumnsMargins.top;
 constexpr Rgb kInk{34, 34, 34};
 constexpr Rgb kGrey{85, 85, 85};
 constexpr Rgb kFrame{153, 153, 153};
@@ -45,26 +43,20 @@ void UpwardText(Canvas* canvas, int x, int y_top, std::string_view text, Rgb col
 
 Result<std::string> RenderColumnsPng(const ColumnsView& view, const ColumnsSvgOptions& options) {
   const HeatmapView& grid = view.grid;
-  const GridLayout l = LayoutGrid(grid.rows, grid.columns, options.plot_width,
-                                  options.plot_height, kColumnsPngMargins);
+  const ColumnsLayout layout = LayoutColumns(view, options);
+  const GridLayout& l = layout.grid;
   const int cell_w = l.cell_w, cell_h = l.cell_h, plot_w = l.plot_w, plot_h = l.plot_h;
   const int bottom = l.bottom();
-  const uint32_t every = LabelEvery(cell_w, kLabelGap);
-  int labels_h = 0;
-  for (uint32_t c = 0; c < grid.columns; c += every) {
-    labels_h = std::max(labels_h,
-                        Canvas::TextWidth(view.hosts[c].host.substr(0, kLabelChars), kSmallFont));
-  }
-  labels_h += 10;
-  const int legend_y = bottom + labels_h + 26;
-  const int width = l.width;
-  const int height = legend_y + (view.missing_shards.empty() ? 30 : 48);
+  const uint32_t every = layout.label_every;
+  const int legend_y = layout.legend_y;
+  const int width = layout.width;
+  const int height = layout.height;
 
   Canvas canvas(width, height);
-  canvas.Text(kLeft, 22, ColumnsTitle(view), kInk, TextAlign::kLeft, kTitleFont);
-  canvas.Text(kLeft, 40, ColumnsSubtitle(view), kGrey);
+  canvas.Text(kLeft, 24, ColumnsTitle(view), kInk, TextAlign::kLeft, kTitleFont);
+  canvas.Text(kLeft, 44, ColumnsSubtitle(view), kGrey);
   if (const std::string not_drawn = HeatmapNotDrawn(grid); !not_drawn.empty()) {
-    canvas.Text(kLeft, 54, not_drawn, kWarn);
+    canvas.Text(kLeft, 62, not_drawn, kWarn);
   }
 
   for (uint32_t c = 0; c < grid.columns; ++c) {
@@ -81,21 +73,19 @@ Result<std::string> RenderColumnsPng(const ColumnsView& view, const ColumnsSvgOp
   const double span = static_cast<double>(grid.ymax - grid.ymin);
   for (double v : ValueTicks(span, std::max(2, std::min(8, plot_h / 50)), view.unit)) {
     const int y = bottom - static_cast<int>(v / span * plot_h + 0.5);
-    canvas.Line(kLeft - 6, y, kLeft - 2, y, kGrey);
-    canvas.Text(kLeft - 9, y + 4, FormatQuantity(static_cast<double>(grid.ymin) + v, view.unit),
+    canvas.Line(kLeft - 5, y, kLeft - 1, y, kGrey);
+    canvas.Text(kLeft - 8, y + 4, FormatQuantity(static_cast<double>(grid.ymin) + v, view.unit),
                 kInk, TextAlign::kRight);
   }
 
   for (uint32_t c = 0; c < grid.columns; c += every) {
     const int x = kLeft + static_cast<int>(c) * cell_w + cell_w / 2;
     canvas.Line(x, bottom + 1, x, bottom + 3, kGrey);
-    UpwardText(&canvas, x - FontAscent(kSmallFont) + 3, bottom + 6,
-               view.hosts[c].host.substr(0, kLabelChars), kInk);
+    UpwardText(&canvas, x - FontAscent(kSmallFont) + 3, bottom + 6, ColumnLabel(view.hosts[c].host),
+               kInk);
   }
-  std::string caption = "hosts, sorted by " + std::string(ColumnsSortName(view.sort));
-  caption += view.reverse ? ", reversed" : "";
-  if (every > 1) caption += "; every " + Ordinal(every) + " named";
-  canvas.Text(kLeft + plot_w, bottom + labels_h + 12, caption, kGrey, TextAlign::kRight);
+  canvas.Text(kLeft + plot_w, layout.caption_y, ColumnsCaption(view, every), kGrey,
+              TextAlign::kRight);
 
   canvas.Text(kLeft, legend_y + 11, "fewer", kGrey);
   const int ramp_x = kLeft + 40;
@@ -105,9 +95,10 @@ Result<std::string> RenderColumnsPng(const ColumnsView& view, const ColumnsSvgOp
   canvas.Text(ramp_x + (kShadeLevels - 1) * 8 + 6, legend_y + 11,
               "more  (" + ShadingLegend(view) + ")", kGrey);
   if (!view.missing_shards.empty()) {
-    std::string missing = "partial: shards missing:";
-    for (const std::string& m : view.missing_shards) missing += " " + m + ";";
-    missing.pop_back();
+    std::string missing = "partial: shards missing: ";
+    for (size_t i = 0; i < view.missing_shards.size(); ++i) {
+      missing += (i > 0 ? "; " : "") + view.missing_shards[i];
+    }
     canvas.Text(kLeft, legend_y + 34, missing, Rgb{176, 0, 0});
   }
   return canvas.EncodePng();
