@@ -85,6 +85,24 @@ double LineView::Top() const {
   return top;
 }
 
+double LineView::Bottom() const {
+  double bottom = 0;
+  if (stacked) {
+    for (uint32_t c = 0; c < columns; ++c) {
+      double total = 0;
+      for (const LineSeries& s : series) total += std::isnan(s.values[c]) ? 0 : s.values[c];
+      bottom = std::min(bottom, total);
+    }
+  } else {
+    for (const LineSeries& s : series) {
+      for (double v : s.values) {
+        if (!std::isnan(v)) bottom = std::min(bottom, v);
+      }
+    }
+  }
+  return bottom;
+}
+
 Result<SummaryGrid> MergeSummaries(const HistogramQuery& query, const std::vector<Answer>& answers) {
   SummaryGrid grid;
   grid.metric = query.metric;
