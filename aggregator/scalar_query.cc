@@ -79,9 +79,10 @@ Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db,
                                 std::to_string(key.host) + ", series " +
                                 std::to_string(key.series) + ": " + value.status().message());
     }
-    if (!std::isfinite(*value) || *value < 0 || !where->ValueMatches(*value)) continue;
+    if (!std::isfinite(*value) || !where->ValueMatches(*value)) continue;
+    // A histogram holds whole non-negative steps; summaries hold any finite value.
     const double fixed = std::round(*value / step);
-    if (fixed >= 18446744073709551616.0) continue;
+    if (!query.summaries && (*value < 0 || fixed >= 18446744073709551616.0)) continue;
     const uint32_t group = grouping.GroupOf(key.host, key.series);
     const uint64_t column =
         (static_cast<uint64_t>(key.second) - static_cast<uint64_t>(query.from)) / query.step;

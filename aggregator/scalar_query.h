@@ -10,7 +10,7 @@
 // Histograms hold integers, so a value is stored in fixed point: value / ScalarStep(unit),
 // rounded (core/units.h; 0.01 for "%", 1 for bytes and byte rates, 0.001 otherwise), and the
 // answer's unit names the step ("0.01%"), which Format/ParseQuantity understand. Values that are
-// negative or not finite cannot be held and are skipped (the proc source emits neither).
+// negative or not finite cannot be held in a histogram and are skipped there.
 //
 // A comparison on the value in `where` (`value > 50%`) keeps or drops individual host-second
 // values, compared with their fraction (Predicate::ValueMatches); every other comparison selects
@@ -18,6 +18,8 @@
 //
 // With query.summaries the answer holds a CellSummary per cell instead (count, sum, min, max of
 // the raw values, exact, in the metric's own unit; the answer's unit is then metric.unit).
+// Summaries keep negative values (a statsd gauge, a counter's rate that went down): the line
+// chart draws them below a zero line. Values that are not finite are skipped in both forms.
 //
 // One range scan of the `scalar` column family over [metric|from, metric|to), on the calling
 // thread (an 8-byte value decodes in nanoseconds; 1,000 hosts × 10 minutes is 600,000 keys).

@@ -35,7 +35,8 @@ class ScalarQueryTest : public ::testing::Test {
     store_ = testing::OpenTestStore(dir_.path());
     ASSERT_NE(store_, nullptr);
     // web-1: user 12.34% and system 1.5% in seconds 0..3; web-2 (role=web): user 80% in 0..1 and
-    // 90.5% in 2; db-1 (role=db): user 50% in second 0 and a negative (unstorable) value in 1.
+    // 90.5% in 2; db-1 (role=db): user 50% in second 0 and a negative value in 1 (kept by
+    // summaries, not by histograms).
     Add("web-1", "web",
         {{0, 0, 12.34},
          {1, 0, 12.34},
@@ -138,7 +139,15 @@ TEST_F(ScalarQueryTest, SummariesAreExactInTheMetricsUnit) {
   EXPECT_DOUBLE_EQ(web1.min, 1.5);
   EXPECT_DOUBLE_EQ(web1.max, 12.34);
   EXPECT_DOUBLE_EQ(a.summaries[2].sum, 80 + 80 + 90.5);
-  EXPECT_EQ(a.summaries[0].count, 1u);  // db-1's -1 is not a value
+  // db-1's -1 is kept (issue 13: negative gauges are drawn below a zero line).
+  const CellSummary& db1 = a.summaries[0];
+  EXPECT_EQ(db1.count, 2u);
+  EXPECT_DOUBLE_EQ(db1.sum, 49);
+  EXPECT_DOUBLE_EQ(db1.min, -1);
+  EXPECT_DOUBLE_EQ(db1.max, 50);
+  // A histogram cannot hold it: the same cell as a histogram has the one value.
+  const HistogramAnswer h = Query({.step = 4, .group_by = "host"});
+  EXPECT_EQ(Cells(h).substr(0, Cells(h).find(' ')), "0/db-1=1[5000..5000]");
 }
 
 TEST_F(ScalarQueryTest, DescriptionsAreKeptAndSurviveReopen) {

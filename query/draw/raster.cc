@@ -9,40 +9,6 @@
 namespace trailmap {
 namespace {
 
-// One UTF-8 code point from *text (advancing it); a malformed byte decodes as U+FFFD.
-char32_t NextCodePoint(std::string_view* text) {
-  const auto b0 = static_cast<unsigned char>(text->front());
-  int extra = b0 < 0x80             ? 0
-              : (b0 & 0xE0) == 0xC0 ? 1
-              : (b0 & 0xF0) == 0xE0 ? 2
-              : (b0 & 0xF8) == 0xF0 ? 3
-                                    : -1;
-  if (extra < 0 || text->size() < static_cast<size_t>(extra) + 1) {
-    text->remove_prefix(1);
-    return 0xFFFD;
-  }
-  char32_t cp = extra == 0 ? b0 : b0 & (0x3F >> extra);
-  for (int i = 1; i <= extra; ++i) {
-    const auto b = static_cast<unsigned char>((*text)[i]);
-    if ((b & 0xC0) != 0x80) {
-      text->remove_prefix(1);
-      return 0xFFFD;
-    }
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  text->remove_prefix(extra + 1);
-  return cp;
-}
-
-size_t CodePoints(std::string_view text) {
-  size_t n = 0;
-  while (!text.empty()) {
-    NextCodePoint(&text);
-    ++n;
-  }
-  return n;
-}
-
 // libpng reports errors by calling this; it must not return. The message is kept for the caller
 // and control goes back to the setjmp in EncodePng / DecodePng.
 void OnPngError(png_structp png, png_const_charp message) {
@@ -96,6 +62,16 @@ void Canvas::Set(int x, int y, Rgb color) {
   p[2] = color.b;
 }
 
+void Canvas::Blend(int x, int y, Rgb color, int alpha) {
+  if (x < 0 || y < 0 || x >= width_ || y >= height_ || alpha <= 0) return;
+  const int a = std::min(alpha, 255);
+  uint8_t* p = &pixels_[(size_t{3} * y * width_) + size_t{3} * x];
+  // Coverage blends the ink over what is there (in sRGB values, as most renderers do).
+  p[0] = static_cast<uint8_t>((p[0] * (255 - a) + color.r * a + 127) / 255);
+  p[1] = static_cast<uint8_t>((p[1] * (255 - a) + color.g * a + 127) / 255);
+  p[2] = static_cast<uint8_t>((p[2] * (255 - a) + color.b * a + 127) / 255);
+}
+
 void Canvas::FillRect(int x, int y, int w, int h, Rgb color) {
   const int x0 = std::max(x, 0), x1 = std::min(x + std::max(w, 0), width_);
   const int y0 = std::max(y, 0), y1 = std::min(y + std::max(h, 0), height_);
@@ -147,38 +123,51 @@ void Canvas::Line(int x0, int y0, int x1, int y1, Rgb color, int thickness) {
   }
 }
 
-int Canvas::TextWidth(std::string_view text, int scale) {
-  const size_t n = CodePoints(text);
-  // 6 px a character, without the blank column after the last one.
-  return n == 0 ? 0 : static_cast<int>(n * 6 - 1) * std::max(scale, 1);
+int Canvas::TextWidth(std::string_view text, FontStyle font) {
+  int w = 0;
+  while (!text.empty()) w += GlyphOf(NextCodePoint(&text), font).advance;
+  return w;
 }
 
-void Canvas::Text(int x, int y, std::string_view text, Rgb color, TextAlign align, int scale) {
-  scale = std::max(scale, 1);
-  const int w = TextWidth(text, scale);
+void Canvas::Text(int x, int y, std::string_view text, Rgb color, TextAlign align, FontStyle font) {
+  drew_text_ = true;
+  const int w = TextWidth(text, font);
   int pen = align == TextAlign::kLeft ? x : align == TextAlign::kCenter ? x - w / 2 : x - w;
-  const int top = y - 6 * scale;
   // Left-aligned text that would run past the right edge (a long title or predicate) ends in
-  // "..." inside it, so what is cut is seen to be cut.
-  size_t fit = SIZE_MAX;
+  // "..." inside it, so what is cut is seen to be cut: the longest prefix that leaves room for
+  // the dots.
+  std::string cut;
   if (align == TextAlign::kLeft && pen + w > width_) {
-    const int room = (width_ - pen + scale) / (6 * scale);  // characters that fit
-    fit = room > 3 ? static_cast<size_t>(room - 3) : 0;
-  }
-  for (size_t drawn = 0; !text.empty(); ++drawn) {
-    if (drawn == fit) text = "...";
-    const uint8_t* rows = GlyphRows(NextCodePoint(&text));
-    for (int r = 0; r < 8; ++r) {
-      for (int c = 0; c < 5; ++c) {
-        if (rows[r] & (0x10 >> c)) FillRect(pen + c * scale, top + r * scale, scale, scale, color);
-      }
+    const int room = width_ - pen - TextWidth("...", font);
+    std::string_view rest = text;
+    int used = 0;
+    while (!rest.empty()) {
+      std::string_view next = rest;
+      const int advance = GlyphOf(NextCodePoint(&next), font).advance;
+      if (used + advance > room) break;
+      used += advance;
+      rest = next;
     }
-    pen += 6 * scale;
+    cut.assign(text.substr(0, text.size() - rest.size()));
+    cut += "...";
+    text = cut;
+  }
+  while (!text.empty()) {
+    const Glyph& g = GlyphOf(NextCodePoint(&text), font);
+    const int gx = pen + g.left, gy = y - g.top;
+    for (int r = 0; r < g.rows; ++r) {
+      const uint8_t* coverage = &g.coverage[static_cast<size_t>(r) * g.width];
+      for (int c = 0; c < g.width; ++c) Blend(gx + c, gy + r, color, coverage[c]);
+    }
+    pen += g.advance;
   }
 }
 
 Result<std::string> Canvas::EncodePng() const {
   if (width_ == 0) return Status::InvalidArgument("cannot encode an empty canvas as PNG");
+  if (drew_text_) {
+    if (Status fonts = FontsReady(); !fonts.ok()) return fonts;
+  }
   std::string out;
   std::string error;
   png_structp png =

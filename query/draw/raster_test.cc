@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace trailmap {
 namespace {
 
@@ -53,64 +55,80 @@ TEST(Canvas, LinesThinAndThick) {
             ".......\n");
 }
 
-TEST(Canvas, TextDrawsGlyphsOnTheBaseline) {
-  Canvas canvas(11, 9, kWhite);
-  canvas.Text(0, 7, "Hi", kBlack);
-  EXPECT_EQ(Picture(canvas),
-            "...........\n"
-            "#...#...#..\n"
-            "#...#......\n"
-            "#...#..##..\n"
-            "#####...#..\n"
-            "#...#...#..\n"
-            "#...#...#..\n"
-            "#...#..###.\n"
-            "...........\n");
-  EXPECT_EQ(Canvas::TextWidth("Hi"), 11);
-  EXPECT_EQ(Canvas::TextWidth("20µs"), 23);  // µ is one character
-  EXPECT_EQ(Canvas::TextWidth("ab", 2), 22);
+TEST(Canvas, TextStandsOnTheBaselineAntiAliased) {
+  // "H" at 12 px: full ink in its stems from the cap height down to the row above the baseline,
+  // nothing below the baseline, and grey (anti-aliased) pixels somewhere.
+  Canvas canvas(12, 16, kWhite);
+  canvas.Text(1, 13, "H", kBlack);
+  int ink_rows_below = 0, full = 0, grey = 0, top = 99, bottom = -1;
+  for (int y = 0; y < canvas.height(); ++y) {
+    for (int x = 0; x < canvas.width(); ++x) {
+      const Rgb c = canvas.At(x, y);
+      if (c == kWhite) continue;
+      EXPECT_EQ(c.r, c.g);  // grey levels only: black ink over white paper
+      top = std::min(top, y);
+      bottom = std::max(bottom, y);
+      if (y >= 13) ++ink_rows_below;
+      (c.r < 32 ? full : grey) += 1;
+    }
+  }
+  EXPECT_EQ(ink_rows_below, 0);
+  EXPECT_EQ(bottom, 12);   // the last row of ink is the one above the baseline
+  EXPECT_EQ(top, 13 - 9);  // DejaVu Sans' capitals are 9 px high at 12 px
+  EXPECT_GE(full, 2 * 9);  // two stems of (nearly) full ink: hinted onto whole pixels
+  EXPECT_GT(grey, 0);
+  EXPECT_EQ(Canvas::TextWidth("Hi"), Canvas::TextWidth("H") + Canvas::TextWidth("i"));
+  EXPECT_EQ(Canvas::TextWidth("H"), 9);
+  EXPECT_EQ(Canvas::TextWidth("20µs"), Canvas::TextWidth("20") + Canvas::TextWidth("µ") +
+                                           Canvas::TextWidth("s"));  // µ is one character
+  EXPECT_GT(Canvas::TextWidth("ab", kTitleFont), Canvas::TextWidth("ab"));
+}
+
+TEST(Canvas, TextBlendsOverWhatIsUnder) {
+  // Ink over a colored cell keeps the cell's color where the glyph is thin, never the paper's.
+  Canvas canvas(20, 20, kWhite);
+  canvas.FillRect(0, 0, 20, 20, kRed);
+  canvas.Text(2, 15, "o", kBlack);
+  for (int y = 0; y < 20; ++y) {
+    for (int x = 0; x < 20; ++x) {
+      const Rgb c = canvas.At(x, y);
+      EXPECT_EQ(c.g, 0);
+      EXPECT_LE(c.r, 200);
+    }
+  }
 }
 
 TEST(Canvas, TextAlignment) {
-  Canvas right(20, 10, kWhite);
-  right.Text(19, 8, "1", kBlack, TextAlign::kRight);
-  Canvas left(20, 10, kWhite);
-  left.Text(14, 8, "1", kBlack);
+  const int w = Canvas::TextWidth("17");
+  Canvas right(30, 14, kWhite);
+  right.Text(25, 12, "17", kBlack, TextAlign::kRight);
+  Canvas left(30, 14, kWhite);
+  left.Text(25 - w, 12, "17", kBlack);
   EXPECT_EQ(Picture(right), Picture(left));
-  Canvas center(20, 10, kWhite);
-  center.Text(10, 8, "1", kBlack, TextAlign::kCenter);
-  Canvas left2(20, 10, kWhite);
-  left2.Text(8, 8, "1", kBlack);
+  Canvas center(30, 14, kWhite);
+  center.Text(15, 12, "17", kBlack, TextAlign::kCenter);
+  Canvas left2(30, 14, kWhite);
+  left2.Text(15 - w / 2, 12, "17", kBlack);
   EXPECT_EQ(Picture(center), Picture(left2));
 }
 
 TEST(Canvas, TextPastTheRightEdgeEndsInDots) {
-  // 60 px hold 10 characters (6 px each but the last's blank column): 7 and "...".
-  Canvas cut(60, 10, kWhite);
-  cut.Text(0, 8, "abcdefghijklmnop", kBlack);
-  Canvas drawn(60, 10, kWhite);
-  drawn.Text(0, 8, "abcdefg...", kBlack);
+  // A canvas as wide as "abcdefg..." draws that for a longer text.
+  const int width = Canvas::TextWidth("abcdefg...");
+  ASSERT_GT(Canvas::TextWidth("abcdefgh..."), width);
+  Canvas cut(width, 16, kWhite);
+  cut.Text(0, 12, "abcdefghijklmnop", kBlack);
+  Canvas drawn(width, 16, kWhite);
+  drawn.Text(0, 12, "abcdefg...", kBlack);
   EXPECT_EQ(Picture(cut), Picture(drawn));
-  // What fits exactly (10 characters, 59 px) is drawn whole: as its two halves drawn apart.
-  Canvas whole(59, 10, kWhite);
-  whole.Text(0, 8, "abcdefghij", kBlack);
-  Canvas halves(59, 10, kWhite);
-  halves.Text(0, 8, "abcde", kBlack);
-  halves.Text(30, 8, "fghij", kBlack);
+  // What fits exactly is drawn whole: as its two halves drawn apart.
+  const int whole_width = Canvas::TextWidth("abcdefghij");
+  Canvas whole(whole_width, 16, kWhite);
+  whole.Text(0, 12, "abcdefghij", kBlack);
+  Canvas halves(whole_width, 16, kWhite);
+  halves.Text(0, 12, "abcde", kBlack);
+  halves.Text(Canvas::TextWidth("abcde"), 12, "fghij", kBlack);
   EXPECT_EQ(Picture(whole), Picture(halves));
-}
-
-TEST(Font, CoversAsciiAndMicro) {
-  // Every printable character but the space has ink; "µ" is not drawn as "?".
-  for (char32_t c = 33; c <= 126; ++c) {
-    const uint8_t* rows = GlyphRows(c);
-    int ink = 0;
-    for (int r = 0; r < 8; ++r) ink |= rows[r];
-    EXPECT_NE(ink, 0) << "no glyph for " << static_cast<int>(c);
-  }
-  EXPECT_NE(GlyphRows(0x00B5), GlyphRows('?'));
-  EXPECT_EQ(GlyphRows(0x00B5), GlyphRows(0x03BC));
-  EXPECT_EQ(GlyphRows(0x4E2D), GlyphRows('?'));
 }
 
 TEST(Png, RoundTrips) {

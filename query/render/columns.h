@@ -30,6 +30,8 @@ std::string ColumnsTitle(const ColumnsView& view);
 // "2026-11-22T16:00:00Z + 10m · 60 hosts · largest first · per-column rank shading · 1,234 events";
 // "60 of 1,000 hosts" when --limit cut some.
 std::string ColumnsSubtitle(const ColumnsView& view);
+// Under the host names: "hosts, sorted by cov, largest first; every 12th named".
+std::string ColumnsCaption(const ColumnsView& view, uint32_t label_every);
 // A host's hover text: name, events, mean and percentiles, CoV, bimodality.
 std::string HostDescription(const ColumnsView& view, uint32_t column);
 // A cell's hover text: host, value range, count.
@@ -40,19 +42,33 @@ std::string ShadingLegend(const ColumnsView& view);
 // `column_px` wide: 1 = every host.
 uint32_t LabelEvery(int column_px, int min_gap);
 
-// The plot's cells in both images (query/draw/grid_layout.h): one per host and row. The band of
-// host names below depends on each format's font, so the height is the renderer's.
-inline constexpr GridMargins kColumnsSvgMargins{84, 76, 28, 0, 1, 3, 720};
-inline constexpr GridMargins kColumnsPngMargins{70, 64, 24, 0, 1, 3, 720};
-
 struct ColumnsSvgOptions {
   int plot_width = 960;  // columns are max(1, plot_width / hosts) px wide
   int plot_height = 450;  // rows are max(3, plot_height / rows) px high
 };
+
+// Where everything of a columns image goes, one layout for SVG and PNG (both draw DejaVu Sans at
+// the same sizes, query/draw/font.h), so a cell is the same rectangle in both: the plot's cells
+// (query/draw/grid_layout.h, one per host and row), the band of host names turned under them
+// (every `label_every`-th host), the caption under the band and the shade ramp.
+inline constexpr GridMargins kColumnsMargins{84, 76, 28, 0, 1, 3, 720};
+inline constexpr int kColumnsLabelGap = 12;       // px between host names (11 px text, turned)
+inline constexpr size_t kColumnsLabelChars = 24;  // longer names end in "…"
+struct ColumnsLayout {
+  GridLayout grid;
+  uint32_t label_every = 1;
+  int labels_h = 0;   // the band of names below the plot
+  int caption_y = 0;  // baseline of "hosts, sorted by ..."
+  int legend_y = 0;   // top of the shade ramp
+  int width = 0, height = 0;
+};
+ColumnsLayout LayoutColumns(const ColumnsView& view, const ColumnsSvgOptions& options = {});
+// A host's name as it is drawn under its column: at most kColumnsLabelChars characters.
+std::string ColumnLabel(const std::string& host);
 std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& options = {});
 
-// The same layout as a PNG (query/draw/raster.h: a built-in bitmap font, so the pixels do not depend
-// on installed fonts). Fails only if the PNG cannot be encoded.
+// The same layout as a PNG (query/draw/raster.h; text in DejaVu Sans, query/draw/font.h). Fails if
+// the font is missing (the error names its package) or the PNG cannot be encoded.
 Result<std::string> RenderColumnsPng(const ColumnsView& view,
                                      const ColumnsSvgOptions& options = {});
 

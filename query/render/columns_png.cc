@@ -13,29 +13,28 @@
 namespace trailmap {
 namespace {
 
-constexpr int kLeft = kColumnsPngMargins.left;  // room for value labels
-constexpr int kTop = kColumnsPngMargins.top;
-constexpr int kLabelGap = 11;  // a rotated name is 10 px wide
-constexpr size_t kLabelChars = 24;
+constexpr int kLeft = kColumnsMargins.left;  // room for value labels
+constexpr int kTop = kColumnsMargins.top;
 constexpr Rgb kInk{34, 34, 34};
 constexpr Rgb kGrey{85, 85, 85};
 constexpr Rgb kFrame{153, 153, 153};
 constexpr Rgb kWarn{160, 48, 0};
 
-// Draws `text` reading upwards with its right end at (x, y_top) ... i.e. the text's start at
-// the bottom: the glyphs are drawn on a small canvas and copied turned 90° counter-clockwise, so
-// the name's first letter sits at y_top + width and its last at y_top.
+// Draws `text` reading upwards in kSmallFont (as the SVG's 11 px names), its start at the bottom:
+// the glyphs are drawn black on a white strip whose darkness is then the coverage of `color`,
+// blended in turned 90° counter-clockwise, so the name's first letter sits at y_top + width
+// and its last at y_top. x is the left edge of the turned text (the top of its letters).
 void UpwardText(Canvas* canvas, int x, int y_top, std::string_view text, Rgb color) {
-  const int w = Canvas::TextWidth(text);
-  constexpr int kH = 10;
-  Canvas strip(w, kH);
-  strip.Text(0, 8, text, color);
-  for (int sy = 0; sy < kH; ++sy) {
+  const int w = Canvas::TextWidth(text, kSmallFont);
+  const int ascent = FontAscent(kSmallFont);
+  const int h = ascent + FontDescent(kSmallFont);
+  constexpr Rgb kPaper{255, 255, 255};
+  Canvas strip(w, h, kPaper);
+  strip.Text(0, ascent, text, Rgb{0, 0, 0}, TextAlign::kLeft, kSmallFont);
+  for (int sy = 0; sy < h; ++sy) {
     for (int sx = 0; sx < w; ++sx) {
-      const Rgb c = strip.At(sx, sy);
-      if (c == Rgb{}) continue;
       // (sx, sy) turns to (x + sy, y_top + w - 1 - sx): reading bottom to top.
-      canvas->Set(x + sy, y_top + w - 1 - sx, c);
+      canvas->Blend(x + sy, y_top + w - 1 - sx, color, 255 - strip.At(sx, sy).r);
     }
   }
 }
@@ -44,25 +43,20 @@ void UpwardText(Canvas* canvas, int x, int y_top, std::string_view text, Rgb col
 
 Result<std::string> RenderColumnsPng(const ColumnsView& view, const ColumnsSvgOptions& options) {
   const HeatmapView& grid = view.grid;
-  const GridLayout l = LayoutGrid(grid.rows, grid.columns, options.plot_width,
-                                  options.plot_height, kColumnsPngMargins);
+  const ColumnsLayout layout = LayoutColumns(view, options);
+  const GridLayout& l = layout.grid;
   const int cell_w = l.cell_w, cell_h = l.cell_h, plot_w = l.plot_w, plot_h = l.plot_h;
   const int bottom = l.bottom();
-  const uint32_t every = LabelEvery(cell_w, kLabelGap);
-  int labels_h = 0;
-  for (uint32_t c = 0; c < grid.columns; c += every) {
-    labels_h = std::max(labels_h, Canvas::TextWidth(view.hosts[c].host.substr(0, kLabelChars)));
-  }
-  labels_h += 10;
-  const int legend_y = bottom + labels_h + 26;
-  const int width = l.width;
-  const int height = legend_y + (view.missing_shards.empty() ? 30 : 48);
+  const uint32_t every = layout.label_every;
+  const int legend_y = layout.legend_y;
+  const int width = layout.width;
+  const int height = layout.height;
 
   Canvas canvas(width, height);
-  canvas.Text(kLeft, 22, ColumnsTitle(view), kInk, TextAlign::kLeft, 2);
-  canvas.Text(kLeft, 40, ColumnsSubtitle(view), kGrey);
+  canvas.Text(kLeft, 24, ColumnsTitle(view), kInk, TextAlign::kLeft, kTitleFont);
+  canvas.Text(kLeft, 44, ColumnsSubtitle(view), kGrey);
   if (const std::string not_drawn = HeatmapNotDrawn(grid); !not_drawn.empty()) {
-    canvas.Text(kLeft, 54, not_drawn, kWarn);
+    canvas.Text(kLeft, 62, not_drawn, kWarn);
   }
 
   for (uint32_t c = 0; c < grid.columns; ++c) {
@@ -79,20 +73,19 @@ Result<std::string> RenderColumnsPng(const ColumnsView& view, const ColumnsSvgOp
   const double span = static_cast<double>(grid.ymax - grid.ymin);
   for (double v : ValueTicks(span, std::max(2, std::min(8, plot_h / 50)), view.unit)) {
     const int y = bottom - static_cast<int>(v / span * plot_h + 0.5);
-    canvas.Line(kLeft - 6, y, kLeft - 2, y, kGrey);
-    canvas.Text(kLeft - 9, y + 4, FormatQuantity(static_cast<double>(grid.ymin) + v, view.unit),
+    canvas.Line(kLeft - 5, y, kLeft - 1, y, kGrey);
+    canvas.Text(kLeft - 8, y + 4, FormatQuantity(static_cast<double>(grid.ymin) + v, view.unit),
                 kInk, TextAlign::kRight);
   }
 
   for (uint32_t c = 0; c < grid.columns; c += every) {
     const int x = kLeft + static_cast<int>(c) * cell_w + cell_w / 2;
     canvas.Line(x, bottom + 1, x, bottom + 3, kGrey);
-    UpwardText(&canvas, x - 4, bottom + 6, view.hosts[c].host.substr(0, kLabelChars), kInk);
+    UpwardText(&canvas, x - FontAscent(kSmallFont) + 3, bottom + 6, ColumnLabel(view.hosts[c].host),
+               kInk);
   }
-  std::string caption = "hosts, sorted by " + std::string(ColumnsSortName(view.sort));
-  caption += view.reverse ? ", reversed" : "";
-  if (every > 1) caption += "; every " + Ordinal(every) + " named";
-  canvas.Text(kLeft + plot_w, bottom + labels_h + 12, caption, kGrey, TextAlign::kRight);
+  canvas.Text(kLeft + plot_w, layout.caption_y, ColumnsCaption(view, every), kGrey,
+              TextAlign::kRight);
 
   canvas.Text(kLeft, legend_y + 11, "fewer", kGrey);
   const int ramp_x = kLeft + 40;
@@ -102,9 +95,10 @@ Result<std::string> RenderColumnsPng(const ColumnsView& view, const ColumnsSvgOp
   canvas.Text(ramp_x + (kShadeLevels - 1) * 8 + 6, legend_y + 11,
               "more  (" + ShadingLegend(view) + ")", kGrey);
   if (!view.missing_shards.empty()) {
-    std::string missing = "partial: shards missing:";
-    for (const std::string& m : view.missing_shards) missing += " " + m + ";";
-    missing.pop_back();
+    std::string missing = "partial: shards missing: ";
+    for (size_t i = 0; i < view.missing_shards.size(); ++i) {
+      missing += (i > 0 ? "; " : "") + view.missing_shards[i];
+    }
     canvas.Text(kLeft, legend_y + 34, missing, Rgb{176, 0, 0});
   }
   return canvas.EncodePng();

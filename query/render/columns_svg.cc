@@ -13,14 +13,8 @@
 namespace trailmap {
 namespace {
 
-constexpr int kLeft = kColumnsSvgMargins.left;  // room for value labels
-constexpr int kTop = kColumnsSvgMargins.top;    // up to three title lines
-constexpr int kLabelGap = 12;  // px between host labels (11 px text, rotated)
-constexpr size_t kLabelChars = 24;
-
-std::string Label(const std::string& host) {
-  return host.size() <= kLabelChars ? host : host.substr(0, kLabelChars - 1) + "…";
-}
+constexpr int kLeft = kColumnsMargins.left;  // room for value labels
+constexpr int kTop = kColumnsMargins.top;    // up to three title lines
 
 std::string Direction(const ColumnsView& view) {
   if (view.sort == ColumnsSort::kName) return view.reverse ? "Z to A" : "A to Z";
@@ -42,6 +36,13 @@ std::string ColumnsSubtitle(const ColumnsView& view) {
          (view.shading == ColumnShading::kPerColumn ? "per-column " : "global ") +
          ColoringName(view.coloring) + " shading · " + FormatCount(view.grid.total) + " " +
          CountNoun(view.kind, view.grid.total);
+}
+
+std::string ColumnsCaption(const ColumnsView& view, uint32_t label_every) {
+  std::string caption =
+      "hosts, sorted by " + std::string(ColumnsSortName(view.sort)) + ", " + Direction(view);
+  if (label_every > 1) caption += "; every " + Ordinal(label_every) + " named";
+  return caption;
 }
 
 std::string HostDescription(const ColumnsView& view, uint32_t column) {
@@ -79,19 +80,14 @@ uint32_t LabelEvery(int column_px, int min_gap) {
 
 std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& options) {
   const HeatmapView& grid = view.grid;
-  const GridLayout l = LayoutGrid(grid.rows, grid.columns, options.plot_width,
-                                  options.plot_height, kColumnsSvgMargins);
+  const ColumnsLayout layout = LayoutColumns(view, options);
+  const GridLayout& l = layout.grid;
   const int cell_w = l.cell_w, cell_h = l.cell_h, plot_w = l.plot_w, plot_h = l.plot_h;
   const int bottom = l.bottom();
-  const uint32_t every = LabelEvery(cell_w, kLabelGap);
-  size_t longest = 0;
-  for (uint32_t c = 0; c < grid.columns; c += every) {
-    longest = std::max(longest, std::min(view.hosts[c].host.size(), kLabelChars));
-  }
-  const int labels_h = 14 + static_cast<int>(longest) * 7;  // rotated names, ~7 px a character
-  const int legend_y = bottom + labels_h + 30;
-  const int width = l.width;
-  const int height = legend_y + 44;
+  const uint32_t every = layout.label_every;
+  const int legend_y = layout.legend_y;
+  const int width = layout.width;
+  const int height = layout.height;
 
   std::string out;
   out.reserve(4096 + size_t{grid.nonzero_cells} * 120 + size_t{grid.columns} * 300);
@@ -143,14 +139,12 @@ std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& o
     out += "<line x1=\"" + SvgNumber(x) + "\" x2=\"" + SvgNumber(x) + "\" y1=\"" + std::to_string(bottom) +
            "\" y2=\"" + std::to_string(bottom + 3) + "\" stroke=\"#555555\"/>";
     out += "<text transform=\"translate(" + SvgNumber(x + 4) + "," + SvgNumber(y) +
-           ") rotate(-90)\">" + XmlEscape(Label(view.hosts[c].host)) + "</text>\n";
+           ") rotate(-90)\">" + XmlEscape(ColumnLabel(view.hosts[c].host)) + "</text>\n";
   }
   out += "</g>\n";
-  std::string caption = "hosts, sorted by " + std::string(ColumnsSortName(view.sort)) + ", " +
-                        Direction(view);
-  if (every > 1) caption += "; every " + Ordinal(every) + " named";
+  const std::string caption = ColumnsCaption(view, every);
   out += "<text x=\"" + std::to_string(kLeft + plot_w) + "\" y=\"" +
-         std::to_string(bottom + labels_h + 14) + "\" text-anchor=\"end\" fill=\"#444444\">" +
+         std::to_string(layout.caption_y) + "\" text-anchor=\"end\" fill=\"#444444\">" +
          XmlEscape(caption) + "</text>\n";
 
   // Legend: the shade ramp.

@@ -7,6 +7,7 @@
 #include "query/draw/palette.h"
 #include "query/draw/raster.h"
 #include "query/testing/golden.h"
+#include "query/testing/svg_cells.h"
 #include "query/testing/views.h"
 
 namespace trailmap {
@@ -63,6 +64,33 @@ TEST(RenderColumnsPng, CellsHaveTheirShadeAndTheFirstHostsDarkestCellIsTheDarkes
   EXPECT_EQ(view.grid.levels[view.grid.Index(0, 0)], kShadeLevels - 1);
   EXPECT_EQ(canvas->At(x, y), ShadeColor(kShadeLevels - 1));
   EXPECT_EQ(canvas->At(x, 64 + 28), Rgb{});  // row 7 of db-3 is empty: background
+}
+
+// One layout (LayoutColumns): the PNG is the SVG's size and every cell the same rectangle, for a
+// few hosts (wide columns) and for 1,000 (a pixel each).
+TEST(RenderColumns, SvgAndPngCellsAreTheSameRectangles) {
+  for (ColumnsView view : {Small(), Small(ColumnsSort::kName)}) {
+    Result<std::string> png = RenderColumnsPng(view);
+    ASSERT_TRUE(png.ok()) << png.status().message();
+    Result<Canvas> canvas = DecodePng(*png);
+    ASSERT_TRUE(canvas.ok());
+    testing_svg::ExpectSameCells(RenderColumnsSvg(view), *canvas, view.grid.nonzero_cells);
+  }
+  std::vector<std::string> hosts;
+  for (int i = 0; i < 1000; ++i) hosts.push_back("host-" + std::to_string(i));
+  MergedGrid grid = testing_views::HostGrid(hosts);
+  for (size_t g = 0; g < grid.groups.size(); ++g) {
+    grid.cells[g][0].Record(1'000'000 + g * 7'000, 100 + g % 13);
+    grid.cells[g][0].Record(4'000'000 + (g % 50) * 100'000, 1 + g % 5);
+  }
+  ColumnsOptions options;
+  options.rows = 40;
+  const ColumnsView big = *AssembleColumns(grid, options);
+  Result<std::string> png = RenderColumnsPng(big);
+  ASSERT_TRUE(png.ok());
+  Result<Canvas> canvas = DecodePng(*png);
+  ASSERT_TRUE(canvas.ok());
+  testing_svg::ExpectSameCells(RenderColumnsSvg(big), *canvas, big.grid.nonzero_cells);
 }
 
 TEST(RenderColumnsJson, Shape) {

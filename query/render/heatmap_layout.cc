@@ -2,8 +2,8 @@
 
 namespace trailmap {
 
-GridLayout LayoutHeatmap(const HeatmapView& view, const HeatmapImageOptions& options,
-                         const HeatmapMargins& margins) {
+GridLayout LayoutHeatmap(const HeatmapView& view, const HeatmapImageOptions& options) {
+  constexpr HeatmapMargins margins = kHeatmapMargins;
   GridMargins grid;
   grid.left = (options.side_panel ? margins.panel : 0) + margins.labels;
   grid.top = margins.top;

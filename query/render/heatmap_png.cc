@@ -12,8 +12,8 @@
 namespace trailmap {
 namespace {
 
-constexpr int kPanel = kPngHeatmapMargins.panel;  // side panel width, with its gap
-constexpr int kTop = kPngHeatmapMargins.top;
+constexpr int kPanel = kHeatmapMargins.panel;  // side panel width, with its gap
+constexpr int kTop = kHeatmapMargins.top;
 
 constexpr Rgb kText{34, 34, 34};
 constexpr Rgb kMuted{90, 90, 90};
@@ -28,12 +28,8 @@ std::string Shorten(const std::string& s, size_t max_chars) {
 
 }  // namespace
 
-PngLayout LayoutHeatmapPng(const HeatmapView& view, const PngOptions& options) {
-  return LayoutHeatmap(view, options, kPngHeatmapMargins);
-}
-
 Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options) {
-  const PngLayout l = LayoutHeatmapPng(view, options);
+  const GridLayout l = LayoutHeatmap(view, options);
   const int cell_w = l.cell_w, cell_h = l.cell_h, plot_w = l.plot_w, plot_h = l.plot_h;
   const int panel = options.side_panel ? kPanel : 0;
   const int left = l.left, width = l.width, height = l.height;
@@ -41,7 +37,7 @@ Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options) {
   Canvas canvas(width, height, Rgb{});
 
   // Title: the first line twice the size.
-  canvas.Text(left, 24, HeatmapTitle(view), kText, TextAlign::kLeft, 2);
+  canvas.Text(left, 24, HeatmapTitle(view), kText, TextAlign::kLeft, kTitleFont);
   canvas.Text(left, 44, HeatmapSubtitle(view), kMuted);
   if (const std::string not_drawn = HeatmapNotDrawn(view); !not_drawn.empty()) {
     canvas.Text(left, 60, not_drawn, kWarn);
@@ -85,8 +81,8 @@ Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options) {
   // Value axis: round ticks in the metric's unit.
   for (const ValueTick& tick : ValueAxisTicks(view, std::max(2, std::min(8, plot_h / 50)))) {
     const int y = bottom - static_cast<int>(std::lround(tick.fraction * plot_h));
-    canvas.FillRect(left - 6, y, 5, 1, kTick);
-    canvas.Text(left - 9, y + 3, tick.label, kText, TextAlign::kRight);
+    canvas.FillRect(left - 5, y, 5, 1, kTick);
+    canvas.Text(left - 8, y + 4, tick.label, kText, TextAlign::kRight);
   }
 
   // Time axis: clock-aligned UTC labels at least ~90 px apart.
@@ -104,16 +100,18 @@ Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options) {
   // Side panel: events per second of each row, where rows are tall enough to label (every k-th
   // row otherwise), and of the visible range.
   if (options.side_panel) {
-    canvas.FillRect(0, kTop - 1, panel - 8, plot_h + 2, kPanelFill);
-    canvas.Text(4, kTop - 6, RateHeading(view.kind), kMuted);
+    canvas.FillRect(0, kTop, panel - 10, plot_h, kPanelFill);
+    canvas.Text(4, kTop - 6, RateHeading(view.kind), kMuted, TextAlign::kLeft, kSmallFont);
     const std::vector<double> rates = RowEventsPerSecond(view);
-    const int every = std::max(1, (11 + cell_h - 1) / cell_h);
+    const int every = std::max(1, (12 + cell_h - 1) / cell_h);
     for (uint32_t r = 0; r < view.rows; r += every) {
       const int y_mid = bottom - static_cast<int>(r) * cell_h - cell_h / 2;
-      canvas.Text(panel - 12, y_mid + 3, FormatRate(rates[r]), kText, TextAlign::kRight);
+      canvas.Text(panel - 14, y_mid + 4, FormatRate(rates[r]), kText, TextAlign::kRight,
+                  kSmallFont);
     }
-    canvas.Text(4, bottom + 18, "range avg:", kMuted);
-    canvas.Text(4, bottom + 30, FormatRate(RangeEventsPerSecond(view)) + RateSuffix(view.kind), kText);
+    canvas.Text(4, bottom + 18, "range avg:", kMuted, TextAlign::kLeft, kSmallFont);
+    canvas.Text(4, bottom + 32, FormatRate(RangeEventsPerSecond(view)) + RateSuffix(view.kind),
+                kText, TextAlign::kLeft, kSmallFont);
   }
 
   // Legend.
@@ -121,7 +119,7 @@ Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options) {
   int next_y = ly + 24;  // the line under the legend (overlays, then missing shards)
   if (view.groups.empty() || view.breakdown.empty()) {
     canvas.Text(left, ly + 11, "fewer", kMuted);
-    const int ramp_x = left + 36;
+    const int ramp_x = left + 40;
     for (int level = 1; level < kShadeLevels; ++level) {
       canvas.FillRect(ramp_x + (level - 1) * 8, ly, 8, 14, PaletteColor(view.palette, level));
     }

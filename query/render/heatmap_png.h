@@ -9,9 +9,8 @@
 // cells leave the white background. Percentile overlays (HeatmapView::overlay) are 2-px lines
 // through the columns' percentile values.
 //
-// Cells are whole pixels as in the SVG (query/render/heatmap_svg.h): the plot aims at plot_width ×
-// plot_height, each cell at least 1 × 1 (the PNG has no hover text to keep cells clickable),
-// so the image is exactly the requested plot size when rows and columns divide it.
+// The layout is the SVG's (query/render/heatmap_layout.h): the same image size and the same
+// rectangle for every cell, text at the same places in the same font.
 #pragma once
 
 #include <string>
@@ -24,11 +23,6 @@
 namespace trailmap {
 
 using PngOptions = HeatmapImageOptions;  // query/render/heatmap_layout.h
-
-// Where the plot is: cell (row r, column c) is the rectangle x = left + c * cell_w,
-// y = top + (rows - 1 - r) * cell_h, cell_w × cell_h.
-using PngLayout = GridLayout;
-PngLayout LayoutHeatmapPng(const HeatmapView& view, const PngOptions& options = {});
 
 // The drawn canvas (tests check its pixels) and the encoded file.
 Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options = {});

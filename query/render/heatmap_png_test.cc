@@ -6,6 +6,8 @@
 #include <fstream>
 
 #include "query/draw/palette.h"
+#include "query/render/heatmap_svg.h"
+#include "query/testing/svg_cells.h"
 #include "query/testing/views.h"
 
 namespace trailmap {
@@ -46,7 +48,7 @@ Canvas RoundTrip(const HeatmapView& view, const std::string& name) {
 }
 
 Rgb CellPixel(const Canvas& canvas, const HeatmapView& view, uint32_t row, uint32_t column) {
-  const PngLayout l = LayoutHeatmapPng(view);
+  const GridLayout l = LayoutHeatmap(view);
   return canvas.At(l.left + static_cast<int>(column) * l.cell_w + l.cell_w / 2,
                    l.top + static_cast<int>(view.rows - 1 - row) * l.cell_h + l.cell_h / 2);
 }
@@ -54,7 +56,7 @@ Rgb CellPixel(const Canvas& canvas, const HeatmapView& view, uint32_t row, uint3
 TEST(RenderPng, RankKeepsALoneOutlierVisible) {
   const HeatmapView view = BandAndOutlier(Coloring::kRank);
   const Canvas canvas = RoundTrip(view, "rank_outlier.png");
-  const PngLayout l = LayoutHeatmapPng(view);
+  const GridLayout l = LayoutHeatmap(view);
   EXPECT_EQ(canvas.width(), l.width);
   const Rgb outlier = CellPixel(canvas, view, 9, 7);
   EXPECT_NE(outlier, Rgb{});  // not the background
@@ -80,10 +82,25 @@ TEST(RenderPng, PerColumnDarkestCellIsThePalettesDarkest) {
   }
 }
 
+// One layout (LayoutHeatmap): the PNG is the SVG's size and every cell the same rectangle, with
+// and without the side panel, and for a plot whose size the columns do not divide.
+TEST(RenderPng, SvgAndPngCellsAreTheSameRectangles) {
+  const HeatmapView view = BandAndOutlier(Coloring::kRank);
+  for (const HeatmapImageOptions& options :
+       {HeatmapImageOptions{}, HeatmapImageOptions{.side_panel = false},
+        HeatmapImageOptions{.plot_width = 333, .plot_height = 97}}) {
+    Result<std::string> png = RenderHeatmapPng(view, options);
+    ASSERT_TRUE(png.ok()) << png.status().message();
+    Result<Canvas> canvas = DecodePng(*png);
+    ASSERT_TRUE(canvas.ok());
+    testing_svg::ExpectSameCells(RenderHeatmapSvg(view, options), *canvas, view.nonzero_cells);
+  }
+}
+
 TEST(RenderPng, DrawsTextAxesAndPanel) {
   HeatmapView view = testing_views::Small();
   const Canvas canvas = RoundTrip(view, "small.png");
-  const PngLayout l = LayoutHeatmapPng(view);
+  const GridLayout l = LayoutHeatmap(view);
   // Some ink in the title band, the value-label column and the side panel.
   auto ink = [&](int x0, int y0, int x1, int y1) {
     int n = 0;

@@ -14,13 +14,13 @@
 namespace trailmap {
 namespace {
 
-constexpr int kPanel = kSvgHeatmapMargins.panel;  // the side panel of events per second
-constexpr int kTop = kSvgHeatmapMargins.top;      // up to three title lines
+constexpr int kPanel = kHeatmapMargins.panel;  // the side panel of events per second
+constexpr int kTop = kHeatmapMargins.top;      // up to three title lines
 
 }  // namespace
 
 std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options) {
-  const GridLayout l = LayoutHeatmap(view, options, kSvgHeatmapMargins);
+  const GridLayout l = LayoutHeatmap(view, options);
   const int cell_w = l.cell_w, cell_h = l.cell_h, plot_w = l.plot_w, plot_h = l.plot_h;
   const int kLeft = l.left, width = l.width, height = l.height, bottom = l.bottom();
 

@@ -12,6 +12,12 @@
 namespace trailmap {
 namespace {
 
+// A value in the metric's unit; FormatQuantity formats magnitudes, so a negative value gets its
+// sign here.
+std::string SignedQuantity(double v, const std::string& unit) {
+  return v < 0 ? "-" + FormatQuantity(-v, unit) : FormatQuantity(v, unit);
+}
+
 constexpr int kLeft = 80, kTop = 64, kBottom = 48, kLegend = 220;
 constexpr Rgb kGrey{150, 150, 150}, kAxis{90, 90, 90}, kGrid{230, 230, 230}, kInk{30, 30, 30};
 
@@ -76,7 +82,7 @@ Rgb Tint(Rgb c, double keep) {
 }
 
 std::string Legend(const LineView& view, size_t i) {
-  return view.series[i].name + "  " + FormatQuantity(view.series[i].mean, view.unit);
+  return view.series[i].name + "  " + SignedQuantity(view.series[i].mean, view.unit);
 }
 
 }  // namespace
@@ -87,8 +93,18 @@ double LineLayout::X(const LineView& view, double column) const {
 }
 
 double LineLayout::Y(double value) const {
-  const double f = top_value > 0 ? std::clamp(value / top_value, 0.0, 1.0) : 0;
+  const double span = top_value - bottom_value;
+  const double f = span > 0 ? std::clamp((value - bottom_value) / span, 0.0, 1.0) : 0;
   return top + plot_h - f * plot_h;
+}
+
+std::vector<double> LineLayout::Ticks(std::string_view unit) const {
+  if (bottom_value >= 0) return ValueTicks(top_value, 5, unit);
+  std::vector<double> ticks;
+  const long first = std::lround(bottom_value / tick_step),
+             last = std::lround(top_value / tick_step);
+  for (long k = first; k <= last; ++k) ticks.push_back(static_cast<double>(k) * tick_step);
+  return ticks;
 }
 
 LineLayout LayoutLine(const LineView& view, const LineStyle& style) {
@@ -99,6 +115,18 @@ LineLayout LayoutLine(const LineView& view, const LineStyle& style) {
   l.plot_h = style.plot_height;
   l.width = kLeft + style.plot_width + kLegend;
   l.height = kTop + style.plot_height + kBottom;
+  const double bottom = view.Bottom();
+  if (bottom < 0) {
+    // Both ends rounded out to whole ticks of one step, so 0 is a tick and the zero line falls on
+    // it; about five ticks over the whole span.
+    const double top = std::max(view.Top(), 0.0);
+    const double step = NiceStep((top - bottom) / 5, view.unit);
+    l.tick_step = step;
+    l.top_value = std::ceil(top / step - 1e-3) * step;
+    l.bottom_value = std::floor(bottom / step + 1e-3) * step;
+    if (l.top_value <= 0) l.top_value = step;
+    return l;
+  }
   // The top of the axis: the data's top rounded up to a whole tick (91% -> 100%).
   const double top = view.Top() > 0 ? view.Top() : 1;
   // Within 0.1% above a tick counts as the tick: stacked percentages that sum to 100.01%.
@@ -117,13 +145,19 @@ std::string RenderLineSvg(const LineView& view, const LineStyle& style) {
   std::string out = SvgOpen(l.width, l.height);
   out += SvgHeading(l.left, Title(view), Subtitle(view), "");
   // Value axis and grid.
-  for (double v : ValueTicks(l.top_value, 5, view.unit)) {
+  for (double v : l.Ticks(view.unit)) {
     const std::string y = SvgNumber(l.Y(v));
     out += "<line x1=\"" + SvgNumber(l.left) + "\" y1=\"" + y + "\" x2=\"" +
            SvgNumber(l.left + l.plot_w) + "\" y2=\"" + y + "\" stroke=\"" + HexColor(kGrid) +
            "\"/>\n";
     out += "<text x=\"" + SvgNumber(l.left - 6) + "\" y=\"" + SvgNumber(l.Y(v) + 4) +
-           "\" text-anchor=\"end\">" + XmlEscape(FormatQuantity(v, view.unit)) + "</text>\n";
+           "\" text-anchor=\"end\">" + XmlEscape(SignedQuantity(v, view.unit)) + "</text>\n";
+  }
+  if (l.bottom_value < 0) {  // the zero line, over the grid and under the data
+    const std::string y = SvgNumber(l.Y(0));
+    out += "<line x1=\"" + SvgNumber(l.left) + "\" y1=\"" + y + "\" x2=\"" +
+           SvgNumber(l.left + l.plot_w) + "\" y2=\"" + y + "\" stroke=\"" + HexColor(kAxis) +
+           "\"/>\n";
   }
   // Time axis.
   const int64_t to = view.from + static_cast<int64_t>(view.columns) * view.step;
@@ -202,12 +236,16 @@ std::string RenderLineSvg(const LineView& view, const LineStyle& style) {
 Canvas DrawLine(const LineView& view, const LineStyle& style) {
   const LineLayout l = LayoutLine(view, style);
   Canvas canvas(l.width, l.height);
-  canvas.Text(l.left, 20, Title(view), kInk, TextAlign::kLeft, 2);
+  canvas.Text(l.left, 20, Title(view), kInk, TextAlign::kLeft, kTitleFont);
   canvas.Text(l.left, 40, Subtitle(view), Rgb{102, 102, 102});
-  for (double v : ValueTicks(l.top_value, 5, view.unit)) {
+  for (double v : l.Ticks(view.unit)) {
     const int y = static_cast<int>(std::lround(l.Y(v)));
     canvas.Line(l.left, y, l.left + l.plot_w - 1, y, kGrid);
-    canvas.Text(l.left - 6, y + 3, FormatQuantity(v, view.unit), kInk, TextAlign::kRight);
+    canvas.Text(l.left - 6, y + 4, SignedQuantity(v, view.unit), kInk, TextAlign::kRight);
+  }
+  if (l.bottom_value < 0) {  // the zero line, over the grid and under the data
+    const int y = static_cast<int>(std::lround(l.Y(0)));
+    canvas.Line(l.left, y, l.left + l.plot_w - 1, y, kAxis);
   }
   const int64_t to = view.from + static_cast<int64_t>(view.columns) * view.step;
   const int64_t interval =
@@ -362,13 +400,13 @@ std::string RenderLineAnsi(const LineView& view, int width) {
       }
     }
     auto cell = [&view](double v) {
-      std::string t = std::isnan(v) ? "-" : FormatQuantity(v, view.unit);
+      std::string t = std::isnan(v) ? "-" : SignedQuantity(v, view.unit);
       return t + std::string(t.size() < 10 ? 10 - t.size() : 1, ' ');
     };
     out += "  " + cell(last) + cell(s.mean) + cell(max) + "\n";
   }
   if (view.series.empty()) out += "(no data in the range)\n";
-  out += "scale: ▁ = 0, █ = " + FormatQuantity(top, view.unit) + "\n";
+  out += "scale: ▁ = 0, █ = " + SignedQuantity(top, view.unit) + "\n";
   return out;
 }
 

@@ -6,13 +6,17 @@
 // UTC clock labels below, and the legend on the right — one swatch per line in the order of the
 // lines (largest mean first; "other" last, in grey), each with its mean. A column without data
 // breaks its line. --area fills from each line down to zero (translucent in SVG, a paler tint in
-// PNG, which has no alpha); --stacked stacks the lines, the first at the bottom.
+// PNG, which has no alpha); --stacked stacks the lines, the first at the bottom. The value axis
+// starts at 0 unless a value is negative: then it reaches down to a round tick below the lowest
+// value, and a zero line is drawn across the plot.
 //
 // ANSI: one row per line — its name, a sparkline (▁▂▃▄▅▆▇█, a space for no data) on one scale for
 // every row, so rows compare, and its last, mean and max values.
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/status.h"
 #include "query/views/line.h"
@@ -28,10 +32,14 @@ struct LineStyle {
 // Where the plot is, in pixels.
 struct LineLayout {
   int left = 0, top = 0, plot_w = 0, plot_h = 0, width = 0, height = 0;
-  double top_value = 1;  // the value at the top of the plot (a round number)
+  double top_value = 1;     // the value at the top of the plot (a round number)
+  double bottom_value = 0;  // at the bottom: 0, or a round number below the lowest value
+  double tick_step = 0;     // with bottom_value < 0: the ticks' step (0 itself is a tick)
   // The pixel x of column c's middle, and the pixel y of a value.
   double X(const LineView& view, double column) const;
   double Y(double value) const;
+  // The value axis' ticks, bottom to top.
+  std::vector<double> Ticks(std::string_view unit) const;
 };
 
 LineLayout LayoutLine(const LineView& view, const LineStyle& style = {});

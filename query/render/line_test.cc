@@ -71,6 +71,36 @@ TEST(RenderLine, PngPixels) {
   EXPECT_EQ(back->At(x, y), LineColor(view, 0));
 }
 
+// Issue 13: negative gauges are drawn. The axis reaches a round tick below the lowest value, 0 is
+// a tick, and the zero line is drawn across the plot in the axis color.
+TEST(RenderLine, NegativeValuesReachBelowAZeroLine) {
+  LineView view;
+  view.metric = "queue.change";
+  view.from = 1'795'363'200;
+  view.columns = 4;
+  view.series = {LineSeries{"q", {5, -3, 2, -7}, -0.75, false}};
+  EXPECT_EQ(view.Bottom(), -7);
+  const LineLayout l = LayoutLine(view);
+  EXPECT_EQ(l.bottom_value, -10);
+  EXPECT_EQ(l.top_value, 5);
+  EXPECT_EQ(l.Ticks(""), (std::vector<double>{-10, -5, 0, 5}));
+  EXPECT_EQ(l.Y(-10), l.top + l.plot_h);
+  EXPECT_EQ(l.Y(5), l.top);
+  const Canvas canvas = DrawLine(view);
+  const int zero_y = static_cast<int>(std::lround(l.Y(0)));
+  EXPECT_EQ(canvas.At(l.left + 2, zero_y), (Rgb{90, 90, 90}));  // left of the first point
+  EXPECT_EQ(canvas.At(l.left + 2, zero_y - 3), Rgb{});          // nothing just above it
+  EXPECT_EQ(canvas.At(static_cast<int>(std::lround(l.X(view, 3))),
+                      static_cast<int>(std::lround(l.Y(-7)))),
+            LineColor(view, 0));  // the lowest point, below zero
+  const std::string svg = RenderLineSvg(view);
+  EXPECT_NE(svg.find(">-10</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">-5</text>"), std::string::npos);
+  EXPECT_NE(svg.find("q  -0.75"), std::string::npos);  // the legend's mean keeps its sign
+  // Without negatives the axis starts at 0 as before.
+  EXPECT_EQ(LayoutLine(SmallView()).bottom_value, 0);
+}
+
 TEST(RenderLine, JsonAndAnsi) {
   const nlohmann::json j = nlohmann::json::parse(RenderLineJson(SmallView({.top = 2})));
   EXPECT_EQ(j["unit"], "%");

@@ -303,10 +303,10 @@ std::string RenderTrailsSvg(const TrailsView& view, const TrailsStyle& style) {
 }
 
 Result<std::string> RenderTrailsPng(const TrailsView& view, const TrailsStyle& style) {
-  const Layout l = LayoutFor(view, style, 6);
+  const Layout l = LayoutFor(view, style, 6.5);  // the same font as the SVG's
   const Colors c = ColorsFor(style);
   Canvas canvas(l.width, l.total_height, c.background);
-  canvas.Text(l.left, 24, TrailsTitle(view), c.text, TextAlign::kLeft, 2);
+  canvas.Text(l.left, 24, TrailsTitle(view), c.text, TextAlign::kLeft, kTitleFont);
   canvas.Text(l.left, 44, TrailsSubtitle(view), c.faint);
   if (const std::string nd = NotDrawn(view); !nd.empty()) canvas.Text(l.left, 62, nd, Rgb{192, 64, 0});
 
@@ -343,7 +343,8 @@ Result<std::string> RenderTrailsPng(const TrailsView& view, const TrailsStyle& s
     }
     for (uint32_t p : t.split.rug) canvas.Line(px(p), base, px(p), base - tick + 1, c.line);
     if (l.label_every > 0 && i % l.label_every == 0) {
-      canvas.Text(l.left - 8, base, GroupName(view, t), c.text, TextAlign::kRight);
+      canvas.Text(l.left - 8, base, GroupName(view, t), c.text, TextAlign::kRight,
+                  FontStyle{l.label_size});
     }
   }
   const int axis_y = kTop + l.plot_h + 6;

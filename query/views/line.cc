@@ -67,22 +67,34 @@ Result<LineStat> ParseLineStat(std::string_view text) {
                                  "\"; use avg, max, min or sum");
 }
 
-double LineView::Top() const {
-  double top = 0;
-  if (stacked) {
-    for (uint32_t c = 0; c < columns; ++c) {
+namespace {
+// `pick` (max or min) over the values drawn, starting from 0; stacked, over the column totals.
+template <typename Pick>
+double Extreme(const LineView& view, Pick pick) {
+  double extreme = 0;
+  if (view.stacked) {
+    for (uint32_t c = 0; c < view.columns; ++c) {
       double total = 0;
-      for (const LineSeries& s : series) total += std::isnan(s.values[c]) ? 0 : s.values[c];
-      top = std::max(top, total);
+      for (const LineSeries& s : view.series) total += std::isnan(s.values[c]) ? 0 : s.values[c];
+      extreme = pick(extreme, total);
     }
   } else {
-    for (const LineSeries& s : series) {
+    for (const LineSeries& s : view.series) {
       for (double v : s.values) {
-        if (!std::isnan(v)) top = std::max(top, v);
+        if (!std::isnan(v)) extreme = pick(extreme, v);
       }
     }
   }
-  return top;
+  return extreme;
+}
+}  // namespace
+
+double LineView::Top() const {
+  return Extreme(*this, [](double a, double b) { return std::max(a, b); });
+}
+
+double LineView::Bottom() const {
+  return Extreme(*this, [](double a, double b) { return std::min(a, b); });
 }
 
 Result<SummaryGrid> MergeSummaries(const HistogramQuery& query, const std::vector<Answer>& answers) {

@@ -61,6 +61,9 @@ struct LineView {
   int64_t ColumnStart(uint32_t c) const { return from + static_cast<int64_t>(c) * step; }
   // The top of the value axis: the largest value drawn (stacked: the largest column total).
   double Top() const;
+  // The lowest value drawn, or 0 when none is below 0 (gauges and counter rates may be negative:
+  // a temperature, a queue's net change). Stacked: the lowest column total.
+  double Bottom() const;
 };
 
 // Per group and column a summary (count 0: no data), values in `unit` (the display unit).
