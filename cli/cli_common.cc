@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <ostream>
+#include <sstream>
 
 #include "core/predicate.h"
 #include "core/timespec.h"
@@ -39,6 +40,20 @@ int ExitCodeFor(const Status& status) {
     default:
       return kExitError;
   }
+}
+
+Result<std::string> ReadInputText(const std::string& path, std::istream& in) {
+  std::ifstream file;
+  std::istream* input = &in;
+  if (path != "-") {
+    file.open(path, std::ios::binary);
+    if (!file) return Status::IOError("cannot open " + path);
+    input = &file;
+  }
+  std::ostringstream text;
+  text << input->rdbuf();
+  if (input->bad()) return Status::IOError("cannot read " + path);
+  return std::move(text).str();
 }
 
 Status WriteOutput(const CliContext& context, const std::string& path, const std::string& bytes) {

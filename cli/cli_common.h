@@ -52,6 +52,10 @@ int ExitCodeFor(const Status& status);
 // Writes `bytes` to `path`, or to context.out when path is "" or "-".
 Status WriteOutput(const CliContext& context, const std::string& path, const std::string& bytes);
 
+// All of FILE's bytes, or of `in` when path is "-"; IOError "cannot open FILE" / "cannot read
+// FILE" otherwise.
+Result<std::string> ReadInputText(const std::string& path, std::istream& in);
+
 // Prints the missing shards to stderr; returns kExitPartial if there are any, else kExitOk.
 int ReportMissing(const CliContext& context, const std::vector<std::string>& missing);
 

@@ -15,6 +15,7 @@
 #include "cli/columns_command.h"
 #include "cli/flame_command.h"
 #include "cli/heatmap_command.h"
+#include "cli/subsecond_command.h"
 #include "cli/import_command.h"
 #include "cli/keygen_command.h"
 #include "cli/line_command.h"
@@ -67,6 +68,7 @@ int main(int argc, char** argv) {
   ImportFlags import;
   ColumnsFlags columns;
   CollapseFlags collapse;
+  SubsecondFlags subsecond;
   FlameFlags flame;
   MetricsFlags metrics;
   FieldsFlags fields;
@@ -78,6 +80,7 @@ int main(int argc, char** argv) {
   CLI::App* import_cmd = AddImportCommand(&app, &import);
   CLI::App* columns_cmd = AddColumnsCommand(&app, &columns);
   CLI::App* collapse_cmd = AddCollapseCommand(&app, &collapse);
+  CLI::App* subsecond_cmd = AddSubsecondCommand(&app, &subsecond);
   CLI::App* flame_cmd = AddFlameCommand(&app, &flame);
   CLI::App* metrics_cmd = AddMetricsCommand(&app, &metrics);
   ClusterFlags cluster;
@@ -127,6 +130,7 @@ int main(int argc, char** argv) {
     if (import_cmd->parsed()) return RunImport(import, context);
     if (columns_cmd->parsed()) return RunColumns(columns, context);
     if (collapse_cmd->parsed()) return RunCollapse(collapse, context, std::cin);
+    if (subsecond_cmd->parsed()) return RunSubsecond(subsecond, context, std::cin);
     if (flame_cmd->parsed()) return RunFlame(flame, context, std::cin);
     if (metrics_cmd->parsed()) return RunMetrics(metrics, context);
     if (cluster_cmd->parsed()) return RunCluster(cluster, context);

@@ -18,8 +18,10 @@
 #include "ingest/trace_source.h"
 #include "core/stack_collapse.h"
 #include "cli/stack_import.h"
+#include "cli/stack_import_pprof.h"
 #include "core/series.h"
 #include "core/cluster.h"
+#include "core/counts.h"
 #include "core/endpoint.h"
 #include "core/timespec.h"
 #include "core/units.h"
@@ -196,12 +198,43 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
   Result<std::string> text = ReadWholeFile(flags.file);
   if (!text.ok()) return Fail(context, text.status());
   bool perf = flags.stacks_format == "perf";
+  bool pprof = flags.stacks_format == "pprof";
   if (flags.stacks_format == "auto") {
-    // perf script's frame lines start with a blank; folded lines never do.
-    perf = text->find("\n\t") != std::string::npos || text->find("\n ") != std::string::npos;
+    // pprof profiles are gzipped; perf script's frame lines start with a blank; folded lines
+    // never do.
+    pprof = LooksGzipped(*text);
+    perf = !pprof &&
+           (text->find("\n\t") != std::string::npos || text->find("\n ") != std::string::npos);
+  }
+  if (!flags.sample_type.empty() && !pprof) {
+    return Fail(context, Status::InvalidArgument("--sample-type is for pprof profiles only"));
   }
   std::vector<std::pair<int64_t, FoldedStacks>> seconds;
-  if (perf) {
+  // pprof: each stack carries its own fields (labels, sample_type), so it is sent as it is.
+  std::vector<PprofStack> pprof_stacks;
+  std::string pprof_type;
+  if (pprof) {
+    Result<PprofStacks> decoded = DecodePprof(*text, {.sample_type = flags.sample_type});
+    if (!decoded.ok()) return Fail(context, Status::InvalidArgument(flags.file + ": " +
+                                                                    decoded.status().message()));
+    if (decoded->negative_values + decoded->labels_dropped > 0) {
+      *context.err << "trailmap import: " << decoded->negative_values
+                   << " pprof samples with a negative value and " << decoded->labels_dropped
+                   << " labels that are not valid fields left out\n";
+    }
+    for (const PprofStack& s : decoded->stacks) {
+      if (s.count > kMaxItemCount) {
+        return Fail(context,
+                    Status::InvalidArgument(
+                        flags.file + ": a stack holds " + std::to_string(s.count) + " " +
+                        decoded->sample_type + ", more than one stack may carry (2^40); import "
+                        "a count type (--sample-type samples) instead"));
+      }
+    }
+    pprof_type = decoded->sample_type;
+    pprof_stacks = std::move(decoded->stacks);
+    seconds.emplace_back(at ? *at : context.now, FoldedStacks{});
+  } else if (perf) {
     TimedStacks timed = CollapsePerfScriptBySecond(*text);
     if (timed.stats.malformed_lines > 0 || timed.stats.other_event_records > 0) {
       *context.err << "trailmap import: " << timed.stats.malformed_lines
@@ -247,6 +280,26 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
       bucketizer.AddStack(sample);
     }
   }
+  for (const PprofStack& s : pprof_stacks) {
+    FieldSet with = fields;  // a --field wins over a label of the same key
+    for (const Field& label : s.labels) {
+      if (std::none_of(with.begin(), with.end(),
+                       [&label](const Field& f) { return f.first == label.first; })) {
+        with.push_back(label);
+      }
+    }
+    Result<std::string> c = CanonicalFields(std::move(with));
+    if (!c.ok()) {
+      return Fail(context, Status::InvalidArgument(flags.file + ": a sample's labels with the "
+                                                   "--field fields: " + c.status().message()));
+    }
+    sample.second = seconds.front().first;
+    sample.fields = *c;
+    sample.frames = s.frames;
+    sample.count = s.count;
+    samples += s.count;
+    bucketizer.AddStack(sample);
+  }
   if (samples == 0) {
     *context.err << "trailmap import: " << flags.file << " holds no stacks; nothing sent\n";
     return kExitOk;
@@ -257,7 +310,8 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
                  << " stacks at the depth bound and " << counters.truncated_frames
                  << " frame names at the length bound\n";
   }
-  const std::string summary = FormatCount(samples) + " " + (perf ? "perf" : "folded") +
+  const std::string summary = FormatCount(samples) + " " +
+                              (pprof ? "pprof (" + pprof_type + ")" : perf ? "perf" : "folded") +
                               " stack samples over " + CountOf(seconds.size(), "second") +
                               " (" + FormatRfc3339(seconds.front().first) + " to " +
                               FormatRfc3339(seconds.back().first) + ") for " + flags.host + " " +
@@ -296,14 +350,18 @@ CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags) {
       ->capture_default_str();
   cmd->add_flag("--quiet,-q", flags->quiet, "No progress lines");
   cmd->add_flag("--stacks", flags->stacks,
-                "The file holds stacks: perf script output or folded \"a;b;c 42\" lines");
+                "The file holds stacks: perf script output, folded \"a;b;c 42\" lines (also "
+                "async-profiler's and py-spy's) or a pprof profile (.pb.gz)");
   cmd->add_option("--stacks-format", flags->stacks_format,
-                  "With --stacks: perf, folded, or auto (perf when a line starts with a blank, "
-                  "as perf script's frame lines do)")
+                  "With --stacks: perf, folded, pprof, or auto (pprof when gzipped, perf when a "
+                  "line starts with a blank, as perf script's frame lines do)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "perf", "folded"}));
+      ->check(CLI::IsMember({"auto", "perf", "folded", "pprof"}));
+  cmd->add_option("--sample-type", flags->sample_type,
+                  "With a pprof profile: the sample type to import (cpu, samples, alloc_space, "
+                  "...; default the first counted in \"count\", else the profile's default)");
   cmd->add_option("--time", flags->time,
-                  "With --stacks: folded stacks land at this second (default now); perf script "
+                  "With --stacks: folded and pprof stacks land at this second (default now); perf script "
                   "samples are shifted so the first lands here (default: the last lands a "
                   "second before now)");
   cmd->add_option("FILE", flags->file, "The trace file, - for standard input")->required();
@@ -315,6 +373,7 @@ CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags) {
       "--start -10m -\n"
       "  perf script | trailmap import --stacks --host web-1 -\n"
       "  trailmap import --stacks --host web-1 --time -2m --field execname=nginx out.folded\n"
+      "  trailmap import --stacks --host api-3 --metric go.cpu.stacks cpu.pb.gz\n"
       "  trailmap import --cluster cluster.toml --host db-7 --metric disk.latency trace.txt\n"
       "Exit codes: 0 every batch acknowledged, 1 a batch rejected or unacknowledged, 2 usage or "
       "file format error.");

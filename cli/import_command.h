@@ -7,7 +7,8 @@
 // With --stacks the file holds stacks instead: `perf script` text (folded by core/stack_collapse
 // as stackcollapse-perf does, one batch of counts per second of the samples' own timestamps,
 // which are shifted so the first lands at --time, or so the last lands a second before now) or
-// folded "stack count" lines (all at --time, default now). They become StackSamples of
+// folded "stack count" lines (all at --time, default now), or a pprof profile
+// (cli/stack_import_pprof.h: one sample type, labels as fields, at --time). They become StackSamples of
 // --metric (default cpu.stacks) with the --field fields, through the same bucketizer and
 // shipper as the agent's stack sources.
 //
@@ -37,7 +38,8 @@ struct ImportFlags {
   bool quiet = false;
   std::string file;  // "-" = standard input
   bool stacks = false;                 // --stacks: the file holds perf script or folded stacks
-  std::string stacks_format = "auto";  // auto | perf | folded
+  std::string stacks_format = "auto";  // auto | perf | folded | pprof
+  std::string sample_type;             // --sample-type: the pprof value to import ("" = default)
   std::string time;                    // --time: where stacks land ("" = see the header)
 };
 

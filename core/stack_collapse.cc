@@ -88,30 +88,17 @@ struct FrameFields {
   std::string_view pc, rawfunc, module;
 };
 
-// ^\s*(\w+)\s*(.+) \((\S*)\) : SYMBOL runs to the last " (" that opens a MODULE.
+// ^\s*(\w+)\s*(.+) \((.*)\) : MODULE runs to the last ')' of the line, and SYMBOL to the last
+// " (" before that ')'.
 bool MatchFrame(std::string_view line, FrameFields* out) {
   const size_t a = SkipSpace(line, 0);
   size_t w_end = a;
   while (w_end < line.size() && IsWord(line[w_end])) ++w_end;
   if (w_end == a) return false;
-  size_t q = std::string_view::npos;
-  size_t module_end = 0;
-  for (size_t pos = line.size(); pos > 0;) {
-    const size_t found = line.rfind(" (", pos - 1);
-    if (found == std::string_view::npos || found < a + 2) break;
-    size_t run_end = found + 2;
-    while (run_end < line.size() && !IsSpace(line[run_end])) ++run_end;
-    const void* paren =
-        run_end > found + 2 ? memrchr(line.data() + found + 2, ')', run_end - found - 2) : nullptr;
-    if (paren != nullptr) {
-      q = found;
-      module_end = static_cast<size_t>(static_cast<const char*>(paren) - line.data());
-      break;
-    }
-    if (found == 0) break;
-    pos = found;
-  }
-  if (q == std::string_view::npos) return false;
+  const size_t close = line.rfind(')');
+  if (close == std::string_view::npos || close < 2) return false;
+  const size_t q = line.rfind(" (", close - 2);
+  if (q == std::string_view::npos || q < a + 2) return false;  // PC and SYMBOL need a byte each
   size_t pc_end, s;
   if (q >= w_end + 1) {
     pc_end = w_end;
@@ -122,7 +109,7 @@ bool MatchFrame(std::string_view line, FrameFields* out) {
   }
   out->pc = line.substr(a, pc_end - a);
   out->rawfunc = line.substr(s, q - s);
-  out->module = line.substr(q + 2, module_end - (q + 2));
+  out->module = line.substr(q + 2, close - (q + 2));
   return true;
 }
 
@@ -228,10 +215,9 @@ void StackCollapser::AddLine(std::string_view line) {
   if (MatchFrame(line, &frame)) {
     if (!in_record_) return;  // a frame of a skipped record
     std::string_view raw = frame.rawfunc;
-    if (const size_t plus = raw.rfind("+0x"); plus != std::string_view::npos &&
-                                              plus + 3 < raw.size() &&
-                                              std::all_of(raw.begin() + plus + 3, raw.end(),
-                                                          IsLowerHex)) {
+    if (const size_t plus = raw.rfind("+0x");
+        plus != std::string_view::npos && plus + 3 < raw.size() &&
+        std::all_of(raw.begin() + plus + 3, raw.end(), IsLowerHex)) {
       raw = raw.substr(0, plus);
     }
     if (!raw.empty() && raw[0] == '(') return;  // a process name, not a function
@@ -280,7 +266,8 @@ bool StackCollapser::ParseEventLine(std::string_view line) {
   }
   // A PERIOD that reads as 0 ("0", but also "00": the Perl tests the string, so it would add
   // 0) counts 1, like an absent one: a record always counts (found by fuzz/perf_script_fuzz).
-  period_ = options_.count_samples || period.empty() ? 1 : std::max<uint64_t>(ParseCount(period), 1);
+  period_ =
+      options_.count_samples || period.empty() ? 1 : std::max<uint64_t>(ParseCount(period), 1);
   pname_.assign(f.comm);
   if (options_.include_tid) {
     pname_ += '-';
@@ -334,13 +321,18 @@ void StackCollapser::AddFunction(std::string_view func, std::string_view module,
   const bool go_style = dot_paren != std::string::npos && paren_dot != std::string::npos &&
                         paren_dot >= dot_paren + 2;
   if (!go_style) {
-    std::erase_if(f, [](char c) { return c == '<' || c == '>'; });
-    if (!f.starts_with("(anonymous namespace)")) {
-      if (const size_t paren = f.find('('); paren != std::string::npos) f.resize(paren);
+    // s/\((?!anonymous namespace\)).*// : cut at the first '(' that does not open
+    // "(anonymous namespace)".
+    for (size_t paren = f.find('('); paren != std::string::npos; paren = f.find('(', paren + 1)) {
+      if (std::string_view(f).substr(paren + 1).starts_with("anonymous namespace)")) continue;
+      f.resize(paren);
+      break;
     }
   }
   std::erase_if(f, [](char c) { return c == '"' || c == '\''; });
-  if (pname_ == "java" && f.starts_with('L') && f.find('/') != std::string::npos) f.erase(0, 1);
+  if (pname_.starts_with("java") && f.starts_with('L') && f.find('/') != std::string::npos) {
+    f.erase(0, 1);
+  }
 
   if (inlined) {
     if (f.find("_[i]") == std::string::npos) f += "_[i]";

@@ -1,5 +1,7 @@
 // Folds `perf script` text into stacks, line for line as FlameGraph's stackcollapse-perf.pl
-// does, so `trailmap collapse` output can be diffed with that tool's and fed to flamegraph.pl.
+// (its current master) does, so `trailmap collapse` prints byte for byte what that tool prints,
+// under each of its options; core/testdata/collapse holds the inputs and the Perl's outputs that
+// prove it (stack_collapse_golden_test.cc).
 //
 // Input grammar (one line at a time; a line is the text between '\n's):
 //
@@ -13,8 +15,9 @@
 //       colon), EVENT is the event type and PERIOD (absent, or any run of zeros → 1) is what the
 //       record counts.
 //   frame    := WS* PC WS* SYMBOL ' (' MODULE ')' anything
-//       PC is word characters, MODULE has no spaces and SYMBOL is everything up to the LAST
-//       ' (' that opens a MODULE (Perl: ^\s*(\w+)\s*(.+) \((\S*)\)). Frames come leaf first.
+//       PC is word characters, MODULE runs to the LAST ')' of the line and SYMBOL to the last
+//       ' (' before it (Perl: ^\s*(\w+)\s*(.+) \((.*)\)); so "f (/opt/app (deleted))" is the
+//       symbol "f (/opt/app" in the module "deleted", as in the Perl. Frames come leaf first.
 //   anything else: a malformed line, skipped and counted (the Perl prints "Unrecognized line").
 //
 // Rules, in the order the Perl applies them:
@@ -27,12 +30,12 @@
 //     the frame; "a->b" (inlined chain) gives frames a, b_[i] (the "_[i]" on every frame but the
 //     first of the chain, once).
 //   * "[unknown]" becomes "[MODULE basename]", or "[unknown]" when the module is unknown too;
-//     with `include_addrs` the PC is kept: "[libc.so.6 <7f12ab>]" (and then, like the Perl,
-//     the tidy step below removes the angle brackets).
-//   * Tidy: ';' → ':'; unless the name looks like "foo.(bar).": '<' and '>' are removed and,
-//     unless it starts with "(anonymous namespace)", everything from the first '(' is cut; then
-//     '"' and '\'' are removed. When COMM is exactly "java", a leading 'L' is dropped from names
-//     containing '/' (JVM signatures "Ljava/lang/Thread;.run" → "java/lang/Thread:.run").
+//     with `include_addrs` the PC is kept: "[libc.so.6 <7f12ab>]", "[unknown <0>]".
+//   * Tidy: ';' → ':'; unless the name looks like "foo.(bar)." (Go), everything from the first
+//     '(' that does not open "(anonymous namespace)" is cut; then '"' and '\'' are removed.
+//     Angle brackets stay ("Lfoo/Bar;::<init>", "std::vector<int>::push_back"). When the
+//     process name (with its -PID, -PID/TID) starts with "java", a leading 'L' is dropped from
+//     names containing '/' (JVM signatures "Ljava/lang/Thread;.run" → "java/lang/Thread:.run").
 //   * Annotations: "_[k]" on kernel frames (MODULE starts with '[' or ends in "vmlinux", and
 //     does not contain "unknown") with `annotate_kernel`; "_[j]" on JIT frames (MODULE contains
 //     "/tmp/perf-<pid>.map": Java via perf-map-agent, node --perf-basic-prof) with
@@ -40,6 +43,9 @@
 //   * Output: one "stack count" line per distinct stack, sorted bytewise by stack.
 //   * Like the Perl, a last record not followed by a blank line is not counted; it is reported
 //     in CollapseStats so a caller can warn.
+//   Where trailmap differs on purpose: a PERIOD of several zeros ("00") counts 1 (the Perl adds
+//   0, since the string "00" is true), and counts saturate at core/counts.h's kMaxTotalCount
+//   (2^62) where the Perl's floating-point sum would print 1.8e+19.
 //
 // Not supported: the Perl's --inline (runs addr2line on binaries), --context, --srcline and
 // --event-filter options.

@@ -100,7 +100,7 @@ const CollapseCase kCases[] = {
      "\t7f00 write (/lib/libc.so.6)\n"
      "\n",
      "cat;write;[unknown];do_syscall_64_[k];native_write_msr_[k] 1\n"},
-    {"[unknown] takes the module's basename; --addrs keeps the PC (tidy drops <>)", {},
+    {"[unknown] takes the module's basename; --addrs keeps the PC in angle brackets", {},
      "aa 1 [000] 1.0: 1 cycles:\n"
      "\t7f12ab [unknown] (/usr/lib/libc.so.6)\n"
      "\t0 [unknown] ([unknown])\n"
@@ -111,7 +111,7 @@ const CollapseCase kCases[] = {
      "\t7f12ab [unknown] (/usr/lib/libc.so.6)\n"
      "\t0 [unknown] ([unknown])\n"
      "\n",
-     "ab;[unknown 0];[libc.so.6 7f12ab] 1\n"},
+     "ab;[unknown <0>];[libc.so.6 <7f12ab>] 1\n"},
     {"Java: JVM signatures tidied when comm is java; --jit marks perf map frames", Jit(),
      "java 4242 [001] 5.0: 1 cycles:\n"
      "\t7f01 Lorg/mozilla/javascript/ContextFactory;.call(Lorg/mozilla/javascript/"
@@ -121,11 +121,11 @@ const CollapseCase kCases[] = {
      "\n",
      "java;java/lang/Thread:::run_[j];Interpreter;org/mozilla/javascript/"
      "ContextFactory:.call_[j] 1\n"},
-    {"Java tidy only applies to comm exactly java", Pid(),
+    {"Java tidy applies to names starting with java, so also with --pid", Pid(),
      "java 4242 [001] 5.0: 1 cycles:\n"
      "\t7f03 Ljava/lang/Thread;::run (/tmp/perf-4242.map)\n"
      "\n",
-     "java-?;Ljava/lang/Thread:::run 1\n"},
+     "java-?;java/lang/Thread:::run 1\n"},
     {"JS: node perf-basic-prof frames, quotes and argument lists removed; --all", All(),
      "node 311 [000] 9.0: 1 cycles:\n"
      "\t1f2e LazyCompile:*parse /srv/app/lib/parser.js:42 (/tmp/perf-311.map)\n"
@@ -133,7 +133,7 @@ const CollapseCase kCases[] = {
      "\t55aa v8::internal::Invoke(v8::internal::Isolate*) (/usr/bin/node)\n"
      "\tffff entry_SYSCALL_64 ([kernel.kallsyms])\n"
      "\n",
-     "node;entry_SYSCALL_64_[k];v8::internal::Invoke;RegExp:[&]_[j];"
+     "node;entry_SYSCALL_64_[k];v8::internal::Invoke;RegExp:[&<>]_[j];"
      "LazyCompile:*parse /srv/app/lib/parser.js:42_[j] 1\n"},
     {"inlined chains a->b and perf's (inlined) frames", {},
      "a.out 5 [000] 1.0: 1 cycles:\n"
@@ -142,13 +142,13 @@ const CollapseCase kCases[] = {
      "\t400600 main (/tmp/a.out)\n"
      "\n",
      "a.out;main;mid;inner_[i];leaf 1\n"},
-    {"Go-style names keep their dots and parens; C++ templates lose <>; a name starting with ( is dropped", {},
+    {"Go-style names keep their dots and parens; C++ templates keep <>; a name starting with ( is dropped", {},
      "go 5 [000] 1.0: 1 cycles:\n"
      "\t1 main.(*T).Run (/bin/go)\n"
      "\t2 std::vector<int>::push_back(int const&) (/bin/go)\n"
      "\t3 (anonymous namespace)::Helper(int) (/bin/go)\n"
      "\n",
-     "go;std::vectorint::push_back;main.(*T).Run 1\n"},
+     "go;std::vector<int>::push_back;main.(*T).Run 1\n"},
     {"only the first event type is kept", {},
      "a.out 1 [000] 1.0: 100 cycles:\n"
      "\t1 work (/a)\n"

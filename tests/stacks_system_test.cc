@@ -197,6 +197,86 @@ TEST(StacksSystem, ImportedStacksMergeAcrossHostsAndShardsExactly) {
             "main 20\nmain;baz 1\nmain;foo1 15\nmain;foo1;bar 30\nmain;foo2 5\nmain;foo2;bar 25\n");
 }
 
+// async-profiler's `-o collapsed` with `-t` (threads) and `--cstack`: frame types as suffixes
+// (_[j] JIT-compiled, _[i] inlined, _[0] interpreted, _[1] C1, _[k] kernel, none native) and
+// thread frames that hold spaces; counts are samples.
+constexpr const char* kAsyncProfilerCollapsed =
+    "[main tid=4242];java/lang/Thread.run_[j];com/example/Server.handle_[j];"
+    "com/example/Json.parse_[i] 40\n"
+    "[main tid=4242];java/lang/Thread.run_[j];com/example/Server.handle_[j];"
+    "java/util/HashMap.get_[0] 3\n"
+    "[main tid=4242];java/lang/Thread.run_[j];com/example/Server.handle_[1];"
+    "java/io/FileOutputStream.writeBytes_[j];Java_java_io_FileOutputStream_writeBytes;__write;"
+    "entry_SYSCALL_64_[k];ksys_write_[k] 7\n"
+    "[GC Thread#0 tid=4250];start_thread;thread_native_entry;G1ParTask::work 5\n";
+
+// py-spy `record -f raw --threads --subprocesses`: "name (file:line)" frames, a process frame
+// and a thread frame at the root, samples as counts, lines in no particular order.
+constexpr const char* kPySpyRaw =
+    "process 4242:\"python3 app.py --port 8080\";thread (0x7F3A2C8A1740);<module> (app.py:30);"
+    "main (app.py:25);work (app.py:12) 120\n"
+    "process 4242:\"python3 app.py --port 8080\";thread (0x7F3A2C8A1740);<module> (app.py:30);"
+    "main (app.py:25);idle (app.py:18) 30\n"
+    "process 4301:\"python3 -m worker\";thread (0x7F00AA000740);<module> (<frozen runpy>:88);"
+    "loop (worker.py:7) 9\n";
+
+TEST(StacksSystem, OtherProfilersOutputImportsExactly) {
+  StackCluster cluster(1);
+  const int64_t t0 = Now() - 600;
+  CommandResult j = cluster.ImportStacks("java-1", kAsyncProfilerCollapsed, t0);
+  ASSERT_EQ(j.exit_code, 0) << j.err << cluster.Logs();
+  EXPECT_NE(j.err.find("55 folded stack samples"), std::string::npos) << j.err;
+  CommandResult p = cluster.ImportStacks("py-1", kPySpyRaw, t0);
+  ASSERT_EQ(p.exit_code, 0) << p.err << cluster.Logs();
+  EXPECT_NE(p.err.find("159 folded stack samples"), std::string::npos) << p.err;
+  // A pprof profile made here by Go's runtime/pprof (cli/testdata/pprof: burn.go made it):
+  // recognized by its gzip magic, samples/count kept, its labels (phase) and the sample type
+  // are fields.
+  const std::string profile = std::string(TRAILMAP_SOURCE_DIR) + "/cli/testdata/pprof/go_cpu.pb.gz";
+  CommandResult g = RunProgram({Binary("trailmap"), "import", "--stacks", "--host", "go-1",
+                                "--time", std::to_string(t0), "--ingest",
+                                IngestList(cluster.aggregators()), profile});
+  ASSERT_EQ(g.exit_code, 0) << g.err << cluster.Logs();
+  EXPECT_NE(g.err.find("87 pprof (samples/count) stack samples over 1 second"), std::string::npos)
+      << g.err;
+
+  // Sorted bytewise, as every folded answer is.
+  EXPECT_EQ(cluster.FleetFolded(t0 - 5, t0 + 5, {"--hosts", "java-1"}).out,
+            "[GC Thread#0 tid=4250];start_thread;thread_native_entry;G1ParTask::work 5\n"
+            "[main tid=4242];java/lang/Thread.run_[j];com/example/Server.handle_[1];"
+            "java/io/FileOutputStream.writeBytes_[j];Java_java_io_FileOutputStream_writeBytes;"
+            "__write;entry_SYSCALL_64_[k];ksys_write_[k] 7\n"
+            "[main tid=4242];java/lang/Thread.run_[j];com/example/Server.handle_[j];"
+            "com/example/Json.parse_[i] 40\n"
+            "[main tid=4242];java/lang/Thread.run_[j];com/example/Server.handle_[j];"
+            "java/util/HashMap.get_[0] 3\n");
+  EXPECT_EQ(cluster.FleetFolded(t0 - 5, t0 + 5, {"--hosts", "py-1"}).out,
+            "process 4242:\"python3 app.py --port 8080\";thread (0x7F3A2C8A1740);"
+            "<module> (app.py:30);main (app.py:25);idle (app.py:18) 30\n"
+            "process 4242:\"python3 app.py --port 8080\";thread (0x7F3A2C8A1740);"
+            "<module> (app.py:30);main (app.py:25);work (app.py:12) 120\n"
+            "process 4301:\"python3 -m worker\";thread (0x7F00AA000740);"
+            "<module> (<frozen runpy>:88);loop (worker.py:7) 9\n");
+  const std::string go = "runtime.main;main.main;runtime/pprof.Do;main.main.func2;main.coldLoop";
+  EXPECT_EQ(cluster.FleetFolded(t0 - 5, t0 + 5,
+                                {"--where", "phase == \"cold\" and sample_type == \"samples\""})
+                .out,
+            go + " 20\n" + go + ";main.mix_[i] 9\n" + go + ";runtime.asyncPreempt 1\n");
+  CommandResult hot = cluster.FleetFolded(t0 - 5, t0 + 5, {"--where", "phase == \"hot\""});
+  EXPECT_NE(hot.out.find(";main.main.func1;main.hotLoop 39\n"), std::string::npos) << hot.out;
+
+  // --sample-type picks another value, and one the profile lacks is a usage error naming those
+  // it has.
+  CommandResult none = RunProgram({Binary("trailmap"), "import", "--stacks", "--host", "go-1",
+                                   "--sample-type", "alloc_space", "--ingest",
+                                   IngestList(cluster.aggregators()), profile});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("--sample-type alloc_space: the profile has samples/count, "
+                          "cpu/nanoseconds"),
+            std::string::npos)
+      << none.err;
+}
+
 TEST(StacksSystem, ABadFoldedLineStopsTheImportNamingTheLine) {
   StackCluster cluster(1);
   CommandResult r = cluster.ImportStacks("a", "main;foo 3\nmain;bar three\n", Now() - 60);

@@ -1,0 +1,123 @@
+#include "query/views/subsecond.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "query/draw/raster.h"
+#include "query/render/subsecond.h"
+
+namespace trailmap {
+namespace {
+
+// A perf script record at unix time `second`.`micros`, in `func`.
+std::string Record(const char* comm, int64_t second, int micros, const char* func) {
+  char head[128];
+  snprintf(head, sizeof head, "%s 42/42 [000] %lld.%06d: 10101010 cpu-clock: \n", comm,
+           static_cast<long long>(second), micros);
+  return std::string(head) + "\tffff " + func + "+0x1 (/usr/bin/app)\n\t1 main (/usr/bin/app)\n\n";
+}
+
+TEST(Subsecond, CellsCountSamplesByOffsetAndIdleIsLeftOut) {
+  std::string text;
+  text += Record("app", 1700000100, 0, "a");                  // column 0, row 0
+  text += Record("app", 1700000100, 19999, "a");              // row 0 (19.999 ms)
+  text += Record("app", 1700000100, 20000, "b");              // row 1
+  text += Record("app", 1700000102, 999999, "c");             // column 2, row 49
+  text += Record("swapper", 1700000101, 500000, "cpu_idle");  // idle: left out
+  text += "app 42 [000] 7: cpu-clock:\n\t1 f (/a)\n\n";       // no time: left out
+  const PerfSamples samples = ReadPerfSamples(text);
+  EXPECT_EQ(samples.samples.size(), 4u);
+  EXPECT_EQ(samples.idle, 1u);
+  EXPECT_EQ(samples.untimed, 1u);
+  Result<SubsecondView> view = BuildSubsecondView(samples);
+  ASSERT_TRUE(view.ok());
+  EXPECT_EQ(view->start_second, 1700000100);
+  ASSERT_EQ(view->columns(), 3);
+  EXPECT_EQ(view->counts[0][0], 2u);
+  EXPECT_EQ(view->counts[0][1], 1u);
+  EXPECT_EQ(view->counts[2][49], 1u);
+  EXPECT_EQ(view->max_count, 2u);
+  EXPECT_EQ(view->samples, 4u);
+  uint64_t total = 0;
+  for (const auto& column : view->counts)
+    for (uint64_t n : column) total += n;
+  EXPECT_EQ(total, 4u);
+
+  // With the idle sample: column 1, row 25.
+  Result<SubsecondView> all = BuildSubsecondView(ReadPerfSamples(text, true), 10);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->counts[1][5], 1u);
+  EXPECT_EQ(all->counts[0][0], 3u) << "10 rows: 100 ms each";
+
+  // A range's stacks: [0.000, 0.020) holds the two samples in a; the end is open.
+  const FoldedStacks first = FoldSubsecondRange(samples, view->start_second, {0, 0.020});
+  EXPECT_EQ(FormatFolded(first), "app;main;a 2\n");
+  EXPECT_EQ(FormatFolded(FoldSubsecondRange(samples, view->start_second,
+                                            *ParseSubsecondRange("0.020..2.999999"))),
+            "app;main;b 1\n");
+  EXPECT_EQ(
+      FormatFolded(FoldSubsecondRange(samples, view->start_second, *ParseSubsecondRange("0..3"))),
+      "app;main;a 2\napp;main;b 1\napp;main;c 1\n");
+}
+
+TEST(Subsecond, RangesAndRowsAreChecked) {
+  for (const char* bad : {"", "1", "2..1", "1..1", "a..2", "1..2x", "1.1234567891..2", "-1..2"}) {
+    EXPECT_FALSE(ParseSubsecondRange(bad).ok()) << bad;
+  }
+  Result<SubsecondRange> r = ParseSubsecondRange("12.340..13.020");
+  ASSERT_TRUE(r.ok());
+  EXPECT_DOUBLE_EQ(r->from, 12.34);
+  EXPECT_DOUBLE_EQ(r->to, 13.02);
+  EXPECT_FALSE(BuildSubsecondView({}, 0).ok());
+  EXPECT_FALSE(BuildSubsecondView({}, 1001).ok());
+  PerfSamples far;
+  far.samples = {{0, "a"}, {int64_t{kMaxSubsecondColumns} * 1'000'000'000, "a"}};
+  Result<SubsecondView> v = BuildSubsecondView(far);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().message().rfind("the samples span 36001 seconds", 0), 0u);
+}
+
+TEST(Subsecond, FlameScopeColorsAndRenderers) {
+  EXPECT_EQ(SubsecondColor(0, 10), (Rgb{255, 255, 255}));
+  EXPECT_EQ(SubsecondColor(5, 10), (Rgb{0xFF, 0x50, 0x32}));
+  EXPECT_EQ(SubsecondColor(10, 10), (Rgb{0xE5, 0x09, 0x14}));
+  EXPECT_EQ(SubsecondColor(1, 1), (Rgb{0xE5, 0x09, 0x14}));
+
+  SubsecondView view;
+  view.start_second = 100;
+  view.rows = 5;
+  view.counts = {{4, 0, 0, 0, 0}, {0, 0, 0, 0, 2}};
+  view.max_count = 4;
+  view.samples = 6;
+  EXPECT_EQ(RenderSubsecondText(view),
+            "   800 | +|\n"
+            "   600 |  |\n"
+            "   400 |  |\n"
+            "   200 |  |\n"
+            "     0 |@ |\n"
+            "       ----\n"
+            "ms / seconds from 100: 6 samples, largest cell 4\n");
+  const auto j = nlohmann::json::parse(RenderSubsecondJson(view));
+  EXPECT_EQ(j["view"], "subsecond");
+  EXPECT_EQ(j["counts"], nlohmann::json::parse("[[4,0,0,0,0],[0,0,0,0,2]]"));
+  EXPECT_EQ(j["row_ms"], 200.0);
+  const std::string svg = RenderSubsecondSvg(view);
+  EXPECT_NE(svg.find("fill=\"#e50914\"><title>second 0, 0-200 ms: 4 samples</title>"),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("fill=\"#ff5032\"><title>second 1, 800-1000 ms: 2 samples</title>"),
+            std::string::npos);
+  // PNG: column 0's bottom cell is the darkest red, column 1's top cell the middle red.
+  Result<std::string> png = RenderSubsecondPng(view);
+  ASSERT_TRUE(png.ok());
+  Result<Canvas> canvas = DecodePng(*png);
+  ASSERT_TRUE(canvas.ok());
+  // The layout: plot at x 64, y 72; 2 columns are 12 px wide; 5 rows are 80 px high.
+  EXPECT_EQ(canvas->At(64 + 6, 72 + 4 * 80 + 40), (Rgb{0xE5, 0x09, 0x14}));
+  EXPECT_EQ(canvas->At(64 + 12 + 6, 72 + 40), (Rgb{0xFF, 0x50, 0x32}));
+  EXPECT_EQ(canvas->At(64 + 6, 72 + 40), (Rgb{255, 255, 255}));
+}
+
+}  // namespace
+}  // namespace trailmap
