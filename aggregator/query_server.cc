@@ -13,9 +13,11 @@ RouterServer::Options RouterOptions(const QueryServerOptions& o) {
   RouterServer::Options r;
   r.name = "query";
   r.endpoint = o.endpoint;
-  // A query is a few hundred bytes, but a weighted stack query (region -> code) carries 16 bytes
-  // per host-second: up to kMaxStackWeights of them, 64 MiB. Larger messages drop the connection.
-  r.max_message_bytes = 64 << 20;
+  // A query is a few hundred bytes; its host list (--hosts) is the most it can carry: 4 MiB
+  // holds ~100,000 names. Larger messages drop the connection. (Region -> code's queries carried
+  // 16 bytes per selected host-second and needed 64 MiB until the aggregators found the
+  // host-seconds themselves.)
+  r.max_message_bytes = 4 << 20;
   r.workers = std::max<size_t>(o.workers, 1);
   r.curve_secret_key = o.curve_secret_key;
   r.zap_domain = "query";

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "aggregator/band_count.h"
 #include "aggregator/host_mask.h"
 #include "aggregator/keys.h"
 #include "aggregator/query_budget.h"
@@ -25,9 +26,12 @@ int64_t FloorMinute(int64_t t) { return t - ((t % 60) + 60) % 60; }
 // How many keys RunSeeking steps over before it seeks instead.
 constexpr int kMaxSteps = 16;
 
-struct HostWeights {
-  std::unordered_map<int64_t, uint64_t> seconds;
-  uint64_t other = 0;
+// A host-second the stack pass seeks to, and how many times its samples count.
+struct SeekTarget {
+  int64_t second = 0;
+  uint32_t host = 0;
+  uint64_t weight = 1;
+  auto operator<=>(const SeekTarget&) const = default;
 };
 
 // count × weight, at most kMaxTotalCount.
@@ -60,21 +64,27 @@ struct Scan {
   std::unordered_map<std::string, uint32_t> group_index;
   std::unordered_map<uint64_t, uint64_t> counts;  // group << 32 | global stack id -> samples
   std::unordered_map<uint64_t, uint64_t>* into = nullptr;  // not null: sums go there instead
-  // A weighted query's weights by host id (none: every value counts once).
-  const std::unordered_map<uint32_t, HostWeights>* weights = nullptr;
-  // With `weights`: every second of a listed host counts once, whatever its weights say (the
-  // parts of a baseline read as a whole and a difference; see RunStackQuery).
-  bool listed_hosts_once = false;
+  // Not null: every value a seek pass keeps is also added here once, whatever its weight (a
+  // region's selected host-seconds, subtracted from the whole range for its baseline).
+  std::unordered_map<uint64_t, uint64_t>* once = nullptr;
+  bool once_saturated = false;
+  // Not null: only these hosts (host id -> 1) are read by Run and RunMinutes (a baseline).
+  const std::vector<uint8_t>* listed = nullptr;
+  // Not null: these host-seconds (sorted) are left out by Run (a baseline read second by second).
+  const std::vector<BandSecond>* excluded = nullptr;
   QueryBudget* budget = nullptr;  // charged per key and distinct stack; null: no limits
 
-  // How many times the value of (host, second) counts: 1, or its weight in a weighted query.
+  // How many times a range scan counts the value of (host, second): 1, or 0 when left out.
   uint64_t WeightOf(uint32_t host, int64_t second) const {
-    if (weights == nullptr) return 1;
-    auto h = weights->find(host);
-    if (h == weights->end()) return 0;
-    if (listed_hosts_once) return 1;
-    auto s = h->second.seconds.find(second);
-    return s == h->second.seconds.end() ? h->second.other : s->second;
+    if (listed != nullptr && (host >= listed->size() || (*listed)[host] == 0)) return 0;
+    if (excluded != nullptr &&
+        std::binary_search(excluded->begin(), excluded->end(), BandSecond{second, host, 0},
+                           [](const BandSecond& a, const BandSecond& b) {
+                             return a.second != b.second ? a.second < b.second : a.host < b.host;
+                           })) {
+      return 0;
+    }
+    return 1;
   }
 
   // The group of (host, series), or -1 when the query leaves it out.
@@ -110,7 +120,7 @@ struct Scan {
     DataKey key;
     KeyMeter meter(budget);
     for (it->Seek(lower); it->Valid(); it->Next()) {
-      if (Status s = Visit(*it, cf, &meter, &key); !s.ok()) return s;
+      if (Status s = Visit(*it, cf, &meter, &key, kWeighOfRange); !s.ok()) return s;
     }
     if (!it->status().ok()) return Status::IOError(cf->GetName() + ": " + it->status().ToString());
     return meter.Flush();
@@ -130,13 +140,12 @@ struct Scan {
     return s;
   }
 
-  // A weighted query whose other seconds weigh 0 (no baseline): only the selected host-seconds
-  // are read, each by a seek to its first key (or a few steps on to it), instead of every key of
-  // the range.
+  // Only the `targets` host-seconds of [from, to) (sorted), each counted its weight times: each
+  // is reached by a seek to its first key (or a few steps on to it), instead of reading every
+  // key of the range.
   Status RunSeeking(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
                     const rocksdb::Snapshot* snapshot, uint32_t metric, int64_t from, int64_t to,
-                    std::vector<std::pair<int64_t, uint32_t>> targets) {
-    std::sort(targets.begin(), targets.end());
+                    const std::vector<SeekTarget>& targets) {
     const std::string upper = DataKeyPrefix(metric, to);
     const rocksdb::Slice upper_slice(upper);
     std::unique_ptr<rocksdb::Iterator> it = IteratorBelow(db, cf, snapshot, &upper_slice);
@@ -144,9 +153,9 @@ struct Scan {
     DataKey key;
     char start[kDataKeySize];
     bool positioned = false;
-    for (const auto& [second, host] : targets) {
-      if (second < from || second >= to) continue;
-      EncodeDataKey(DataKey{metric, second, host, 0}, start);
+    auto first = std::lower_bound(targets.begin(), targets.end(), SeekTarget{from, 0, 0});
+    for (auto target = first; target != targets.end() && target->second < to; ++target) {
+      EncodeDataKey(DataKey{metric, target->second, target->host, 0}, start);
       const rocksdb::Slice want(start, kDataKeySize);
       // A target a few keys on is reached by stepping: a Next() costs a small fraction of a Seek,
       // which searches every level (a dense region's targets are ~5 keys apart: 1.4x faster).
@@ -171,7 +180,7 @@ struct Scan {
         const rocksdb::Slice k = it->key();
         // Past this host-second: its key is not visited, the next target seeks on.
         if (k.size() != kDataKeySize || std::memcmp(k.data(), start, kDataKeySize - 4) != 0) break;
-        if (Status s = Visit(*it, cf, &meter, &key); !s.ok()) return s;
+        if (Status s = Visit(*it, cf, &meter, &key, target->weight); !s.ok()) return s;
       }
       if (!it->status().ok()) {
         return Status::IOError(cf->GetName() + ": " + it->status().ToString());
@@ -180,9 +189,13 @@ struct Scan {
     return meter.Flush();
   }
 
-  // One stored value: its host and series kept or not, its counts added times its weight.
+  // Visit's weight for a range scan: WeightOf the key's host-second.
+  static constexpr uint64_t kWeighOfRange = UINT64_MAX;
+
+  // One stored value: its host and series kept or not, its counts added `weight` times
+  // (kWeighOfRange: WeightOf its host-second), and once into `once` when set.
   Status Visit(const rocksdb::Iterator& it, rocksdb::ColumnFamilyHandle* cf, KeyMeter* meter,
-               DataKey* key) {
+               DataKey* key, uint64_t weight) {
     const rocksdb::Slice k = it.key();
     if (!DecodeDataKey({k.data(), k.size()}, key)) {
       return Status::Corruption(cf->GetName() + ": key of " + std::to_string(k.size()) + " bytes");
@@ -191,13 +204,17 @@ struct Scan {
     if (!allowed.Keeps(key->host, key->second)) return Status::Ok();
     const int64_t g = GroupOf(key->host, key->series);
     if (g < 0) return Status::Ok();
-    const uint64_t weight = WeightOf(key->host, key->second);
+    if (weight == kWeighOfRange) weight = WeightOf(key->host, key->second);
     if (weight == 0) return Status::Ok();
     const auto group = static_cast<uint64_t>(g);
     std::unordered_map<uint64_t, uint64_t>& sums = into != nullptr ? *into : counts;
     const auto add = [this, &sums, group, weight](uint32_t id, uint64_t count) {
       uint64_t& sum = sums[(group << 32) | id];
       sum = SaturatingCountAdd(sum, SaturatingCountTimes(count, weight, &saturated), &saturated);
+      if (once != nullptr) {
+        uint64_t& one = (*once)[(group << 32) | id];
+        one = SaturatingCountAdd(one, count, &once_saturated);
+      }
     };
     const rocksdb::Slice v = it.value();
     const size_t distinct = sums.size();
@@ -216,76 +233,171 @@ struct Scan {
   bool saturated = false;  // a fleet's count past kMaxTotalCount stops there
 };
 
-// Calls fn(from, to) for each piece of the query's range between epoch starts, in order, until
-// one fails: a replicated query's minutes never span two epochs, whose owners differ
+// Calls fn(from, to) for each piece of [from, to) between epoch starts, in order, until one
+// fails: a replicated query's minutes never span two epochs, whose owners differ
 // (core/cluster.h).
 template <typename Fn>
-Status ForEachEpochPiece(const StackQuery& query, Fn&& fn) {
+Status ForEachEpochPiece(const std::optional<ReplicaScope>& replicas, int64_t from, int64_t to,
+                         Fn&& fn) {
   std::vector<int64_t> cuts;
-  if (query.replicas) cuts = EpochCuts(query.replicas->cluster, query.from, query.to);
-  cuts.push_back(query.to);
-  int64_t from = query.from;
-  for (int64_t to : cuts) {
-    if (Status s = fn(from, to); !s.ok()) return s;
-    from = to;
+  if (replicas) cuts = EpochCuts(replicas->cluster, from, to);
+  cuts.push_back(to);
+  for (int64_t cut : cuts) {
+    if (Status s = fn(from, cut); !s.ok()) return s;
+    from = cut;
   }
   return Status::Ok();
 }
 
-// The scan's counts as the answer: folded text by stack id, under its group's frame if grouped,
-// sorted by text.
-Result<StackAnswer> Answer(const Catalog& catalog, const StackQuery& query, const Scan& scan) {
-  StackAnswer answer;
-  answer.stacks.reserve(scan.counts.size());
+// The scan's counts as folded text by stack id, under its group's frame if grouped, sorted by
+// text.
+Result<FoldedStacks> Folded(const Catalog& catalog, const StackQuery& query, const Scan& scan) {
+  FoldedStacks out;
+  out.reserve(scan.counts.size());
   for (const auto& [group_and_id, count] : scan.counts) {
     const auto id = static_cast<uint32_t>(group_and_id);
     std::string text = catalog.Stack(id);
     if (text.empty())
       return Status::Corruption("stacks: id " + std::to_string(id) + " has no text in the catalog");
     if (!query.group_by.empty()) text = scan.groups[group_and_id >> 32] + ";" + text;
-    answer.stacks.push_back(FoldedStack{std::move(text), count});
+    out.push_back(FoldedStack{std::move(text), count});
   }
-  std::sort(answer.stacks.begin(), answer.stacks.end(),
+  std::sort(out.begin(), out.end(),
             [](const FoldedStack& a, const FoldedStack& b) { return a.stack < b.stack; });
-  return answer;
+  return out;
 }
 
-// A baseline as the listed hosts' whole range minus their listed host-seconds (RunStackQuery says
-// why), into `whole`'s counts. False when that cannot be exact: the caller scans instead.
-Result<bool> RunDifference(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* stacks,
-                           rocksdb::ColumnFamilyHandle* stacks_60s, uint32_t metric,
-                           const StackQuery& query,
-                           const std::vector<std::pair<int64_t, uint32_t>>& listed, Scan* whole) {
-  const rocksdb::Snapshot* snapshot = db->GetSnapshot();
-  whole->listed_hosts_once = true;
-  Status s = ForEachEpochPiece(query, [&](int64_t from, int64_t to) {
-    return whole->RunMinutes(db, stacks, stacks_60s, snapshot, metric, from, to);
+// A region's baseline: the selected hosts' [from, to), each host-second once, except the
+// selected ones. Read as the difference of two exact sums: the hosts' whole range, whole minutes
+// from `stacks_60s` as an unweighted query reads it, minus `selected_once` (the selected
+// host-seconds' samples, each once, gathered by the target's pass). ~1/60 of the range's keys
+// instead of every 1 s key (docs/BENCHMARKS.md, region -> flame). Minutes are merged from the
+// same 1 s values in the same write, so under one snapshot the difference is exact. Should a sum
+// have saturated, or a minute hold less than its seconds, the range is scanned second by second
+// instead. Where the 1 s values have aged out and the minutes not, the baseline holds those
+// minutes (a scan would hold nothing there).
+Status RunBaseline(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* stacks,
+                   rocksdb::ColumnFamilyHandle* stacks_60s, const rocksdb::Snapshot* snapshot,
+                   uint32_t metric, const StackQuery& query, const std::vector<BandSecond>& selected,
+                   const std::unordered_map<uint64_t, uint64_t>& selected_once, bool once_saturated,
+                   Scan* whole) {
+  const int64_t from = query.region->baseline_from, to = query.region->baseline_to;
+  std::vector<uint8_t> listed;
+  for (const BandSecond& b : selected) {
+    if (b.host >= listed.size()) listed.resize(b.host + 1, 0);
+    listed[b.host] = 1;
+  }
+  whole->listed = &listed;
+  Status s = ForEachEpochPiece(query.replicas, from, to, [&](int64_t lo, int64_t hi) {
+    return whole->RunMinutes(db, stacks, stacks_60s, snapshot, metric, lo, hi);
   });
-  std::unordered_map<uint64_t, uint64_t> minus;
-  if (s.ok()) {
-    whole->into = &minus;
-    s = whole->RunSeeking(db, stacks, snapshot, metric, query.from, query.to, listed);
-    whole->into = nullptr;
-  }
-  whole->listed_hosts_once = false;
-  db->ReleaseSnapshot(snapshot);
   if (!s.ok()) return s;
-  if (whole->saturated) return false;
-  for (const auto& [key, n] : minus) {
-    auto it = whole->counts.find(key);
-    if (it == whole->counts.end() || it->second < n) return false;
-    it->second -= n;
-    if (it->second == 0) whole->counts.erase(it);
+  bool exact = !whole->saturated && !once_saturated;
+  for (auto it = selected_once.begin(); exact && it != selected_once.end(); ++it) {
+    auto w = whole->counts.find(it->first);
+    if (w == whole->counts.end() || w->second < it->second) {
+      exact = false;
+    } else if ((w->second -= it->second) == 0) {
+      whole->counts.erase(w);
+    }
   }
-  return true;
+  if (exact) return Status::Ok();
+  whole->counts.clear();  // second by second, leaving the selected host-seconds out
+  whole->saturated = false;
+  whole->excluded = &selected;
+  s = ForEachEpochPiece(query.replicas, from, to, [&](int64_t lo, int64_t hi) {
+    return whole->Run(db, stacks, snapshot, metric, lo, hi);
+  });
+  whole->excluded = nullptr;
+  whole->listed = nullptr;
+  return s;
+}
+
+// Region -> code (StackQuery::region): the band's host-seconds, then their stacks, each counted
+// its events times, and with a baseline the same hosts' other seconds; all under one snapshot.
+Result<StackAnswer> RunRegionQuery(const StackScan& store, const Catalog& catalog,
+                                   const StackQuery& query, QueryBudget* budget) {
+  const RegionBand& region = *query.region;
+  Result<Predicate> band = Predicate::Parse(region.where);
+  if (!band.ok()) return band.status();
+  StackAnswer answer;
+  if (region.baseline) answer.baseline.emplace();
+  MetricRecord events;
+  const std::optional<uint32_t> events_metric = catalog.FindMetric(region.metric, &events);
+  if (!events_metric) return answer;
+  if (events.kind != MetricKind::kLatency && events.kind != MetricKind::kSize) {
+    return Status::InvalidArgument("--region selects events of a latency or size metric; " +
+                                   region.metric + " is a " + MetricKindName(events.kind) +
+                                   " metric");
+  }
+  MetricRecord record;
+  const std::optional<uint32_t> metric = catalog.FindMetric(query.metric, &record);
+  if (metric && record.kind != MetricKind::kStacks) {
+    return Status::InvalidArgument(query.metric + " is a " + MetricKindName(record.kind) +
+                                   " metric, not stacks");
+  }
+  const HostMask allowed =
+      HostMask::Make(catalog, query.hosts, query.replicas, query.from, query.to);
+  if (allowed.keeps_none()) return answer;
+  rocksdb::ManagedSnapshot managed(store.db);
+  const rocksdb::Snapshot* snapshot = managed.snapshot();
+  Result<std::vector<BandSecond>> selected =
+      CountBand(BandScan{store.db, store.hist, snapshot, store.threads, budget}, catalog,
+                *events_metric, query.from, query.to, allowed, *band);
+  if (!selected.ok()) return selected.status();
+  // The selection by host, in name order.
+  std::unordered_map<uint32_t, RegionHost> by_host;
+  for (const BandSecond& b : *selected) {
+    RegionHost& h = by_host[b.host];
+    bool saturated = false;
+    h.events = SaturatingCountAdd(h.events, b.events, &saturated);
+    ++h.host_seconds;
+  }
+  for (auto& [id, host] : by_host) {
+    host.host = catalog.Host(id).name;
+    answer.region_hosts.push_back(std::move(host));
+  }
+  std::sort(answer.region_hosts.begin(), answer.region_hosts.end(),
+            [](const RegionHost& a, const RegionHost& b) { return a.host < b.host; });
+  if (!metric || selected->empty()) return answer;
+
+  const Result<Predicate> all = Predicate::Parse("");
+  const Predicate& everything = *all;
+  Scan scan{catalog, everything, allowed, query.group_by, {}, {}, {}, {}};
+  scan.budget = budget;
+  std::unordered_map<uint64_t, uint64_t> selected_once;
+  if (region.baseline) scan.once = &selected_once;
+  std::vector<SeekTarget> targets;
+  targets.reserve(selected->size());
+  for (const BandSecond& b : *selected) targets.push_back(SeekTarget{b.second, b.host, b.events});
+  Status s = ForEachEpochPiece(query.replicas, query.from, query.to, [&](int64_t lo, int64_t hi) {
+    return scan.RunSeeking(store.db, store.stacks, snapshot, *metric, lo, hi, targets);
+  });
+  if (!s.ok()) return s;
+  Result<FoldedStacks> target = Folded(catalog, query, scan);
+  if (!target.ok()) return target.status();
+  answer.stacks = std::move(target).value();
+  if (region.baseline) {
+    const HostMask baseline_allowed = HostMask::Make(catalog, query.hosts, query.replicas,
+                                                     region.baseline_from, region.baseline_to);
+    Scan whole{catalog, everything, baseline_allowed, query.group_by, {}, {}, {}, {}};
+    whole.budget = budget;
+    s = RunBaseline(store.db, store.stacks, store.stacks_60s, snapshot, *metric, query, *selected,
+                    selected_once, scan.once_saturated, &whole);
+    if (!s.ok()) return s;
+    Result<FoldedStacks> baseline = Folded(catalog, query, whole);
+    if (!baseline.ok()) return baseline.status();
+    answer.baseline = std::move(baseline).value();
+  }
+  return answer;
 }
 
 }  // namespace
 
-Result<StackAnswer> RunStackQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* stacks,
-                                  rocksdb::ColumnFamilyHandle* stacks_60s, const Catalog& catalog,
+Result<StackAnswer> RunStackQuery(const StackScan& store, const Catalog& catalog,
                                   const StackQuery& query, QueryBudget* budget) {
   if (Status s = CheckStackQuery(query); !s.ok()) return s;
+  if (query.region) return RunRegionQuery(store, catalog, query, budget);
   Result<Predicate> where = Predicate::Parse(query.where);
   if (!where.ok()) return where.status();
   StackAnswer answer;
@@ -296,74 +408,23 @@ Result<StackAnswer> RunStackQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* 
     return Status::InvalidArgument(query.metric + " is a " + MetricKindName(record.kind) +
                                    " metric, not stacks");
   }
-  // A weighted query: its weights by host id; only those hosts are read.
-  std::unordered_map<uint32_t, HostWeights> weights;
-  for (const HostSecondWeights& h : query.weights) {
-    const std::optional<uint32_t> id = catalog.FindHost(h.host);
-    if (!id) continue;  // another shard's host
-    HostWeights& w = weights[*id];
-    w.other = h.other_seconds;
-    for (size_t i = 0; i < h.seconds.size(); ++i) w.seconds[h.seconds[i]] = h.weights[i];
-  }
-  if (!query.weights.empty() && weights.empty()) return answer;
   const HostMask allowed =
       HostMask::Make(catalog, query.hosts, query.replicas, query.from, query.to);
   if (allowed.keeps_none()) return answer;
-
   Scan scan{catalog, *where, allowed, query.group_by, {}, {}, {}, {}};
-  if (!query.weights.empty()) scan.weights = &weights;
   scan.budget = budget;
-  // A baseline (region -> code's differential: each listed host's other seconds weigh 1, its
-  // listed ones 0) is read as the difference of two exact sums: the hosts' whole range, whole
-  // minutes from `stacks_60s` as an unweighted query reads it, minus the listed host-seconds,
-  // sought one by one. ~1/60 of the range's keys plus the selection, instead of every 1 s key
-  // (docs/BENCHMARKS.md, region -> flame). Minutes are merged from the same 1 s values in the
-  // same write, so under one snapshot the difference is exact. Should a sum have saturated, or
-  // a minute hold less than its seconds, the range is scanned second by second instead. Where
-  // the 1 s values have aged out and the minutes not, the baseline holds those minutes (a scan
-  // would hold nothing there).
-  if (!weights.empty() && std::all_of(weights.begin(), weights.end(), [](const auto& w) {
-        return w.second.other == 1 && std::all_of(w.second.seconds.begin(), w.second.seconds.end(),
-                                                  [](const auto& s) { return s.second == 0; });
-      })) {
-    std::vector<std::pair<int64_t, uint32_t>> listed;
-    for (const auto& [host, w] : weights) {
-      for (const auto& [second, weight] : w.seconds) listed.emplace_back(second, host);
-    }
-    Result<bool> done = RunDifference(db, stacks, stacks_60s, *metric, query, listed, &scan);
-    if (!done.ok()) return done.status();
-    if (*done) return Answer(catalog, query, scan);
-    scan.counts.clear();  // read second by second below
-    scan.saturated = false;
-  }
-  // A weighted query of a few host-seconds with the others weighing 0 seeks to each of them
-  // (~134,000 of 600,000 keys for a region of 1,000 hosts x 10 min); a baseline, which weighs
-  // the other seconds too, or a dense selection scans the range.
-  std::vector<std::pair<int64_t, uint32_t>> seek_targets;
-  if (!weights.empty() && std::all_of(weights.begin(), weights.end(),
-                                      [](const auto& w) { return w.second.other == 0; })) {
-    for (const auto& [host, w] : weights) {
-      for (const auto& [second, weight] : w.seconds) {
-        if (weight > 0) seek_targets.emplace_back(second, host);
-      }
-    }
-    const uint64_t range_keys = weights.size() * static_cast<uint64_t>(query.to - query.from);
-    if (seek_targets.empty() || seek_targets.size() * 3 > range_keys) seek_targets.clear();
-  }
-  const rocksdb::Snapshot* snapshot = db->GetSnapshot();
+  rocksdb::ManagedSnapshot managed(store.db);
   // Its whole minutes from `stacks_60s`, its edges from `stacks`.
-  const Status s = ForEachEpochPiece(query, [&](int64_t from, int64_t to) {
-    if (!seek_targets.empty()) {
-      return scan.RunSeeking(db, stacks, snapshot, *metric, from, to, seek_targets);
-    }
-    if (query.weights.empty()) {
-      return scan.RunMinutes(db, stacks, stacks_60s, snapshot, *metric, from, to);
-    }
-    return scan.Run(db, stacks, snapshot, *metric, from, to);
-  });
-  db->ReleaseSnapshot(snapshot);
+  const Status s =
+      ForEachEpochPiece(query.replicas, query.from, query.to, [&](int64_t from, int64_t to) {
+        return scan.RunMinutes(store.db, store.stacks, store.stacks_60s, managed.snapshot(),
+                               *metric, from, to);
+      });
   if (!s.ok()) return s;
-  return Answer(catalog, query, scan);
+  Result<FoldedStacks> stacks = Folded(catalog, query, scan);
+  if (!stacks.ok()) return stacks.status();
+  answer.stacks = std::move(stacks).value();
+  return answer;
 }
 
 }  // namespace trailmap::aggregator

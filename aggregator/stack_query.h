@@ -7,9 +7,13 @@
 // counts are added up by global stack id, and only at the end are the ids turned into folded
 // text: one catalog lookup per distinct stack, not per value.
 //
-// A weighted query (StackQuery::weights, region -> code) reads only the 1 s values, since its
-// weights are per second, and multiplies each value's counts by its host-second's weight.
-//
+// A region query (StackQuery::region, docs/region-flame.md) first counts the band's events per
+// host-second from the 1 s histograms (aggregator/band_count.h), then reads the 1 s stack values
+// of exactly those host-seconds, seeking to each, and counts each value its host-second's events
+// times. Its baseline, when asked for, is the selected hosts' whole range from the minute
+// rollups minus the selected host-seconds' samples, gathered by the same pass: exact under the
+// one snapshot both read.
+
 // Thread safety: reads only; may run on any thread alongside the store's writer.
 #pragma once
 
@@ -26,10 +30,18 @@ namespace trailmap::aggregator {
 
 class QueryBudget;
 
+// What a stack query reads.
+struct StackScan {
+  rocksdb::DB* db = nullptr;
+  rocksdb::ColumnFamilyHandle* stacks = nullptr;
+  rocksdb::ColumnFamilyHandle* stacks_60s = nullptr;
+  rocksdb::ColumnFamilyHandle* hist = nullptr;  // the 1 s histograms a region's band is read from
+  int threads = 1;                              // a region's band count scans on up to this many
+};
+
 // `budget` (null: no limits) is charged with every key visited and every distinct stack (as
 // cells); past a limit the scan stops with the budget's error (aggregator/query_budget.h).
-Result<StackAnswer> RunStackQuery(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* stacks,
-                                  rocksdb::ColumnFamilyHandle* stacks_60s, const Catalog& catalog,
+Result<StackAnswer> RunStackQuery(const StackScan& scan, const Catalog& catalog,
                                   const StackQuery& query, QueryBudget* budget = nullptr);
 
 }  // namespace trailmap::aggregator

@@ -168,69 +168,89 @@ TEST(StackStoreTest, MinuteRollupServesWholeMinutesAndEdgesComeFromSeconds) {
   EXPECT_EQ(Show(store->QueryStacks(q)), "main 1\nmain;foo1;bar 18\n");
 }
 
-TEST(StackStoreTest, WeightedQueryCountsEachHostSecondItsWeightTimes) {
+// "host events host_seconds" lines of a region answer's selection.
+std::string ShowHosts(const Result<StackAnswer>& answer) {
+  if (!answer.ok()) return answer.status().ToString();
+  std::string out;
+  for (const RegionHost& h : answer->region_hosts) {
+    out += h.host + " " + std::to_string(h.events) + " " + std::to_string(h.host_seconds) + "\n";
+  }
+  return out;
+}
+
+TEST(StackStoreTest, RegionCountsEachHostSecondOncePerEventInTheBand) {
   TempDir dir;
   std::unique_ptr<Store> store = MustOpen(dir.path());
+  constexpr uint64_t kMs = 1'000'000;  // ns
   for (const char* host : {"web-1", "web-2"}) {
-    Batch b = MakeBatch(std::string(host) + "/1", 1, host, {Stacks("")});
+    Batch b = MakeBatch(std::string(host) + "/1", 1, host,
+                        {Stacks(""), testing::Latency("disk.latency", "op=read"),
+                         testing::Latency("disk.latency", "op=write")});
     DefineSeedStacks(&b);
+    const bool web1 = host == std::string("web-1");
     // Every second of two minutes: one sample of stack 1; web-2 also one of stack 3.
     for (int64_t t = kMinute; t < kMinute + 120; ++t) {
       b.seconds.push_back({t, {}, {}, {{0, 1, 1}}});
-      if (host == std::string("web-2")) b.seconds.back().stacks.push_back({0, 3, 1});
+      if (!web1) b.seconds.back().stacks.push_back({0, 3, 1});
+      std::vector<HistogramDelta>& h = b.seconds.back().histograms;
+      // In the band 50 ms..1 s: web-1 3 reads at +5, a read and a write at +70; web-2 two reads
+      // at +30. Outside it: 1 ms everywhere at +5, +10 and +30, 2 s at +70.
+      if (web1 && t == kMinute + 5) h.push_back({1, testing::Encoded({100 * kMs, 100 * kMs, 100 * kMs, kMs})});
+      if (web1 && t == kMinute + 10) h.push_back({1, testing::Encoded({kMs})});
+      if (web1 && t == kMinute + 70) {
+        h.push_back({1, testing::Encoded({100 * kMs, 2'000 * kMs})});
+        h.push_back({2, testing::Encoded({200 * kMs})});
+      }
+      if (!web1 && t == kMinute + 30) h.push_back({1, testing::Encoded({500 * kMs, 500 * kMs, kMs})});
     }
     ASSERT_EQ(store->ApplyBatch(b)->status, Ack::Status::kApplied);
   }
-  // web-1's seconds +5 (weight 3) and +70 (weight 2), from 1 s values although the range holds a
-  // whole minute; web-2 is not listed, so it is left out.
-  StackQuery q = Range(kMinute, kMinute + 120);
-  q.weights = {{"web-1", {kMinute + 5, kMinute + 70}, {3, 2}, 0}};
-  EXPECT_EQ(Show(store->QueryStacks(q)), "main;foo1;bar 5\n");
-  // The baseline shape: web-2's other seconds once each, its listed one left out.
-  q.weights = {{"web-2", {kMinute + 5}, {0}, 1}, {"no-such-host", {}, {}, 1}};
-  EXPECT_EQ(Show(store->QueryStacks(q)), "main 119\nmain;foo1;bar 119\n");
-  // A baseline is read as whole minutes minus the listed seconds: a whole minute and a ragged
-  // end, several listed seconds, grouped by host, the same sums as second by second.
-  q = Range(kMinute, kMinute + 115);
-  q.group_by = "host";
-  q.weights = {{"web-1", {kMinute + 20, kMinute + 70}, {0, 0}, 1}, {"web-2", {kMinute + 30}, {0}, 1}};
-  EXPECT_EQ(Show(store->QueryStacks(q)),
-            "web-1;main;foo1;bar 113\nweb-2;main 114\nweb-2;main;foo1;bar 114\n");
-  // Every second of web-2's range listed: nothing left of it.
-  q = Range(kMinute, kMinute + 60);
-  HostSecondWeights all{"web-2", {}, {}, 1};
-  for (int64_t t = kMinute; t < kMinute + 60; ++t) {
-    all.seconds.push_back(t);
-    all.weights.push_back(0);
-  }
-  q.weights = {all};
+  StackQuery q = Range(kMinute, kMinute + 115);
+  q.region = RegionBand{"disk.latency", "value >= 50ms and value <= 1s", true, kMinute,
+                        kMinute + 115};
+  Result<StackAnswer> a = store->QueryStacks(q);
+  // web-1: stack 1 × (3 + 2); web-2: stacks 1 and 3 × 2.
+  EXPECT_EQ(Show(a), "main 2\nmain;foo1;bar 7\n");
+  EXPECT_EQ(ShowHosts(a), "web-1 5 2\nweb-2 2 1\n");
+  // The baseline: the hosts' other seconds once each, a whole minute from the rollups and a
+  // ragged end of 1 s values: web-1 113 seconds of stack 1, web-2 114 of stacks 1 and 3.
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(a->baseline.has_value());
+  EXPECT_EQ(FormatFolded(*a->baseline), "main 114\nmain;foo1;bar 227\n");
+  // The same baseline from a plain query's sums minus the selected seconds, read second by
+  // second: the difference of minutes and seconds is exact.
+  EXPECT_EQ(Show(store->QueryStacks(Range(kMinute, kMinute + 115))), "main 115\nmain;foo1;bar 230\n");
+  // Without the baseline; the view's --where picks series, --hosts hosts.
+  q.region->baseline = false;
+  q.region->where = "op == \"write\" and value >= 50ms and value <= 1s";
+  a = store->QueryStacks(q);
+  EXPECT_EQ(Show(a), "main;foo1;bar 1\n");
+  EXPECT_EQ(ShowHosts(a), "web-1 1 1\n");
+  EXPECT_FALSE(a->baseline.has_value());
+  q.region->where = "value >= 50ms and value <= 1s";
+  q.hosts = {"web-2", "db-9"};
+  EXPECT_EQ(Show(store->QueryStacks(q)), "main 2\nmain;foo1;bar 2\n");
+  // The region's seconds bound the selection: [+6, +60) holds only web-2's +30.
+  q.hosts = {};
+  q.from = kMinute + 6;
+  q.to = kMinute + 60;
+  EXPECT_EQ(ShowHosts(store->QueryStacks(q)), "web-2 2 1\n");
+  // Nothing in the band: no hosts, no stacks, and an empty baseline when one is asked for.
+  q.region->where = "value >= 5s";
+  q.region->baseline = true;
+  q.region->baseline_from = kMinute;
+  q.region->baseline_to = kMinute + 120;
+  a = store->QueryStacks(q);
+  EXPECT_EQ(Show(a), "");
+  EXPECT_EQ(ShowHosts(a), "");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->baseline, FoldedStacks{});
+  // A metric this shard never saw: nothing; a stacks metric as the band's: an error saying so.
+  q.region->metric = "no.such";
   EXPECT_EQ(Show(store->QueryStacks(q)), "");
-  // Only hosts of other shards: nothing.
-  q = Range(kMinute, kMinute + 120);
-  q.weights = {{"no-such-host", {kMinute}, {1}, 1}};
-  EXPECT_EQ(Show(store->QueryStacks(q)), "");
-  // A sparse selection is read by seeking to each host-second, a dense one by scanning the range:
-  // the same sums either way. Sparse: web-1's +0..+29 weighing 1..30, web-2's +30..+59 weighing 2.
-  HostSecondWeights web1{"web-1", {}, {}, 0}, web2{"web-2", {}, {}, 0};
-  for (int64_t i = 0; i < 30; ++i) {
-    web1.seconds.push_back(kMinute + i);
-    web1.weights.push_back(static_cast<uint64_t>(i + 1));
-    web2.seconds.push_back(kMinute + 30 + i);
-    web2.weights.push_back(2);
-  }
-  q.weights = {web2, web1};
-  EXPECT_EQ(Show(store->QueryStacks(q)), "main 60\nmain;foo1;bar 525\n");  // 465 + 60
-  // Dense: both hosts' first 100 seconds, weight 1.
-  web1 = {"web-1", {}, {}, 0};
-  web2 = {"web-2", {}, {}, 0};
-  for (int64_t i = 0; i < 100; ++i) {
-    for (HostSecondWeights* w : {&web1, &web2}) {
-      w->seconds.push_back(kMinute + i);
-      w->weights.push_back(1);
-    }
-  }
-  q.weights = {web1, web2};
-  EXPECT_EQ(Show(store->QueryStacks(q)), "main 100\nmain;foo1;bar 200\n");
+  q.region->metric = "cpu.stacks";
+  EXPECT_NE(Show(store->QueryStacks(q)).find("a latency or size metric; cpu.stacks is a stacks"),
+            std::string::npos);
 }
 
 TEST(StackStoreTest, EvictedDictionaryIsAskedForAgain) {

@@ -1092,7 +1092,9 @@ Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query, Quer
 }
 
 Result<StackAnswer> Store::QueryStacks(const StackQuery& query, QueryBudget* budget) const {
-  return RunStackQuery(db_->db.get(), db_->stacks, db_->stacks_60s, catalog_, query, budget);
+  const StackScan scan{db_->db.get(), db_->stacks, db_->stacks_60s, db_->hist[0],
+                       options_.query_threads};
+  return RunStackQuery(scan, catalog_, query, budget);
 }
 
 std::vector<MetricInfo> Store::Metrics() const { return catalog_.Metrics(); }

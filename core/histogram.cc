@@ -273,6 +273,23 @@ Result<bool> Histogram::EncodedTouches(std::string_view encoded, const BucketBan
          BucketIndex(h.min) <= band.last;
 }
 
+Result<uint64_t> Histogram::EncodedBandCount(std::string_view encoded, const BucketBand& band) {
+  Header h;
+  if (Status s = ParseHeader(encoded, &h); !s.ok()) return s;
+  uint64_t in_band = 0, total = 0, added = 0;
+  const auto count = [&](uint32_t i, uint64_t n) {
+    if (band.Holds(i)) in_band += n;  // no overflow: WalkBuckets stops a total past 2^64
+  };
+  if (Status s = WalkBuckets(encoded, h, count, &total, &added); !s.ok()) return s;
+  if (total > kMaxTotalCount) {
+    // Rare (stores written before the bounds): scaled as MergeEncodedBand scales it.
+    Histogram kept;
+    if (Status s = kept.MergeEncodedBand(encoded, band); !s.ok()) return s;
+    return kept.count();
+  }
+  return in_band;
+}
+
 Status Histogram::MergeEncodedBand(std::string_view encoded, const BucketBand& band) {
   Header h;
   if (Status s = ParseHeader(encoded, &h); !s.ok()) return s;

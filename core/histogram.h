@@ -140,6 +140,10 @@ class Histogram {
   // buckets lie on one side of the band): a scan skips it without walking its buckets, which are
   // then not checked. Corruption when the header is.
   static Result<bool> EncodedTouches(std::string_view encoded, const BucketBand& band);
+  // How many of `encoded`'s events lie in `band`: the count a MergeEncodedBand into an empty
+  // histogram would leave, without building one (region -> code counts a band per host-second).
+  // The whole encoding is checked; Corruption when it does not decode.
+  static Result<uint64_t> EncodedBandCount(std::string_view encoded, const BucketBand& band);
 
   // True once a Record or Merge into this histogram (or into one merged into it) saturated at
   // kMaxTotalCount: the count is then a floor, the proportions still hold. Not part of ==.

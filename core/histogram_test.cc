@@ -432,6 +432,9 @@ TEST(Histogram, MergeEncodedBandKeepsWhatDecodingAndFilteringKeeps) {
     Histogram expected = BandByDecoding(h.Encode(), low, high);
     expected.Record(123'456);
     EXPECT_EQ(band, expected) << "round " << round << " band " << low << ".." << high;
+    Result<uint64_t> in_band = Histogram::EncodedBandCount(h.Encode(), BucketBand::Of(low, high));
+    ASSERT_TRUE(in_band.ok());
+    EXPECT_EQ(*in_band, expected.count() - 1) << "round " << round;
     // The header alone may say that nothing is in the band, and is never wrong when it does.
     Result<bool> touches = Histogram::EncodedTouches(h.Encode(), BucketBand::Of(low, high));
     ASSERT_TRUE(touches.ok());
@@ -473,6 +476,8 @@ TEST(Histogram, MergeEncodedBandRefusesCorruptInputAndChangesNothing) {
   for (const std::string* bad : {&trailing, &truncated}) {
     Status s = target.MergeEncodedBand(*bad, BucketBand::Of(0, UINT64_MAX));
     EXPECT_EQ(s.code(), Status::Code::kCorruption) << s.message();
+    EXPECT_EQ(Histogram::EncodedBandCount(*bad, BucketBand::Of(0, 1)).status().code(),
+              Status::Code::kCorruption);
     EXPECT_EQ(target, before);
   }
 }
@@ -484,6 +489,8 @@ TEST(HistogramSaturation, MergeEncodedBandOfAnEncodingPastTheBoundSaturates) {
   EXPECT_EQ(band.count(), kMaxTotalCount);
   EXPECT_TRUE(band.saturated());
   EXPECT_EQ(band, BandByDecoding(old, 100, 1'000));
+  EXPECT_EQ(*Histogram::EncodedBandCount(old, BucketBand::Of(100, 1'000)), kMaxTotalCount);
+  EXPECT_EQ(*Histogram::EncodedBandCount(old, BucketBand::Of(1'000, 2'000)), 0u);
 }
 
 TEST(Histogram, EncodingIsSmallOnARealisticDistribution) {

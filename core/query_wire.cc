@@ -53,25 +53,20 @@ Status CheckStackQuery(const StackQuery& q) {
     return Status::InvalidArgument("empty time range: from " + std::to_string(q.from) +
                                    " is not before to " + std::to_string(q.to));
   }
-  uint64_t listed = 0;
-  for (const HostSecondWeights& h : q.weights) {
-    if (h.seconds.size() != h.weights.size()) {
-      return Status::InvalidArgument("weights of " + h.host + ": " +
-                                     std::to_string(h.seconds.size()) + " seconds but " +
-                                     std::to_string(h.weights.size()) + " weights");
+  if (q.region) {
+    const RegionBand& r = *q.region;
+    if (Status s = ValidateMetricName(r.metric); !s.ok()) return s;
+    Result<Predicate> band = Predicate::Parse(r.where);
+    if (!band.ok()) return Status::InvalidArgument("region --where: " + band.status().message());
+    const auto [band_low, band_high] = band->ValueRange();
+    if (band_low == 0 && band_high == UINT64_MAX) {
+      return Status::InvalidArgument("region: its predicate must compare the value (the band)");
     }
-    for (size_t i = 0; i < h.seconds.size(); ++i) {
-      if (h.seconds[i] < q.from || h.seconds[i] >= q.to ||
-          (i > 0 && h.seconds[i] <= h.seconds[i - 1])) {
-        return Status::InvalidArgument("weights of " + h.host + ": second " +
-                                       std::to_string(h.seconds[i]) +
-                                       " is out of order or outside the range");
-      }
+    if (!q.where.empty() || !q.group_by.empty()) {
+      return Status::InvalidArgument("region: --where and --by apply to its metric, not the stacks");
     }
-    listed += h.seconds.size() + 1;
-    if (listed > kMaxStackWeights) {
-      return Status::InvalidArgument("a stack query carries at most " +
-                                     std::to_string(kMaxStackWeights) + " host-second weights");
+    if (r.baseline && (r.baseline_from > q.from || r.baseline_to < q.to)) {
+      return Status::InvalidArgument("region: the baseline's range must hold the region's");
     }
   }
   if (q.group_by.size() > 128 || q.group_by.find_first_of(";, =\n") != std::string::npos) {
@@ -216,17 +211,14 @@ std::string EncodeQuery(const Query& query) {
     for (size_t i = 0; i < sq.hosts.size(); ++i) hosts.set(static_cast<unsigned>(i), AsText(sq.hosts[i]));
     w.setWhere(AsText(sq.where));
     w.setGroupBy(AsText(sq.group_by));
-    auto weights = w.initWeights(static_cast<unsigned>(sq.weights.size()));
-    for (size_t i = 0; i < sq.weights.size(); ++i) {
-      const HostSecondWeights& h = sq.weights[i];
-      auto out = weights[static_cast<unsigned>(i)];
-      out.setHost(AsText(h.host));
-      auto seconds = out.initSeconds(static_cast<unsigned>(h.seconds.size()));
-      for (size_t j = 0; j < h.seconds.size(); ++j)
-        seconds.set(static_cast<unsigned>(j), h.seconds[j]);
-      auto ws = out.initWeights(static_cast<unsigned>(h.weights.size()));
-      for (size_t j = 0; j < h.weights.size(); ++j) ws.set(static_cast<unsigned>(j), h.weights[j]);
-      out.setOtherSeconds(h.other_seconds);
+    if (sq.region) {
+      w.setHasRegion(true);
+      auto r = w.initRegion();
+      r.setMetric(AsText(sq.region->metric));
+      r.setWhere(AsText(sq.region->where));
+      r.setBaseline(sq.region->baseline);
+      r.setBaselineFrom(sq.region->baseline_from);
+      r.setBaselineTo(sq.region->baseline_to);
     }
   } else {
     const HistogramQuery& h = query.histograms;
@@ -306,13 +298,10 @@ Result<Query> DecodeQuery(std::string_view bytes) {
         sq.where = Str(w.getWhere());
         sq.group_by = Str(w.getGroupBy());
         sq.replicas = std::move(replicas);
-        for (auto in : w.getWeights()) {
-          HostSecondWeights h;
-          h.host = Str(in.getHost());
-          for (int64_t second : in.getSeconds()) h.seconds.push_back(second);
-          for (uint64_t weight : in.getWeights()) h.weights.push_back(weight);
-          h.other_seconds = in.getOtherSeconds();
-          sq.weights.push_back(std::move(h));
+        if (w.getHasRegion()) {
+          auto r = w.getRegion();
+          sq.region = RegionBand{Str(r.getMetric()), Str(r.getWhere()), r.getBaseline(),
+                                 r.getBaselineFrom(), r.getBaselineTo()};
         }
         if (Status s = CheckStackQuery(sq); !s.ok()) return s;
         return query;
@@ -437,10 +426,25 @@ std::string EncodeAnswer(const Answer& answer) {
       list[static_cast<unsigned>(i)].setThrough(answer.completeness[i].through);
     }
   } else if (answer.kind == Query::Kind::kStacks) {
-    auto list = a.initStacks().initStacks(static_cast<unsigned>(answer.stacks.stacks.size()));
-    for (size_t i = 0; i < answer.stacks.stacks.size(); ++i) {
-      list[i].setStack(AsText(answer.stacks.stacks[i].stack));
-      list[i].setCount(answer.stacks.stacks[i].count);
+    auto sa = a.initStacks();
+    const auto encode = [](const FoldedStacks& stacks, auto list) {
+      for (size_t i = 0; i < stacks.size(); ++i) {
+        list[static_cast<unsigned>(i)].setStack(AsText(stacks[i].stack));
+        list[static_cast<unsigned>(i)].setCount(stacks[i].count);
+      }
+    };
+    encode(answer.stacks.stacks, sa.initStacks(static_cast<unsigned>(answer.stacks.stacks.size())));
+    if (answer.stacks.baseline) {
+      sa.setHasBaseline(true);
+      encode(*answer.stacks.baseline,
+             sa.initBaseline(static_cast<unsigned>(answer.stacks.baseline->size())));
+    }
+    const std::vector<RegionHost>& hosts = answer.stacks.region_hosts;
+    auto list = sa.initRegionHosts(static_cast<unsigned>(hosts.size()));
+    for (size_t i = 0; i < hosts.size(); ++i) {
+      list[static_cast<unsigned>(i)].setHost(AsText(hosts[i].host));
+      list[static_cast<unsigned>(i)].setEvents(hosts[i].events);
+      list[static_cast<unsigned>(i)].setHostSeconds(hosts[i].host_seconds);
     }
   } else {
     const HistogramAnswer& h = answer.histograms;
@@ -552,17 +556,34 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
     }
     if (a.which() == queryproto::Answer::STACKS) {
       answer.kind = Query::Kind::kStacks;
-      auto list = a.getStacks().getStacks();
-      // A list of empty structs costs no bytes, so its size can claim up to 2^29 elements
-      // (tens of GB reserved, std::bad_alloc); reserve no more than real elements could fill.
-      answer.stacks.stacks.reserve(std::min<size_t>(list.size(), bytes.size() / 16));
-      for (uint32_t i = 0; i < list.size(); ++i) {
-        FoldedStack s{Str(list[i].getStack()), list[i].getCount()};
-        if (s.stack.empty() || s.count == 0 || s.stack.find('\n') != std::string::npos) {
-          return Status::Corruption("answer stack " + std::to_string(i) +
-                                    ": empty, count 0 or a line break");
+      auto sa = a.getStacks();
+      const auto decode = [&bytes](auto list, const char* what, FoldedStacks* out) -> Status {
+        // A list of empty structs costs no bytes, so its size can claim up to 2^29 elements
+        // (tens of GB reserved, std::bad_alloc); reserve no more than real elements could fill.
+        out->reserve(std::min<size_t>(list.size(), bytes.size() / 16));
+        for (uint32_t i = 0; i < list.size(); ++i) {
+          FoldedStack s{Str(list[i].getStack()), list[i].getCount()};
+          if (s.stack.empty() || s.count == 0 || s.stack.find('\n') != std::string::npos) {
+            return Status::Corruption(std::string("answer ") + what + " " + std::to_string(i) +
+                                      ": empty, count 0 or a line break");
+          }
+          out->push_back(std::move(s));
         }
-        answer.stacks.stacks.push_back(std::move(s));
+        return Status::Ok();
+      };
+      if (Status s = decode(sa.getStacks(), "stack", &answer.stacks.stacks); !s.ok()) return s;
+      if (sa.getHasBaseline()) {
+        answer.stacks.baseline.emplace();
+        if (Status s = decode(sa.getBaseline(), "baseline stack", &*answer.stacks.baseline);
+            !s.ok()) {
+          return s;
+        }
+      }
+      for (auto h : sa.getRegionHosts()) {
+        if (h.getHost().size() == 0) {  // named hosts only, as above
+          return Status::Corruption("answer region: a host without a name");
+        }
+        answer.stacks.region_hosts.push_back({Str(h.getHost()), h.getEvents(), h.getHostSeconds()});
       }
       return answer;
     }

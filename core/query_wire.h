@@ -48,18 +48,22 @@ struct HistogramQuery {
   uint32_t columns() const { return static_cast<uint32_t>((to - from + step - 1) / step); }
 };
 
-// A host's weights in a weighted StackQuery (region -> code, docs/region-flame.md): second
-// seconds[i] counts weights[i] times, its other seconds of the query's range `other_seconds` times.
-struct HostSecondWeights {
-  std::string host;
-  std::vector<int64_t> seconds;   // ascending, in the query's [from, to)
-  std::vector<uint64_t> weights;  // one per second
-  uint64_t other_seconds = 0;
+// Region -> code in one query (docs/region-flame.md): a StackQuery with a region draws the
+// stacks of the host-seconds that hold events of `metric` which `where` keeps, each counted once
+// per such event. The aggregator finds those host-seconds itself, in the same pass and under the
+// same snapshot as the stacks, so no per-second list ever travels.
+struct RegionBand {
+  std::string metric;  // the latency or size metric whose events select (a heat map's)
+  // A predicate on its value (the band: "value >= LOW and value <= HIGH") and on the host,
+  // labels and the metric's fields; it must compare the value.
+  std::string where;
+  // Also answer the baseline (StackAnswer::baseline): the selected hosts' other seconds of
+  // [baseline_from, baseline_to), which holds the query's [from, to), each counted once.
+  bool baseline = false;
+  int64_t baseline_from = 0;
+  int64_t baseline_to = 0;
+  bool operator==(const RegionBand&) const = default;
 };
-
-// The most (host, second) weights one stack query may carry: 1,000 hosts for an hour, and the
-// encoded query (16 bytes each) still under the aggregator's 64 MiB message limit.
-inline constexpr uint64_t kMaxStackWeights = 4'000'000;
 
 // Stack samples of a `stacks` metric merged over a time range, hosts and a predicate on host,
 // labels and fields (no value comparisons: stacks have no value axis).
@@ -70,9 +74,9 @@ struct StackQuery {
   std::vector<std::string> hosts;  // only these hosts; empty = all
   std::string where;               // predicate (core/predicate.h); "" = everything
   std::string group_by;            // "" = none; "host", a label or a field: a first frame each
-  // Not empty: a weighted query. Only these hosts' per-second samples count, each times its
-  // host-second's weight (the aggregator then reads 1 s values, never the minute rollups).
-  std::vector<HostSecondWeights> weights;
+  // Set: region -> code. [from, to) are the region's seconds and `where` and `group_by` must be
+  // empty; only the 1 s values of the selected host-seconds are read.
+  std::optional<RegionBand> region;
   std::optional<ReplicaScope> replicas;  // absent: every host the shard holds
 };
 
@@ -117,8 +121,19 @@ struct Query {
 };
 
 // One shard's merge of a StackQuery: each distinct stack ("main;foo;bar") once with its count.
+// A region's selected events on one shard: per host, the events and the host-seconds holding any.
+struct RegionHost {
+  std::string host;
+  uint64_t events = 0;
+  uint64_t host_seconds = 0;
+  bool operator==(const RegionHost&) const = default;
+};
+
 struct StackAnswer {
   FoldedStacks stacks;
+  // A region query's: the baseline when it asked for one, and the selection by host (name order).
+  std::optional<FoldedStacks> baseline;
+  std::vector<RegionHost> region_hosts;
 };
 
 struct QueryCell {

@@ -225,26 +225,53 @@ TEST(StackQueryWire, QueryAndAnswerRoundTrip) {
   EXPECT_EQ(answer->stacks.stacks, a.stacks.stacks);
 }
 
-TEST(StackQueryWire, WeightsRoundTripAndAreChecked) {
+TEST(StackQueryWire, RegionRoundTripsAndIsChecked) {
   Query q;
   q.kind = Query::Kind::kStacks;
   q.stacks.from = 100;
   q.stacks.to = 160;
-  q.stacks.weights = {{"a", {100, 101, 159}, {3, 1, 7}, 0}, {"b", {}, {}, 1}};
+  q.stacks.region = RegionBand{"disk.latency", "value >= 50ms and value <= 2s", true, 40, 200};
   Result<Query> back = DecodeQuery(EncodeQuery(q));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
-  ASSERT_EQ(back->stacks.weights.size(), 2u);
-  EXPECT_EQ(back->stacks.weights[0].host, "a");
-  EXPECT_EQ(back->stacks.weights[0].seconds, (std::vector<int64_t>{100, 101, 159}));
-  EXPECT_EQ(back->stacks.weights[0].weights, (std::vector<uint64_t>{3, 1, 7}));
-  EXPECT_EQ(back->stacks.weights[1].other_seconds, 1u);
-  // A second outside [from, to), out of order, or without its weight is refused.
-  for (auto weights :
-       {HostSecondWeights{"a", {160}, {1}, 0}, HostSecondWeights{"a", {101, 100}, {1, 1}, 0},
-        HostSecondWeights{"a", {100}, {}, 0}}) {
-    q.stacks.weights = {weights};
-    EXPECT_EQ(DecodeQuery(EncodeQuery(q)).status().code(), Status::Code::kInvalidArgument);
+  ASSERT_TRUE(back->stacks.region.has_value());
+  EXPECT_EQ(*back->stacks.region, *q.stacks.region);
+  q.stacks.region.reset();
+  back = DecodeQuery(EncodeQuery(q));
+  ASSERT_TRUE(back.ok());
+  EXPECT_FALSE(back->stacks.region.has_value());
+  // A band that compares no value, a baseline not holding the region, a --where or --by on the
+  // stacks: each refused with what is wrong.
+  const std::vector<std::pair<RegionBand, std::string>> bad = {
+      {{"disk.latency", "host == \"a\"", false, 0, 0}, "must compare the value"},
+      {{"disk.latency", "value > 1ms", true, 110, 200}, "baseline's range must hold"},
+      {{"disk latency", "value > 1ms", false, 0, 0}, "disk latency"},
+      {{"disk.latency", "value >", false, 0, 0}, "region --where"}};
+  for (const auto& [region, why] : bad) {
+    q.stacks.region = region;
+    const Status s = DecodeQuery(EncodeQuery(q)).status();
+    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << why;
+    EXPECT_NE(s.message().find(why), std::string::npos) << s.message();
   }
+  q.stacks.region = RegionBand{"disk.latency", "value > 1ms", false, 0, 0};
+  q.stacks.group_by = "host";
+  EXPECT_NE(DecodeQuery(EncodeQuery(q)).status().message().find("apply to its metric"),
+            std::string::npos);
+
+  Answer a;
+  a.kind = Query::Kind::kStacks;
+  a.stacks.stacks = {{"main;foo", 5}};
+  a.stacks.baseline = FoldedStacks{{"main;bar", 2}, {"main;foo", 1}};
+  a.stacks.region_hosts = {{"web-1", 5, 2}, {"web-2", 1, 1}};
+  Result<Answer> answer = DecodeAnswer(EncodeAnswer(a));
+  ASSERT_TRUE(answer.ok()) << answer.status().ToString();
+  EXPECT_EQ(answer->stacks.stacks, a.stacks.stacks);
+  EXPECT_EQ(answer->stacks.baseline, a.stacks.baseline);
+  EXPECT_EQ(answer->stacks.region_hosts, a.stacks.region_hosts);
+  a.stacks.baseline = FoldedStacks{};  // an empty baseline is still a baseline
+  answer = DecodeAnswer(EncodeAnswer(a));
+  ASSERT_TRUE(answer.ok());
+  ASSERT_TRUE(answer->stacks.baseline.has_value());
+  EXPECT_TRUE(answer->stacks.baseline->empty());
 }
 
 TEST(StackQueryWire, RefusesValueComparisonsAndEmptyRanges) {

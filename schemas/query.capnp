@@ -93,19 +93,20 @@ struct StackQuery {
                           # comparisons. Evaluated in the aggregator.
   groupBy @5 :Text;       # "" = none; "host", a label or a field key: each stack gets that
                           # value (or "(none)") as its first frame, so groups sit side by side
-  weights @6 :List(HostSecondWeights);
-                          # region -> code (docs/region-flame.md): when not empty, only the
-                          # listed hosts' per-second samples of [from, to) count, each multiplied
-                          # by its host-second's weight. An aggregator older than this field
-                          # ignores it and answers the unweighted merge.
+  region @6 :RegionBand;  # region -> code (docs/region-flame.md), when hasRegion: the stacks
+                          # of the host-seconds holding events of region.metric that region.where
+                          # keeps, each counted once per such event; from/to are the region's
+                          # seconds, where and groupBy empty
+  hasRegion @7 :Bool;
 }
 
-# One host's weights in a weighted StackQuery.
-struct HostSecondWeights {
-  host @0 :Text;
-  seconds @1 :List(Int64);   # unix seconds in [from, to), ascending
-  weights @2 :List(UInt64);  # weights[i] is seconds[i]'s
-  otherSeconds @3 :UInt64;   # the weight of this host's other seconds of [from, to) (0: left out)
+# A region's selection, found by the aggregator under the same snapshot as the stacks.
+struct RegionBand {
+  metric @0 :Text;        # the latency or size metric whose events select
+  where @1 :Text;         # predicate comparing the value (the band), and on host, labels, fields
+  baseline @2 :Bool;      # also answer StackAnswer.baseline: the selected hosts' other seconds
+  baselineFrom @3 :Int64; # of [baselineFrom, baselineTo), which holds [from, to), each once
+  baselineTo @4 :Int64;
 }
 
 struct HistogramQuery {
@@ -174,6 +175,15 @@ struct LimitedAgent {
 # The shard's merge: every distinct stack with its summed count (never raw rows).
 struct StackAnswer {
   stacks @0 :List(StackTotal);
+  baseline @1 :List(StackTotal);      # a region query's baseline, when hasBaseline
+  hasBaseline @2 :Bool;
+  regionHosts @3 :List(RegionHost);   # a region query's selection by host, name order
+}
+
+struct RegionHost {
+  host @0 :Text;
+  events @1 :UInt64;       # selected events of the host
+  hostSeconds @2 :UInt64;  # its seconds holding any
 }
 
 struct StackTotal {

@@ -365,12 +365,13 @@ FanoutResult FanOutReplicas(zmq::context_t& context, const Cluster& cluster,
   return result;
 }
 
-FoldedStacks MergeStackAnswers(const std::vector<Answer>& answers) {
+FoldedStacks MergeStackAnswers(const std::vector<Answer>& answers, bool baseline) {
   std::unordered_map<std::string, uint64_t> counts;
   bool saturated = false;  // past kMaxTotalCount a count stops there, as in the store
   for (const Answer& answer : answers) {
     if (answer.kind != Query::Kind::kStacks) continue;
-    for (const FoldedStack& s : answer.stacks.stacks) {
+    if (baseline && !answer.stacks.baseline) continue;
+    for (const FoldedStack& s : baseline ? *answer.stacks.baseline : answer.stacks.stacks) {
       counts[s.stack] = SaturatingCountAdd(counts[s.stack], s.count, &saturated);
     }
   }

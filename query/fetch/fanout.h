@@ -74,7 +74,8 @@ bool PossibleOwnerLists(const Cluster& cluster, const ClusterEpoch& epoch, size_
                         std::vector<std::vector<size_t>>* lists);
 
 // The merge of every shard's stack answer: each distinct stack once, counts added, sorted by
-// stack text (what `trailmap collapse` prints). Answers of another kind are skipped.
-FoldedStacks MergeStackAnswers(const std::vector<Answer>& answers);
+// stack text (what `trailmap collapse` prints). Answers of another kind are skipped. With
+// `baseline`, the merge of a region query's baselines instead.
+FoldedStacks MergeStackAnswers(const std::vector<Answer>& answers, bool baseline = false);
 
 }  // namespace trailmap

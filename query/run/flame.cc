@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <future>
 #include <istream>
 #include <iterator>
 #include <map>
@@ -12,6 +11,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "core/counts.h"
 #include "core/query_wire.h"
 #include "query/fetch/fanout.h"
 #include "query/render/flame.h"
@@ -21,11 +21,11 @@
 namespace trailmap {
 namespace {
 
-// `query` over every aggregator: the merged stacks; the shards that did not answer are added to
+// `query` over every aggregator: the answers; the shards that did not answer are added to
 // `missing`, each prefixed by `what`.
-Result<FoldedStacks> FanOutStacks(const FlameFleetRequest& flags, const QueryContext& context,
-                                  StackQuery stacks, const char* what,
-                                  std::vector<std::string>* missing) {
+Result<std::vector<Answer>> FanOutStackQuery(const FlameFleetRequest& flags,
+                                             const QueryContext& context, StackQuery stacks,
+                                             const char* what, std::vector<std::string>* missing) {
   Query query;
   query.kind = Query::Kind::kStacks;
   query.stacks = std::move(stacks);
@@ -34,10 +34,11 @@ Result<FoldedStacks> FanOutStacks(const FlameFleetRequest& flags, const QueryCon
   for (const ShardFailure& f : result->failures) {
     missing->push_back(std::string(what) + f.endpoint + ": " + f.reason);
   }
-  return MergeStackAnswers(result->answers);
+  return std::move(result->answers);
 }
 
-// The region's weighted stacks and, with region_differential, the same hosts' other seconds.
+// The region's weighted stacks and, with region_differential, the same hosts' other seconds:
+// one query, each aggregator finding the region's host-seconds itself (query/run/region.h).
 Result<FleetStacks> FetchRegionStacks(const FlameFleetRequest& flags, const QueryContext& context) {
   if (flags.has_baseline()) {
     return Status::InvalidArgument(
@@ -51,47 +52,27 @@ Result<FleetStacks> FetchRegionStacks(const FlameFleetRequest& flags, const Quer
         "with --metric (the stacks come from --stacks, default "
         "cpu.stacks)");
   }
-  const ViewRequest& view = flags.view;
-  Result<TimeRange> range = ParseTimeRange(view, context.now);
-  if (!range.ok()) return range.status();
-  Result<RegionSelection> selection = SelectRegion(flags.region, view, context);
-  if (!selection.ok()) return selection.status();
+  Result<StackQuery> query =
+      RegionQuery(flags.region, flags.view, context, flags.stacks, flags.region_differential);
+  if (!query.ok()) return query.status();
   FleetStacks out;
-  out.missing = selection->missing;
-  out.region_events = selection->events;
-  out.region_host_seconds = selection->host_seconds;
-  for (const HostSecondWeights& h : selection->weights) {
-    uint64_t events = 0;
-    for (uint64_t w : h.weights) events += w;
-    out.region_hosts.emplace_back(h.host, events);
+  Result<std::vector<Answer>> answers =
+      FanOutStackQuery(flags, context, std::move(query).value(), "", &out.missing);
+  if (!answers.ok()) return answers.status();
+  out.target = MergeStackAnswers(*answers);
+  if (flags.region_differential) out.baseline = MergeStackAnswers(*answers, /*baseline=*/true);
+  // Each host is answered by one shard; the shards' lists are joined, most events first.
+  bool saturated = false;
+  for (const Answer& a : *answers) {
+    for (const RegionHost& h : a.stacks.region_hosts) {
+      out.region_hosts.emplace_back(h.host, h.events);
+      out.region_events = SaturatingCountAdd(out.region_events, h.events, &saturated);
+      out.region_host_seconds += h.host_seconds;
+    }
   }
   std::sort(out.region_hosts.begin(), out.region_hosts.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second > b.second : a.first < b.first;
   });
-  if (flags.region_differential) out.baseline.emplace();
-  if (selection->weights.empty()) return out;  // nothing selected: nothing to ask
-  // The baseline is asked for at the same time as the target: each aggregator answers them on
-  // two of its query workers, and the graph waits for the slower instead of for both in turn.
-  std::vector<std::string> baseline_missing;
-  std::future<Result<FoldedStacks>> baseline;
-  if (flags.region_differential) {
-    baseline = std::async(std::launch::async, [&] {
-      return FanOutStacks(flags, context,
-                          RegionBaselineQuery(*selection, flags.stacks, range->from, range->to),
-                          "baseline: ", &baseline_missing);
-    });
-  }
-  Result<FoldedStacks> target =
-      FanOutStacks(flags, context, RegionStackQuery(*selection, flags.stacks), "", &out.missing);
-  std::optional<Result<FoldedStacks>> base;
-  if (flags.region_differential) base.emplace(baseline.get());  // joined before any return
-  if (!target.ok()) return target.status();
-  out.target = std::move(target).value();
-  if (base) {
-    if (!base->ok()) return base->status();
-    out.baseline = std::move(*base).value();
-    out.missing.insert(out.missing.end(), baseline_missing.begin(), baseline_missing.end());
-  }
   return out;
 }
 
@@ -122,7 +103,10 @@ Result<FoldedStacks> FetchStacks(const FlameFleetRequest& flags, const QueryCont
   if (Status s = CheckStackQuery(query.stacks); !s.ok()) {
     return Status::InvalidArgument(rename(s.message()));
   }
-  return FanOutStacks(flags, context, std::move(query.stacks), what, missing);
+  Result<std::vector<Answer>> answers =
+      FanOutStackQuery(flags, context, std::move(query.stacks), what, missing);
+  if (!answers.ok()) return answers.status();
+  return MergeStackAnswers(*answers);
 }
 
 }  // namespace

@@ -40,8 +40,9 @@ Result<RegionText> ParseRegionText(const std::string& text) {
   return out;
 }
 
-Result<RegionSelection> SelectRegion(const std::string& region, const ViewRequest& view,
-                                     const QueryContext& context) {
+Result<StackQuery> RegionQuery(const std::string& region, const ViewRequest& view,
+                               const QueryContext& context, const std::string& stacks_metric,
+                               bool differential) {
   Result<RegionText> text = ParseRegionText(region);
   if (!text.ok()) return text.status();
   ViewRequest seconds = view;
@@ -54,74 +55,21 @@ Result<RegionSelection> SelectRegion(const std::string& region, const ViewReques
   const std::string where = view.where.empty() ? band : "(" + view.where + ") and " + band;
   Result<Predicate> predicate = Predicate::Parse(where);
   if (!predicate.ok()) return Status::InvalidArgument("--where: " + predicate.status().message());
-  RegionSelection out;
-  out.from = range->from;
-  out.to = range->to;
-  std::tie(out.low, out.high) = predicate->ValueRange();
-  if (out.low > out.high) return RegionUsage(region, "LOW is above HIGH");
-
-  HistogramQuery query;
-  query.metric = view.metric;
-  query.from = out.from;
-  query.to = out.to;
-  query.step = 1;
-  query.group_by = "host";
-  query.hosts = SplitList(view.hosts);
-  query.where = where;
-  query.summaries = true;  // counts are all it needs
-  Query q;
-  q.kind = Query::Kind::kHistograms;
-  q.histograms = query;
-  Result<FanoutResult> fanout = FanOutAll(context, view, std::move(q));
-  if (!fanout.ok()) return fanout.status();
-  for (const ShardFailure& f : fanout->failures)
-    out.missing.push_back(f.endpoint + ": " + f.reason);
-  Result<SummaryGrid> grid = MergeSummaries(query, fanout->answers);
-  if (!grid.ok()) return grid.status();
-  for (size_t g = 0; g < grid->groups.size(); ++g) {
-    HostSecondWeights host;
-    host.host = grid->groups[g];
-    for (size_t c = 0; c < grid->cells[g].size(); ++c) {
-      const uint64_t n = grid->cells[g][c].count;
-      if (n == 0) continue;
-      host.seconds.push_back(out.from + static_cast<int64_t>(c));
-      host.weights.push_back(n);
-      out.events += n;
-    }
-    out.host_seconds += host.seconds.size();
-    if (!host.seconds.empty()) out.weights.push_back(std::move(host));
-  }
-  // What an aggregator would refuse (or never receive: too large a message) is refused here.
-  if (Status s = CheckStackQuery(RegionStackQuery(out, "cpu.stacks")); !s.ok()) {
-    return RegionUsage(region, "it holds events in " + std::to_string(out.host_seconds) +
-                                   " host-seconds, more than one query carries: " + s.message());
-  }
-  return out;
-}
-
-StackQuery RegionStackQuery(const RegionSelection& selection, const std::string& stacks_metric) {
+  const auto [low, high] = predicate->ValueRange();
+  if (low > high) return RegionUsage(region, "LOW is above HIGH");
   StackQuery q;
   q.metric = stacks_metric;
-  q.from = selection.from;
-  q.to = selection.to;
-  q.weights = selection.weights;
-  return q;
-}
-
-StackQuery RegionBaselineQuery(const RegionSelection& selection, const std::string& stacks_metric,
-                               int64_t from, int64_t to) {
-  StackQuery q;
-  q.metric = stacks_metric;
-  q.from = std::min(from, selection.from);
-  q.to = std::max(to, selection.to);
-  for (const HostSecondWeights& h : selection.weights) {
-    HostSecondWeights other;
-    other.host = h.host;
-    other.seconds = h.seconds;
-    other.weights.assign(h.seconds.size(), 0);  // the selected seconds are left out
-    other.other_seconds = 1;
-    q.weights.push_back(std::move(other));
+  q.from = range->from;
+  q.to = range->to;
+  q.hosts = SplitList(view.hosts);
+  q.region = RegionBand{view.metric, where, differential, 0, 0};
+  if (differential) {
+    Result<TimeRange> whole = ParseTimeRange(view, context.now);
+    if (!whole.ok()) return whole.status();
+    q.region->baseline_from = std::min(whole->from, q.from);
+    q.region->baseline_to = std::max(whole->to, q.to);
   }
+  if (Status s = CheckStackQuery(q); !s.ok()) return RegionUsage(region, s.message());
   return q;
 }
 

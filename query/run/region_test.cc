@@ -26,20 +26,37 @@ TEST(Region, BadTextNamesTheFlagAndTheForm) {
   }
 }
 
-TEST(Region, BaselineListsTheSameHostsWithTheirSelectedSecondsLeftOut) {
-  RegionSelection s;
-  s.from = 100;
-  s.to = 110;
-  s.weights = {{"a", {101, 105}, {4, 1}, 0}};
-  const StackQuery target = RegionStackQuery(s, "cpu.stacks");
-  EXPECT_EQ(target.from, 100);
-  EXPECT_EQ(target.weights[0].weights, (std::vector<uint64_t>{4, 1}));
-  const StackQuery base = RegionBaselineQuery(s, "cpu.stacks", 50, 108);
-  EXPECT_EQ(base.from, 50);
-  EXPECT_EQ(base.to, 110);  // widened to hold the region
-  EXPECT_EQ(base.weights[0].host, "a");
-  EXPECT_EQ(base.weights[0].weights, (std::vector<uint64_t>{0, 0}));
-  EXPECT_EQ(base.weights[0].other_seconds, 1u);
+TEST(Region, QueryCarriesTheBandAndTheViewsRange) {
+  ViewRequest view;
+  view.metric = "http.latency";
+  view.from = "1000";
+  view.to = "1600";
+  view.where = "op == \"read\"";
+  view.hosts = "web-1,web-2";
+  QueryContext context;
+  context.now = 2000;
+  Result<StackQuery> q = RegionQuery("1100..1130,50ms..2s", view, context, "cpu.stacks", true);
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  EXPECT_EQ(q->metric, "cpu.stacks");
+  EXPECT_EQ(q->from, 1100);
+  EXPECT_EQ(q->to, 1130);
+  EXPECT_EQ(q->hosts, (std::vector<std::string>{"web-1", "web-2"}));
+  ASSERT_TRUE(q->region.has_value());
+  EXPECT_EQ(q->region->metric, "http.latency");
+  EXPECT_EQ(q->region->where, "(op == \"read\") and value >= 50ms and value <= 2s");
+  EXPECT_TRUE(q->region->baseline);
+  EXPECT_EQ(q->region->baseline_from, 1000);
+  EXPECT_EQ(q->region->baseline_to, 1600);
+  // The baseline's range is widened to hold the region.
+  q = RegionQuery("1550..1700,1ms..2ms", view, context, "cpu.stacks", true);
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  EXPECT_EQ(q->region->baseline_to, 1700);
+  q = RegionQuery("1100..1130,1ms..2ms", view, context, "cpu.stacks", false);
+  ASSERT_TRUE(q.ok());
+  EXPECT_FALSE(q->region->baseline);
+  q = RegionQuery("1100..1130,2ms..1ms", view, context, "cpu.stacks", false);
+  ASSERT_FALSE(q.ok());
+  EXPECT_NE(q.status().message().find("LOW is above HIGH"), std::string::npos);
 }
 
 }  // namespace
