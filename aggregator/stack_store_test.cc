@@ -8,6 +8,7 @@
 #include "aggregator/query_server.h"
 #include "aggregator/store.h"
 #include "aggregator/testing.h"
+#include "core/histogram.h"
 
 namespace trailmap::aggregator {
 namespace {
@@ -251,6 +252,60 @@ TEST(StackStoreTest, RegionCountsEachHostSecondOncePerEventInTheBand) {
   q.region->metric = "cpu.stacks";
   EXPECT_NE(Show(store->QueryStacks(q)).find("a latency or size metric; cpu.stacks is a stacks"),
             std::string::npos);
+}
+
+TEST(StackStoreTest, RegionAnswersAlikeOnOneTwoAndThreeThreads) {
+  // 3 hosts x 1,200 s: stack 1 + t % 3 once a second, t % 4 events of 100 ms (0: not selected)
+  // and one of 1 us: the band count is split over the query threads by time.
+  constexpr int64_t kSeconds = 1'200;
+  std::string expected_target, expected_baseline;
+  {
+    uint64_t target[4] = {}, baseline[4] = {};
+    for (int h = 0; h < 3; ++h) {
+      for (int64_t t = kMinute; t < kMinute + kSeconds; ++t) {
+        const uint64_t n = static_cast<uint64_t>(t % 4);
+        if (n > 0) {
+          target[1 + t % 3] += n;
+        } else {
+          baseline[1 + t % 3] += 1;
+        }
+      }
+    }
+    const char* names[4] = {"", "main;foo1;bar", "main;foo2;bar", "main"};
+    for (int k : {3, 1, 2}) {  // folded text order
+      expected_target += std::string(names[k]) + " " + std::to_string(target[k]) + "\n";
+      expected_baseline += std::string(names[k]) + " " + std::to_string(baseline[k]) + "\n";
+    }
+  }
+  for (int threads : {1, 2, 3}) {
+    TempDir dir;
+    StoreOptions options;
+    options.query_threads = threads;
+    std::unique_ptr<Store> store = MustOpen(dir.path(), options);
+    for (const char* host : {"web-1", "web-2", "web-3"}) {
+      uint64_t sequence = 1;
+      for (int64_t from = kMinute; from < kMinute + kSeconds; from += 600) {
+        Batch b = MakeBatch(std::string(host) + "/1", sequence++, host,
+                            {Stacks(""), testing::Latency("disk.latency")});
+        DefineSeedStacks(&b);
+        for (int64_t t = from; t < from + 600; ++t) {
+          b.seconds.push_back({t, {}, {}, {{0, static_cast<uint32_t>(1 + t % 3), 1}}});
+          Histogram h;
+          h.Record(1'000);
+          if (t % 4 > 0) h.Record(100'000'000, static_cast<uint64_t>(t % 4));
+          b.seconds.back().histograms.push_back({1, h.Encode()});
+        }
+        ASSERT_EQ(store->ApplyBatch(b)->status, Ack::Status::kApplied);
+      }
+    }
+    StackQuery q = Range(kMinute, kMinute + kSeconds);
+    q.region = RegionBand{"disk.latency", "value >= 50ms", true, kMinute, kMinute + kSeconds};
+    Result<StackAnswer> a = store->QueryStacks(q);
+    EXPECT_EQ(Show(a), expected_target) << threads << " threads";
+    ASSERT_TRUE(a.ok() && a->baseline.has_value());
+    EXPECT_EQ(FormatFolded(*a->baseline), expected_baseline) << threads << " threads";
+    EXPECT_EQ(ShowHosts(a), "web-1 1800 900\nweb-2 1800 900\nweb-3 1800 900\n");
+  }
 }
 
 TEST(StackStoreTest, EvictedDictionaryIsAskedForAgain) {

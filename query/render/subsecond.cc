@@ -115,7 +115,7 @@ Result<std::string> RenderSubsecondPng(const SubsecondView& view,
   const std::string subtitle = Subtitle(view, options);
   const Layout l = LayOut(view, subtitle);
   Canvas canvas(l.width, l.height);
-  canvas.Text(l.left, 24, options.title, kInk, TextAlign::kLeft, 2);
+  canvas.Text(l.left, 24, options.title, kInk, TextAlign::kLeft, kTitleFont);
   canvas.Text(l.left, 44, subtitle, kMuted);
   for (int c = 0; c < view.columns(); ++c) {
     for (int r = 0; r < view.rows; ++r) {
