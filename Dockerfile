@@ -12,7 +12,7 @@ RUN cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DTRAILMAP_TESTS=OFF -DTR
 FROM debian:bookworm
 RUN apt-get update -qq \
  && apt-get install -y -qq --no-install-recommends libzmq5 libcapnp-0.9.2 librocksdb7.8 libfmt9 \
-      libfreetype6 fonts-dejavu-core \
+      libfreetype6 fonts-dejavu-core libprotobuf32 libre2-9 libpng16-16 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /usr/local/bin/ /usr/local/bin/
 COPY configs/ /etc/trailmap/
