@@ -12,6 +12,9 @@ constexpr const char* kNarrowScan =
     "; narrow it: a larger --step, fewer hosts (--where, --hosts) or a shorter range";
 constexpr const char* kNarrowCells =
     "; narrow it: a larger --step, fewer groups (--by, --where) or a shorter range";
+constexpr const char* kNarrowStacks =
+    "; narrow it: a shorter range or fewer hosts (--hosts, --where), or ask for more "
+    "(--max-keys, --max-cells, up to the aggregator's [queries] limits)";
 constexpr const char* kNarrowGroups =
     "; narrow it: group by a field with fewer values (--by) or keep fewer (--where, --hosts)";
 
@@ -35,7 +38,7 @@ Status QueryBudget::Check() const {
   if (deadline_ != Clock::time_point::max() && Clock::now() >= deadline_) {
     return Over("not answered within its deadline of " + std::to_string(limits_.deadline_ms) +
                     " ms",
-                "deadline", kNarrowScan);
+                "deadline", stacks_ ? kNarrowStacks : kNarrowScan);
   }
   return Status::Ok();
 }
@@ -44,7 +47,7 @@ Status QueryBudget::ChargeKeys(uint64_t keys) {
   const uint64_t total = keys_.fetch_add(keys, std::memory_order_relaxed) + keys;
   if (limits_.max_keys != 0 && total > limits_.max_keys) {
     return Over("it read more than " + std::to_string(limits_.max_keys) + " stored keys",
-                "max_keys", kNarrowKeys);
+                "max_keys", stacks_ ? kNarrowStacks : kNarrowKeys);
   }
   return Check();
 }
@@ -54,7 +57,7 @@ Status QueryBudget::ChargeCells(uint64_t cells) {
   if (limits_.max_cells != 0 && total > limits_.max_cells) {
     return Over("its answer holds more than " + std::to_string(limits_.max_cells) +
                     " cells (columns x groups, or distinct stacks)",
-                "max_cells", kNarrowCells);
+                "max_cells", stacks_ ? kNarrowStacks : kNarrowCells);
   }
   return Status::Ok();
 }

@@ -66,6 +66,10 @@ class QueryBudget {
   Status CheckGroups(uint64_t groups) const;
   Status CheckAnswerBytes(uint64_t bytes) const;
 
+  // A flame graph's scan has no --step: its advice names what it does have (a shorter range,
+  // fewer hosts, no --by, or the client's own --max-keys / --max-cells).
+  void set_stack_query() { stacks_ = true; }
+
   const QueryLimits& limits() const { return limits_; }
   uint64_t keys() const { return keys_.load(std::memory_order_relaxed); }
 
@@ -73,6 +77,7 @@ class QueryBudget {
   const QueryLimits limits_;
   const Clock::time_point deadline_;  // time_point::max() when there is none
   const std::atomic<bool>* stopping_;
+  bool stacks_ = false;
   std::atomic<uint64_t> keys_{0};
   std::atomic<uint64_t> cells_{0};
 };

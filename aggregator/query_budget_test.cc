@@ -21,6 +21,17 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kT = 1'700'000'000;
 
+TEST(QueryBudget, AFlameGraphsAdviceNamesWhatItHasNotAStep) {
+  QueryBudget budget(QueryLimits{0, 1000, 3, 10, 4096}, Clock::now());
+  budget.set_stack_query();
+  EXPECT_EQ(budget.ChargeKeys(1001).message(),
+            "query over budget: it read more than 1000 stored keys (max_keys); narrow it: a "
+            "shorter range or fewer hosts (--hosts, --where), or ask for more (--max-keys, "
+            "--max-cells, up to the aggregator's [queries] limits)");
+  EXPECT_NE(budget.ChargeCells(11).message().find("(max_cells); narrow it: a shorter range"),
+            std::string::npos);
+}
+
 TEST(QueryBudget, EachLimitSaysWhatWasHitAndHowToNarrowTheQuery) {
   QueryBudget budget(QueryLimits{0, 1000, 3, 10, 4096}, Clock::now());
   EXPECT_TRUE(budget.ChargeKeys(1000).ok());

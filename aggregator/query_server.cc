@@ -130,6 +130,7 @@ Answer QueryServer::AnswerUnder(std::string_view bytes, std::chrono::steady_cloc
   }
   *limits = query->limits.Within(options_.limits);
   QueryBudget budget(*limits, arrived, &stopping_);
+  if (query->kind == Query::Kind::kStacks) budget.set_stack_query();
   answer = Run(*query, &budget);
   answer.shard = options_.shard;
   answer.id = query->id;

@@ -159,7 +159,8 @@ TEST_F(BoundedQuerySystem, TooExpensiveQueryIsRefusedWithItsMessage) {
   EXPECT_EQ(nlohmann::json::parse(narrowed.out)["total"], 180);
   EXPECT_NE(agg_->Log().find("query over budget: it read more than 100 stored keys"),
             std::string::npos);
-  // `trailmap flame` takes the same budget: a region's band count reads those 120 keys too.
+  // `trailmap flame` takes the same budget: a region's band count reads those 120 keys too, and
+  // its advice names what a flame graph has (no --step).
   const std::string t0 = std::to_string(t0_), t60 = std::to_string(t0_ + 60);
   const CommandResult flame =
       Cli({"flame", "--metric", "disk.latency", "--from", t0, "--to", t60, "--region",
@@ -168,7 +169,9 @@ TEST_F(BoundedQuerySystem, TooExpensiveQueryIsRefusedWithItsMessage) {
   EXPECT_EQ(flame.exit_code, 2) << flame.out;
   EXPECT_EQ(flame.err, "trailmap flame: tcp://" + agg_->query() +
                            ": query over budget: it read more than 100 stored keys (max_keys); "
-                           "narrow it: a larger --step (coarser rollups) or a shorter range\n");
+                           "narrow it: a shorter range or fewer hosts (--hosts, --where), or ask "
+                           "for more (--max-keys, --max-cells, up to the aggregator's [queries] "
+                           "limits)\n");
 }
 
 TEST_F(BoundedQuerySystem, SlowQueryHoldsUpNeitherAnotherQueryNorIngest) {
