@@ -5,10 +5,9 @@
 #include <algorithm>
 #include <memory>
 #include <string>
-#include <system_error>
-#include <thread>
 
 #include "aggregator/keys.h"
+#include "aggregator/parallel.h"
 #include "aggregator/query_budget.h"
 #include "aggregator/series_filter.h"
 #include "core/counts.h"
@@ -94,19 +93,9 @@ Result<std::vector<BandSecond>> CountBand(const BandScan& scan, const Catalog& c
     bounds.push_back(static_cast<int64_t>(static_cast<uint64_t>(from) + span * i / parts));
   }
   std::vector<Slice> slices(parts);
-  std::vector<std::thread> helpers;
-  const auto run = [&](int i) {
+  RunParts(parts, [&](int i) {
     CountSlice(scan, catalog, metric, bounds[i], bounds[i + 1], allowed, where, band, &slices[i]);
-  };
-  for (int i = 1; i < parts; ++i) {
-    try {
-      helpers.emplace_back(run, i);
-    } catch (const std::system_error&) {  // no thread to be had: count the slice here
-      run(i);
-    }
-  }
-  run(0);
-  for (std::thread& t : helpers) t.join();
+  });
   std::vector<BandSecond> out = std::move(slices[0].seconds);
   for (int i = 0; i < parts; ++i) {
     if (!slices[i].status.ok()) return slices[i].status;

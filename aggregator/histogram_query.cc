@@ -6,14 +6,13 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <system_error>
 #include <tuple>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "aggregator/host_mask.h"
 #include "aggregator/keys.h"
+#include "aggregator/parallel.h"
 #include "aggregator/query_budget.h"
 #include "aggregator/rollup.h"
 #include "aggregator/series_filter.h"
@@ -443,25 +442,11 @@ Result<HistogramAnswer> RunHistogramQuery(const HistogramScan& scan, const Catal
   const rocksdb::Snapshot* snapshot = scan.snapshot;
   if (snapshot == nullptr) snapshot = own_snapshot.emplace(db).snapshot();
   std::vector<Partial> partials(parts);
-  std::vector<std::thread> helpers;
-  for (int i = 1; i < parts; ++i) {
-    try {
-      helpers.emplace_back([db, families, &pending, snapshot, &catalog, &query, read_metric,
-                            &bounds, &allowed, &where, aggregate, &partials, &scan, i] {
-        ScanSlice(db, families, pending, scan.pending_blocks, snapshot, catalog, query,
-                  read_metric, bounds[i], bounds[i + 1], allowed, *where, aggregate, scan.budget,
-                  scan.pass_through, &partials[i]);
-      });
-    } catch (const std::system_error&) {  // no thread to be had: scan the slice here
-      ScanSlice(db, families, pending, scan.pending_blocks, snapshot, catalog, query, read_metric,
-                bounds[i], bounds[i + 1], allowed, *where, aggregate, scan.budget,
-                scan.pass_through, &partials[i]);
-    }
-  }
-  ScanSlice(db, families, pending, scan.pending_blocks, snapshot, catalog, query, read_metric,
-            bounds[0], bounds[1], allowed, *where, aggregate, scan.budget,
-            scan.pass_through, &partials[0]);
-  for (std::thread& t : helpers) t.join();
+  RunParts(parts, [&](int i) {
+    ScanSlice(db, families, pending, scan.pending_blocks, snapshot, catalog, query, read_metric,
+              bounds[i], bounds[i + 1], allowed, *where, aggregate, scan.budget, scan.pass_through,
+              &partials[i]);
+  });
 
   if (Status s = Combine(&partials, &answer); !s.ok()) return s;
   return answer;

@@ -120,7 +120,7 @@ struct Scan {
     DataKey key;
     KeyMeter meter(budget);
     for (it->Seek(lower); it->Valid(); it->Next()) {
-      if (Status s = Visit(*it, cf, &meter, &key, kWeighOfRange); !s.ok()) return s;
+      if (Status s = Visit(*it, cf, &meter, &key, kRangeWeight); !s.ok()) return s;
     }
     if (!it->status().ok()) return Status::IOError(cf->GetName() + ": " + it->status().ToString());
     return meter.Flush();
@@ -190,10 +190,10 @@ struct Scan {
   }
 
   // Visit's weight for a range scan: WeightOf the key's host-second.
-  static constexpr uint64_t kWeighOfRange = UINT64_MAX;
+  static constexpr uint64_t kRangeWeight = UINT64_MAX;
 
   // One stored value: its host and series kept or not, its counts added `weight` times
-  // (kWeighOfRange: WeightOf its host-second), and once into `once` when set.
+  // (kRangeWeight: WeightOf its host-second), and once into `once` when set.
   Status Visit(const rocksdb::Iterator& it, rocksdb::ColumnFamilyHandle* cf, KeyMeter* meter,
                DataKey* key, uint64_t weight) {
     const rocksdb::Slice k = it.key();
@@ -204,7 +204,7 @@ struct Scan {
     if (!allowed.Keeps(key->host, key->second)) return Status::Ok();
     const int64_t g = GroupOf(key->host, key->series);
     if (g < 0) return Status::Ok();
-    if (weight == kWeighOfRange) weight = WeightOf(key->host, key->second);
+    if (weight == kRangeWeight) weight = WeightOf(key->host, key->second);
     if (weight == 0) return Status::Ok();
     const auto group = static_cast<uint64_t>(g);
     std::unordered_map<uint64_t, uint64_t>& sums = into != nullptr ? *into : counts;
