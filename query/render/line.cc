@@ -351,7 +351,7 @@ std::string RenderLineAnsi(const LineView& view, int width) {
   static constexpr const char* kBlocks[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
   const int cells =
       std::max(1, std::min<int>(width, static_cast<int>(std::max<uint32_t>(1, view.columns))));
-  double top = 0;
+  double top = 0, bottom = 0;
   std::vector<std::vector<double>> rows;
   for (const LineSeries& s : view.series) {
     std::vector<double> row(cells, std::nan(""));
@@ -370,43 +370,72 @@ std::string RenderLineAnsi(const LineView& view, int width) {
       if (n > 0) {
         row[k] = total / n;
         top = std::max(top, row[k]);
+        bottom = std::min(bottom, row[k]);
       }
     }
     rows.push_back(std::move(row));
   }
+  // With a negative value each line takes two rows, one scale for both (as the SVG's one axis):
+  // above the zero line the blocks grow up; below it they hang down from it (a lower block in
+  // reverse video is the upper block of the rest of the cell), and ▔ marks zero where the value is
+  // not negative.
+  const bool negative = bottom < 0;
+  const double span = std::max(top, -bottom);
+  auto level = [span](double magnitude) {
+    return span > 0 ? std::clamp(static_cast<int>(std::floor(magnitude / span * 7.999)), 0, 7) : 0;
+  };
   size_t name_width = 4;
   for (const LineSeries& s : view.series)
     name_width = std::max(name_width, std::min<size_t>(s.name.size(), 24));
   std::string out = Title(view) + "\n" + Subtitle(view) + "\n";
-  out += std::string(name_width + 2 + cells + 2, ' ') + "last      mean      max\n";
+  out += std::string(name_width + 2 + cells + 2, ' ') + "last      mean      max" +
+         (negative ? "       min" : "") + "\n";
   for (size_t i = 0; i < view.series.size(); ++i) {
     const LineSeries& s = view.series[i];
     std::string name = s.name.substr(0, 24);
     out += name + std::string(name_width - name.size() + 2, ' ');
     for (double v : rows[i]) {
-      if (std::isnan(v)) {
+      if (std::isnan(v) || (negative && v <= 0)) {
         out += " ";
       } else {
-        const int level =
-            top > 0 ? std::clamp(static_cast<int>(std::floor(v / top * 7.999)), 0, 7) : 0;
-        out += kBlocks[level];
+        out += kBlocks[level(v)];
       }
     }
-    double last = std::nan(""), max = 0;
+    double last = std::nan(""), max = std::nan(""), min = std::nan("");
     for (double v : s.values) {
       if (!std::isnan(v)) {
         last = v;
-        max = std::max(max, v);
+        max = std::isnan(max) ? v : std::max(max, v);
+        min = std::isnan(min) ? v : std::min(min, v);
       }
     }
     auto cell = [&view](double v) {
       std::string t = std::isnan(v) ? "-" : SignedQuantity(v, view.unit);
       return t + std::string(t.size() < 10 ? 10 - t.size() : 1, ' ');
     };
-    out += "  " + cell(last) + cell(s.mean) + cell(max) + "\n";
+    out += "  " + cell(last) + cell(s.mean) + cell(max) + (negative ? cell(min) : "") + "\n";
+    if (!negative) continue;
+    out += std::string(name_width + 2, ' ');
+    for (double v : rows[i]) {
+      if (std::isnan(v)) {
+        out += " ";
+      } else if (v >= 0) {
+        out += "▔";
+      } else if (const int l = level(-v); l == 7) {
+        out += kBlocks[7];
+      } else {
+        out += std::string("\x1b[7m") + kBlocks[6 - l] + "\x1b[27m";
+      }
+    }
+    out += "\n";
   }
   if (view.series.empty()) out += "(no data in the range)\n";
-  out += "scale: ▁ = 0, █ = " + SignedQuantity(top, view.unit) + "\n";
+  if (negative) {
+    out += "scale: ▔ = 0, █ = " + SignedQuantity(span, view.unit) + " above it, " +
+           SignedQuantity(-span, view.unit) + " below it\n";
+  } else {
+    out += "scale: ▁ = 0, █ = " + SignedQuantity(top, view.unit) + "\n";
+  }
   return out;
 }
 

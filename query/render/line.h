@@ -11,7 +11,11 @@
 // value, and a zero line is drawn across the plot.
 //
 // ANSI: one row per line — its name, a sparkline (▁▂▃▄▅▆▇█, a space for no data) on one scale for
-// every row, so rows compare, and its last, mean and max values.
+// every row, so rows compare, and its last, mean and max values. With a negative value anywhere,
+// each line takes two rows split by the zero line, on one scale (the larger of the highest value
+// and the lowest's magnitude): above it the positive values' blocks grow up; below it ▔ marks zero
+// under a value that is not negative, and a negative value hangs down from the zero line (eighths
+// drawn as a lower block in reverse video, ESC[7m ... ESC[27m); a min column is added.
 #pragma once
 
 #include <string>

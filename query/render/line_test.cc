@@ -121,5 +121,26 @@ TEST(RenderLine, JsonAndAnsi) {
             "scale: ▁ = 0, █ = 91%\n");
 }
 
+// Issue 13: the ANSI chart draws negative values below a zero line, on one scale for both sides:
+// 10 at the top (█), -5 half way down (reverse video of ▄ = the upper half), 0 as ▔ only.
+TEST(RenderLine, AnsiNegativesHangBelowAZeroLine) {
+  LineView view;
+  view.metric = "queue.change";
+  view.from = 1'795'363'200;
+  view.columns = 6;
+  view.step = 1;
+  view.series = {LineSeries{"q", {10, -5, 0, -10, 2.5, std::nan("")}, -0.5, false},
+                 LineSeries{"r", {1, 1, 1, 1, 1, 1}, 1, false}};
+  const std::string ansi = RenderLineAnsi(view, 6);
+  const std::string rv = "\x1b[7m", end = "\x1b[27m";
+  EXPECT_EQ(ansi.substr(ansi.find('\n', ansi.find('\n') + 1) + 1),
+            "              last      mean      max       min\n"
+            "q     █   ▂   2.5       -0.5      10        -10       \n"
+            "      ▔" + rv + "▄" + end + "▔█▔ \n"
+            "r     ▁▁▁▁▁▁  1         1         1         1         \n"
+            "      ▔▔▔▔▔▔\n"
+            "scale: ▔ = 0, █ = 10 above it, -10 below it\n");
+}
+
 }  // namespace
 }  // namespace trailmap
