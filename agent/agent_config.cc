@@ -314,6 +314,39 @@ Result<StatsdUnitRule> ParseStatsdUnitTable(const toml::table& t, const std::str
   return rule;
 }
 
+// [otlp]: listen = "HOST:PORT" (the same as otlp = "..."), resource_fields = ["k", ...].
+Status ParseOtlpTable(const toml::table& t, const std::string& where, AgentConfig* config) {
+  for (auto&& [key, node] : t) {
+    const std::string k(key.str());
+    const std::string at = where + "otlp." + k;
+    if (k == "listen") {
+      const std::optional<std::string> v = node.value<std::string>();
+      if (!v) return Status::InvalidArgument(at + " (--otlp) must be a string \"HOST:PORT\"");
+      config->otlp = *v;
+    } else if (k == "resource_fields") {
+      const toml::array* a = node.as_array();
+      std::vector<std::string> names;
+      for (size_t i = 0; a != nullptr && i < a->size(); ++i) {
+        const std::optional<std::string> v = (*a)[i].value<std::string>();
+        if (!v) {
+          a = nullptr;
+          break;
+        }
+        names.push_back(*v);
+      }
+      if (a == nullptr) {
+        return Status::InvalidArgument(at +
+                                       " (--otlp-resource-fields) must be an array of resource "
+                                       "attribute names, e.g. [\"service.name\", \"k8s.pod.name\"]");
+      }
+      config->otlp_resource_fields = std::move(names);
+    } else {
+      return Status::InvalidArgument(at + ": unknown key (known: listen, resource_fields)");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ParseAgentConfig(std::string_view toml_text, std::string_view source, AgentConfig* config) {
@@ -335,8 +368,10 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
     auto want = [&where, k](const char* type) {  // used only within this loop iteration
       return Status::InvalidArgument(where + KeyAndFlag(k) + " must be " + type);
     };
-    if (k == "host" || k == "statsd" || k == "key" || k == "server_key" || k == "metrics" ||
-        k == "otlp") {
+    if (k == "otlp" && node.is_table()) {
+      if (Status s = ParseOtlpTable(*node.as_table(), where, config); !s.ok()) return s;
+    } else if (k == "host" || k == "statsd" || k == "key" || k == "server_key" ||
+               k == "metrics" || k == "otlp") {
       const std::optional<std::string> v = node.value<std::string>();
       if (!v) return want("a string");
       (k == "host"      ? config->host
@@ -422,7 +457,7 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
     } else {
       return Status::InvalidArgument(
           where + "unknown key " + Quote(k) +
-          " (known: host, labels, aggregators, cluster, statsd, metrics, otlp, key, "
+          " (known: host, labels, aggregators, cluster, statsd, metrics, otlp or [otlp], key, "
           "server_key, insecure_plaintext, flush_ms, max_series, "
           "window, ack_timeout_ms, [spool], [proc], "
           "[[exec]], [[statsd_unit]], [perf], [folded])");
@@ -514,6 +549,14 @@ Status ValidateAgentConfig(const AgentConfig& c) {
     if (Result<HostPort> hp = ParseHostPort(c.metrics); !hp.ok()) {
       return Status::InvalidArgument(KeyAndFlag("metrics") + ": " + hp.status().message() +
                                      " (or \"off\")");
+    }
+  }
+  if (c.otlp_resource_fields) {
+    for (const std::string& name : *c.otlp_resource_fields) {
+      if (Status s = ValidateField(name, "v"); !s.ok()) {
+        return Status::InvalidArgument("otlp.resource_fields (--otlp-resource-fields): " +
+                                       s.message() + " (name resource attributes to keep)");
+      }
     }
   }
   if (!c.otlp.empty() && c.otlp != "off") {

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,6 +60,11 @@ struct AgentConfig {
   // that port is taken (a collector runs there) the agent logs it and runs on without OTLP, while
   // an address given explicitly that cannot be bound is an error.
   std::string otlp;
+  // [otlp] resource_fields = ["service.name", "k8s.pod.name", ...] (--otlp-resource-fields
+  // a,b,...): the resource attributes that become fields of every point (agent/otlp_convert.h),
+  // the whole list; unset = the converter's (service.name, service.namespace,
+  // deployment.environment, host.name). The [otlp] table's `listen` key is the same as `otlp`.
+  std::optional<std::vector<std::string>> otlp_resource_fields;
   // CURVE (core/curve_keys.h): its own .key (--key, $TRAILMAP_KEY) and the aggregators' .pub
   // (--server-key, $TRAILMAP_SERVER_KEY); or plaintext, explicitly (--insecure-plaintext).
   std::string key;

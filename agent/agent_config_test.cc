@@ -61,6 +61,44 @@ TEST(AgentConfig, ErrorsNameTheKeyAndWhatToFix) {
   }
 }
 
+// Issue 13: which OTLP resource attributes become fields is a config key ([otlp] resource_fields,
+// the whole list; unset = the converter's default) and the [otlp] table's listen is `otlp`.
+TEST(AgentConfig, OtlpTableNamesResourceFields) {
+  AgentConfig c;
+  ASSERT_TRUE(ParseAgentConfig("host = \"web-1\"\n[otlp]\nlisten = \"127.0.0.1:4319\"\n"
+                               "resource_fields = [\"service.name\", \"k8s.pod.name\"]\n",
+                               "a.toml", &c)
+                  .ok());
+  EXPECT_EQ(c.otlp, "127.0.0.1:4319");
+  ASSERT_TRUE(c.otlp_resource_fields.has_value());
+  EXPECT_EQ(*c.otlp_resource_fields, (std::vector<std::string>{"service.name", "k8s.pod.name"}));
+  EXPECT_TRUE(ValidateAgentConfig(c).ok());
+  AgentConfig none;
+  ASSERT_TRUE(ParseAgentConfig("[otlp]\nresource_fields = []\n", "a.toml", &none).ok());
+  EXPECT_EQ(none.otlp_resource_fields, std::vector<std::string>{});
+  EXPECT_FALSE(AgentConfig{}.otlp_resource_fields.has_value());
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"[otlp]\nresource_fields = \"k8s.pod.name\"",
+       "config a.toml: otlp.resource_fields (--otlp-resource-fields) must be an array of resource "
+       "attribute names, e.g. [\"service.name\", \"k8s.pod.name\"]"},
+      {"[otlp]\nresource_fields = [\"a\", 2]",
+       "config a.toml: otlp.resource_fields (--otlp-resource-fields) must be an array"},
+      {"[otlp]\nlisten = 4318", "config a.toml: otlp.listen (--otlp) must be a string"},
+      {"[otlp]\nresource = []",
+       "config a.toml: otlp.resource: unknown key (known: listen, resource_fields)"},
+  };
+  for (const auto& [text, want] : cases) {
+    AgentConfig bad;
+    const Status s = ParseAgentConfig(text, "a.toml", &bad);
+    ASSERT_FALSE(s.ok()) << text;
+    EXPECT_EQ(s.message().substr(0, want.size()), want) << s.message();
+  }
+  c.otlp_resource_fields = {"k8s pod"};
+  EXPECT_EQ(ValidateAgentConfig(c).message(),
+            "otlp.resource_fields (--otlp-resource-fields): field key 'k8s pod' has a character "
+            "outside [A-Za-z0-9_.-] (name resource attributes to keep)");
+}
+
 TEST(AgentConfig, ValidationSaysWhichKeyIsWrong) {
   auto check = [](void (*spoil)(AgentConfig*)) {
     AgentConfig c;

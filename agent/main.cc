@@ -196,7 +196,7 @@ int Configure(int argc, char** argv, AgentConfig* config) {
       "  trailmap-agent --exec 'metric=queue.depth,kind=scalar,unit=items,command=while sleep 1; "
       "do wc -l </var/q; done'"};
   std::string config_path, host, aggregators, cluster, statsd, metrics, otlp, proc_root;
-  std::vector<std::string> labels, execs;
+  std::vector<std::string> labels, execs, otlp_resource_fields;
   bool no_proc = false, no_self_metrics = false;
   int64_t flush_ms = 0, max_series = 0, window = 0, ack_timeout_ms = 0;
   app.add_option("--config", config_path, "TOML config (see configs/agent.toml)");
@@ -226,6 +226,11 @@ int Configure(int argc, char** argv, AgentConfig* config) {
                  "OpenTelemetry metrics over OTLP/HTTP at http://HOST:PORT/v1/metrics (protobuf or "
                  "JSON, gzip), or off (default 127.0.0.1:4318; if that port is taken the agent "
                  "runs on without it)");
+  app.add_option("--otlp-resource-fields", otlp_resource_fields,
+                 "OTLP resource attributes that become fields, the whole list, e.g. "
+                 "service.name,k8s.pod.name (default service.name, service.namespace, "
+                 "deployment.environment, host.name)")
+      ->delimiter(',');
   app.add_option("--metrics", metrics,
                  "serve the agent's self-metrics for Prometheus at http://HOST:PORT/metrics, or "
                  "off (default off)");
@@ -295,6 +300,7 @@ int Configure(int argc, char** argv, AgentConfig* config) {
   if (app.count("--statsd")) config->statsd = statsd;
   if (app.count("--metrics")) config->metrics = metrics;
   if (app.count("--otlp")) config->otlp = otlp;
+  if (app.count("--otlp-resource-fields")) config->otlp_resource_fields = otlp_resource_fields;
   if (app.count("--flush-ms")) config->flush_ms = flush_ms;
   if (app.count("--max-series")) config->max_series = max_series;
   if (app.count("--window")) config->window = window;
@@ -487,6 +493,7 @@ int Run(const AgentConfig& config) {
     Result<HostPort> where = ParseHostPort(address);  // validated already
     OtlpConvertOptions otlp_options;
     otlp_options.host = config.host;
+    if (config.otlp_resource_fields) otlp_options.resource_fields = *config.otlp_resource_fields;
     otlp_converter = std::make_unique<OtlpConverter>(&bucketizer, std::move(otlp_options));
     otlp_receiver = std::make_unique<OtlpReceiver>(otlp_converter.get());
     Result<std::unique_ptr<MetricsHttpServer>> started = MetricsHttpServer::Start(

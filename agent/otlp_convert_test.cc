@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "agent/agent_config.h"
 #include "core/histogram.h"
 #include "otlp/metrics_service.pb.h"
 
@@ -330,6 +331,41 @@ TEST_F(OtlpConvertTest, CumulativeStateIsBoundedAndEvictionIsCounted) {
   p->set_as_int(4);
   small.Convert(request_);
   EXPECT_EQ(small.counters().baselines, 3u);
+}
+
+// Issue 13: [otlp] resource_fields in the agent's config chooses the resource attributes that
+// become fields: k8s.pod.name kept, service.name (a default one, not listed) not.
+TEST(OtlpConvert, ResourceFieldsFromTheAgentConfig) {
+  AgentConfig config;
+  ASSERT_TRUE(ParseAgentConfig("[otlp]\nresource_fields = [\"k8s.pod.name\", \"host.name\"]\n",
+                               "agent.toml", &config)
+                  .ok());
+  Bucketizer bucketizer;
+  OtlpConvertOptions options;
+  options.host = "web-1";
+  options.clock = [] { return kNow; };
+  options.started = kStarted;
+  options.resource_fields = *config.otlp_resource_fields;
+  OtlpConverter converter(&bucketizer, options);
+  OtlpRequest request;
+  auto* rm = request.add_resource_metrics();
+  for (const auto& [k, v] : {std::pair{"service.name", "shop"},
+                             {"k8s.pod.name", "shop-7d9f-x2"},
+                             {"host.name", "web-1"},
+                             {"process.pid", "7"}}) {
+    auto* kv = rm->mutable_resource()->add_attributes();
+    kv->set_key(k);
+    kv->mutable_value()->set_string_value(v);
+  }
+  auto* metric = rm->add_scope_metrics()->add_metrics();
+  metric->set_name("queue.depth");
+  auto* p = metric->mutable_gauge()->add_data_points();
+  p->set_time_unix_nano((kNow - 1) * kNs);
+  p->set_as_int(42);
+  EXPECT_EQ(converter.Convert(request).accepted, 1u);
+  const Taken taken = TakeAll(&bucketizer);
+  EXPECT_EQ(taken.scalars, (std::map<std::string, double>{
+                               {"1700000099 queue.depth k8s.pod.name=shop-7d9f-x2", 42}}));
 }
 
 }  // namespace
