@@ -102,7 +102,7 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
   if (perf != nullptr) {
     const PerfSourceStats p = perf->stats();
     line += " perf windows=" + std::to_string(p.windows) + " samples=" + std::to_string(p.samples) +
-            " failures=" + std::to_string(p.failures) +
+            " offsets=" + std::to_string(p.offsets) + " failures=" + std::to_string(p.failures) +
             " malformed=" + std::to_string(p.malformed_lines) + ";";
   }
   if (folded != nullptr) {
@@ -471,7 +471,16 @@ int Run(const AgentConfig& config) {
   const StackSink stack_sink = [&bucketizer](StackSample&& sample) { bucketizer.AddStack(sample); };
   std::unique_ptr<PerfSource> perf;
   if (config.perf_enabled) {
-    perf = std::make_unique<PerfSource>(config.perf, stack_sink);
+    // Each timed sample's offset in its second: FlameScope's map of the host (perf_source.h).
+    SeriesDef offsets;
+    offsets.metric = kCpuOffsetsMetric;
+    offsets.kind = MetricKind::kLatency;
+    offsets.unit = "ns";
+    offsets.description = "offset of each CPU sample within its second (trailmap subsecond)";
+    const OffsetSink offset_sink = [&bucketizer, offsets](int64_t second, uint64_t offset_ns) {
+      bucketizer.Add(second, offsets, offset_ns);
+    };
+    perf = std::make_unique<PerfSource>(config.perf, stack_sink, offset_sink);
     // Where perf is missing or forbidden the source says why and retries; the agent runs on.
     if (Status s = perf->Start(); !s.ok()) Log("perf: " + s.ToString());
   }

@@ -107,8 +107,8 @@ Status ValidatePerfSourceOptions(const PerfSourceOptions& o) {
   return Status::Ok();
 }
 
-PerfSource::PerfSource(PerfSourceOptions options, StackSink sink)
-    : options_(std::move(options)), sink_(std::move(sink)) {}
+PerfSource::PerfSource(PerfSourceOptions options, StackSink sink, OffsetSink offsets)
+    : options_(std::move(options)), sink_(std::move(sink)), offsets_(std::move(offsets)) {}
 
 PerfSource::~PerfSource() { Stop(); }
 
@@ -222,12 +222,15 @@ std::string PerfSource::ReadWindow(const std::string& file, int64_t fallback_sec
   const int64_t now = UnixSecondsNow();
   const int64_t lo = now - 600, hi = now + 60;  // a sample time outside is not believed
   std::string fields, stack;
+  std::vector<std::pair<int64_t, uint64_t>> offsets;  // (second, offset ns) of timed samples
   collapser.SetRecordSink([&](const CollapsedRecord& r) {
     ++samples;
     int64_t second = r.time_ns / 1'000'000'000;
     if (!r.has_time || second < lo || second > hi) {
       second = fallback_second;
       ++untimed;
+    } else if (offsets_) {
+      offsets.emplace_back(second, static_cast<uint64_t>(r.time_ns - second * 1'000'000'000));
     }
     // perf writes ":TID" for a thread whose COMM event it lost (at a window's seam, when the
     // thread started while perf switched files): use the name seen for that pid before.
@@ -306,10 +309,12 @@ std::string PerfSource::ReadWindow(const std::string& file, int64_t fallback_sec
     sink_(std::move(sample));
     ++delivered;
   }
+  for (const auto& [second, offset] : offsets) offsets_(second, offset);
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.windows;
   stats_.samples += samples;
   stats_.stack_samples += delivered;
+  stats_.offsets += offsets.size();
   stats_.untimed_samples += untimed;
   stats_.truncated_stacks += cut_stacks;
   stats_.truncated_frames += cut_frames;

@@ -20,6 +20,13 @@
 // name (that is the `execname` field); each is cut to `max_frame_bytes` and a stack to
 // `max_depth` frames (the leaf end is dropped), both counted.
 //
+// Sub-second offsets (FlameScope's view for the fleet, query/views/subsecond.h): with an offset
+// sink, every timed sample's offset within its second (time_ns mod 1 s, perf's µs precision)
+// also goes to it, once the window is read, with the sample's second. The agent records them as
+// the latency-kind histogram `cpu.offsets` (ns) of the host alone, no fields: a host-second of
+// samples is one histogram, stored, rolled up and kept as any other (no new storage). Samples
+// without a believable time have no offset and are left out of it.
+//
 // Fields: "execname=COMM,pid=PID" (pid left out with pid_field = false, to bound cardinality).
 // COMM has spaces, ',' and '=' replaced by '_' so it is a valid field value (core/series.h).
 // Seams: perf re-reads /proc for every new window file, but a thread that starts while it
@@ -45,6 +52,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -79,6 +87,7 @@ struct PerfSourceStats {
   uint64_t windows = 0;          // windows read and delivered
   uint64_t samples = 0;          // perf samples folded
   uint64_t stack_samples = 0;    // StackSamples delivered
+  uint64_t offsets = 0;          // sub-second offsets delivered (timed samples, with a sink)
   uint64_t failures = 0;         // failed perf runs (record or script)
   uint64_t truncated_stacks = 0; // stacks cut to max_depth
   uint64_t truncated_frames = 0; // frame names cut to max_frame_bytes
@@ -88,9 +97,17 @@ struct PerfSourceStats {
   std::string last_error;        // "" when the last attempt worked
 };
 
+// The metric the agent records offsets as (`trailmap subsecond` reads it by default).
+inline constexpr const char* kCpuOffsetsMetric = "cpu.offsets";
+
+// Where a timed sample's offset within its second goes (see above): the unix second and the
+// offset in ns, 0..999'999'999. Called from the source's thread.
+using OffsetSink = std::function<void(int64_t second, uint64_t offset_ns)>;
+
 class PerfSource {
  public:
-  PerfSource(PerfSourceOptions options, StackSink sink);
+  // `offsets` may be empty: no offsets are delivered.
+  PerfSource(PerfSourceOptions options, StackSink sink, OffsetSink offsets = {});
   ~PerfSource();  // Stop()
   PerfSource(const PerfSource&) = delete;
   PerfSource& operator=(const PerfSource&) = delete;
@@ -110,6 +127,7 @@ class PerfSource {
 
   PerfSourceOptions options_;
   StackSink sink_;
+  OffsetSink offsets_;
   std::string dir_;
   std::thread thread_;
   std::atomic<bool> stopping_{false};

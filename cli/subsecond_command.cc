@@ -4,6 +4,7 @@
 
 #include "query/render/flame.h"
 #include "query/render/subsecond.h"
+#include "query/run/subsecond.h"
 #include "query/views/flame.h"
 #include "query/views/subsecond.h"
 
@@ -22,8 +23,20 @@ CLI::App* AddSubsecondCommand(CLI::App* app, SubsecondFlags* flags) {
       "subsecond",
       "FlameScope's sub-second offset heat map of perf script samples: a column per second, "
       "rows of offsets within it; --range gives a range's flame graph");
-  cmd->add_option("input", flags->input, "perf script text: FILE, or - for standard input")
+  cmd->add_option("input", flags->input,
+                  "perf script text: FILE, or - for standard input; none: the fleet's map");
+  cmd->add_option("--metric,-m", flags->fleet.metric,
+                  "The fleet's offsets metric (default cpu.offsets, which agents with --perf "
+                  "record): draw the fleet's map, not a FILE's");
+  cmd->add_option("--from", flags->fleet.from, "The fleet's map: start (-2m, unix seconds, RFC 3339)")
       ->capture_default_str();
+  cmd->add_option("--to", flags->fleet.to, "The fleet's map: end, exclusive")->capture_default_str();
+  cmd->add_option("--hosts", flags->fleet.hosts, "The fleet's map: only these hosts: web-1,web-2");
+  cmd->add_option("--where,-w", flags->fleet.where,
+                  "The fleet's map: only hosts that pass a predicate, e.g. 'role == \"web\"'");
+  cmd->add_option("--stacks", flags->stacks,
+                  "The fleet's stacks metric for --range (default cpu.stacks)");
+  AddShardFlags(cmd, &flags->fleet);
   cmd->add_option("--rows", flags->rows, "Rows per second (50: 20 ms each)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
@@ -42,11 +55,26 @@ CLI::App* AddSubsecondCommand(CLI::App* app, SubsecondFlags* flags) {
       "  perf record -F 49 -a -g -- sleep 120 && perf script > stacks.txt\n"
       "  trailmap subsecond stacks.txt -o map.svg\n"
       "  trailmap subsecond stacks.txt --range 12.340..13.020 -o range.svg\n"
-      "Exit codes: 0 ok, 1 the input cannot be read, 2 usage error.");
+      "  trailmap subsecond --from -1m --hosts web-1 -o fleet.png   (agents with --perf)\n"
+      "  trailmap subsecond --from -1m --range 12.340..13.020 -o range.svg   (seconds 12 and 13)\n"
+      "Exit codes: 0 ok, 1 the input cannot be read, 2 usage error, 3 a shard did not answer.");
   return cmd;
 }
 
 int RunSubsecond(const SubsecondFlags& flags, const CliContext& context, std::istream& in) {
+  if (flags.input.empty() || !flags.fleet.metric.empty()) {
+    if (!flags.input.empty()) {
+      return Usage(context, "give a FILE or --metric (the fleet's map), not both");
+    }
+    SubsecondFleetRequest request;
+    request.query = flags.fleet;
+    if (request.query.metric.empty()) request.query.metric = "cpu.offsets";
+    request.rows = flags.rows;
+    request.range = flags.range;
+    request.stacks = flags.stacks;
+    request.format = OutputFormat(flags.format, flags.output, "");
+    return FinishView(context, "subsecond", RunSubsecondFleetView(request, context), flags.output);
+  }
   Result<std::string> text = ReadInputText(flags.input, in);
   if (!text.ok()) {
     *context.err << "trailmap subsecond: " << text.status().message() << "\n";

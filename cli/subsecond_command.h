@@ -1,9 +1,12 @@
 // `trailmap subsecond`: FlameScope's sub-second offset heat map of a perf script file
 // (query/views/subsecond.h), and with --range the flame graph of the samples in that range
 // (query/render/flame.h). Perf script text is read as `trailmap collapse` reads it, each sample
-// at its own timestamp with its sub-second offset. Formats: text (default on a terminal), svg,
-// png, json; with --range: svg (default), folded, json. Exit codes: 0 ok, 1 the file cannot be
-// read, 2 a usage error (a bad range, no timed samples).
+// at its own timestamp with its sub-second offset. Without a FILE (or with --metric) the map is
+// the fleet's: the agents' cpu.offsets over --from/--to, --hosts and --where
+// (query/run/subsecond.h), and --range gives the flame graph of those whole seconds' cpu.stacks.
+// Formats: text (default on a terminal), svg, png, json; with --range: svg (default), folded,
+// json. Exit codes: 0 ok, 1 the file cannot be read, 2 a usage error (a bad range, no timed
+// samples), 3 a shard did not answer.
 #pragma once
 
 #include <istream>
@@ -14,7 +17,9 @@
 namespace trailmap {
 
 struct SubsecondFlags {
-  std::string input = "-";  // perf script text: FILE or "-"
+  std::string input;  // perf script text: FILE or "-"; "" = the fleet
+  QueryFlags fleet{.metric = "", .from = "-2m"};  // without a FILE; a --metric given means the fleet
+  std::string stacks = "cpu.stacks";  // the fleet's stacks metric, for --range
   int rows = 50;            // rows per second (50: 20 ms each)
   std::string range;        // "A..B" seconds from the first column: draw that range's flame graph
   bool include_idle = false;

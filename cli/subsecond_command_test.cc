@@ -41,6 +41,7 @@ std::string SlicedPerfScript() {
 TEST(SubsecondCommand, CellsShowExactlyTheBusySlices) {
   testing::CliHarness h;
   SubsecondFlags flags;
+  flags.input = "-";
   flags.format = "json";
   std::istringstream in(SlicedPerfScript());
   ASSERT_EQ(RunSubsecond(flags, h.context, in), kExitOk) << h.err.str();
@@ -62,6 +63,7 @@ TEST(SubsecondCommand, CellsShowExactlyTheBusySlices) {
 TEST(SubsecondCommand, ARangeGivesThatRangesFlameGraph) {
   testing::CliHarness h;
   SubsecondFlags flags;
+  flags.input = "-";
   flags.range = "3.300..3.400";  // exactly slice 3
   flags.format = "folded";
   std::istringstream in(SlicedPerfScript());
@@ -90,6 +92,7 @@ TEST(SubsecondCommand, ARangeGivesThatRangesFlameGraph) {
 TEST(SubsecondCommand, TextMapAndNoTimedSamples) {
   testing::CliHarness h;
   SubsecondFlags flags;
+  flags.input = "-";
   flags.rows = 10;
   std::istringstream in(SlicedPerfScript());
   ASSERT_EQ(RunSubsecond(flags, h.context, in), kExitOk);
@@ -110,7 +113,9 @@ TEST(SubsecondCommand, TextMapAndNoTimedSamples) {
 
   testing::CliHarness none;
   std::istringstream empty("java 12 cycles:\n\t1 f (/a)\n\n");
-  EXPECT_EQ(RunSubsecond({}, none.context, empty), kExitUsage);
+  SubsecondFlags stdin_flags;
+  stdin_flags.input = "-";
+  EXPECT_EQ(RunSubsecond(stdin_flags, none.context, empty), kExitUsage);
   EXPECT_NE(none.err.str().find("holds no timed samples"), std::string::npos);
 }
 

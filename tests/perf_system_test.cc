@@ -9,13 +9,18 @@
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "tests/cluster.h"
 #include "tests/harness.h"
@@ -118,6 +123,100 @@ TEST(PerfSystem, ABusyFunctionShowsInItsProcessFlameGraph) {
   EXPECT_NE(svg.out.find("trailmap_test_busy_loop"), std::string::npos);
   agent.process().Kill(SIGTERM);
   EXPECT_EQ(agent.process().Wait(std::chrono::seconds(15)), 0) << agent.process().Stderr();
+}
+
+// Issue 13, FlameScope for the fleet: a real agent's perf source reads perf script text whose
+// samples sit at known offsets (through a stand-in "perf" that records nothing and prints the
+// fixture for the first window), ships each sample's offset as cpu.offsets to a real
+// aggregator, and `trailmap subsecond` without a FILE draws the cells exactly; --range gives
+// the flame graph of the whole second it touches. Runs everywhere (no perf needed), ~2 s.
+TEST(PerfSystem, FleetSubsecondMapShowsTheSamplesOffsets) {
+  TempDir dir;
+  const int64_t base = static_cast<int64_t>(std::time(nullptr)) - 30;
+  // Second 0: 4 samples 110 ms in (row 5 of 50) in burn_a; second 1: 3 at 510 ms (row 25) in
+  // burn_b; second 2: 5 at 910 ms (row 45, where histogram buckets are 8.4 ms wide) in burn_c.
+  struct Slice {
+    int second, ms, samples;
+    const char* function;
+  };
+  const Slice slices[] = {{0, 110, 4, "burn_a"}, {1, 510, 3, "burn_b"}, {2, 910, 5, "burn_c"}};
+  {
+    std::ofstream fixture(dir.path() + "/fixture.txt");
+    char line[160];
+    for (const Slice& s : slices) {
+      for (int i = 0; i < s.samples; ++i) {
+        std::snprintf(line, sizeof line, "burner 4242/4242 [001] %lld.%06d: 1 cpu-clock: \n",
+                      static_cast<long long>(base + s.second), s.ms * 1000 + 137 + i * 100);
+        fixture << line << "\t    401136 " << s.function << "+0x16 (/tmp/burner)\n"
+                << "\t    401200 main+0x20 (/tmp/burner)\n\n";
+      }
+    }
+  }
+  // `perf record ... -o OUT`: keeps OUT, renaming it OUT.N on each SIGUSR2 as perf does;
+  // `perf script`: the fixture for the first window read, nothing after.
+  const std::string fake = dir.path() + "/perf";
+  {
+    std::ofstream out(fake);
+    out << "#!/bin/sh\n"
+           "if [ \"$1\" = record ]; then\n"
+           "  for a; do out=$a; done\n"
+           "  n=0; : > \"$out\"\n"
+           "  trap 'n=$((n+1)); mv \"$out\" \"$out.$n\"; : > \"$out\"' USR2\n"
+           "  trap 'exit 0' INT TERM\n"
+           "  while :; do sleep 0.05; done\n"
+           "fi\n"
+           "if mkdir '" << dir.path() << "/served' 2>/dev/null; then cat '" << dir.path()
+        << "/fixture.txt'; fi\n";
+  }
+  chmod(fake.c_str(), 0755);
+
+  Aggregator aggregator(dir, "agg-1");
+  aggregator.Start();
+  Agent agent(dir, "scope-host", aggregator.ingest(),
+              {"--no-proc", "--perf", "--perf-path", fake, "--perf-window-ms", "200",
+               "--flush-ms", "50"});
+  const std::vector<std::string> map = {"subsecond", "--format", "json", "--from",
+                                        std::to_string(base), "--to", std::to_string(base + 3),
+                                        "--hosts", "scope-host"};
+  CommandResult got;
+  nlohmann::json j;
+  for (const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+       std::chrono::steady_clock::now() < end;
+       std::this_thread::sleep_for(std::chrono::milliseconds(100))) {
+    got = Cli(map, aggregator.query());
+    if (got.exit_code != 0) continue;
+    j = nlohmann::json::parse(got.out);
+    if (j["samples"] == 12) break;
+  }
+  ASSERT_EQ(got.exit_code, 0) << got.err << "\nagent log:\n" << agent.Log();
+  EXPECT_EQ(j["start_second"], base);
+  EXPECT_EQ(j["columns"], 3);
+  EXPECT_EQ(j["samples"], 12) << got.out << "\nagent log:\n" << agent.Log();
+  EXPECT_EQ(j["max_count"], 5);
+  for (int c = 0; c < 3; ++c) {
+    for (int r = 0; r < 50; ++r) {
+      const int want = r == 5 * (1 + 4 * c) ? slices[c].samples : 0;
+      EXPECT_EQ(j["counts"][c][r], want) << "column " << c << " row " << r;
+    }
+  }
+  // 1.200..1.900 lies in second 1: its stacks, the whole second.
+  const CommandResult range =
+      Cli({"subsecond", "--from", std::to_string(base), "--to", std::to_string(base + 3),
+           "--range", "1.200..1.900", "--format", "folded"},
+          aggregator.query());
+  ASSERT_EQ(range.exit_code, 0) << range.err;
+  EXPECT_EQ(range.out, "main;burn_b 3\n");
+  // The SVG says the seconds are whole.
+  const CommandResult svg = Cli({"subsecond", "--from", std::to_string(base), "--to",
+                                 std::to_string(base + 3), "--range", "1.200..1.900"},
+                                aggregator.query());
+  EXPECT_NE(svg.out.find("(1 s: stacks are counted per second)"), std::string::npos) << svg.out;
+  // A FILE and --metric together are refused.
+  const CommandResult both = Cli({"subsecond", "x.txt", "--metric", "cpu.offsets"}, aggregator.query());
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_EQ(both.err, "trailmap subsecond: give a FILE or --metric (the fleet's map), not both\n");
+  agent.process().Kill(SIGTERM);
+  EXPECT_EQ(agent.process().Wait(std::chrono::seconds(15)), 0) << agent.Log();
 }
 
 }  // namespace

@@ -9,19 +9,26 @@
 
 namespace trailmap::testing_views {
 
+// A grid of `metric` with `columns` empty columns of `step` seconds from `from`, grouped by host
+// into `hosts`.
+inline MergedGrid EmptyHostGrid(std::string metric, int64_t from, uint32_t step, uint32_t columns,
+                                std::vector<std::string> hosts) {
+  MergedGrid grid;
+  grid.metric = std::move(metric);
+  grid.from = from;
+  grid.to = from + int64_t{step} * columns;
+  grid.step = step;
+  grid.columns = columns;
+  grid.group_by = "host";
+  grid.groups = std::move(hosts);
+  grid.cells.assign(grid.groups.size(), std::vector<Histogram>(columns));
+  return grid;
+}
+
 // A disk.latency grid of one 10-minute column from 2026-11-22T16:00:00Z grouped by host, a cell
 // for each of `hosts`, all empty: what the sorted per-host views (columns, trails) assemble.
 inline MergedGrid HostGrid(std::vector<std::string> hosts) {
-  MergedGrid grid;
-  grid.metric = "disk.latency";
-  grid.from = 1'795'363'200;
-  grid.to = grid.from + 600;
-  grid.step = 600;
-  grid.columns = 1;
-  grid.group_by = "host";
-  grid.groups = std::move(hosts);
-  grid.cells.assign(grid.groups.size(), std::vector<Histogram>(1));
-  return grid;
+  return EmptyHostGrid("disk.latency", 1'795'363'200, 600, 1, std::move(hosts));
 }
 
 // 12 one-second columns from 2026-11-22T16:00:00Z, 8 rows up to 20 ms: a band near 3 ms with a

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "query/views/heatmap.h"
+
 namespace trailmap {
 namespace {
 
@@ -116,6 +118,41 @@ Result<SubsecondView> BuildSubsecondView(const PerfSamples& samples, int rows) {
     view.max_count = std::max(view.max_count, cell);
     ++view.samples;
   }
+  return view;
+}
+
+Result<SubsecondView> SubsecondFromGrid(const MergedGrid& grid, int rows) {
+  if (rows < 1 || rows > 1000) return Status::InvalidArgument("--rows must be from 1 to 1000");
+  if (grid.step != 1) {
+    return Status::InvalidArgument("the sub-second map needs one column per second, got a step of " +
+                                   std::to_string(grid.step) + " s");
+  }
+  SubsecondView view;
+  view.rows = rows;
+  view.start_second = grid.from;
+  if (grid.columns > static_cast<uint32_t>(kMaxSubsecondColumns)) {
+    return Status::InvalidArgument("the range spans " + std::to_string(grid.columns) +
+                                   " seconds; the sub-second view draws at most " +
+                                   std::to_string(kMaxSubsecondColumns));
+  }
+  view.counts.assign(grid.columns, std::vector<uint64_t>(static_cast<size_t>(rows), 0));
+  if (grid.columns == 0) return view;
+  HeatmapOptions options;
+  options.rows = static_cast<uint32_t>(rows);
+  options.ymin = 0;
+  options.ymax = static_cast<uint64_t>(kNsPerSecond);
+  options.scale = ValueScale::kLinear;
+  Result<HeatmapView> heat = AssembleHeatmap(grid, options);
+  if (!heat.ok()) return heat.status();
+  for (uint32_t c = 0; c < heat->columns && c < grid.columns; ++c) {
+    for (uint32_t r = 0; r < heat->rows; ++r) {
+      const uint64_t n = heat->counts[static_cast<size_t>(r) * heat->columns + c];
+      view.counts[c][r] = n;
+      view.samples += n;
+      view.max_count = std::max(view.max_count, n);
+    }
+  }
+  view.untimed = heat->above;
   return view;
 }
 

@@ -10,15 +10,20 @@
 // renderers here too (query/render/subsecond.h). Idle samples (process "swapper" with an idle
 // function in its stack, FlameScope's idle_regexp) are left out and counted, unless asked for.
 //
-// Where the samples come from: a perf script file (`trailmap subsecond FILE`). The fleet's perf
-// sources do not keep sub-second offsets yet; the plan (not built) is that the agent's perf
-// source, which already reads each sample's time (core/stack_collapse.h's record sink), also
-// records the offset within its second as a histogram metric (cpu.offsets, ns, kept as long as
-// any histogram: the log-linear buckets near 1 s are 8 ms wide, finer than a 20 ms row), so the
-// fleet's map is a heat map of that metric at no new storage; its ranges' flame graphs would be
-// whole seconds, since stacks are counted per second.
+// Where the samples come from: a perf script file (`trailmap subsecond FILE`), or the fleet.
+// The agent's perf source records each timed sample's offset within its second as the histogram
+// metric cpu.offsets (ns, latency kind, one series per host: agent/perf_source.h), so the
+// fleet's map is a heat map of that metric with one column per second and `rows` linear rows
+// over [0, 1 s) (SubsecondFromGrid). Offsets are not stored one by one: a host-second is one
+// histogram, stored, rolled up and kept as long as any histogram (the aggregator's retention),
+// so the map reaches back as far as the stacks do, at no new storage kind. The cost is
+// precision: a histogram bucket is 1/64 of its power of two, 8.4 ms wide from 537 ms up, and a
+// bucket across a row boundary is split between the rows by its overlap (as the heat map does),
+// so a cell's edge is blurred by at most one bucket (≤ 0.42 of a 20 ms row, ≤ 1 ms below
+// 134 ms). A fleet range's flame graph is of whole seconds, since stacks are counted per
+// second: "12.340..13.020" gives the stacks of seconds 12 and 13.
 //
-// Pure: samples in, view out.
+// Pure: samples (or a fetched grid) in, view out.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +32,7 @@
 
 #include "core/stack_collapse.h"
 #include "core/status.h"
+#include "query/fetch/partials.h"
 
 namespace trailmap {
 
@@ -62,6 +68,13 @@ struct SubsecondView {
 // it: FlameScope's view is for minutes of samples, not days).
 inline constexpr int kMaxSubsecondColumns = 36'000;
 Result<SubsecondView> BuildSubsecondView(const PerfSamples& samples, int rows = 50);
+
+// The fleet's map from a grid of the offsets metric (one column per second, step 1; groups, if
+// any, are added up): column c is the second grid.from + c, and each column's histogram is
+// spread over `rows` rows of [0, 1 s) as AssembleHeatmap spreads a column (integer counts that
+// add up to the column's count). Offsets at or above 1 s (none from the agent) are counted in
+// `untimed`. InvalidArgument for a grid that is not 1 s a column, or rows outside 1..1000.
+Result<SubsecondView> SubsecondFromGrid(const MergedGrid& grid, int rows = 50);
 
 // A range "A..B" of seconds relative to the view's start (FlameScope's selection: "12.340..13.020"
 // is from 340 ms into column 12 to 20 ms into column 13), parsed; B > A >= 0.

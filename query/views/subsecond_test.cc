@@ -6,6 +6,7 @@
 
 #include "query/draw/raster.h"
 #include "query/render/subsecond.h"
+#include "query/testing/views.h"
 
 namespace trailmap {
 namespace {
@@ -117,6 +118,40 @@ TEST(Subsecond, FlameScopeColorsAndRenderers) {
   EXPECT_EQ(canvas->At(64 + 6, 72 + 4 * 80 + 40), (Rgb{0xE5, 0x09, 0x14}));
   EXPECT_EQ(canvas->At(64 + 12 + 6, 72 + 40), (Rgb{0xFF, 0x50, 0x32}));
   EXPECT_EQ(canvas->At(64 + 6, 72 + 40), (Rgb{255, 255, 255}));
+}
+
+// The fleet's map from a grid of cpu.offsets (ns): each column's histogram spread over the rows,
+// the groups added up. 110 ms (row 5), 510 ms (row 25) and 910 ms (row 45, where buckets are
+// 8.4 ms wide) lie inside their rows' buckets: exact cells. 19.99 ms sits in the bucket
+// [19.92, 20.19) ms across the edge of rows 0 and 1: split by overlap (29% below, 71% above),
+// rounded to whole samples that add up, so it lands in row 1 — the blur the header states.
+TEST(SubsecondFromGrid, ExactCellsFromHistograms) {
+  MergedGrid g =
+      testing_views::EmptyHostGrid("cpu.offsets", 1'795'000'000, 1, 3, {"web-1", "web-2"});
+  g.cells[0][0].Record(110'000'137, 4);
+  g.cells[1][0].Record(110'500'000, 1);
+  g.cells[0][1].Record(510'000'137, 3);
+  g.cells[1][2].Record(910'000'137, 5);
+  g.cells[0][2].Record(19'990'000, 1);
+  Result<SubsecondView> view = SubsecondFromGrid(g);
+  ASSERT_TRUE(view.ok()) << view.status().message();
+  EXPECT_EQ(view->start_second, 1'795'000'000);
+  EXPECT_EQ(view->columns(), 3);
+  EXPECT_EQ(view->samples, 14u);
+  EXPECT_EQ(view->max_count, 5u);
+  for (int c = 0; c < 3; ++c) {
+    for (int r = 0; r < 50; ++r) {
+      uint64_t want = 0;
+      if (c == 0 && r == 5) want = 5;
+      if (c == 1 && r == 25) want = 3;
+      if (c == 2 && r == 45) want = 5;
+      if (c == 2 && r == 1) want = 1;  // 71% of the straddling bucket is above 20 ms
+      EXPECT_EQ(view->counts[c][r], want) << "column " << c << " row " << r;
+    }
+  }
+  g.step = 2;
+  EXPECT_EQ(SubsecondFromGrid(g).status().message(),
+            "the sub-second map needs one column per second, got a step of 2 s");
 }
 
 }  // namespace

@@ -1,0 +1,105 @@
+#include "query/run/subsecond.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "core/timespec.h"
+#include "query/render/flame.h"
+#include "query/render/subsecond.h"
+#include "query/run/flame.h"
+#include "query/views/flame.h"
+#include "query/views/subsecond.h"
+
+namespace trailmap {
+
+Result<ViewDocument> RunSubsecondFleetView(const SubsecondFleetRequest& request,
+                                           const QueryContext& context) {
+  if (Status s = CheckRange("--rows", request.rows, 1, 1000); !s.ok()) return s;
+  Result<TimeRange> range = ParseTimeRange(request.query, context.now);
+  if (!range.ok()) return range.status();
+  if (range->to - range->from > kMaxSubsecondColumns) {
+    return Status::InvalidArgument("--from/--to span " + std::to_string(range->to - range->from) +
+                                   " seconds; the sub-second map draws at most " +
+                                   std::to_string(kMaxSubsecondColumns) +
+                                   " (one column per second): narrow the range");
+  }
+  ViewDocument doc;
+  const std::string where_text =
+      request.query.metric + (request.query.hosts.empty() ? "" : ", hosts " + request.query.hosts) +
+      (request.query.where.empty() ? "" : ", where " + request.query.where);
+  if (!request.range.empty()) {
+    const std::string format = request.format.empty() ? "svg" : request.format;
+    if (format != "svg" && format != "folded" && format != "json") {
+      return Status::InvalidArgument("--range draws svg, folded or json, not " + format);
+    }
+    Result<SubsecondRange> selected = ParseSubsecondRange(request.range);
+    if (!selected.ok()) return selected.status();
+    const int64_t first = range->from + static_cast<int64_t>(std::floor(selected->from));
+    const int64_t end = std::min(range->to, range->from + static_cast<int64_t>(std::ceil(selected->to)));
+    if (first >= range->to) {
+      return Status::InvalidArgument("--range " + request.range + " starts after the map's " +
+                                     std::to_string(range->to - range->from) + " seconds");
+    }
+    FlameFleetRequest fleet;
+    fleet.view = request.query;
+    fleet.view.metric = request.stacks;
+    fleet.view.from = std::to_string(first);
+    fleet.view.to = std::to_string(end);
+    Result<FleetStacks> stacks = FetchFleetStacks(fleet, context);
+    if (!stacks.ok()) return stacks.status();
+    const FlameTree tree = BuildFlameTree(stacks->target);
+    if (format == "folded") {
+      doc.bytes = FormatFolded(stacks->target);
+    } else if (format == "json") {
+      // The seconds drawn join the root object ("...]}\n" ends it), for the page's caption.
+      doc.bytes = RenderFlameJson(tree);
+      doc.bytes.resize(doc.bytes.size() - 2);
+      doc.bytes += ",\"range\":{\"range\":" + nlohmann::json(request.range).dump() + ",\"from\":" +
+                   std::to_string(first) + ",\"to\":" + std::to_string(end) + "}}\n";
+    } else {
+      FlameSvgOptions options;
+      options.title = "Flame Graph, " + request.range + " s";
+      options.subtitle = request.stacks + " of the whole seconds " + FormatRfc3339(first) + " .. " +
+                         FormatRfc3339(end) + " (" + std::to_string(end - first) +
+                         " s: stacks are counted per second)";
+      doc.bytes = RenderFlameSvg(tree, options);
+    }
+    doc.format = format;
+    doc.missing = std::move(stacks->missing);
+    return doc;
+  }
+  const std::string format = request.format.empty() ? "text" : request.format;
+  if (format != "text" && format != "svg" && format != "png" && format != "json") {
+    return Status::InvalidArgument("the map is drawn as text, svg, png or json, not " + format);
+  }
+  HistogramQuery query;
+  query.metric = request.query.metric;
+  query.from = range->from;
+  query.to = range->to;
+  query.step = 1;
+  query.hosts = SplitList(request.query.hosts);
+  Result<Fetched> fetched = FetchGrid(context, request.query, query);
+  if (!fetched.ok()) return fetched.status();
+  Result<SubsecondView> view = SubsecondFromGrid(fetched->grid, request.rows);
+  if (!view.ok()) return view.status();
+  SubsecondDrawOptions options;
+  options.subtitle = where_text + ", " + FormatRfc3339(range->from) + " + " +
+                     std::to_string(range->to - range->from) + " s";
+  if (format == "svg") {
+    doc.bytes = RenderSubsecondSvg(*view, options);
+  } else if (format == "png") {
+    Result<std::string> png = RenderSubsecondPng(*view, options);
+    if (!png.ok()) return png.status();
+    doc.bytes = std::move(png).value();
+  } else if (format == "json") {
+    doc.bytes = RenderSubsecondJson(*view);
+  } else {
+    doc.bytes = RenderSubsecondText(*view);
+  }
+  doc.format = format;
+  doc.missing = std::move(fetched->missing);
+  NoteSkipped(fetched->skipped, &doc);
+  return doc;
+}
+
+}  // namespace trailmap
