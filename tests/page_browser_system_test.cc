@@ -72,6 +72,21 @@ std::string PerfScript(bool slow) {
   return out;
 }
 
+// The offsets (`time offset` in microseconds) of PerfScript's samples, 5 ms later so that none
+// sits on a 20 ms row's edge: 15 a second at 5, 15, .. 145 ms, and in a slow host's slow seconds
+// 30 more at 155 .. 445 ms.
+std::string OffsetsTrace(int64_t t0, bool slow) {
+  std::string out = "time latency\n";
+  for (int s = 0; s < kSeconds; ++s) {
+    const int samples = slow && s >= kSlowFrom && s < kSlowTo ? 45 : 15;
+    for (int k = 0; k < samples; ++k) {
+      const int64_t offset = k * 10'000 + 5'000;
+      out += std::to_string((t0 + s) * 1'000'000 + offset) + " " + std::to_string(offset) + "\n";
+    }
+  }
+  return out;
+}
+
 TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
   ASSERT_TRUE(std::filesystem::exists("/usr/bin/chromium"))
       << "the browser test needs Debian's chromium (scripts/install-deps installs it)";
@@ -95,6 +110,13 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
     WriteFile(dir / (host + ".perf"), PerfScript(slow));
     r = RunProgram({Binary("trailmap"), "import", "--quiet", "--stacks", "--host", host, "--time",
                     std::to_string(t0), "--ingest", IngestList(aggs), dir / (host + ".perf")});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    // The same samples' offsets within their seconds, as an agent's perf source records them
+    // (cpu.offsets, agent/perf_source.h): sample k of a second is k * 10 ms into it.
+    WriteFile(dir / (host + ".offsets"), OffsetsTrace(t0, slow));
+    r = RunProgram({Binary("trailmap"), "import", "--quiet", "--host", host, "--metric",
+                    "cpu.offsets", "--time-unit", "us", "--value-unit", "us", "--ingest",
+                    IngestList(aggs), dir / (host + ".offsets")});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   }
   // The node needs a bearer token (issue 12): the page takes it from #token= in its address.
@@ -154,6 +176,7 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
       {"region", {band_low, 45, band_high, 75}},
       {"legend_host", "web-07"},
       {"live", true},
+      {"subsecond", {45, 10, 45, 30}},
       {"missing_url", "http://127.0.0.1:" + std::to_string(lame_port) +
                           "/?metric=http.latency&from=" + from + "&to=" + to}};
   const CommandResult run = RunProgram(
@@ -274,6 +297,37 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
   for (const auto& h : page["outliers"]) outliers.insert(h.get<std::string>());
   EXPECT_EQ(outliers, kSlowHosts);
   EXPECT_EQ(page["focus"], page["columns"][0]);
+  // The sub-second tab draws the CLI's map of cpu.offsets (12 hosts: 15 samples a second at 5,
+  // 15, .. 145 ms, two a 20 ms row; 3 of them 30 more up to 445 ms in seconds 40..79), and a drag
+  // within second 45 from row 10 (200 ms) to row 30 (up to 620 ms) gives the flame graph of that
+  // whole second.
+  const nlohmann::json& sub = page["subsecond"];
+  const nlohmann::json map = cli({"subsecond", "--from", from, "--to", to});
+  EXPECT_EQ(sub["counts"], map["counts"]);
+  EXPECT_EQ(map["samples"], 12 * 15 * kSeconds + 3 * 30 * (kSlowTo - kSlowFrom));
+  EXPECT_EQ(map["max_count"], 24);
+  EXPECT_EQ(map["counts"][10][0], 24);  // second 10: every host twice in 0..20 ms
+  EXPECT_EQ(map["counts"][10][7], 12);  // once in 140..160 ms
+  EXPECT_EQ(map["counts"][10][8], 0);
+  EXPECT_EQ(map["counts"][45][7], 15);  // second 45: the slow hosts' 150 ms too
+  EXPECT_EQ(map["counts"][45][21], 6);
+  EXPECT_EQ(map["counts"][45][22], 3);
+  EXPECT_EQ(map["counts"][45][23], 0);
+  EXPECT_EQ(sub["range"], "45.200..45.620");
+  const nlohmann::json range =
+      cli({"subsecond", "--from", from, "--to", to, "--range", "45.200..45.620"});
+  EXPECT_EQ(range["value"], 12 * 15 + 3 * 30);  // every sample of second 45
+  EXPECT_EQ(sub["flame_value"], range["value"]);
+  EXPECT_EQ(range["range"]["from"], t0 + 45);
+  EXPECT_EQ(range["range"]["to"], t0 + 46);
+  EXPECT_NE(sub["caption"].get<std::string>().find(
+                "(1 s; stacks are counted per second): 270 samples"),
+            std::string::npos)
+      << sub["caption"];
+  // Second 45's self samples: 120 parse_request, 90 compress_planted_slowly (the slow hosts).
+  ASSERT_GE(sub["top"].size(), 2u) << sub["top"];
+  EXPECT_EQ(sub["top"][0], "parse_request — 44.4%");
+  EXPECT_EQ(sub["top"][1], "compress_planted_slowly — 33.3%");
   // The missing shard is a banner that names it.
   ASSERT_FALSE(page["missing_banners"].empty());
   EXPECT_NE(page["missing_banners"][0].get<std::string>().find(dead), std::string::npos)

@@ -16,6 +16,7 @@
 #include "query/run/line.h"
 #include "query/run/outliers.h"
 #include "query/run/stats.h"
+#include "query/run/subsecond.h"
 #include "query/run/trails.h"
 
 namespace trailmap {
@@ -235,11 +236,30 @@ Result<ViewDocument> ApiOutliers(Params* p, const QueryContext& context, ViewReq
   return RunOutliersView(r, context);
 }
 
+// The fleet's sub-second map (cpu.offsets unless metric= names another), or with range= the
+// flame graph of those whole seconds' stacks: `trailmap subsecond` without a FILE.
+Result<ViewDocument> ApiSubsecond(Params* p, const QueryContext& context, ViewRequest base) {
+  SubsecondFleetRequest r;
+  const ViewRequest defaults = r.query;
+  r.query = std::move(base);
+  r.query.metric = defaults.metric;
+  r.query.from = defaults.from;
+  r.format = "json";
+  if (Status s = ReadViewRequest(p, &r.query); !s.ok()) return s;
+  if (Status s = p->Int("rows", &r.rows); !s.ok()) return s;
+  p->Text("range", &r.range);
+  p->Text("stacks", &r.stacks);
+  p->Text("format", &r.format);
+  if (Status s = p->Unknown(); !s.ok()) return s;
+  return RunSubsecondFleetView(r, context);
+}
+
 const std::map<std::string, ViewRunner>& Routes() {
   static const std::map<std::string, ViewRunner> routes{
       {"/api/heatmap", ApiHeatmap}, {"/api/columns", ApiColumns}, {"/api/trails", ApiTrails},
       {"/api/line", ApiLine},       {"/api/stats", ApiStats},     {"/api/flame", ApiFlame},
       {"/api/metrics", ApiMetrics}, {"/api/fields", ApiFields},   {"/api/outliers", ApiOutliers},
+      {"/api/subsecond", ApiSubsecond},
   };
   return routes;
 }

@@ -30,6 +30,13 @@ async function openTab(params) {
   await tab.waitForFunction(() => window.trailmap && window.trailmap.ready && window.trailmap.heatmap, { timeout });
   return tab;
 }
+// A mouse drag from point a to point b in `steps` moves.
+async function drag(tab, a, b, steps) {
+  await tab.mouse.move(a.x, a.y);
+  await tab.mouse.down();
+  await tab.mouse.move(b.x, b.y, { steps });
+  await tab.mouse.up();
+}
 try {
   const page = await browser.newPage();
   page.on('console', (m) => { if (m.type() === 'error') result.console.push(m.text()); });
@@ -72,10 +79,7 @@ try {
   const [r0, c0, r1, c1] = args.region;
   const a = await page.evaluate((r, c) => window.trailmap.cellCenter(r, c), r0, c0);
   const b = await page.evaluate((r, c) => window.trailmap.cellCenter(r, c), r1, c1);
-  await page.mouse.move(a.x, a.y);
-  await page.mouse.down();
-  await page.mouse.move(b.x, b.y, { steps: 8 });
-  await page.mouse.up();
+  await drag(page, a, b, 8);
   await page.waitForFunction(() => window.trailmap.flame && window.trailmap.diff && document.getElementById('top-frames-list'), { timeout });
   result.region = await page.evaluate(() => ({
     top: [...document.querySelectorAll('#top-frames-list li')].map((li) => li.textContent),
@@ -95,10 +99,7 @@ try {
   const rows = await page.evaluate(() => window.trailmap.heatmap.rows);
   const y0 = await page.evaluate((r) => window.trailmap.cellCenter(r, -1), r0);
   const y1 = await page.evaluate((r) => window.trailmap.cellCenter(r, -1), r1);
-  await page.mouse.move(y0.x, y0.y);
-  await page.mouse.down();
-  await page.mouse.move(y1.x, y1.y, { steps: 4 });
-  await page.mouse.up();
+  await drag(page, y0, y1, 4);
   // Drawn once the document of the band has come: its first row starts at ymin.
   await page.waitForFunction(() => {
     const ymin = new URLSearchParams(location.search).get('ymin');
@@ -132,6 +133,31 @@ try {
   await page.waitForFunction(() => window.trailmap.outliers && window.trailmap.diff, { timeout });
   result.outliers = await page.evaluate(() => window.trailmap.outliers.outliers);
   await shot(page, 'page-outliers.png');
+
+  // The sub-second tab (FlameScope's map of cpu.offsets) and a drag within it from cell
+  // (column c0, row r0) to (c1, r1): the flame graph of the whole seconds of that range.
+  if (args.subsecond) {
+    await page.evaluate(() => { window.trailmap.subsecond = null; window.trailmap.flame = null; });
+    await page.click('#tabs button[data-tab="subsecond"]');
+    await page.waitForFunction(() => window.trailmap.subsecond, { timeout });
+    const [c0, r0, c1, r1] = args.subsecond;
+    const a = await page.evaluate((c, r) => window.trailmap.subsecondCellCenter(c, r), c0, r0);
+    const b = await page.evaluate((c, r) => window.trailmap.subsecondCellCenter(c, r), c1, r1);
+    await drag(page, a, b, 6);
+    await page.waitForFunction(() => window.trailmap.flame && window.trailmap.flame.range && document.getElementById('top-frames-list'), { timeout });
+    result.subsecond = await page.evaluate(() => ({
+      counts: window.trailmap.subsecond.counts,
+      range: new URLSearchParams(location.search).get('srange'),
+      flame_value: window.trailmap.flame.value,
+      caption: document.getElementById('flame-cap').textContent,
+      top: [...document.querySelectorAll('#top-frames-list li')].map((li) => li.textContent),
+    }));
+    await shot(page, 'page-subsecond.png');
+    // Back to the columns, as the steps below expect.
+    await page.evaluate(() => { window.trailmap.columns = null; });
+    await page.click('#tabs button[data-tab="columns"]');
+    await page.waitForFunction(() => window.trailmap.columns, { timeout });
+  }
 
   // A pasted address restores the view: the region's URL, loaded afresh.
   const restored = await browser.newPage();

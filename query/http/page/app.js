@@ -5,14 +5,15 @@
 import { drawHeatmap, cellAt, cellCenter, colorize, formatValue, formatTime } from './heatmap.js';
 import { FlameGraph } from './flame.js';
 import { drawColumns, columnAt, drawTrails } from './columns.js';
+import { drawSubsecond, subsecondCellAt, subsecondCellCenter, rangeOf } from './subsecond.js';
 
 const $ = (id) => document.getElementById(id);
 const KEYS = ['metric', 'from', 'to', 'where', 'by', 'hosts', 'coloring', 'palette', 'per-column', 'clip',
               'live', 'ymin', 'ymax', 'select', 'isolate', 'exclude', 'cell', 'region', 'sort',
-              'tab', 'outliers'];
+              'tab', 'outliers', 'srange'];
 const state = { from: '-5m', to: 'now', coloring: 'rank', palette: 'heat', sort: 'p99', tab: 'columns' };
 const page = { heatmap: null, columns: null, trails: null, cell: null, flame: null, diff: null,
-               outliers: null, busy: 0, stream: null, errors: [] };
+               outliers: null, subsecond: null, busy: 0, stream: null, errors: [] };
 window.trailmap = page;  // for the browser test and the curious
 
 // ---- state <-> URL and the form ----
@@ -324,7 +325,7 @@ const diff = new FlameGraph($('diff'), $('tip'));
 
 async function showRegion(region) {
   state.region = region;
-  state.outliers = '';
+  state.outliers = state.srange = '';
   writeUrl();
   const [time, value] = region.split(',');
   const [from, to] = time.split('..').map(Number);
@@ -467,6 +468,8 @@ function showTab() {
   for (const b of document.querySelectorAll('#tabs button')) b.classList.toggle('on', b.dataset.tab === state.tab);
   $('columns-box').hidden = state.tab !== 'columns';
   $('trails-box').hidden = state.tab !== 'trails';
+  $('subsecond-box').hidden = state.tab !== 'subsecond';
+  $('sort').parentElement.hidden = state.tab === 'subsecond';
   $('focus').innerHTML = '';
   if (state.hosts) {
     const b = document.createElement('button');
@@ -477,7 +480,9 @@ function showTab() {
 }
 // Trails of a focused host are drawn among the fleet's, so the focus shows against the rest.
 async function loadLower() {
-  if (state.tab === 'trails') {
+  if (state.tab === 'subsecond') {
+    await loadSubsecond();
+  } else if (state.tab === 'trails') {
     const focus = state.hosts;
     state.hosts = '';
     try { await loadTrails(); } finally { state.hosts = focus; }
@@ -486,6 +491,70 @@ async function loadLower() {
     await loadColumns();
   }
 }
+
+// ---- the sub-second map (FlameScope) of the fleet's CPU samples, and a range's code ----
+// /api/subsecond over the heat map's range and focused host (its `where` is about the heat map's
+// metric, so it is not passed); a drag from one cell to another asks for the flame graph of the
+// whole seconds it touches (stacks are counted per second), the CLI's `subsecond --range`.
+const subCanvas = $('subsecond');
+let subDrag = null;
+function subsecondParams(extra = {}) {
+  const p = { from: state.from, to: state.to };
+  if (state.live === '1' && page.heatmap) { p.from = String(page.heatmap.from); p.to = String(page.heatmap.to); }
+  if (state.hosts) p.hosts = state.hosts;
+  return Object.assign(p, extra);
+}
+async function loadSubsecond() {
+  page.subsecond = await api('/api/subsecond', subsecondParams({ format: 'json' }));
+  drawSubsecond(subCanvas, page.subsecond, state.srange);
+  if (state.srange) await showSubsecondRange(state.srange);
+}
+async function showSubsecondRange(range) {
+  const d = page.subsecond;
+  state.srange = range;
+  state.region = state.outliers = '';
+  writeUrl();
+  drawSubsecond(subCanvas, d, range);
+  $('flame-title').textContent = `Code of seconds ${range} from ${formatTime(d.start_second)} (sub-second map)`;
+  $('flame-cap').textContent = 'loading…';
+  $('diff-cap').textContent = '';
+  $('top-frames').textContent = '';
+  const params = subsecondParams({ range, format: 'json', from: String(d.start_second), to: String(d.start_second + d.columns) });
+  const doc = await api('/api/subsecond', params);
+  page.flame = doc;
+  page.diff = null;
+  const seconds = doc.range.to - doc.range.from;
+  $('flame-cap').textContent = `CPU stacks of the whole second${seconds === 1 ? '' : 's'} ${formatTime(doc.range.from)}–${formatTime(doc.range.to)} (${seconds} s; stacks are counted per second): ${doc.value} samples`;
+  flame.set(doc);
+  diff.set(null);
+  showTopFrames(flame);
+}
+function subPoint(e) {
+  const r = subCanvas.getBoundingClientRect();
+  return { x: (e.clientX - r.left) * subCanvas.width / r.width, y: (e.clientY - r.top) * subCanvas.height / r.height };
+}
+subCanvas.addEventListener('mousedown', (e) => {
+  const d = page.subsecond, p = subPoint(e);
+  const cell = d && subsecondCellAt(subCanvas, d, p.x, p.y);
+  if (cell) subDrag = cell;
+});
+subCanvas.addEventListener('mousemove', (e) => {
+  const d = page.subsecond, p = subPoint(e);
+  const cell = subDrag && subsecondCellAt(subCanvas, d, p.x, p.y);
+  if (cell) drawSubsecond(subCanvas, d, rangeOf(d, subDrag, cell));
+});
+subCanvas.addEventListener('mouseup', (e) => {
+  const d = page.subsecond, p = subPoint(e);
+  const start = subDrag;
+  subDrag = null;
+  const cell = start && subsecondCellAt(subCanvas, d, p.x, p.y);
+  if (cell) showSubsecondRange(rangeOf(d, start, cell)).catch(() => {});
+});
+page.subsecondCellCenter = (c, r) => {
+  const p = subsecondCellCenter(subCanvas, page.subsecond, c, r);
+  const b = subCanvas.getBoundingClientRect();
+  return { x: b.left + p.x * b.width / subCanvas.width, y: b.top + p.y * b.height / subCanvas.height };
+};
 
 // ---- start ----
 async function reload() {
@@ -515,7 +584,7 @@ page.columnCenter = (c) => {
   return { x: b.left + (64 + (c + 0.5) * columnWidth) * b.width / columnsCanvas.width, y: b.top + 40 };
 };
 
-$('apply').addEventListener('click', () => { fromForm(); state.cell = state.region = state.ymin = state.ymax = ''; reload(); });
+$('apply').addEventListener('click', () => { fromForm(); state.cell = state.region = state.srange = state.ymin = state.ymax = ''; reload(); });
 
 async function start() {
   takeTokenFromHash();

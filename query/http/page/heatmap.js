@@ -105,23 +105,21 @@ function dominantGroups(doc) {
   return out;
 }
 
-export function drawHeatmap(canvas, doc, selection) {
-  const g = canvas.getContext('2d');
-  const box = plotBox(canvas);
+// A grid of rows x cols cells in `box` (row 0 at the bottom), each filled in colorAt(r, c) (null:
+// left white), framed, with the value axis labelled every few rows by rowLabel(r) (r = rows: the
+// top edge). Leaves the text style set for more labels; returns the cell size.
+export function drawCells(g, box, rows, cols, colorAt, rowLabel) {
   g.fillStyle = '#fff';
-  g.fillRect(0, 0, canvas.width, canvas.height);
-  const rows = doc.rows, cols = doc.columns;
+  g.fillRect(0, 0, g.canvas.width, g.canvas.height);
   const cw = box.w / cols, ch = box.h / rows;
-  const dominant = dominantGroups(doc);
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
-      const color = cellColor(doc, r, c, dominant);
+      const color = colorAt(r, c);
       if (!color) continue;
       g.fillStyle = color;
       g.fillRect(box.x + c * cw, box.y + box.h - (r + 1) * ch, Math.ceil(cw), Math.ceil(ch));
     }
   }
-  // Axes: values on the left (row bounds), times below.
   g.strokeStyle = '#999';
   g.strokeRect(box.x - 0.5, box.y - 0.5, box.w + 1, box.h + 1);
   g.fillStyle = '#333';
@@ -129,10 +127,18 @@ export function drawHeatmap(canvas, doc, selection) {
   g.textAlign = 'right';
   g.textBaseline = 'middle';
   const labelEvery = Math.max(1, Math.ceil(14 / ch));
-  for (let r = 0; r <= rows; r += labelEvery) {
-    const v = r < rows ? doc.row_bounds[r][0] : doc.row_bounds[rows - 1][1];
-    g.fillText(formatValue(v, doc.unit), box.x - 5, box.y + box.h - r * ch);
-  }
+  for (let r = 0; r <= rows; r += labelEvery) g.fillText(rowLabel(r), box.x - 5, box.y + box.h - r * ch);
+  return { cw, ch };
+}
+
+export function drawHeatmap(canvas, doc, selection) {
+  const g = canvas.getContext('2d');
+  const box = plotBox(canvas);
+  const rows = doc.rows, cols = doc.columns;
+  const dominant = dominantGroups(doc);
+  // Axes: values on the left (row bounds), times below.
+  const { cw, ch } = drawCells(g, box, rows, cols, (r, c) => cellColor(doc, r, c, dominant),
+    (r) => formatValue(r < rows ? doc.row_bounds[r][0] : doc.row_bounds[rows - 1][1], doc.unit));
   g.textAlign = 'center';
   g.textBaseline = 'top';
   const every = Math.max(1, Math.ceil(70 / cw));
