@@ -85,6 +85,23 @@ TEST(Api, UsageErrorsAre400WithTheCliMessage) {
   EXPECT_EQ(error("/api/columns?metric=m&by=op").second,
             "--by: the columns are always one per host");
   EXPECT_EQ(error("/api/nothing").first, 404u);
+  // The sub-second map (issue 13): the CLI's messages, before any shard is asked.
+  EXPECT_EQ(error("/api/subsecond?rows=0").second, "--rows 0: give a number from 1 to 1000");
+  EXPECT_EQ(error("/api/subsecond?from=-1m&range=3..2").second,
+            "--range: expected FROM..TO in seconds from the first column, FROM < TO, e.g. "
+            "12.340..13.020");
+  EXPECT_EQ(error("/api/subsecond?from=-1m&range=1..2&format=png").second,
+            "--range draws svg, folded or json, not png");
+  EXPECT_EQ(error("/api/subsecond?from=-1m&range=70..71").second,
+            "--range 70..71 starts after the map's 60 seconds");
+  EXPECT_EQ(error("/api/subsecond?from=-11h").second,
+            "--from/--to span 39600 seconds; the sub-second map draws at most 36000 (one column "
+            "per second): narrow the range");
+  EXPECT_EQ(error("/api/subsecond?by=host").second,
+            "--by: the sub-second map adds up the samples of every host it covers; choose them "
+            "with --hosts or --where");
+  EXPECT_EQ(error("/api/subsecond?colour=red").second,
+            "unknown parameter colour for /api/subsecond");
 }
 
 TEST(Api, MissingShardsGive206AndNoShard502NamingThem) {
@@ -120,6 +137,7 @@ TEST(Api, ThePageIsServedFromTheBinary) {
   ASSERT_EQ(script.status, 200u);
   EXPECT_EQ(script.content_type, "text/javascript; charset=utf-8");
   EXPECT_EQ(HandleApi("/nothing.js", h.context, h.options).status, 404u);
+  EXPECT_EQ(HandleApi("/subsecond.js", h.context, h.options).status, 200u);
 }
 
 TEST(Api, RegionAndOutliersRefuseBadInputWithTheCliMessage) {

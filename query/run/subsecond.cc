@@ -15,6 +15,11 @@ namespace trailmap {
 Result<ViewDocument> RunSubsecondFleetView(const SubsecondFleetRequest& request,
                                            const QueryContext& context) {
   if (Status s = CheckRange("--rows", request.rows, 1, 1000); !s.ok()) return s;
+  if (!request.query.by.empty()) {
+    return Status::InvalidArgument(
+        "--by: the sub-second map adds up the samples of every host it covers; choose them with "
+        "--hosts or --where");
+  }
   Result<TimeRange> range = ParseTimeRange(request.query, context.now);
   if (!range.ok()) return range.status();
   if (range->to - range->from > kMaxSubsecondColumns) {
