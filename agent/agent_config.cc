@@ -335,9 +335,10 @@ Status ParseOtlpTable(const toml::table& t, const std::string& where, AgentConfi
         names.push_back(*v);
       }
       if (a == nullptr) {
-        return Status::InvalidArgument(at +
-                                       " (--otlp-resource-fields) must be an array of resource "
-                                       "attribute names, e.g. [\"service.name\", \"k8s.pod.name\"]");
+        return Status::InvalidArgument(
+            at +
+            " (--otlp-resource-fields) must be an array of resource "
+            "attribute names, e.g. [\"service.name\", \"k8s.pod.name\"]");
       }
       config->otlp_resource_fields = std::move(names);
     } else {
@@ -370,8 +371,8 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
     };
     if (k == "otlp" && node.is_table()) {
       if (Status s = ParseOtlpTable(*node.as_table(), where, config); !s.ok()) return s;
-    } else if (k == "host" || k == "statsd" || k == "key" || k == "server_key" ||
-               k == "metrics" || k == "otlp") {
+    } else if (k == "host" || k == "statsd" || k == "key" || k == "server_key" || k == "metrics" ||
+               k == "otlp") {
       const std::optional<std::string> v = node.value<std::string>();
       if (!v) return want("a string");
       (k == "host"      ? config->host

@@ -364,8 +364,9 @@ TEST(OtlpConvert, ResourceFieldsFromTheAgentConfig) {
   p->set_as_int(42);
   EXPECT_EQ(converter.Convert(request).accepted, 1u);
   const Taken taken = TakeAll(&bucketizer);
-  EXPECT_EQ(taken.scalars, (std::map<std::string, double>{
-                               {"1700000099 queue.depth k8s.pod.name=shop-7d9f-x2", 42}}));
+  EXPECT_EQ(
+      taken.scalars,
+      (std::map<std::string, double>{{"1700000099 queue.depth k8s.pod.name=shop-7d9f-x2", 42}}));
 }
 
 }  // namespace

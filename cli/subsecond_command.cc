@@ -28,9 +28,11 @@ CLI::App* AddSubsecondCommand(CLI::App* app, SubsecondFlags* flags) {
   cmd->add_option("--metric,-m", flags->fleet.metric,
                   "The fleet's offsets metric (default cpu.offsets, which agents with --perf "
                   "record): draw the fleet's map, not a FILE's");
-  cmd->add_option("--from", flags->fleet.from, "The fleet's map: start (-2m, unix seconds, RFC 3339)")
+  cmd->add_option("--from", flags->fleet.from,
+                  "The fleet's map: start (-2m, unix seconds, RFC 3339)")
       ->capture_default_str();
-  cmd->add_option("--to", flags->fleet.to, "The fleet's map: end, exclusive")->capture_default_str();
+  cmd->add_option("--to", flags->fleet.to, "The fleet's map: end, exclusive")
+      ->capture_default_str();
   cmd->add_option("--hosts", flags->fleet.hosts, "The fleet's map: only these hosts: web-1,web-2");
   cmd->add_option("--where,-w", flags->fleet.where,
                   "The fleet's map: only hosts that pass a predicate, e.g. 'role == \"web\"'");

@@ -18,7 +18,8 @@ namespace trailmap {
 
 struct SubsecondFlags {
   std::string input;  // perf script text: FILE or "-"; "" = the fleet
-  QueryFlags fleet{.metric = "", .from = "-2m"};  // without a FILE; a --metric given means the fleet
+  // Without a FILE (or with --metric): the fleet's map of fleet.metric ("" = cpu.offsets).
+  QueryFlags fleet{.metric = "", .from = "-2m"};
   std::string stacks = "cpu.stacks";  // the fleet's stacks metric, for --range
   int rows = 50;            // rows per second (50: 20 ms each)
   std::string range;        // "A..B" seconds from the first column: draw that range's flame graph

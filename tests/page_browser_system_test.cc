@@ -320,9 +320,9 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
   EXPECT_EQ(sub["flame_value"], range["value"]);
   EXPECT_EQ(range["range"]["from"], t0 + 45);
   EXPECT_EQ(range["range"]["to"], t0 + 46);
-  EXPECT_NE(sub["caption"].get<std::string>().find(
-                "(1 s; stacks are counted per second): 270 samples"),
-            std::string::npos)
+  EXPECT_NE(
+      sub["caption"].get<std::string>().find("(1 s; stacks are counted per second): 270 samples"),
+      std::string::npos)
       << sub["caption"];
   // Second 45's self samples: 120 parse_request, 90 compress_planted_slowly (the slow hosts).
   ASSERT_GE(sub["top"].size(), 2u) << sub["top"];

@@ -165,19 +165,19 @@ TEST(PerfSystem, FleetSubsecondMapShowsTheSamplesOffsets) {
            "  trap 'exit 0' INT TERM\n"
            "  while :; do sleep 0.05; done\n"
            "fi\n"
-           "if mkdir '" << dir.path() << "/served' 2>/dev/null; then cat '" << dir.path()
-        << "/fixture.txt'; fi\n";
+           "if mkdir '"
+        << dir.path() << "/served' 2>/dev/null; then cat '" << dir.path() << "/fixture.txt'; fi\n";
   }
   chmod(fake.c_str(), 0755);
 
   Aggregator aggregator(dir, "agg-1");
   aggregator.Start();
-  Agent agent(dir, "scope-host", aggregator.ingest(),
-              {"--no-proc", "--perf", "--perf-path", fake, "--perf-window-ms", "200",
-               "--flush-ms", "50"});
-  const std::vector<std::string> map = {"subsecond", "--format", "json", "--from",
-                                        std::to_string(base), "--to", std::to_string(base + 3),
-                                        "--hosts", "scope-host"};
+  Agent agent(
+      dir, "scope-host", aggregator.ingest(),
+      {"--no-proc", "--perf", "--perf-path", fake, "--perf-window-ms", "200", "--flush-ms", "50"});
+  const std::string from = std::to_string(base), to = std::to_string(base + 3);
+  const std::vector<std::string> map = {"subsecond", "--format", "json",    "--from",    from,
+                                        "--to",      to,         "--hosts", "scope-host"};
   CommandResult got;
   nlohmann::json j;
   for (const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
@@ -200,19 +200,18 @@ TEST(PerfSystem, FleetSubsecondMapShowsTheSamplesOffsets) {
     }
   }
   // 1.200..1.900 lies in second 1: its stacks, the whole second.
-  const CommandResult range =
-      Cli({"subsecond", "--from", std::to_string(base), "--to", std::to_string(base + 3),
-           "--range", "1.200..1.900", "--format", "folded"},
-          aggregator.query());
+  const CommandResult range = Cli(
+      {"subsecond", "--from", from, "--to", to, "--range", "1.200..1.900", "--format", "folded"},
+      aggregator.query());
   ASSERT_EQ(range.exit_code, 0) << range.err;
   EXPECT_EQ(range.out, "main;burn_b 3\n");
   // The SVG says the seconds are whole.
-  const CommandResult svg = Cli({"subsecond", "--from", std::to_string(base), "--to",
-                                 std::to_string(base + 3), "--range", "1.200..1.900"},
-                                aggregator.query());
+  const CommandResult svg =
+      Cli({"subsecond", "--from", from, "--to", to, "--range", "1.200..1.900"}, aggregator.query());
   EXPECT_NE(svg.out.find("(1 s: stacks are counted per second)"), std::string::npos) << svg.out;
   // A FILE and --metric together are refused.
-  const CommandResult both = Cli({"subsecond", "x.txt", "--metric", "cpu.offsets"}, aggregator.query());
+  const CommandResult both =
+      Cli({"subsecond", "x.txt", "--metric", "cpu.offsets"}, aggregator.query());
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_EQ(both.err, "trailmap subsecond: give a FILE or --metric (the fleet's map), not both\n");
   agent.process().Kill(SIGTERM);

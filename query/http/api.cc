@@ -256,10 +256,11 @@ Result<ViewDocument> ApiSubsecond(Params* p, const QueryContext& context, ViewRe
 
 const std::map<std::string, ViewRunner>& Routes() {
   static const std::map<std::string, ViewRunner> routes{
-      {"/api/heatmap", ApiHeatmap}, {"/api/columns", ApiColumns}, {"/api/trails", ApiTrails},
-      {"/api/line", ApiLine},       {"/api/stats", ApiStats},     {"/api/flame", ApiFlame},
-      {"/api/metrics", ApiMetrics}, {"/api/fields", ApiFields},   {"/api/outliers", ApiOutliers},
-      {"/api/subsecond", ApiSubsecond},
+      {"/api/heatmap", ApiHeatmap},   {"/api/columns", ApiColumns},
+      {"/api/trails", ApiTrails},     {"/api/line", ApiLine},
+      {"/api/stats", ApiStats},       {"/api/flame", ApiFlame},
+      {"/api/metrics", ApiMetrics},   {"/api/fields", ApiFields},
+      {"/api/outliers", ApiOutliers}, {"/api/subsecond", ApiSubsecond},
   };
   return routes;
 }

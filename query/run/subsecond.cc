@@ -40,7 +40,8 @@ Result<ViewDocument> RunSubsecondFleetView(const SubsecondFleetRequest& request,
     Result<SubsecondRange> selected = ParseSubsecondRange(request.range);
     if (!selected.ok()) return selected.status();
     const int64_t first = range->from + static_cast<int64_t>(std::floor(selected->from));
-    const int64_t end = std::min(range->to, range->from + static_cast<int64_t>(std::ceil(selected->to)));
+    const int64_t end =
+        std::min(range->to, range->from + static_cast<int64_t>(std::ceil(selected->to)));
     if (first >= range->to) {
       return Status::InvalidArgument("--range " + request.range + " starts after the map's " +
                                      std::to_string(range->to - range->from) + " seconds");
@@ -59,8 +60,8 @@ Result<ViewDocument> RunSubsecondFleetView(const SubsecondFleetRequest& request,
       // The seconds drawn join the root object ("...]}\n" ends it), for the page's caption.
       doc.bytes = RenderFlameJson(tree);
       doc.bytes.resize(doc.bytes.size() - 2);
-      doc.bytes += ",\"range\":{\"range\":" + nlohmann::json(request.range).dump() + ",\"from\":" +
-                   std::to_string(first) + ",\"to\":" + std::to_string(end) + "}}\n";
+      doc.bytes += ",\"range\":{\"range\":" + nlohmann::json(request.range).dump() +
+                   ",\"from\":" + std::to_string(first) + ",\"to\":" + std::to_string(end) + "}}\n";
     } else {
       FlameSvgOptions options;
       options.title = "Flame Graph, " + request.range + " s";

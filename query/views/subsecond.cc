@@ -124,8 +124,9 @@ Result<SubsecondView> BuildSubsecondView(const PerfSamples& samples, int rows) {
 Result<SubsecondView> SubsecondFromGrid(const MergedGrid& grid, int rows) {
   if (rows < 1 || rows > 1000) return Status::InvalidArgument("--rows must be from 1 to 1000");
   if (grid.step != 1) {
-    return Status::InvalidArgument("the sub-second map needs one column per second, got a step of " +
-                                   std::to_string(grid.step) + " s");
+    return Status::InvalidArgument(
+        "the sub-second map needs one column per second, got a step of " +
+        std::to_string(grid.step) + " s");
   }
   SubsecondView view;
   view.rows = rows;
