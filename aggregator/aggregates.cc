@@ -43,7 +43,13 @@ Result<bool> Aggregates::Restore(std::string_view key, std::string_view value) {
   const char tag = key[0];
   std::unique_lock lock(mu_);
   if (tag == 'A') {
-    complete_[std::string(key.substr(1))] = true;
+    int64_t from = INT64_MIN;  // "": complete from the beginning
+    if (!value.empty()) {
+      Result<int64_t> second = DecodeSecond(value);
+      if (!second.ok()) return Status::Corruption("aggregate marker: " + second.status().message());
+      from = *second;
+    }
+    complete_[std::string(key.substr(1))] = from;
     return true;
   }
   if (tag != 'G' && tag != 'V') return tag == 'g' || tag == 'v';  // the name maps are redundant
@@ -65,23 +71,33 @@ std::vector<std::string> Aggregates::CompleteMarkers(bool empty) {
   std::vector<std::string> fields{""};
   fields.insert(fields.end(), options_.fields.begin(), options_.fields.end());
   for (const std::string& f : fields) {
-    if (complete_[f]) continue;
-    complete_[f] = true;
+    if (complete_.count(f) > 0) continue;
+    complete_[f] = INT64_MIN;
     keys.push_back(AggregateCompleteKey(f));
   }
   return keys;
 }
 
-std::vector<std::string> Aggregates::Incomplete() const {
+std::vector<std::string> Aggregates::IncompleteFields() const {
   std::shared_lock lock(mu_);
   std::vector<std::string> out;
   if (!options_.enabled) return out;
   std::vector<std::string> fields{""};
   fields.insert(fields.end(), options_.fields.begin(), options_.fields.end());
   for (const std::string& f : fields) {
-    auto it = complete_.find(f);
-    if (it == complete_.end() || !it->second) out.push_back(f.empty() ? "(fleet)" : f);
+    if (complete_.count(f) == 0) out.push_back(f);
   }
+  return out;
+}
+
+void Aggregates::MarkComplete(const std::string& field, int64_t from) {
+  std::unique_lock lock(mu_);
+  complete_[field] = from;
+}
+
+std::vector<std::string> Aggregates::Incomplete() const {
+  std::vector<std::string> out;
+  for (const std::string& f : IncompleteFields()) out.push_back(f.empty() ? "(fleet)" : f);
   return out;
 }
 
@@ -120,13 +136,7 @@ uint32_t Aggregates::GroupFor(std::string_view host, int64_t second, MetaPuts* m
   if (cached != host_group_.end() && cached->second.first == epoch) {
     group = cached->second.second;
   } else {
-    std::string owners;
-    if (options_.cluster) {
-      const Cluster& c = *options_.cluster;
-      for (size_t o : c.Owners(host, second)) owners += (owners.empty() ? "" : ",") + c.members[o].name;
-    }
-    std::unique_lock lock(mu_);
-    group = InternLocked(&groups_, &group_ids_, owners, 'g', meta_puts);
+    group = InternGroup(OwnerList(options_.cluster, host, second), meta_puts);
     host_group_[std::string(host)] = {epoch, group};
   }
   last_host_ = std::string(host);
@@ -138,21 +148,40 @@ void Aggregates::ValuesFor(std::string_view fields, std::string_view labels,
                            std::vector<uint32_t>* values, MetaPuts* meta_puts) {
   values->assign(1, 0);  // the fleet
   for (const std::string& f : options_.fields) {
-    std::string_view v = FieldValue(fields, f);
-    if (v.empty()) v = FieldValue(labels, f);
-    const std::string text = f + "=" + std::string(v.empty() ? std::string_view(kNoGroupValue) : v);
-    uint32_t value = 0;
-    {
-      std::shared_lock read(mu_);
-      auto it = value_ids_.find(text);
-      if (it != value_ids_.end()) value = it->second;
-    }
-    if (value == 0) {
-      std::unique_lock lock(mu_);
-      value = InternLocked(&values_, &value_ids_, text, 'v', meta_puts);
-    }
-    values->push_back(value);
+    values->push_back(InternValue(ValueText(f, fields, labels), meta_puts));
   }
+}
+
+std::string Aggregates::OwnerList(const std::optional<Cluster>& cluster, std::string_view host,
+                                  int64_t second) {
+  std::string owners;
+  if (!cluster) return owners;
+  for (size_t o : cluster->Owners(host, second)) {
+    owners += (owners.empty() ? "" : ",") + cluster->members[o].name;
+  }
+  return owners;
+}
+
+std::string Aggregates::ValueText(std::string_view field, std::string_view fields,
+                                  std::string_view labels) {
+  std::string_view v = FieldValue(fields, field);
+  if (v.empty()) v = FieldValue(labels, field);
+  return std::string(field) + "=" + std::string(v.empty() ? std::string_view(kNoGroupValue) : v);
+}
+
+uint32_t Aggregates::InternGroup(const std::string& owners, MetaPuts* meta_puts) {
+  std::unique_lock lock(mu_);
+  return InternLocked(&groups_, &group_ids_, owners, 'g', meta_puts);
+}
+
+uint32_t Aggregates::InternValue(const std::string& text, MetaPuts* meta_puts) {
+  {
+    std::shared_lock read(mu_);
+    auto it = value_ids_.find(text);
+    if (it != value_ids_.end()) return it->second;
+  }
+  std::unique_lock lock(mu_);
+  return InternLocked(&values_, &value_ids_, text, 'v', meta_puts);
 }
 
 Aggregates::Mark Aggregates::mark() const {
@@ -196,7 +225,8 @@ std::optional<AggregatePlan> Aggregates::Plan(const HistogramQuery& query, uint3
   if (metric & kAggregateMetricBit) return std::nullopt;
   std::shared_lock lock(mu_);
   auto complete = complete_.find(query.group_by);
-  if (complete == complete_.end() || !complete->second) return std::nullopt;
+  // Not complete, or not for all of the query's range (backfilled from a later second).
+  if (complete == complete_.end() || query.from < complete->second) return std::nullopt;
   if (!query.group_by.empty() &&
       std::find(options_.fields.begin(), options_.fields.end(), query.group_by) ==
           options_.fields.end()) {

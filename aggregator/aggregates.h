@@ -18,10 +18,11 @@
 // first, then the host's labels at ingest.
 //
 // Meta (keys.h): 'g' owner list -> id, 'G' id -> owner list; 'v' "field=value" -> id, 'V' id ->
-// "field=value"; 'A' field -> "" marks the aggregate of `field` ("" = the fleet) complete: it has
-// been written for every histogram since the store was created. Only complete aggregates answer
-// queries; a field configured on a store that already holds data is written from then on but
-// not read (the log says so), since it lacks what came before.
+// "field=value"; 'A' field -> [from:i64] marks the aggregate of `field` ("" = the fleet) complete
+// from second `from` on (empty value: from the beginning): it holds every histogram of those
+// seconds. Only complete aggregates answer queries, and only queries that start at or after
+// `from`. A field configured on a store that already holds data is written from then on, and the
+// store backfills what came before (aggregator/aggregates_backfill.h); until then it is not read.
 //
 // Which queries. A histogram query of all hosts, with no predicate, grouped by nothing or by one
 // complete field, reads the aggregate: per second one key per (owner group, value) instead of
@@ -57,6 +58,9 @@ inline constexpr uint32_t kAggregateMetricBit = 0x8000'0000u;
 
 struct AggregateOptions {
   bool enabled = true;                // false: none written or read (--no-aggregates)
+  // Backfill aggregates configured on a store that already holds data, in the background
+  // (aggregator/aggregates_backfill.h); false: they stay unread (--no-backfill).
+  bool backfill = true;
   std::vector<std::string> fields;    // besides the fleet, e.g. {"role", "op"}
   std::optional<Cluster> cluster;     // this aggregator's cluster file, if started with one
 };
@@ -79,7 +83,13 @@ class Aggregates {
   // After loading: for a store that holds no data yet (`empty`), the 'A' markers of every
   // aggregate to write; otherwise the configured aggregates that are not complete, for the log.
   std::vector<std::string> CompleteMarkers(bool empty);
+  // The configured aggregates that are not complete: for the log ("(fleet)" for the fleet) and
+  // as fields ("" for the fleet), in configuration order.
   std::vector<std::string> Incomplete() const;
+  std::vector<std::string> IncompleteFields() const;
+  // After the write of AggregateCompleteKey(field) with EncodeSecond(from): read from now on, by
+  // queries that start at or after `from`.
+  void MarkComplete(const std::string& field, int64_t from);
 
   // Ingest. A histogram of `host` at `second` goes to the keys (GroupFor(host, second), v) for
   // each v of ValuesFor(its series' fields, the host's labels), both canonical ("k=v,..."): the
@@ -89,6 +99,18 @@ class Aggregates {
   uint32_t GroupFor(std::string_view host, int64_t second, MetaPuts* meta_puts);
   // The cluster file read again (ingest side, like GroupFor): owner groups from `cluster` on.
   void SetCluster(Cluster cluster);
+  // The cluster file the owner groups come from (ingest side: copy it under the store's write
+  // lock), and the owner list of `host` at `second` under it ("" without one).
+  const std::optional<Cluster>& cluster() const { return options_.cluster; }
+  static std::string OwnerList(const std::optional<Cluster>& cluster, std::string_view host,
+                               int64_t second);
+  // The value text of `field` for a series with `fields` on a host with `labels`, as ValuesFor
+  // interns it: "field=value", or "field=(none)".
+  static std::string ValueText(std::string_view field, std::string_view fields,
+                               std::string_view labels);
+  // Ingest side: the id of an owner list / a value text, interned (new ones into meta_puts).
+  uint32_t InternGroup(const std::string& owners, MetaPuts* meta_puts);
+  uint32_t InternValue(const std::string& text, MetaPuts* meta_puts);
   void ValuesFor(std::string_view fields, std::string_view labels, std::vector<uint32_t>* values,
                  MetaPuts* meta_puts);
   struct Mark {
@@ -113,7 +135,7 @@ class Aggregates {
   std::unordered_map<std::string, uint32_t> group_ids_;
   std::vector<std::string> values_;  // id - 1 -> "field=value"
   std::unordered_map<std::string, uint32_t> value_ids_;
-  std::map<std::string, bool> complete_;  // field ("" = fleet) -> marked complete
+  std::map<std::string, int64_t> complete_;  // field ("" = fleet) -> complete from this second
   // Ingest's cache: host -> (epoch index, group id) of the last second it was asked for.
   std::unordered_map<std::string, std::pair<size_t, uint32_t>> host_group_;
   std::string last_host_;  // and the last host's, whose batch is usually still being applied

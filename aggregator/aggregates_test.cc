@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <map>
 #include <random>
 
@@ -12,6 +16,7 @@ namespace trailmap::aggregator {
 namespace {
 
 using testing::AnswerDifference;
+using testing::Encoded;
 using testing::Latency;
 using testing::MakeBatch;
 using testing::TempDir;
@@ -90,11 +95,11 @@ HistogramAnswer NonEmpty(HistogramAnswer a) {
 // Random ranges and steps, by nothing, role and op, with and without a replica selection: the
 // aggregate's answer equals the hosts' answer cell for cell, and the members' answers of one
 // round add up to the whole.
-void ExpectAggregatesAnswerAsTheHosts(const Store& store, uint32_t seed) {
+void ExpectAggregatesAnswerAsTheHosts(const Store& store, uint32_t seed, int queries = 40) {
   std::mt19937 rng(seed);
   const Cluster cluster = FourMembers();
   uint64_t compared = 0;
-  for (int i = 0; i < 40; ++i) {
+  for (int i = 0; i < queries; ++i) {
     const uint32_t steps[] = {1, 10, 60, 90, 600, 3600};
     HistogramQuery q{"disk.latency", kT + static_cast<int64_t>(rng() % 1800) - 60, 0,
                      steps[rng() % std::size(steps)], "", {}};
@@ -174,6 +179,95 @@ TEST(AggregatesTest, AFieldAddedToAStoreThatHoldsDataIsNotReadAndQueriesStayExac
   q.group_by = "";
   ASSERT_TRUE((*store)->QueryHistograms(q).ok());
   EXPECT_EQ((*store)->AggregateQueries(), before + 1);  // the fleet is complete
+}
+
+// The aggregates of a store made without them are backfilled: a kill in the middle resumes where
+// it stopped, ingest of the same minutes meanwhile counts once, and then the fleet, role and op
+// answer exactly as the hosts do, before and after the rollups and after a reopen.
+TEST(AggregatesTest, ABackfillMakesAggregatesAddedLaterAnswerExactlyAsTheHosts) {
+  TempDir dir;
+  {
+    StoreOptions none = Options({}, std::nullopt);
+    none.aggregates.enabled = false;
+    Result<std::unique_ptr<Store>> store = Store::Open(dir.path(), none);
+    ASSERT_TRUE(store.ok());
+    Load(store->get(), 5);
+    ASSERT_TRUE((*store)->RollUp(true).ok());
+  }
+  uint64_t total = 0;
+  {
+    Result<std::unique_ptr<Store>> store =
+        Store::Open(dir.path(), Options({"role", "op"}, FourMembers()));
+    ASSERT_TRUE(store.ok());
+    total = (*store)->BackfillMinutesLeft();
+    EXPECT_GT(total, 50u);        // 30 hosts x 60 random seconds over an hour
+    Load(store->get(), 6, "/2");  // written with the aggregates, over the same minutes
+    const uint64_t before = (*store)->AggregateQueries();
+    ASSERT_TRUE((*store)->QueryHistograms({"disk.latency", kT, kT + 3600, 60, "", {}}).ok());
+    EXPECT_EQ((*store)->AggregateQueries(), before);  // not complete: read from the hosts
+  }
+  uint64_t written_before_kill = 0;
+#ifdef TRAILMAP_FAILPOINTS
+  // Killed before the third minute's write (failpoint backfill.minute): two are written.
+  EXPECT_EXIT(
+      {
+        setenv("TRAILMAP_FAILPOINTS", "backfill.minute=kill@3", 1);
+        Result<std::unique_ptr<Store>> store =
+            Store::Open(dir.path(), Options({"role", "op"}, FourMembers()));
+        if (store.ok()) (void)(*store)->BackfillAggregates();
+        _exit(0);
+      },
+      ::testing::KilledBySignal(SIGKILL), "");
+  written_before_kill = 2;
+#else
+  {
+    Result<std::unique_ptr<Store>> store =
+        Store::Open(dir.path(), Options({"role", "op"}, FourMembers()));
+    ASSERT_TRUE(store.ok());
+    Result<size_t> two = (*store)->BackfillAggregates(2);
+    ASSERT_TRUE(two.ok());
+    written_before_kill = *two;
+  }
+#endif
+  // Resumed: each minute's first try meets an ingest write to that minute and is done again.
+  Store* live = nullptr;
+  int hook_calls = 0, redone = 0;
+  StoreOptions options = Options({"role", "op"}, FourMembers());
+  options.before_backfill_write = [&live, &hook_calls, &redone](uint32_t, int64_t minute) {
+    if (++hook_calls % 2 == 0) return;  // the second try goes through
+    Batch b = MakeBatch("live", static_cast<uint64_t>(++redone), "h7",
+                        {Latency("disk.latency", "op=read")});
+    b.labels = {{"role", "db"}};
+    b.seconds.push_back({minute + 7, {{0, Encoded({123456, 7654321})}}, {}});
+    ASSERT_EQ(live->ApplyBatch(b)->status, Ack::Status::kApplied);
+  };
+  Result<std::unique_ptr<Store>> store = Store::Open(dir.path(), options);
+  ASSERT_TRUE(store.ok());
+  live = store->get();
+  EXPECT_EQ((*store)->BackfillMinutesLeft(), total - written_before_kill);
+  Result<size_t> rest = (*store)->BackfillAggregates();
+  ASSERT_TRUE(rest.ok()) << rest.status().ToString();
+  EXPECT_EQ(*rest, total - written_before_kill);
+  EXPECT_EQ(redone, static_cast<int>(*rest));  // every minute was written to once meanwhile
+  EXPECT_EQ((*store)->BackfillMinutesLeft(), 0u);
+  // 12 random queries each (every grouping, replica rounds): enough to cover both, and cheap.
+  ExpectAggregatesAnswerAsTheHosts(**store, 8, 12);  // the backfilled minutes pending: `hist`
+  ASSERT_TRUE((*store)->RollUp(true).ok());
+  EXPECT_EQ((*store)->PendingRollups(), 0u);
+  ExpectAggregatesAnswerAsTheHosts(**store, 9, 12);  // from the aggregate's rollups
+  live = nullptr;
+  store->reset();
+  // Reopened, the aggregates are complete: read, and exact.
+  store = Store::Open(dir.path(), Options({"role", "op"}, FourMembers()));
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ((*store)->BackfillMinutesLeft(), 0u);
+  const HistogramQuery by_role{"disk.latency", kT, kT + 3600, 60, "role", {}};
+  const uint64_t before = (*store)->AggregateQueries();
+  Result<HistogramAnswer> aggregate = (*store)->QueryHistograms(by_role);
+  Result<HistogramAnswer> hosts = (*store)->QueryHistograms(by_role, QueryPlan::kHosts);
+  ASSERT_TRUE(aggregate.ok() && hosts.ok());
+  EXPECT_EQ((*store)->AggregateQueries(), before + 1);
+  EXPECT_EQ(AnswerDifference(*aggregate, *hosts), "");
 }
 
 TEST(AggregatesTest, QueriesAnAggregateCannotServeReadTheHosts) {

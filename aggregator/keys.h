@@ -59,6 +59,10 @@
 //   "Rollups600"                -> ""                           every block of hist_60s is
 //                                                               rolled up or marked 'b' (absent:
 //                                                               Open marks them all)
+//   "Backfill"                  -> state                        an aggregate backfill under way
+//                                                               (aggregates_backfill.h); the
+//                                                               aggregates' own tags ('g', 'G',
+//                                                               'v', 'V', 'A') are in aggregates.h
 //
 // Ids start at 1 and are dense; series ids are global (not per metric). The catalog is loaded from
 // the id-keyed entries ('M', 'H', 'S'); the name-keyed ones exist so a tool can look a name up

@@ -126,6 +126,11 @@ int Run(int argc, char** argv) {
   app.add_flag("--no-aggregates", no_aggregates,
                "write no fleet pre-aggregates (aggregator/aggregates.h): every heat map then reads "
                "every host; for measuring what they cost");
+  bool no_backfill = false;
+  app.add_flag("--no-backfill", no_backfill,
+               "do not backfill pre-aggregates configured on a store that already holds data "
+               "(they are written from the start on, and the store reads them only once what it "
+               "held before is backfilled in the background: aggregator/aggregates_backfill.h)");
   app.add_flag("--no-self-metrics", no_self_metrics,
                "do not publish its own counters every second (trailmap.aggregator.*: ingest, "
                "query latency, RocksDB compaction and memory, RSS, fds, CPU)");
@@ -171,6 +176,7 @@ int Run(int argc, char** argv) {
     config.query_limits.deadline_ms = *ns / 1'000'000;
   }
   if (no_aggregates) config.store.aggregates.enabled = false;
+  if (no_backfill) config.store.aggregates.backfill = false;
   if (app.count("--aggregate-by")) {
     if (Status s = ParseAggregateBy(aggregate_by, &config.store.aggregates.fields); !s.ok()) {
       return Usage("--aggregate-by: " + s.message());

@@ -46,6 +46,12 @@ std::vector<PendingMinutes::Minute> PendingMinutes::Ready(
   return ready;
 }
 
+uint64_t PendingMinutes::Generation(uint32_t metric, int64_t start) const {
+  std::lock_guard lock(mu_);
+  auto it = minutes_.find({metric, start});
+  return it == minutes_.end() ? 0 : it->second.generation;
+}
+
 bool PendingMinutes::Unchanged(uint32_t metric, int64_t start, uint64_t generation) const {
   std::lock_guard lock(mu_);
   auto it = minutes_.find({metric, start});

@@ -122,6 +122,8 @@ class PendingMinutes {
   std::vector<Minute> Ready(Clock::duration quiet, size_t limit) const {
     return Ready(quiet, limit, Clock::now());
   }
+  // The minute's generation now; 0 if it is not pending.
+  uint64_t Generation(uint32_t metric, int64_t start) const;
   // Whether the minute is still pending at `generation` (no write to it since it was read).
   bool Unchanged(uint32_t metric, int64_t start, uint64_t generation) const;
   // Removes the minute if its generation is still `generation`; returns whether it did.

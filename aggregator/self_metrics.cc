@@ -112,6 +112,10 @@ SelfReadings AggregatorReadings(const AggregatorCounters& c, const std::string& 
     AddGauge(&out, "trailmap.aggregator.rollups.pending_blocks", "blocks",
              "10-minute blocks whose 600 s rollups are behind",
              static_cast<double>(c.pending_blocks));
+    AddGauge(&out, "trailmap.aggregator.aggregates.backfill_pending", "minutes",
+             "minutes of hist whose pre-aggregates are still to backfill "
+             "(aggregator/aggregates_backfill.h)",
+             static_cast<double>(c.backfill_pending));
     AddCounter(&out, "trailmap.aggregator.merges.saturated", "merges/s",
                "merges that cut a count at 2^62 instead of failing (core/counts.h)",
                c.saturated_merges);
@@ -206,6 +210,7 @@ AggregatorCounters ReadAggregatorCounters(const AggregatorParts& parts) {
   c.rocksdb = parts.store->RocksDbProperties();
   c.pending_rollups = parts.store->PendingRollups();
   c.pending_blocks = parts.store->PendingBlocks();
+  c.backfill_pending = parts.store->BackfillMinutesLeft();
   c.saturated_merges = parts.store->SaturatedMerges();
   c.health = parts.store->Health();
   if (Result<ProcessStats> p = ReadProcessStats(); p.ok()) c.process = *p;

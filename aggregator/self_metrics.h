@@ -18,6 +18,7 @@
 //   rocksdb.{pending_compaction_bytes,running_compactions,running_flushes,memtable_bytes,
 //   live_sst_bytes,block_cache_bytes,table_reader_bytes}   gauges; rocksdb.background_errors
 //   rollups.pending, rollups.pending_blocks           gauges: minutes, 10-minute blocks behind
+//   aggregates.backfill_pending                       gauge: minutes of pre-aggregates to backfill
 //   connections{socket=ingest|query}                  gauge: CURVE connections admitted now
 //   connections.refused{reason=unlisted|cap}          counter: handshakes refused by ZAP
 //   process.rss, process.fds, process.cpu{mode}       the process
@@ -86,6 +87,7 @@ struct AggregatorCounters {
   std::optional<RocksDbStats> rocksdb;
   size_t pending_rollups = 0;
   size_t pending_blocks = 0;      // Store::PendingBlocks
+  uint64_t backfill_pending = 0;  // Store::BackfillMinutesLeft
   uint64_t saturated_merges = 0;  // Store::SaturatedMerges
   std::optional<StoreHealth> health;
   std::optional<ProcessStats> process;

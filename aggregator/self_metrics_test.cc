@@ -227,6 +227,7 @@ TEST(AggregatorSelfMetrics, ReadingsAreDescribedValidSeriesOfAnAcceptedBatch) {
                         "trailmap.aggregator.rocksdb.background_errors",
                         "trailmap.aggregator.rollups.pending",
                         "trailmap.aggregator.rollups.pending_blocks",
+                        "trailmap.aggregator.aggregates.backfill_pending",
                         "trailmap.aggregator.process.fds"}) {
     EXPECT_TRUE(names.count(m)) << m;
   }

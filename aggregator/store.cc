@@ -22,44 +22,14 @@
 #include "aggregator/scalar_query.h"
 #include "aggregator/stack_merge_operator.h"
 #include "aggregator/stack_query.h"
+#include "aggregator/store_handles.h"
 #include "core/clock.h"
 #include "core/failpoint.h"
 #include "core/log.h"
 
 namespace trailmap::aggregator {
 
-struct Store::Handles {
-  std::unique_ptr<rocksdb::DB> db;
-  std::vector<rocksdb::ColumnFamilyHandle*> all;  // owned: destroyed before the DB closes
-  // By resolution, in kHistogramResolutions order: hist, hist_10s, hist_60s, hist_600s.
-  std::array<rocksdb::ColumnFamilyHandle*, kHistogramResolutionCount> hist{};
-  rocksdb::ColumnFamilyHandle* scalar = nullptr;
-  rocksdb::ColumnFamilyHandle* meta = nullptr;
-  rocksdb::ColumnFamilyHandle* stacks = nullptr;
-  rocksdb::ColumnFamilyHandle* stacks_60s = nullptr;
-
-  rocksdb::ColumnFamilyHandle* Named(std::string_view name) const {
-    for (rocksdb::ColumnFamilyHandle* h : all) {
-      if (h->GetName() == name) return h;
-    }
-    return nullptr;
-  }
-
-  ~Handles() {
-    if (!db) return;
-    for (rocksdb::ColumnFamilyHandle* h : all) db->DestroyColumnFamilyHandle(h);
-    db->Close().PermitUncheckedError();
-  }
-};
-
 namespace {
-
-rocksdb::Slice AsSlice(std::string_view s) { return {s.data(), s.size()}; }
-std::string_view View(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
-
-Status FromRocks(const rocksdb::Status& s, std::string_view what) {
-  return Status::IOError(std::string(what) + ": " + s.ToString());
-}
 
 rocksdb::CompressionType Best(rocksdb::CompressionType wanted) {
   const auto supported = rocksdb::GetSupportedCompressions();
@@ -239,6 +209,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   store->merges_ = std::move(merges);
   if (Status l = store->Load(); !l.ok()) return l;
   if (Status a = store->MarkAggregates(); !a.ok()) return a;
+  if (Status a = store->StartBackfill(); !a.ok()) return a;
   if (Status b = store->MarkOldMinutesIfNeeded(); !b.ok()) return b;
   if (Status b = store->MarkOldBlocksIfNeeded(); !b.ok()) return b;
   // Before any batch can come: an agent back after its idle time is new (store.h).
@@ -303,6 +274,11 @@ void Store::RollupLoop() {
     ResumeIfDue();
     Result<size_t> r = RollUp(false);
     if (!r.ok()) Log("rollup: " + r.status().ToString());
+    if (backfilling_.load(std::memory_order_relaxed)) {
+      // Half a second a pass, so the rollups keep their pace beside it.
+      Result<size_t> b = BackfillAggregates(SIZE_MAX, std::chrono::milliseconds(500));
+      if (!b.ok()) Log("aggregate backfill: " + b.status().ToString() + "; retried in a second");
+    }
     const auto now = std::chrono::steady_clock::now();
     if (options_.agent_idle_seconds > 0 && now >= next_prune_) {
       next_prune_ = now + std::chrono::minutes(1);
@@ -655,8 +631,10 @@ Status Store::MarkAggregates() {
   }
   for (const std::string& field : aggregates_.Incomplete()) {
     Log("aggregate " + field +
-        " is written from now on but not read: this store holds data from "
-        "before it was configured (aggregator/aggregates.h)");
+        " is written from now on but not read until what this store held before it was "
+        "configured is backfilled" +
+        (options_.aggregates.backfill ? "" : " (not while started with --no-backfill)") +
+        " (aggregator/aggregates_backfill.h)");
   }
   return Status::Ok();
 }
@@ -897,6 +875,10 @@ void Store::AppendBatchLocked(const Batch& batch, const std::string& labels, int
     // One histogram into the key (metric, second, key_host, key_series) and its rollups.
     auto merge = [&](uint32_t metric, uint32_t key_host, uint32_t key_series,
                      const std::string& encoded) {
+      // A minute the aggregate backfill is reading: it must see this write or redo the minute.
+      if (backfilling_.load(std::memory_order_relaxed) && !(metric & kAggregateMetricBit)) {
+        backfill_minutes_.TouchIfPending(metric, minute);
+      }
       EncodeDataKey(DataKey{metric, second.time, key_host, key_series}, key);
       wb->Merge(db_->hist[0], rocksdb::Slice(key, kDataKeySize), AsSlice(encoded));
       if (direct) {

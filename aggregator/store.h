@@ -82,10 +82,11 @@
 #include <vector>
 
 #include "aggregator/aggregates.h"
+#include "aggregator/aggregates_backfill.h"
 #include "aggregator/catalog.h"
-#include "aggregator/stack_dictionary.h"
 #include "aggregator/keys.h"
 #include "aggregator/rollup.h"
+#include "aggregator/stack_dictionary.h"
 #include "aggregator/store_health.h"
 #include "core/batch.h"
 #include "core/query_wire.h"
@@ -157,6 +158,8 @@ struct StoreOptions {
   std::function<void(uint32_t metric, int64_t minute)> before_rollup_write;
   // Tests: the same for a 10-minute block (its start second).
   std::function<void(uint32_t metric, int64_t block)> before_block_write;
+  // Tests: called by the aggregate backfill after it has computed a minute, before its write.
+  std::function<void(uint32_t metric, int64_t minute)> before_backfill_write;
   // Pre-aggregates written at ingest (aggregator/aggregates.h): the fleet always, these fields
   // too; the cluster file gives each host's owner group.
   AggregateOptions aggregates;
@@ -257,6 +260,16 @@ class Store {
   // range are read from `stacks_60s`. An unknown metric is an empty answer; InvalidArgument for a
   // predicate that compares values; Corruption if a stored value does not decode.
   Result<StackAnswer> QueryStacks(const StackQuery& query, QueryBudget* budget = nullptr) const;
+  // Backfills aggregates configured on a store that held data before them
+  // (aggregator/aggregates_backfill.h): up to `max_minutes` minutes, or until `budget` has passed
+  // (0: no limit) or the store stops. When the last minute is written the aggregates are marked
+  // complete and read from then on. Returns how many minutes it wrote; an error (a histogram that
+  // does not decode, a write error) stops this call, and the next call retries the minute. The
+  // maintenance thread calls it after each rollup pass; safe alongside ingest and queries.
+  Result<size_t> BackfillAggregates(size_t max_minutes = SIZE_MAX,
+                                    std::chrono::milliseconds budget = {});
+  // Minutes the backfill has still to write (0 when none runs).
+  uint64_t BackfillMinutesLeft() const { return backfill_left_.load(std::memory_order_relaxed); }
   // Histogram queries answered from an aggregate (aggregator/aggregates.h) since Open.
   uint64_t AggregateQueries() const { return aggregate_queries_.load(std::memory_order_relaxed); }
   // Rolls up pending minutes (see the header): those quiet for rollup_quiet_ms and not waiting
@@ -315,6 +328,14 @@ class Store {
   Status MarkOldMinutesIfNeeded();
   // Marks the aggregates of a store without data complete; logs those that are not.
   Status MarkAggregates();
+  // Resumes the aggregate backfill from meta, or begins it for the incomplete aggregates.
+  Status StartBackfill();
+  // The next minute to backfill from the state's cursor on; nullopt when none is left.
+  Result<std::optional<std::pair<uint32_t, int64_t>>> NextBackfillMinute() const;
+  // Backfills one minute: true when written, false when a write to it came meanwhile.
+  Result<bool> BackfillMinute(uint32_t metric, int64_t minute);
+  // Marks the backfilled aggregates complete and ends the backfill.
+  Status FinishBackfill();
   // Keeps `error` as the last one (Health).
   void NoteError(const std::string& error);
   // The name of a metric id, an aggregate's too ("disk.latency (aggregate)"), for the log.
@@ -390,6 +411,13 @@ class Store {
   std::vector<int64_t> through_;
   PendingMinutes pending_;
   PendingMinutes pending_blocks_{kRollupBlock};
+  // The aggregate backfill (aggregates_backfill.h): its state (backfill_mu_), the minute being
+  // done (every ingest write to it bumps its generation while `backfilling_`), minutes left.
+  std::mutex backfill_mu_;
+  std::optional<BackfillState> backfill_;
+  std::atomic<bool> backfilling_{false};
+  PendingMinutes backfill_minutes_;
+  std::atomic<uint64_t> backfill_left_{0};
   // Held while a query takes its snapshot and pending minutes, and while RollUp writes a minute
   // and clears it: a query sees a minute clean only with its rollups in its snapshot.
   mutable std::mutex view_mu_;

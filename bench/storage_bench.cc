@@ -14,10 +14,18 @@
 //     Store's families (minute histograms merged from the fleet model's seconds, blocks the merge
 //     of their minutes), then times the fleet heat map (all hosts, no grouping) over the last week
 //     at 600 s columns and over all DAYS at 8 h columns, read with `hist_600s`
-//     (QueryPlan::kCoarsest) and without it (QueryPlan::kUpToMinutes, `hist_60s` kept as long),
+//     (QueryPlan::kHosts: the coarsest plan, from the hosts' keys) and without it (QueryPlan::kUpToMinutes, `hist_60s` kept as long),
 //     checks that both answers are the same and prints the median of REPEAT runs (after one
 //     unmeasured run that fills the block cache). The store is compacted with its own
 //     per-family compression first.
+//   storage_bench fleetweek --dir DIR [--hosts 1000] [--days 7] [--repeat 5]
+//     The fleet heat map of HOSTS hosts read from the fleet pre-aggregate (aggregator/aggregates.h)
+//     over the last week of DAYS: writes the aggregate's `hist_60s` and `hist_600s` keys straight
+//     into a Store, each the exact merge of the minute (block) keys of all HOSTS hosts x 2 series
+//     that `query` would write for them (what ingest and the rollups leave in the aggregate), and
+//     times Store::QueryHistograms of the fleet at 600 s columns and at the CLI's default 20-minute
+//     columns. It leaves the store in DIR and prints the `trailmap heatmap` range, so the same
+//     week can be timed end to end through trailmap-aggregator and the CLI.
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
@@ -76,6 +84,14 @@ struct RawDb {
       if (h->GetName() == name) return h;
     }
     return nullptr;
+  }
+  // The id a meta key ('m' name, 'h' name, ...) maps to; 0 if none.
+  uint32_t Id(const std::string& meta_key) const {
+    std::string id;
+    if (!db->Get(rocksdb::ReadOptions(), Named("meta"), meta_key, &id).ok() || id.size() != 4) {
+      return 0;
+    }
+    return aggregator::GetFixed32BE(id.data());
   }
   static std::unique_ptr<RawDb> Open(const std::string& dir, rocksdb::CompressionType compression,
                                      bool dictionary) {
@@ -232,38 +248,45 @@ struct MinutePool {
   }
 };
 
-int QueryLongRanges(const std::string& dir, size_t hosts, int days, int repeat) {
-  constexpr int64_t kStart = 1'672'531'200;  // 2023-01-01T00:00:00Z, a multiple of 8 h
-  const int64_t end = kStart + int64_t{days} * 86400;
-  FleetOptions fleet_options;
-  fleet_options.hosts = std::max<size_t>(hosts, MinutePool::kModelHosts);
-  const FleetModel fleet(fleet_options);
-  {
-    // The catalog: one second of each host, a day before the range.
-    Result<std::unique_ptr<Store>> opened = Store::Open(dir, BenchStoreOptions());
-    if (!opened.ok()) return Fail(opened.status().ToString());
-    for (size_t h = 0; h < hosts; ++h) {
-      Batch b = fleet.HostSecond(h, kStart - 86400);
-      b.agent = b.host + "/1";
-      b.sequence = 1;
-      if (Result<aggregator::ApplyOutcome> r = (*opened)->ApplyBatch(b); !r.ok()) {
-        return Fail(r.status().ToString());
-      }
-    }
-    if (Result<size_t> r = (*opened)->RollUp(true); !r.ok()) return Fail(r.status().ToString());
+// The long ranges begin at 2023-01-01T00:00:00Z, a multiple of 8 h, with the fleet model of
+// `hosts` hosts (at least the pool's).
+constexpr int64_t kLongRangeStart = 1'672'531'200;
+FleetOptions LongRangeFleet(size_t hosts) {
+  FleetOptions o;
+  o.hosts = std::max<size_t>(hosts, MinutePool::kModelHosts);
+  return o;
+}
+
+// Applies one second, a day before the long range, of each of the first `hosts` hosts of `fleet`
+// to a Store in `dir` and rolls it up: the catalog (and the fleet aggregate's owner group) that
+// the keys written straight after refer to.
+Status ApplyOneSecondOfEach(const std::string& dir, const FleetModel& fleet, size_t hosts) {
+  const int64_t second = kLongRangeStart - 86400;
+  Result<std::unique_ptr<Store>> opened = Store::Open(dir, BenchStoreOptions());
+  if (!opened.ok()) return opened.status();
+  for (size_t h = 0; h < hosts; ++h) {
+    Batch b = fleet.HostSecond(h, second);
+    b.agent = b.host + "/1";
+    b.sequence = 1;
+    if (Result<aggregator::ApplyOutcome> r = (*opened)->ApplyBatch(b); !r.ok()) return r.status();
   }
+  Result<size_t> r = (*opened)->RollUp(true);
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+int QueryLongRanges(const std::string& dir, size_t hosts, int days, int repeat) {
+  const int64_t end = kLongRangeStart + int64_t{days} * 86400;
+  const FleetOptions fleet_options = LongRangeFleet(hosts);
+  const FleetModel fleet(fleet_options);
+  if (Status s = ApplyOneSecondOfEach(dir, fleet, hosts); !s.ok()) return Fail(s.ToString());
+  constexpr int64_t kStart = kLongRangeStart;
   const MinutePool pool(fleet);
   const Clock::time_point fill = Clock::now();
   uint64_t written = 0;
   {
     std::unique_ptr<RawDb> raw = RawDb::Open(dir, rocksdb::kLZ4Compression, false);
     if (!raw) return Fail("reopening " + dir);
-    rocksdb::ColumnFamilyHandle* meta = raw->Named("meta");
-    std::string id;
-    const auto id_of = [&](const std::string& key) -> uint32_t {
-      if (!raw->db->Get(rocksdb::ReadOptions(), meta, key, &id).ok() || id.size() != 4) return 0;
-      return aggregator::GetFixed32BE(id.data());
-    };
+    const auto id_of = [&raw](const std::string& key) { return raw->Id(key); };
     const uint32_t metric = id_of(aggregator::MetricNameKey(fleet_options.metric));
     const uint32_t series[2] = {id_of(aggregator::SeriesNameKey(metric, "op=read")),
                                 id_of(aggregator::SeriesNameKey(metric, "op=write"))};
@@ -315,8 +338,9 @@ int QueryLongRanges(const std::string& dir, size_t hosts, int days, int repeat) 
   for (const Range& range : ranges) {
     const HistogramQuery q{fleet_options.metric, range.from, end, range.step, "", {}};
     HistogramAnswer answers[2];
-    for (QueryPlan plan : {QueryPlan::kCoarsest, QueryPlan::kUpToMinutes}) {
-      const size_t resolutions = plan == QueryPlan::kCoarsest ? 4 : 3;
+    // kHosts: the coarsest plan read from the hosts' keys (this writes no fleet aggregate).
+    for (QueryPlan plan : {QueryPlan::kHosts, QueryPlan::kUpToMinutes}) {
+      const size_t resolutions = plan == QueryPlan::kHosts ? 4 : 3;
       uint64_t keys = 0;
       for (const aggregator::ScanSegment& s : aggregator::PlanScan(q, q.from, q.to, resolutions)) {
         keys += static_cast<uint64_t>(s.hi - s.lo) /
@@ -328,12 +352,12 @@ int QueryLongRanges(const std::string& dir, size_t hosts, int days, int repeat) 
         Result<HistogramAnswer> a = store.QueryHistograms(q, plan);
         if (!a.ok()) return Fail(a.status().ToString());
         if (i > 0) ms.push_back(MillisSince(t0));
-        answers[plan == QueryPlan::kCoarsest ? 0 : 1] = std::move(a).value();
+        answers[plan == QueryPlan::kHosts ? 0 : 1] = std::move(a).value();
       }
       std::sort(ms.begin(), ms.end());
       std::printf("%-18s %8llu %-16s %12llu %10.1f %10.1f\n", range.name,
                   static_cast<unsigned long long>((end - range.from) / range.step),
-                  plan == QueryPlan::kCoarsest ? "with hist_600s" : "hist_60s only",
+                  plan == QueryPlan::kHosts ? "with hist_600s" : "hist_60s only",
                   static_cast<unsigned long long>(keys), ms[ms.size() / 2], ms.front());
     }
     bool same = answers[0].cells.size() == answers[1].cells.size();
@@ -344,6 +368,110 @@ int QueryLongRanges(const std::string& dir, size_t hosts, int days, int repeat) 
     if (!same) return Fail(std::string(range.name) + ": the two plans answer differently");
   }
   std::printf("both plans gave the same answer, cell by cell\n");
+  return 0;
+}
+
+int FleetWeek(const std::string& dir, size_t hosts, int days, int repeat) {
+  const int64_t end = kLongRangeStart + int64_t{days} * 86400;
+  const FleetOptions fleet_options = LongRangeFleet(hosts);
+  const FleetModel fleet(fleet_options);
+  if (Status s = ApplyOneSecondOfEach(dir, fleet, hosts); !s.ok()) return Fail(s.ToString());
+  constexpr int64_t kStart = kLongRangeStart;
+  // The fleet's minute at pool offset o: the merge of every host's minute key there (host h reads
+  // the pool at (m + 7h) mod kPool, as `query` writes it), so the aggregate is exact.
+  const MinutePool pool(fleet);
+  const Clock::time_point fill = Clock::now();
+  std::vector<Histogram> decoded[MinutePool::kModelHosts][2];
+  for (size_t h = 0; h < MinutePool::kModelHosts; ++h) {
+    for (size_t op = 0; op < 2; ++op) {
+      for (size_t o = 0; o < MinutePool::kPool; ++o) {
+        Result<Histogram> d = Histogram::Decode(pool.minute[h][op][o]);
+        if (!d.ok()) return Fail(d.status().ToString());
+        decoded[h][op].push_back(std::move(d).value());
+      }
+    }
+  }
+  std::vector<Histogram> fleet_minute(MinutePool::kPool);
+  for (size_t o = 0; o < MinutePool::kPool; ++o) {
+    for (size_t h = 0; h < hosts; ++h) {
+      const size_t model = h % MinutePool::kModelHosts, offset = (h * 7) % MinutePool::kPool;
+      for (size_t op = 0; op < 2; ++op) {
+        fleet_minute[o].Merge(decoded[model][op][(o + offset) % MinutePool::kPool]);
+      }
+    }
+  }
+  std::vector<std::string> minute_value(MinutePool::kPool), block_value(MinutePool::kPool);
+  size_t buckets = 0;
+  for (size_t o = 0; o < MinutePool::kPool; ++o) {
+    minute_value[o] = fleet_minute[o].Encode();
+    Histogram block;
+    for (size_t i = 0; i < 10; ++i) block.Merge(fleet_minute[(o + i) % MinutePool::kPool]);
+    block_value[o] = block.Encode();
+    buckets = std::max(buckets, block.BucketsUsed());
+  }
+  uint64_t written = 0;
+  {
+    std::unique_ptr<RawDb> raw = RawDb::Open(dir, rocksdb::kLZ4Compression, false);
+    if (!raw) return Fail("reopening " + dir);
+    const auto id_of = [&raw](const std::string& key) { return raw->Id(key); };
+    const uint32_t metric =
+        id_of(aggregator::MetricNameKey(fleet_options.metric)) | aggregator::kAggregateMetricBit;
+    const uint32_t group = id_of("g");  // the owner list "" (no cluster file)
+    if (group == 0) return Fail("no owner group of the fleet aggregate in meta");
+    rocksdb::ColumnFamilyHandle* minutes = raw->Named("hist_60s");
+    rocksdb::ColumnFamilyHandle* blocks = raw->Named("hist_600s");
+    rocksdb::WriteOptions unsynced;
+    unsynced.disableWAL = true;
+    rocksdb::WriteBatch wb;
+    for (int64_t m = 0; kStart + m * 60 < end; ++m) {
+      const size_t o = static_cast<size_t>(m) % MinutePool::kPool;
+      const aggregator::DataKey key{metric, kStart + m * 60, group, 0};
+      wb.Put(minutes, aggregator::EncodeDataKey(key), minute_value[o]);
+      if (m % 10 == 0) wb.Put(blocks, aggregator::EncodeDataKey(key), block_value[o]);
+      ++written;
+    }
+    if (!raw->db->Write(unsynced, &wb).ok()) return Fail("writing");
+    for (rocksdb::ColumnFamilyHandle* family : {minutes, blocks}) {
+      if (!raw->db->Flush(rocksdb::FlushOptions(), family).ok()) return Fail("flushing");
+    }
+  }
+  std::printf(
+      "wrote %llu minute keys of the fleet aggregate (and a tenth as many 600 s keys), "
+      "each the merge of %zu hosts x 2 series (a 600 s key holds %zu buckets), in %.1f s\n",
+      static_cast<unsigned long long>(written), hosts, buckets, MillisSince(fill) / 1000);
+
+  Result<std::unique_ptr<Store>> opened = Store::Open(dir, BenchStoreOptions());
+  if (!opened.ok()) return Fail(opened.status().ToString());
+  if (Status s = (*opened)->Compact(); !s.ok()) return Fail(s.ToString());
+  const Store& store = **opened;
+  std::printf("%-24s %8s %12s %10s %10s %14s\n", "range", "columns", "aggregate", "median ms",
+              "min ms", "events");
+  for (uint32_t step : {600u, 1200u}) {
+    const HistogramQuery q{fleet_options.metric, end - 7 * 86400, end, step, "", {}};
+    std::vector<double> ms;
+    uint64_t events = 0;
+    const uint64_t before = store.AggregateQueries();
+    for (int i = 0; i <= repeat; ++i) {  // the first run warms the block cache, not counted
+      const Clock::time_point t0 = Clock::now();
+      Result<HistogramAnswer> a = store.QueryHistograms(q);
+      if (!a.ok()) return Fail(a.status().ToString());
+      if (i > 0) ms.push_back(MillisSince(t0));
+      events = 0;
+      for (const QueryCell& c : a->cells) events += c.histogram.count();
+    }
+    std::sort(ms.begin(), ms.end());
+    std::printf("%-24s %8lld %12s %10.1f %10.1f %14llu\n",
+                step == 600 ? "1 week at 600 s" : "1 week at 20 min",
+                static_cast<long long>(7 * 86400 / step),
+                store.AggregateQueries() - before == static_cast<uint64_t>(repeat) + 1 ? "read"
+                                                                                       : "NOT READ",
+                ms[ms.size() / 2], ms.front(), static_cast<unsigned long long>(events));
+  }
+  std::printf(
+      "end to end: trailmap-aggregator --data %s ... ; trailmap heatmap --metric %s "
+      "--from %lld --to %lld\n",
+      dir.c_str(), fleet_options.metric.c_str(), static_cast<long long>(end - 7 * 86400),
+      static_cast<long long>(end));
   return 0;
 }
 
@@ -366,7 +494,15 @@ int main(int argc, char** argv) {
   query->add_option("--hosts", hosts, "hosts")->default_val(1);
   query->add_option("--days", days, "days of data")->default_val(365);
   query->add_option("--repeat", repeat, "timed runs of each query")->default_val(5);
+  CLI::App* week = app.add_subcommand("fleetweek",
+                                      "the fleet heat map of a week from the "
+                                      "fleet pre-aggregate of HOSTS hosts");
+  week->add_option("--dir", dir, "a directory for the store (must not exist)")->required();
+  week->add_option("--hosts", hosts, "hosts")->default_val(1000);
+  week->add_option("--days", days, "days of data (the last 7 are queried)")->default_val(7);
+  week->add_option("--repeat", repeat, "timed runs of each query")->default_val(5);
   CLI11_PARSE(app, argc, argv);
   if (bytes->parsed()) return trailmap::Bytes(dir, hosts, hours);
+  if (week->parsed()) return trailmap::FleetWeek(dir, hosts, days, repeat);
   return trailmap::QueryLongRanges(dir, hosts, days, repeat);
 }
