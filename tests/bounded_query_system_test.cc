@@ -290,15 +290,15 @@ TEST_F(BoundedQuerySystem, TrailmapQueryNeedsABearerToken) {
       Cli({"cluster", "--format", "json", "--query-node", url, "--token-file", token_file},
           agg_->query());
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
-  const nlohmann::json node = nlohmann::json::parse(shown.out, nullptr, false)["query_node"];
-  EXPECT_EQ(node["url"], url) << shown.out;
-  EXPECT_EQ(node["state"], "up");
-  EXPECT_EQ(node["requests"], requests + 1);
-  EXPECT_EQ(node["unauthorized"], 6);
-  EXPECT_EQ(node["client_errors"], 7);
-  EXPECT_EQ(node["server_errors"], 0);
-  EXPECT_GE(node["uptime_seconds"].get<uint64_t>(), after["uptime_seconds"].get<uint64_t>());
-  EXPECT_GT(node["rss_bytes"].get<uint64_t>(), 0u);
+  const nlohmann::json counters = nlohmann::json::parse(shown.out, nullptr, false)["query_node"];
+  EXPECT_EQ(counters["url"], url) << shown.out;
+  EXPECT_EQ(counters["state"], "up");
+  EXPECT_EQ(counters["requests"], requests + 1);
+  EXPECT_EQ(counters["unauthorized"], 6);
+  EXPECT_EQ(counters["client_errors"], 7);
+  EXPECT_EQ(counters["server_errors"], 0);
+  EXPECT_GE(counters["uptime_seconds"].get<uint64_t>(), after["uptime_seconds"].get<uint64_t>());
+  EXPECT_GT(counters["rss_bytes"].get<uint64_t>(), 0u);
   shown = Cli({"cluster", "--query-node", url, "--token-file", token_file}, agg_->query());
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
   EXPECT_NE(shown.out.find("query node " + url + ": up "), std::string::npos) << shown.out;
