@@ -330,15 +330,21 @@ int Configure(int argc, char** argv, AgentConfig* config) {
 }
 
 // SIGHUP: the cluster file read again (core/cluster.h ReloadCluster); batches are routed by the
-// new one from now on, or, when it is refused, by the old one, and the log says which.
-void ReloadAgentCluster(const std::string& path, ReplicatedShipper* shipper) {
+// new one from now on, or, when it is refused, by the old one, and the log says which. A member
+// whose server key changed is reconnected with it (`curve`: the shared keys), and only it.
+void ReloadAgentCluster(const std::string& path, const CurveClient& curve,
+                        ReplicatedShipper* shipper) {
   if (path.empty()) {
     Log("SIGHUP: no cluster file to read again (started with --aggregators)");
     return;
   }
   const std::shared_ptr<const Cluster> current = shipper->cluster();
   std::optional<Cluster> next = ReloadClusterOnSignal(path, *current, UnixSecondsNow());
-  if (next) shipper->SetCluster(std::move(*next));
+  if (!next) return;
+  const Cluster taken = *next;
+  for (size_t m : shipper->SetCluster(std::move(*next))) {
+    shipper->Rekey(m, MemberCurve(curve, taken.members[m]));
+  }
 }
 
 int Run(const AgentConfig& config) {
@@ -388,6 +394,8 @@ int Run(const AgentConfig& config) {
     frame_high = std::max(frame_high, (*spool)->frame_high());
     ShipperOptions options = shipper_options;
     options.endpoint = member.ingest;
+    options.curve = MemberCurve(shipper_options.curve, member);
+    if (member.name != member.ingest) options.name = member.name;
     options.agent_id = (*spool)->agent_id();
     return std::make_unique<Shipper>(std::move(options), std::move(*spool));
   };
@@ -574,7 +582,7 @@ int Run(const AgentConfig& config) {
       Log(std::string("stopping on ") + (signal == SIGINT ? "SIGINT" : "SIGTERM"));
       break;
     }
-    if (signal == SIGHUP) ReloadAgentCluster(config.cluster, &shipper);
+    if (signal == SIGHUP) ReloadAgentCluster(config.cluster, *curve, &shipper);
     const int64_t now = UnixSecondsNow();
     if (self_metrics) self_metrics->Tick(now);  // into the second before `now`, shipped next
     ShipSecondsBefore(now, config, &bucketizer, &shipper);

@@ -246,6 +246,24 @@ int Run(int argc, char** argv) {
     Result<CurveKeyFile> key = LoadCurveKeyFile(config.key, /*need_secret=*/true);
     if (!key.ok()) return Usage("--key: " + key.status().message());
     server_key = std::move(key).value();
+    // The pair's public half, from its secret: what clients must be given for this aggregator.
+    char derived[kZ85KeyLength + 1] = {};
+    if (zmq_curve_public(derived, server_key.secret_key.c_str()) != 0 ||
+        server_key.public_key != derived) {
+      return Usage("--key: " + config.key +
+                   ": its public-key is not the public half of its "
+                   "secret-key (make a new pair: trailmap keygen)");
+    }
+    const ClusterMember* me = config.store.aggregates.cluster
+                                  ? config.store.aggregates.cluster->Find(config.name)
+                                  : nullptr;
+    if (me != nullptr && !me->server_key.empty() && me->server_key != server_key.public_key) {
+      return Usage("--cluster " + cluster_path + ": [[aggregator]] \"" + me->name +
+                   "\" names server key " + me->server_key + ", but --key " + config.key +
+                   " holds the pair of " + server_key.public_key +
+                   ": give this aggregator the key pair its entry names, or put its .pub in the "
+                   "entry (server_key_file)");
+    }
     Result<std::vector<ClientKey>> list = LoadClientKeys(config.clients);
     if (!list.ok()) return Usage("--clients: " + list.status().message());
     clients = std::move(list).value();
@@ -378,6 +396,13 @@ int Run(int argc, char** argv) {
     std::optional<Cluster> next =
         ReloadClusterOnSignal(cluster_path, *config.store.aggregates.cluster, UnixSecondsNow());
     if (!next) continue;
+    if (const ClusterMember* me = next->Find(config.name);
+        me != nullptr && !me->server_key.empty() && zap &&
+        me->server_key != server_key.public_key) {
+      Log("SIGHUP: the cluster file names server key " + me->server_key + " for this aggregator (" +
+          me->name + "), but it runs with " + server_key.public_key +
+          ": clients that read the file fail to connect until it is restarted with that pair");
+    }
     config.store.aggregates.cluster = *next;
     (*store)->SetCluster(std::move(*next));
   }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <zmq.h>
 
+#include <chrono>
 #include <zmq.hpp>
 
 #include "aggregator/router_server.h"
@@ -56,18 +57,23 @@ KeyPair NewPair() {
   return {p, s};
 }
 
+// A CURVE ROUTER with `server`'s pair on a free loopback port, in the ZAP domain "ingest".
+RouterServer::Options IngestOn(const KeyPair& server) {
+  RouterServer::Options options;
+  options.endpoint = "tcp://127.0.0.1:*";
+  options.curve_secret_key = server.secret_key;
+  options.zap_domain = "ingest";
+  return options;
+}
+
 // A listed key reaches the handler with its name; an unlisted one and a plaintext client never do.
 TEST(ZapHandlerTest, AdmitsListedKeysAndNamesTheirRequests) {
   zmq::context_t context;
   const KeyPair server = NewPair(), listed = NewPair(), unlisted = NewPair();
   ZapHandler zap(&context, {{"web-1", listed.public_key, true, false, {"web-1"}}});
   ASSERT_TRUE(zap.Start().ok());
-  RouterServer::Options options;
-  options.endpoint = "tcp://127.0.0.1:*";
-  options.curve_secret_key = server.secret_key;
-  options.zap_domain = "ingest";
   RouterServer router(
-      &context, options,
+      &context, IngestOn(server),
       RouterServer::PeerHandler([](const Result<std::string_view>& payload,
                                    const RouterServer::Peer& peer) -> std::optional<std::string> {
         return peer.key_name + ":" + std::string(payload.ok() ? *payload : "");
@@ -96,6 +102,60 @@ TEST(ZapHandlerTest, AdmitsListedKeysAndNamesTheirRequests) {
   EXPECT_EQ(zap.counters().malformed, 0u);
   ASSERT_NE(zap.Find("web-1"), nullptr);
   EXPECT_EQ(zap.Find("nobody"), nullptr);
+  router.Stop();
+  zap.Stop();
+}
+
+// What a client's HandshakeWatch (core/curve_socket.h) makes of each way a handshake fails: a
+// server key that is not the server's, a key the ZAP handler does not list, a plaintext client
+// of a CURVE server; and nothing once a listed key with the right server key got through.
+TEST(ZapHandlerTest, AClientsHandshakeWatchSaysWhyItsHandshakeFailed) {
+  zmq::context_t context;
+  const KeyPair server = NewPair(), listed = NewPair(), unlisted = NewPair(), other = NewPair();
+  ZapHandler zap(&context, {{"web-1", listed.public_key, true, false, {"web-1"}}});
+  ASSERT_TRUE(zap.Start().ok());
+  RouterServer router(
+      &context, IngestOn(server),
+      RouterServer::PeerHandler([](const Result<std::string_view>&, const RouterServer::Peer&)
+                                    -> std::optional<std::string> { return "ok"; }));
+  ASSERT_TRUE(router.Start().ok());
+  // What the watch says within 10 s (or when the first answer came: "").
+  auto watched = [&](const KeyPair& own, const std::string& server_key) {
+    zmq::socket_t dealer(context, zmq::socket_type::dealer);
+    dealer.set(zmq::sockopt::linger, 0);
+    ApplyCurveClient(dealer,
+                     CurveClient{"web-1", own.public_key, own.secret_key, server_key, false});
+    std::string failure;
+    {
+      HandshakeWatch watch(context, dealer, "web-1");
+      dealer.connect(router.endpoint());
+      dealer.send(zmq::str_buffer("hello"), zmq::send_flags::dontwait);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (std::chrono::steady_clock::now() < deadline) {
+        zmq::pollitem_t item{dealer.handle(), 0, ZMQ_POLLIN, 0};
+        zmq::poll(&item, 1, std::chrono::milliseconds(20));
+        if (item.revents & ZMQ_POLLIN) break;
+        failure = watch.Failure();
+        if (!failure.empty()) break;
+      }
+    }
+    return failure;
+  };
+  EXPECT_EQ(watched(listed, server.public_key), "");
+  EXPECT_EQ(watched(listed, other.public_key),
+            "CURVE handshake failed: the server closed the connection, as it does when the "
+            "server key given for it is not its own (check server_key in the cluster file, or "
+            "--server-key)");
+  EXPECT_EQ(watched(unlisted, server.public_key),
+            "CURVE handshake refused (ZAP status 400): key web-1 is not listed there (add it to "
+            "that aggregator's clients file)");
+  EXPECT_EQ(DescribeHandshakeFailure(ZMQ_EVENT_HANDSHAKE_FAILED_AUTH, 300, "web-1"),
+            "CURVE handshake refused for now (ZAP status 300: the server is at its connection "
+            "cap); retrying");
+  EXPECT_EQ(DescribeHandshakeFailure(ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL,
+                                     ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH, "web-1"),
+            "CURVE handshake failed: the server does not speak CURVE (started with "
+            "--insecure-plaintext?)");
   router.Stop();
   zap.Stop();
 }

@@ -76,7 +76,8 @@ class ShardedShippers {
                    curve](const ClusterMember& member) -> Result<std::unique_ptr<Shipper>> {
                     ShipperOptions o;
                     o.endpoint = member.ingest;
-                    o.curve = curve;
+                    o.curve = MemberCurve(curve, member);  // its own server key, if any
+                    if (member.name != member.ingest) o.name = member.name;
                     o.agent_id = NewAgentId(id);
                     o.max_bytes = max_bytes;
                     o.window = 256;

@@ -120,7 +120,8 @@ int ShipAll(Bucketizer* bucketizer, const std::string& host, const Cluster& clus
       cluster, [&host, &context](const ClusterMember& member) -> Result<std::unique_ptr<Shipper>> {
         ShipperOptions options;
         options.endpoint = member.ingest;
-        options.curve = context.curve;
+        options.curve = MemberCurve(context.curve, member);  // its own server key, if any
+        if (member.name != member.ingest) options.name = member.name;
         options.agent_id = NewAgentId(host);
         // How soon the shipper's thread notices batches sent while it polls, and the end: at the
         // agents' 50 ms a small import waited out two polls (~100 ms of its ~170 ms, issue 14).

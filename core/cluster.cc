@@ -112,6 +112,34 @@ Status Check(const Cluster& c, const Reader& r) {
   return Status::Ok();
 }
 
+// A member's `server_key` (Z85) or `server_key_file` (a .pub or .key; relative to the directory
+// of the cluster file `source`) into *out; neither leaves it "".
+Status ReadServerKey(const toml::table& t, const std::string& where, std::string_view source,
+                     const Reader& r, std::string* out) {
+  std::string key, file;
+  if (Status s = r.String(t, where, "server_key", false, &key); !s.ok()) return s;
+  if (Status s = r.String(t, where, "server_key_file", false, &file); !s.ok()) return s;
+  if (!key.empty() && !file.empty()) {
+    return r.Error(where, "server_key and server_key_file both given: give one");
+  }
+  if (!file.empty()) {
+    if (file.front() != '/') {
+      const std::string_view path = source;
+      const size_t slash = path.rfind('/');
+      if (slash != std::string_view::npos) file = std::string(path.substr(0, slash + 1)) + file;
+    }
+    Result<CurveKeyFile> loaded = LoadCurveKeyFile(file, /*need_secret=*/false);
+    if (!loaded.ok()) return r.Error(where + ".server_key_file", loaded.status().message());
+    key = loaded->public_key;
+  } else if (t.get("server_key") != nullptr) {
+    if (Status s = ValidateZ85Key(key); !s.ok()) {
+      return r.Error(where + ".server_key", s.message() + " (the member's .pub holds it)");
+    }
+  }
+  *out = key;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status CheckCluster(const Cluster& cluster) {
@@ -282,7 +310,11 @@ Result<Cluster> ParseCluster(std::string_view text, std::string_view source) {
     r.At((*aggregators)[i]);
     const toml::table* t = (*aggregators)[i].as_table();
     if (!t) return r.Error(where, "expected a table ([[aggregator]])");
-    if (Status s = r.CheckKeys(*t, where, {"name", "zone", "ingest", "query"}); !s.ok()) return s;
+    if (Status s = r.CheckKeys(
+            *t, where, {"name", "zone", "ingest", "query", "server_key", "server_key_file"});
+        !s.ok()) {
+      return s;
+    }
     ClusterMember m;
     std::string ingest, query;
     if (Status s = r.String(*t, where, "name", true, &m.name); !s.ok()) return s;
@@ -297,6 +329,7 @@ Result<Cluster> ParseCluster(std::string_view text, std::string_view source) {
     e = ParseEndpoint(query, kDefaultQueryPort);
     if (!e.ok()) return r.Error(where + ".query", e.status().message());
     m.query = *e;
+    if (Status s = ReadServerKey(*t, where, source, r, &m.server_key); !s.ok()) return s;
     c.members.push_back(std::move(m));
   }
   r.Nowhere();
@@ -366,7 +399,9 @@ Status CheckClusterReload(const Cluster& current, const Cluster& next, int64_t n
                   " [[aggregator]] table(s) removed");
   }
   for (size_t i = 0; i < current.members.size(); ++i) {
-    if (next.members[i] != current.members[i]) {
+    ClusterMember rekeyed = next.members[i];  // a rolled key changes no placement
+    rekeyed.server_key = current.members[i].server_key;
+    if (rekeyed != current.members[i]) {
       return refuse("aggregator " + std::to_string(i + 1) + " (\"" + current.members[i].name +
                     "\") changed or moved: new members go after the old ones");
     }
@@ -399,6 +434,14 @@ Result<Cluster> ReloadCluster(const std::string& path, const Cluster& current, i
   }
   if (Status s = CheckClusterReload(current, *next, now, path); !s.ok()) return s;
   return next;
+}
+
+CurveClient MemberCurve(const CurveClient& shared, const ClusterMember& member) {
+  CurveClient curve = shared;
+  if (!shared.plaintext && shared.keyed() && !member.server_key.empty()) {
+    curve.server_key = member.server_key;
+  }
+  return curve;
 }
 
 Result<Cluster> ClusterFromList(std::string_view aggregators, uint16_t default_port) {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -10,6 +12,11 @@
 
 namespace trailmap {
 namespace {
+
+// Three valid Z85 keys (any 40 characters of the alphabet decode below 2^32 per group here).
+constexpr char kKeyA[] = "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7";
+constexpr char kKeyB[] = "Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID";
+constexpr char kKeyShared[] = "=Br3rPl8B)L-=Jq+mnH]4&4-c!9M.RJ}1!WR:#G1";
 
 constexpr const char* kFile = R"(
 replication = 2
@@ -358,6 +365,39 @@ TEST(Cluster, AReloadMayOnlyAddMembersAndLaterEpochs) {
                   .ok());
 }
 
+TEST(Cluster, AMemberNamesItsOwnServerKeyInlineOrInAFileBesideTheClusterFile) {
+  const std::string dir = ::testing::TempDir() + "/cluster_test_keys";
+  std::filesystem::create_directories(dir + "/keys");
+  std::ofstream(dir + "/keys/b.pub") << "name = \"b\"\npublic-key = \"" << kKeyB << "\"\n";
+  const std::string text = std::string("[[aggregator]]\nname = \"a\"\ningest = \"h1\"\n") +
+                           "query = \"h1\"\nserver_key = \"" + kKeyA + "\"\n" +
+                           "[[aggregator]]\nname = \"b\"\ningest = \"h2\"\nquery = \"h2\"\n" +
+                           "server_key_file = \"keys/b.pub\"\n" +
+                           "[[aggregator]]\nname = \"c\"\ningest = \"h3\"\nquery = \"h3\"\n";
+  Result<Cluster> c = ParseCluster(text, dir + "/cluster.toml");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->members[0].server_key, kKeyA);
+  EXPECT_EQ(c->members[1].server_key, kKeyB);
+  EXPECT_EQ(c->members[2].server_key, "");
+
+  // Clients use a member's own key, the shared one for the rest; plaintext stays plaintext.
+  const CurveClient shared{"web", kKeyA, kKeyA, kKeyShared, false};
+  EXPECT_EQ(MemberCurve(shared, c->members[1]).server_key, kKeyB);
+  EXPECT_EQ(MemberCurve(shared, c->members[1]).secret_key, kKeyA);
+  EXPECT_EQ(MemberCurve(shared, c->members[2]).server_key, kKeyShared);
+  CurveClient plain;
+  plain.plaintext = true;
+  EXPECT_EQ(MemberCurve(plain, c->members[1]).server_key, "");
+
+  // A rolled key is a reload like any other: placement does not change.
+  std::string rolled = text;
+  rolled.replace(rolled.find(kKeyA), 40, kKeyB);
+  Result<Cluster> next = ParseCluster(rolled, dir + "/cluster.toml");
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  EXPECT_EQ(next->members[0].server_key, kKeyB);
+  EXPECT_TRUE(CheckClusterReload(*c, *next, 1000, "c.toml").ok());
+}
+
 TEST(Cluster, MistakesAreNamedWithWhere) {
   const std::string one =
       "[[aggregator]]\nname = \"a\"\ningest = \"h1\"\nquery = \"h1\"\n";
@@ -379,7 +419,8 @@ TEST(Cluster, MistakesAreNamedWithWhere) {
       {"[[aggregator]]\nname = \"a\"\nzone = 3\ningest = \"h1\"\nquery = \"h1\"\n",
        "c.toml:1: aggregator 1.zone: expected a string"},
       {"[[aggregator]]\nname = \"a\"\nport = 1\ningest = \"h1\"\nquery = \"h1\"\n",
-       "c.toml:1: aggregator 1.port: unknown key (known: ingest, name, query, zone)"},
+       "c.toml:1: aggregator 1.port: unknown key (known: ingest, name, query, server_key, "
+       "server_key_file, zone)"},
       {two + "[[epoch]]\nfrom = 600\nmembers = [\"a\", \"c\"]\n",
        "c.toml:9: epoch 1.members: \"c\" is not an [[aggregator]]"},
       {two + "[[epoch]]\nfrom = 600\nmembers = [\"a\"]\n[[epoch]]\nfrom = 600\nmembers = [\"b\"]\n",
@@ -388,6 +429,15 @@ TEST(Cluster, MistakesAreNamedWithWhere) {
        "c.toml:9: epoch 1.from: a date-time needs its offset, e.g. ...T00:00:00Z"},
       {two + "[[epoch]]\nmembers = [\"a\"]\n", "c.toml:9: epoch 1: missing from"},
       {"[[aggregator]\n", "c.toml: line 1, column 14: "},
+      {"[[aggregator]]\nname = \"a\"\ningest = \"h1\"\nquery = \"h1\"\nserver_key = \"abc\"\n",
+       "c.toml:1: aggregator 1.server_key: a CURVE key is 40 Z85 characters; \"abc\" has 3 (the "
+       "member's .pub holds it)"},
+      {"[[aggregator]]\nname = \"a\"\ningest = \"h1\"\nquery = \"h1\"\nserver_key = \"" +
+           std::string(kKeyA) + "\"\nserver_key_file = \"a.pub\"\n",
+       "c.toml:1: aggregator 1: server_key and server_key_file both given: give one"},
+      {"[[aggregator]]\nname = \"a\"\ningest = \"h1\"\nquery = \"h1\"\n"
+       "server_key_file = \"no-such.pub\"\n",
+       "c.toml:1: aggregator 1.server_key_file: no-such.pub: no such file"},
   };
   for (const auto& [text, message] : cases) {
     Result<Cluster> c = ParseCluster(text, "c.toml");

@@ -65,7 +65,8 @@ ShipperCounters& operator+=(ShipperCounters& t, const ShipperCounters& c) {
   AddFields(t, c,
             {&C::sent, &C::acked, &C::duplicates, &C::rejected, &C::items_refused, &C::unreadable,
              &C::resent, &C::reconnects, &C::dropped, &C::out_of_order, &C::incarnations,
-             &C::need_dictionary, &C::stack_defs_sent, &C::frame_defs_sent, &C::retry_later});
+             &C::need_dictionary, &C::stack_defs_sent, &C::frame_defs_sent, &C::retry_later,
+             &C::handshake_failures});
   return t;
 }
 
@@ -80,10 +81,24 @@ SpoolCounters& operator+=(SpoolCounters& t, const SpoolCounters& c) {
 ReplicatedShipper::ReplicatedShipper(Cluster cluster, ShipperFactory factory)
     : factory_(std::move(factory)), cluster_(std::make_shared<const Cluster>(std::move(cluster))) {}
 
-void ReplicatedShipper::SetCluster(Cluster next) {
+std::vector<size_t> ReplicatedShipper::SetCluster(Cluster next) {
   auto shared = std::make_shared<const Cluster>(std::move(next));
   std::lock_guard<std::mutex> lock(mu_);
+  std::vector<size_t> rekeyed;
+  for (const auto& [member, shipper] : shippers_) {
+    if (member < cluster_->members.size() && member < shared->members.size() &&
+        cluster_->members[member].server_key != shared->members[member].server_key) {
+      rekeyed.push_back(member);
+    }
+  }
   cluster_ = std::move(shared);
+  return rekeyed;
+}
+
+void ReplicatedShipper::Rekey(size_t member, CurveClient curve) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = shippers_.find(member);
+  if (it != shippers_.end()) it->second->SetCurve(std::move(curve));
 }
 
 std::shared_ptr<const Cluster> ReplicatedShipper::cluster() const {

@@ -90,7 +90,12 @@ class ReplicatedShipper {
 
   // Routes every batch sent from now on by `next` (the cluster file read again, SIGHUP), which
   // must keep every member of the current cluster at its index (CheckClusterReload does).
-  void SetCluster(Cluster next);
+  // Returns the members (indexes) whose server key it changes and that have a shipper: the
+  // caller hands each its new keys (Rekey); a shipper made from now on is made with `next`.
+  std::vector<size_t> SetCluster(Cluster next);
+  // Member `member`'s shipper connects with `curve` from now on (Shipper::SetCurve); nothing
+  // when it has none.
+  void Rekey(size_t member, CurveClient curve);
   // The cluster batches are routed by now.
   std::shared_ptr<const Cluster> cluster() const;
 

@@ -19,12 +19,17 @@ using Clock = std::chrono::steady_clock;
 
 // A DEALER that queues nothing toward a peer that is not connected and drops everything on
 // close, so a reconnect starts clean and the resend order is ours alone.
+// A keyed one gets a HandshakeWatch in *watch.
 std::unique_ptr<zmq::socket_t> OpenSocket(zmq::context_t& context, const std::string& endpoint,
-                                          const CurveClient& curve) {
+                                          const CurveClient& curve,
+                                          std::unique_ptr<HandshakeWatch>* watch) {
   auto socket = std::make_unique<zmq::socket_t>(context, zmq::socket_type::dealer);
   socket->set(zmq::sockopt::linger, 0);
   socket->set(zmq::sockopt::immediate, 1);
   ApplyCurveClient(*socket, curve);
+  if (curve.keyed() && !curve.plaintext) {
+    *watch = std::make_unique<HandshakeWatch>(context, *socket, curve.name);
+  }
   socket->connect(endpoint);
   return socket;
 }
@@ -67,6 +72,7 @@ std::string NewAgentId(std::string_view host) {
 
 Shipper::Shipper(ShipperOptions options, std::unique_ptr<Spool> spool)
     : options_(std::move(options)),
+      curve_(options_.curve),
       spool_(spool ? std::move(spool) : MemorySpool(options_)),
       send_window_(std::max<size_t>(1, options_.window)) {
   agent_id_ = spool_->agent_id();
@@ -152,6 +158,19 @@ ShipperCounters Shipper::counters() const {
 SpoolCounters Shipper::spool_counters() const {
   std::lock_guard<std::mutex> lock(mu_);
   return spool_->counters();
+}
+
+std::string Shipper::Peer() const {
+  return options_.name.empty() ? options_.endpoint : options_.name + " (" + options_.endpoint + ")";
+}
+
+void Shipper::SetCurve(CurveClient curve) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (curve.server_key == curve_.server_key && curve.public_key == curve_.public_key) return;
+  curve_ = std::move(curve);
+  reconnect_now_ = true;
+  Log("shipper " + Peer() + ": its server key changed; reconnecting with the new one to resend " +
+      std::to_string(held_.size()) + " unacknowledged");
 }
 
 std::string Shipper::agent_id() const {
@@ -383,6 +402,8 @@ void Shipper::OnAck(std::string_view bytes) {
 void Shipper::Run() {
   zmq::context_t context(1);
   std::unique_ptr<zmq::socket_t> socket;
+  std::unique_ptr<HandshakeWatch> watch;  // of `socket`: reset before it
+  std::string handshake_failure;          // the last one logged ("" = none since a success)
   Clock::time_point socket_opened_at;
   while (true) {
     try {
@@ -406,8 +427,9 @@ void Shipper::Run() {
                   std::to_string(held_.size()) + " unacknowledged");
             }
           }
+          watch.reset();
           socket.reset();
-          socket = OpenSocket(context, options_.endpoint, options_.curve);
+          socket = OpenSocket(context, options_.endpoint, curve_, &watch);
           socket_opened_at = now;
           in_flight_ = 0;
           gap_resent_ = 0;
@@ -436,6 +458,13 @@ void Shipper::Run() {
           ++in_flight_;
         }
       }
+      // Logged when what fails changes (a reopened socket fails the same way: not again).
+      if (watch != nullptr && !watch->Failure().empty() && watch->Failure() != handshake_failure) {
+        handshake_failure = watch->Failure();
+        std::lock_guard<std::mutex> lock(mu_);
+        ++counters_.handshake_failures;
+        Log("shipper " + Peer() + ": " + handshake_failure);
+      }
       zmq::pollitem_t item{socket->handle(), 0, ZMQ_POLLIN, 0};
       zmq::poll(&item, 1, options_.poll_interval);
       if ((item.revents & ZMQ_POLLIN) == 0) continue;
@@ -446,6 +475,7 @@ void Shipper::Run() {
       while (socket->recv(frame, zmq::recv_flags::dontwait)) {
         if (frame.size() > 0) last.assign(frame.data<char>(), frame.size());
         if (frame.more()) continue;
+        handshake_failure.clear();  // connected: a later failure is news
         std::lock_guard<std::mutex> lock(mu_);
         last_answer_at_ = Clock::now();
         OnAck(last);
@@ -454,14 +484,17 @@ void Shipper::Run() {
     } catch (const zmq::error_t& e) {
       if (e.num() == EINTR) continue;
       Log("shipper " + options_.endpoint + ": " + e.what() + "; reopening the socket");
+      watch.reset();
       socket.reset();
       std::this_thread::sleep_for(options_.poll_interval);
     } catch (const std::exception& e) {
       Log("shipper " + options_.endpoint + ": unexpected error: " + e.what());
+      watch.reset();
       socket.reset();
       std::this_thread::sleep_for(options_.poll_interval);
     }
   }
+  watch.reset();
   socket.reset();  // before the context, which would otherwise wait for it
 }
 

@@ -24,6 +24,9 @@
 //     time, closes the socket, opens a new one and resends every unacknowledged batch in order;
 //     so too when a batch is waiting and the socket has had no connection for `ack_timeout`
 //     (libzmq does not always retry a handshake the aggregator refused).
+// A failed CURVE handshake (a server key that is not the aggregator's, this agent's key not
+// listed there; core/curve_socket.h HandshakeWatch) is logged naming the aggregator, once until
+// an ack comes or it fails another way, and counted in `handshake_failures`; libzmq keeps retrying.
 // Resends are safe because the aggregator's watermark turns them into `duplicate`. If the
 // aggregator expects a sequence older than any batch still held, it has lost its state (a new
 // data directory); the shipper then takes a new agent id (same host, new incarnation) and
@@ -88,7 +91,10 @@ struct ShipperOptions {
   // The longest a `retryLater` ack makes it wait, whatever the ack asks.
   std::chrono::milliseconds max_retry_wait{60'000};
   // The CURVE keys the socket connects with (core/curve_keys.h); plaintext when unkeyed.
+  // SetCurve changes them while running.
   CurveClient curve;
+  // The aggregator's name in the cluster file, for messages ("" = the endpoint alone).
+  std::string name;
 };
 
 struct ShipperCounters {
@@ -107,6 +113,7 @@ struct ShipperCounters {
   uint64_t stack_defs_sent = 0;  // stack definitions encoded into transmitted batches
   uint64_t frame_defs_sent = 0;  // frame definitions encoded into transmitted batches
   uint64_t retry_later = 0;      // `retryLater` acks acted on (waited, then resent)
+  uint64_t handshake_failures = 0;  // CURVE handshake failures logged (once per kind until an ack)
   bool operator==(const ShipperCounters&) const = default;
 };
 
@@ -132,6 +139,9 @@ class Shipper {
   SpoolCounters spool_counters() const;
   // The agent id batches are sent under now (changes only with a new incarnation).
   std::string agent_id() const;
+  // Connects with `curve` from now on (a member's server key rolled: the cluster file read again
+  // on SIGHUP): the socket is reopened and every unacknowledged batch resent on it.
+  void SetCurve(CurveClient curve);
 
  private:
   struct Pending {
@@ -163,8 +173,12 @@ class Shipper {
   // back from the spool, which keeps every definition it uses); mu_ held.
   const std::string& Encoded(Pending& p);
 
+  // "agg-2 (tcp://...)" or the endpoint: what messages call the aggregator.
+  std::string Peer() const;
+
   const ShipperOptions options_;
   mutable std::mutex mu_;
+  CurveClient curve_;              // what the next socket connects with; guarded by mu_
   std::unique_ptr<Spool> spool_;   // guarded by mu_
   std::condition_variable acked_;  // signalled whenever held batches are done
   std::string agent_id_;           // guarded by mu_

@@ -9,8 +9,8 @@
 //   neither a second query nor ingest, and ends at its deadline with the exact message.
 // - SIGTERM while every query worker is busy: the aggregator exits within a second.
 // - trailmap-query with --tokens: 401 without or with a wrong token, 200 with the right one;
-//   each 401 counted in its own /api/self; SIGHUP reads the token file again (a broken one is
-//   refused with its line).
+//   each 401 counted in its own /api/self, which `trailmap cluster --query-node` shows; SIGHUP
+//   reads the token file again (a broken one is refused with its line).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -279,6 +279,41 @@ TEST_F(BoundedQuerySystem, TrailmapQueryNeedsABearerToken) {
   EXPECT_EQ(after["server_errors"], 0) << after.dump();
   EXPECT_EQ(after["requests"].get<uint64_t>() - before["requests"].get<uint64_t>(), 5u);
   EXPECT_GT(after["process"]["rss_bytes"].get<uint64_t>(), 0u) << after.dump();
+
+  // `trailmap cluster --query-node URL --token-file FILE` shows the same counters: as JSON, then
+  // as a line of text (each asking once more), and names the node when it refuses the token.
+  const std::string token_file = dir_ / "ops.token";
+  WriteFile(token_file, token + "\n");
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  const uint64_t requests = after["requests"].get<uint64_t>();
+  CommandResult shown =
+      Cli({"cluster", "--format", "json", "--query-node", url, "--token-file", token_file},
+          agg_->query());
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  const nlohmann::json counters = nlohmann::json::parse(shown.out, nullptr, false)["query_node"];
+  EXPECT_EQ(counters["url"], url) << shown.out;
+  EXPECT_EQ(counters["state"], "up");
+  EXPECT_EQ(counters["requests"], requests + 1);
+  EXPECT_EQ(counters["unauthorized"], 6);
+  EXPECT_EQ(counters["client_errors"], 7);
+  EXPECT_EQ(counters["server_errors"], 0);
+  EXPECT_GE(counters["uptime_seconds"].get<uint64_t>(), after["uptime_seconds"].get<uint64_t>());
+  EXPECT_GT(counters["rss_bytes"].get<uint64_t>(), 0u);
+  shown = Cli({"cluster", "--query-node", url, "--token-file", token_file}, agg_->query());
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("query node " + url + ": up "), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find(", " + std::to_string(requests + 2) +
+                           " requests, 6 unauthorized (401), 7 client errors (4xx), 0 server "
+                           "errors (5xx), RSS "),
+            std::string::npos)
+      << shown.out;
+  WriteFile(token_file, "not the token\n");
+  shown = Cli({"cluster", "--query-node", url, "--token-file", token_file}, agg_->query());
+  EXPECT_EQ(shown.exit_code, 3) << shown.out << shown.err;
+  EXPECT_NE(
+      shown.err.find("query node " + url + ": 401: it does not accept the token in --token-file"),
+      std::string::npos)
+      << shown.err;
 
   // SIGHUP reads the token file again: the old token is refused from then on and the new one
   // admitted; a file that does not parse is refused with its line, and the tokens stay.

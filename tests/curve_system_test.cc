@@ -9,7 +9,12 @@
 //   - the aggregator will not start without keys unless --insecure-plaintext, which warns;
 //   - SIGHUP reads the clients file again: a removed key's open connection loses its rights and
 //     its new ones are refused, an added key is admitted, and a file that does not parse is
-//     refused with FILE:LINE in the log while the old list stays.
+//     refused with FILE:LINE in the log while the old list stays;
+//   - per-member server keys in the cluster file: two aggregators with different key pairs take a
+//     real agent's batches and answer a query, both exact; a client given the wrong key for one
+//     member names it; one member's key is rolled as the README says (the aggregator refuses to
+//     start with a pair its entry does not name; the agent, sent SIGHUP, reconnects to that
+//     member alone and its spooled batches arrive).
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -21,6 +26,7 @@
 #include "core/curve_socket.h"
 #include "core/histogram.h"
 #include "tests/cluster.h"
+#include "tests/fault_load.h"
 #include "tests/stats_json.h"
 
 namespace trailmap::test {
@@ -225,7 +231,8 @@ TEST_F(CurveSystem, QueriesNeedAListedKeyWithTheQueryRight) {
   r = Query({"stats", "--metric", "curve.latency", "--from", "-10m", "--timeout", "1s"},
             stranger_->key);
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_NE(r.err.find("no answer within 1000 ms (if it is up: is key stranger listed there?)"),
+  EXPECT_NE(r.err.find("no answer within 1000 ms: CURVE handshake refused (ZAP status 400): key "
+                       "stranger is not listed there (add it to that aggregator's clients file)"),
             std::string::npos)
       << r.err;
   r = Cli({"stats", "--metric", "curve.latency", "--from", "-10m", "--timeout", "1s",
@@ -340,6 +347,105 @@ TEST_F(CurveSystem, AggregatorNeedsKeysOrAnExplicitPlaintextFlag) {
                                 "nor authenticated"),
             std::string::npos);
   EXPECT_NE(plain.Stderr().find("PLAINTEXT"), std::string::npos) << plain.Stderr();
+}
+
+TEST_F(CurveSystem, EachMemberMayHaveItsOwnServerKeyAndRollItAlone) {
+  TempDir dir;
+  // agg-1 runs with the shared test pair (TRAILMAP_KEY; clients know it as TRAILMAP_SERVER_KEY),
+  // agg-2 with a pair of its own, named in its entry. Both list the test key as a client.
+  const TestKey own = MakeKey(dir.path(), "agg-2");
+  const std::string ports[] = {std::to_string(FreePort()), std::to_string(FreePort()),
+                               std::to_string(FreePort()), std::to_string(FreePort())};
+  const std::string query_1 = "127.0.0.1:" + ports[1], query_2 = "127.0.0.1:" + ports[3];
+  const auto members = [&](const std::string& agg2_key) {
+    return "replication = 2\n[[aggregator]]\nname = \"agg-1\"\ningest = \"127.0.0.1:" + ports[0] +
+           "\"\nquery = \"" + query_1 +
+           "\"\n[[aggregator]]\nname = \"agg-2\"\ningest = " + "\"127.0.0.1:" + ports[2] +
+           "\"\nquery = \"" + query_2 + "\"\n" + agg2_key + "\n";
+  };
+  const std::string file = dir / "cluster.toml";
+  WriteFile(file, members("server_key_file = \"agg-2.pub\""));  // beside the cluster file
+  const auto start = [&](const std::string& name, std::vector<std::string> extra) {
+    std::vector<std::string> args{
+        Binary("trailmap-aggregator"), "--cluster",        file, "--name", name, "--data",
+        dir / (name + "-data"),        "--no-self-metrics"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return std::make_unique<Process>(args, dir.path(), name);
+  };
+  std::unique_ptr<Process> agg1 = start("agg-1", {});
+  std::unique_ptr<Process> agg2 = start("agg-2", {"--key", own.key});
+  Agent agent(dir, "web-1", "", {"--cluster", file, "--no-self-metrics"});
+  // web-1's events as `trailmap stats` counts them over ARGS (the cluster file, or one member).
+  const int64_t began = UnixNow() - 5;
+  const auto count = [&](std::vector<std::string> args) -> int64_t {
+    args.insert(args.begin(),
+                {Binary("trailmap"), "stats", "--metric", "disk.latency", "--by", "host", "--from",
+                 std::to_string(began), "--format", "json", "--timeout", "2s"});
+    CommandResult r = RunProgram(args);
+    if (r.exit_code != 0) return -1;
+    auto stats = ParseStats(r.out);
+    return stats.count("web-1") ? static_cast<int64_t>(stats.at("web-1").count) : 0;
+  };
+  const auto on_agg2 = [&](const TestKey& key) {
+    return count({"--aggregators", query_2, "--server-key", key.pub});
+  };
+  SendEvents(agent.statsd_port(), "disk.latency", 40);
+  ASSERT_TRUE(WaitFor([&] { return on_agg2(own) == 40; }, 20s)) << agent.Log() << agg2->Stderr();
+  EXPECT_EQ(count({"--aggregators", query_1}), 40);  // the shared key, from TRAILMAP_SERVER_KEY
+  EXPECT_EQ(count({"--cluster", file}), 40);         // each member with its own key, once each
+
+  // The wrong key for agg-2 (the shared one): named, with what went wrong.
+  const std::string wrong = dir / "wrong.toml";
+  WriteFile(wrong, members("server_key = \"" + TestKeys().pair.public_key + "\""));
+  CommandResult r = RunProgram(
+      {Binary("trailmap"), "cluster", "--cluster", wrong, "--timeout", "1s", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("agg-2 (tcp://" + query_2 +
+                       "): no answer within 1000 ms: CURVE handshake failed: the server closed "
+                       "the connection, as it does when the server key given for it is not its "
+                       "own (check server_key in the cluster file, or --server-key)"),
+            std::string::npos)
+      << r.out << r.err;
+
+  // Rolling agg-2's key (README): a new pair; its .pub into agg-2's entry; agg-2 restarted with
+  // the pair (refused with the old one, whose entry no longer names it); then SIGHUP to clients.
+  const TestKey next = MakeKey(dir.path(), "agg-2-next");
+  WriteFile(file, members("server_key_file = \"agg-2-next.pub\""));
+  agg2->Kill(SIGTERM);
+  agg2->Wait();
+  r = RunProgram({Binary("trailmap-aggregator"), "--cluster", file, "--name", "agg-2", "--data",
+                  dir / "agg-2-data", "--key", own.key},
+                 20s);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--cluster " + file + ": [[aggregator]] \"agg-2\" names server key " +
+                       next.public_key + ", but --key " + own.key + " holds the pair of " +
+                       own.public_key),
+            std::string::npos)
+      << r.err;
+  agg2 = start("agg-2", {"--key", next.key});
+  // The agent still has the old key for agg-2: it says so, naming agg-2, and holds the batches.
+  SendEvents(agent.statsd_port(), "disk.latency", 30);
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        return agent.Log().find("shipper agg-2 (tcp://127.0.0.1:" + ports[2] +
+                                "): CURVE handshake failed: the server closed the connection") !=
+               std::string::npos;
+      },
+      20s))
+      << agent.Log();
+  EXPECT_TRUE(WaitFor([&] { return count({"--aggregators", query_1}) == 70; }, 20s));
+  EXPECT_EQ(on_agg2(next), 40);
+  agent.process().Kill(SIGHUP);
+  EXPECT_TRUE(WaitFor([&] { return on_agg2(next) == 70; }, 20s)) << agent.Log() << agg2->Stderr();
+  EXPECT_EQ(count({"--cluster", file}), 70);
+  const std::string log = agent.Log();
+  EXPECT_NE(log.find("shipper agg-2 (tcp://127.0.0.1:" + ports[2] +
+                     "): its server key changed; reconnecting with the new one"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("shipper agg-1 (tcp://127.0.0.1:" + ports[0] + "): its server key changed"),
+            std::string::npos)
+      << log;
 }
 
 }  // namespace

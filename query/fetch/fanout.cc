@@ -22,7 +22,18 @@ struct Shard {
   std::optional<Answer> answer;
   std::string failure;      // non-empty: why there is no answer
   std::string over_budget;  // non-empty: the shard's error when the query was over its budget
+  std::unique_ptr<HandshakeWatch> watch;  // keyed only; after `socket`: destroyed before it
 };
+
+// What the socket to `endpoint` connects with: the member's own server key when it has one.
+CurveClient CurveFor(const FanoutOptions& options, const std::string& endpoint) {
+  CurveClient curve = options.curve;
+  auto it = options.server_keys.find(endpoint);
+  if (it != options.server_keys.end() && curve.keyed() && !it->second.empty()) {
+    curve.server_key = it->second;
+  }
+  return curve;
+}
 
 // Reads every frame of one message and keeps the last non-empty one.
 bool ReceiveLastFrame(zmq::socket_t& socket, std::string* payload) {
@@ -64,7 +75,7 @@ void Handle(Shard& shard, uint64_t query_id) {
 // Sends requests[i] to endpoints[i], all at once, and waits for answers to `query_id`.
 FanoutResult FanOutEach(zmq::context_t& context, const std::vector<std::string>& endpoints,
                         const std::vector<std::string>& requests, uint64_t query_id,
-                        std::chrono::milliseconds wait, const CurveClient& curve) {
+                        std::chrono::milliseconds wait, const FanoutOptions& options) {
   std::vector<Shard> shards(endpoints.size());
   for (size_t i = 0; i < endpoints.size(); ++i) {
     Shard& shard = shards[i];
@@ -73,7 +84,11 @@ FanoutResult FanOutEach(zmq::context_t& context, const std::vector<std::string>&
     try {
       shard.socket = std::make_unique<zmq::socket_t>(context, zmq::socket_type::dealer);
       shard.socket->set(zmq::sockopt::linger, 0);
+      const CurveClient curve = CurveFor(options, shard.endpoint);
       ApplyCurveClient(*shard.socket, curve);
+      if (curve.keyed() && !curve.plaintext) {
+        shard.watch = std::make_unique<HandshakeWatch>(context, *shard.socket, curve.name);
+      }
       shard.socket->connect(shard.endpoint);
       // DEALER queues the message for the pending connection; dontwait so a full queue is a
       // failure of this shard, not a hang of the whole query.
@@ -120,8 +135,12 @@ FanoutResult FanOutEach(zmq::context_t& context, const std::vector<std::string>&
       std::string reason = shard.failure;
       if (reason.empty()) {
         reason = "no answer within " + std::to_string(wait.count()) + " ms";
-        // A CURVE handshake the server refuses looks like silence to the client.
-        if (curve.keyed()) reason += " (if it is up: is key " + curve.name + " listed there?)";
+        // A CURVE handshake the server refuses is silence on the socket; the monitor saw it.
+        if (shard.watch && !shard.watch->Failure().empty()) {
+          reason += ": " + shard.watch->Failure();
+        } else if (options.curve.keyed()) {
+          reason += " (if it is up: is key " + options.curve.name + " listed there?)";
+        }
       }
       result.failures.push_back({shard.endpoint, std::move(reason)});
       if (!shard.over_budget.empty())
@@ -164,7 +183,7 @@ std::vector<ReplicaPreference> ChooseByCompleteness(zmq::context_t& context, con
     const auto left =
         std::chrono::ceil<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
     const FanoutResult r = FanOutEach(context, endpoints, requests, id,
-                                      std::max(left, std::chrono::milliseconds(1)), options.curve);
+                                      std::max(left, std::chrono::milliseconds(1)), options);
     for (const Answer& a : r.answers) {
       if (a.kind != Query::Kind::kCompleteness) continue;
       for (size_t i = 0; i < members.size(); ++i) {
@@ -238,7 +257,7 @@ FanoutResult FanOut(zmq::context_t& context, const std::vector<std::string>& end
                     const Query& query, const FanoutOptions& options) {
   return FanOutEach(context, endpoints,
                     std::vector<std::string>(endpoints.size(), EncodeQuery(query)), query.id,
-                    options.deadline, options.curve);
+                    options.deadline, options);
 }
 
 bool PossibleOwnerLists(const Cluster& cluster, const ClusterEpoch& epoch, size_t limit,
@@ -315,7 +334,7 @@ FanoutResult FanOutReplicas(zmq::context_t& context, const Cluster& cluster,
     std::chrono::milliseconds wait = options.deadline - spent;
     if (round == 0 && cluster.replication > 1) wait = std::min(wait, options.deadline / 2);
     wait = std::max(wait, std::chrono::milliseconds(1));
-    FanoutResult answered = FanOutEach(context, endpoints, requests, query.id, wait, options.curve);
+    FanoutResult answered = FanOutEach(context, endpoints, requests, query.id, wait, options);
     for (Answer& a : answered.answers) result.answers.push_back(std::move(a));
     // Over budget on one replica is over budget on the others: no further round.
     if (!answered.over_budget.empty()) {

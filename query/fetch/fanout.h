@@ -15,6 +15,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 #include <zmq.hpp>
@@ -30,11 +31,17 @@ struct FanoutOptions {
   std::chrono::milliseconds deadline{5000};
   // The CURVE keys every socket connects with (core/curve_keys.h); plaintext when unkeyed.
   CurveClient curve;
+  // Query endpoint -> that member's own server key (the cluster file's server_key), used instead
+  // of curve.server_key for it (core/cluster.h MemberCurve). FanOutAll fills it.
+  std::map<std::string, std::string> server_keys;
 };
 
 struct ShardFailure {
   std::string endpoint;  // "tcp://10.0.0.7:7401"
-  std::string reason;    // "no answer within 5000 ms", "error: metric not found", ...
+  // "no answer within 5000 ms", "error: metric not found", ... A keyed shard that did not answer
+  // and whose CURVE handshake failed says how (core/curve_socket.h DescribeHandshakeFailure):
+  // "no answer within 5000 ms: CURVE handshake failed: ...".
+  std::string reason;
 };
 
 struct FanoutResult {

@@ -67,6 +67,9 @@ Result<FanoutResult> FanOutAll(const QueryContext& context, const ViewRequest& r
   query.id = static_cast<uint64_t>(context.now) * 1000 + 1;
   FanoutOptions options;
   options.curve = context.curve;
+  for (const ClusterMember& m : cluster->members) {
+    if (!m.server_key.empty()) options.server_keys[m.query] = m.server_key;
+  }
   options.deadline = std::chrono::milliseconds(std::max<uint64_t>(1, *timeout / 1'000'000));
   // The shards stop a little before the fan-out stops waiting, so their "over budget" arrives.
   query.limits.deadline_ms = std::max<uint64_t>(1, *timeout / 1'000'000 * 9 / 10);
