@@ -85,12 +85,14 @@ TEST(ProcSystem, AgentShipsProcScalarsAndExecLatencies) {
     ASSERT_TRUE(rss.has_value()) << "second " << s;
     EXPECT_GT(*rss, 1 << 20);
     EXPECT_LE(*rss, MemTotalBytes());
-    // The agent itself is a process with a name and a resident set.
+    // The agent itself is a process with a name and a resident set. The series adds up every
+    // process of that name on the box, and other tests' sanitized agents run beside this one, so
+    // the upper bound is the box's memory, not one agent's.
     const std::optional<double> own =
         store.ScalarAt("mem.rss", "proc-host-1", "execname=trailmap-agent", s);
     ASSERT_TRUE(own.has_value()) << "second " << s;
     EXPECT_GT(*own, 1 << 20);
-    EXPECT_LT(*own, 1 << 30);
+    EXPECT_LE(*own, *rss);
   }
   EXPECT_GE(complete_seconds, 3);
   // The host with --no-proc has none.
