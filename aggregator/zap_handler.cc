@@ -61,8 +61,11 @@ std::vector<std::string> ZapReplyFrames(std::string_view request_id, const ZapDe
 }
 
 struct ZapHandler::Watch {
-  Watch(std::string d, std::string e, size_t max_admitted)
-      : domain(std::move(d)), endpoint(std::move(e)), cap({.max_admitted = max_admitted}) {}
+  Watch(std::string d, std::string e, const ZapOptions& options)
+      : domain(std::move(d)),
+        endpoint(std::move(e)),
+        cap({.max_admitted = options.max_connections,
+             .reservation_ttl = options.reservation_ttl}) {}
   const std::string domain;
   const std::string endpoint;  // the socket's monitor endpoint
   std::unique_ptr<zmq::socket_t> monitor;
@@ -79,7 +82,7 @@ ZapHandler::ZapHandler(zmq::context_t* context, std::vector<ClientKey> keys, Zap
         domain,
         "inproc://trailmap-connections-" + domain + "-" +
             std::to_string(reinterpret_cast<uintptr_t>(this)),
-        options_.max_connections));
+        options_));
   }
 }
 
@@ -170,6 +173,11 @@ void ZapHandler::Run() {
         if (items[i + 1].revents & ZMQ_POLLIN) ReadEvents(*watches_[i]);
       }
       if (items[0].revents & ZMQ_POLLIN) Serve();
+      // Refreshed every turn, not only when an event comes: a reservation that expires after
+      // the last event (a client that got ZAP's 200 and left before its handshake completed)
+      // must leave the count shown by status and self-metrics, which no later event may redo.
+      const ConnectionCap::Clock::time_point now = ConnectionCap::Clock::now();
+      for (const std::unique_ptr<Watch>& w : watches_) w->admitted = w->cap.admitted(now);
     } catch (const zmq::error_t& e) {
       if (e.num() == ETERM) return;
       Log(std::string("ZAP handler: socket error: ") + e.what());
@@ -197,7 +205,6 @@ void ZapHandler::ReadEvents(Watch& watch) {
     std::memcpy(&value, head.data<char>() + 2, 4);
     watch.cap.OnEvent(event, value, ConnectionCap::Clock::now());
   }
-  watch.admitted = watch.cap.admitted(ConnectionCap::Clock::now());
 }
 
 void ZapHandler::Serve() {

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -90,6 +91,9 @@ struct ZapOptions {
   // Connections admitted at once on each watched socket ([limits] max_connections); 0 = no cap
   // (still counted).
   size_t max_connections = 10'000;
+  // A ZAP admission whose handshake has not completed holds its slot this long at most
+  // (ConnectionCap::Options::reservation_ttl).
+  std::chrono::milliseconds reservation_ttl{5000};
   // The ZAP domains whose sockets it watches.
   std::vector<std::string> domains = {"ingest", "query"};
 };

@@ -4,6 +4,7 @@
 #include <zmq.h>
 
 #include <chrono>
+#include <thread>
 #include <zmq.hpp>
 
 #include "aggregator/router_server.h"
@@ -103,6 +104,51 @@ TEST(ZapHandlerTest, AdmitsListedKeysAndNamesTheirRequests) {
   ASSERT_NE(zap.Find("web-1"), nullptr);
   EXPECT_EQ(zap.Find("nobody"), nullptr);
   router.Stop();
+  zap.Stop();
+}
+
+// The count that status and self-metrics show follows a reservation's expiry even when no
+// monitor event comes after it: a client that got ZAP's 200 and left before its handshake
+// completed. (It used to be refreshed only on events, so the last such client stayed counted.)
+TEST(ZapHandlerTest, AnExpiredReservationLeavesTheCountWithNoLaterEvent) {
+  zmq::context_t context;
+  const KeyPair listed = NewPair();
+  ZapOptions options;
+  options.max_connections = 10;
+  options.reservation_ttl = std::chrono::milliseconds(1000);
+  ZapHandler zap(&context, {{"web-1", listed.public_key, true, false, {"web-1"}}}, options);
+  ASSERT_TRUE(zap.Start().ok());
+  // The request a CURVE handshake would make, with no connection behind it: ZAP says 200 and
+  // reserves a slot, and no handshake event will ever come for it.
+  Result<std::string> key = Z85Decode(listed.public_key);
+  ASSERT_TRUE(key.ok()) << key.status().ToString();
+  zmq::socket_t req(context, zmq::socket_type::req);
+  req.set(zmq::sockopt::linger, 0);
+  req.set(zmq::sockopt::rcvtimeo, 5000);
+  req.connect(kZapEndpoint);
+  const std::vector<std::string> frames = CurveRequest(*key);
+  for (size_t i = 0; i < frames.size(); ++i) {
+    req.send(zmq::buffer(frames[i]),
+             i + 1 < frames.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
+  }
+  std::vector<std::string> reply;
+  for (bool more = true; more;) {
+    zmq::message_t frame;
+    ASSERT_TRUE(req.recv(frame));
+    more = frame.more();
+    reply.push_back(frame.to_string());
+  }
+  ASSERT_GE(reply.size(), 3u);
+  EXPECT_EQ(reply[2], "200");
+  auto wait_for = [&](size_t want, std::chrono::milliseconds within) {
+    const auto deadline = std::chrono::steady_clock::now() + within;
+    while (zap.connections("ingest") != want && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return zap.connections("ingest");
+  };
+  EXPECT_EQ(wait_for(1, std::chrono::milliseconds(800)), 1u);  // reserved, shown
+  EXPECT_EQ(wait_for(0, std::chrono::milliseconds(5000)), 0u);  // expired, shown
   zap.Stop();
 }
 
