@@ -144,7 +144,8 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
       " reconnects=" + std::to_string(c.reconnects) + " dropped=" + std::to_string(c.dropped) +
       " out_of_order=" + std::to_string(c.out_of_order) +
       " incarnations=" + std::to_string(c.incarnations) +
-      " retry_later=" + std::to_string(c.retry_later);
+      " retry_later=" + std::to_string(c.retry_later) +
+      " handshake_failures=" + std::to_string(c.handshake_failures);
   line += "; spool bytes=" + std::to_string(sp.bytes) + " batches=" + std::to_string(sp.batches) +
           " replayed=" + std::to_string(sp.replayed) +
           " dropped_batches=" + std::to_string(sp.dropped_batches) +

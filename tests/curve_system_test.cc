@@ -446,6 +446,13 @@ TEST_F(CurveSystem, EachMemberMayHaveItsOwnServerKeyAndRollItAlone) {
   EXPECT_EQ(log.find("shipper agg-1 (tcp://127.0.0.1:" + ports[0] + "): its server key changed"),
             std::string::npos)
       << log;
+  // The failed handshakes are counted: the counters line the agent logs as it stops.
+  agent.process().Kill(SIGTERM);
+  EXPECT_EQ(agent.process().Wait(), 0);
+  const std::string last = agent.Log();
+  const size_t at = last.rfind(" handshake_failures=");
+  ASSERT_NE(at, std::string::npos) << last;
+  EXPECT_GE(std::stoul(last.substr(at + 20)), 1u) << last.substr(at);
 }
 
 }  // namespace
