@@ -270,6 +270,43 @@ TEST(AggregatesTest, ABackfillMakesAggregatesAddedLaterAnswerExactlyAsTheHosts) 
   EXPECT_EQ(AnswerDifference(*aggregate, *hosts), "");
 }
 
+// A store whose 1 s data reaches back to within an hour of the 1 s retention's edge backfills
+// from the first minute past that edge only (store_backfill.cc), and the aggregate is then read
+// only by queries that start there or later: one that starts a second earlier reads the hosts.
+// Both answer exactly as the hosts.
+TEST(AggregatesTest, AnAggregateBackfilledFromALaterSecondServesOnlyRangesFromThere) {
+  TempDir dir;
+  {
+    StoreOptions none = Options({}, std::nullopt);
+    none.aggregates.enabled = false;
+    Result<std::unique_ptr<Store>> store = Store::Open(dir.path(), none);
+    ASSERT_TRUE(store.ok());
+    Load(store->get(), 5);
+  }
+  // The 1 s retention (2 days) ends 3,600 s before kT + 1800: the edge the backfill keeps clear.
+  constexpr int64_t kFrom = kT + 1800;
+  StoreOptions options = Options({"role"}, std::nullopt);
+  options.retention_seconds[0] = 2 * 86400;
+  options.clock = [retention = options.retention_seconds[0]] { return kFrom - 3600 + retention; };
+  Result<std::unique_ptr<Store>> store = Store::Open(dir.path(), options);
+  ASSERT_TRUE(store.ok());
+  Result<size_t> written = (*store)->BackfillAggregates();
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_EQ(*written, 30u);  // the minutes from kFrom on, each holding data; none before
+  EXPECT_EQ((*store)->BackfillMinutesLeft(), 0u);
+  for (const int64_t from : {kFrom - 1, kT, kFrom, kFrom + 60}) {
+    SCOPED_TRACE("from kT + " + std::to_string(from - kT));
+    const HistogramQuery q{"disk.latency", from, kT + 3600, 60, "role", {}};
+    const uint64_t before = (*store)->AggregateQueries();
+    Result<HistogramAnswer> answer = (*store)->QueryHistograms(q);
+    Result<HistogramAnswer> hosts = (*store)->QueryHistograms(q, QueryPlan::kHosts);
+    ASSERT_TRUE(answer.ok() && hosts.ok());
+    EXPECT_EQ((*store)->AggregateQueries(), before + (from >= kFrom ? 1 : 0));
+    EXPECT_EQ(AnswerDifference(*answer, *hosts), "");
+    EXPECT_FALSE(hosts->cells.empty());
+  }
+}
+
 TEST(AggregatesTest, QueriesAnAggregateCannotServeReadTheHosts) {
   TempDir dir;
   Result<std::unique_ptr<Store>> store = Store::Open(dir.path(), Options({"role"}, std::nullopt));

@@ -154,7 +154,8 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
   if (Status s =
           CheckKeys(root, source, "",
                     {"data", "ingest", "query", "name", "host", "self_metrics", "metrics",
-                     "aggregate_by", "key", "clients", "insecure_plaintext", "store", "retention",
+                     "aggregate_by", "aggregates", "backfill", "key", "clients", "insecure_plaintext",
+                     "store", "retention",
                      "limits", "queries"});
       !s.ok()) {
     return s;
@@ -184,6 +185,14 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
     if (Status s = ParseAggregateBy(list, &config->store.aggregates.fields); !s.ok()) {
       return KeyError(source, "aggregate_by", s.message());
     }
+  }
+  if (const toml::node* node = root.get("aggregates")) {
+    if (!node->as_boolean()) return KeyError(source, "aggregates", "expected true or false");
+    config->store.aggregates.enabled = node->as_boolean()->get();
+  }
+  if (const toml::node* node = root.get("backfill")) {
+    if (!node->as_boolean()) return KeyError(source, "backfill", "expected true or false");
+    config->store.aggregates.backfill = node->as_boolean()->get();
   }
   if (const toml::node* self = root.get("self_metrics")) {
     if (!self->as_boolean()) return KeyError(source, "self_metrics", "expected true or false");

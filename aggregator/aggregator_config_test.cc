@@ -139,6 +139,22 @@ TEST(AggregatorConfigTest, SelfMetricsHostAndSwitch) {
             "a.toml: self_metrics: expected true or false");
 }
 
+// The pre-aggregates' two switches, as --no-aggregates and --no-backfill (aggregates.h).
+TEST(AggregatorConfigTest, AggregatesAndBackfillSwitches) {
+  AggregatorConfig c;
+  EXPECT_TRUE(c.store.aggregates.enabled);
+  EXPECT_TRUE(c.store.aggregates.backfill);
+  ASSERT_TRUE(ParseAggregatorConfig("backfill = false\n", "a.toml", &c).ok());
+  EXPECT_TRUE(c.store.aggregates.enabled);
+  EXPECT_FALSE(c.store.aggregates.backfill);
+  ASSERT_TRUE(ParseAggregatorConfig("aggregates = false\n", "a.toml", &c).ok());
+  EXPECT_FALSE(c.store.aggregates.enabled);
+  EXPECT_EQ(ParseAggregatorConfig("backfill = \"no\"\n", "a.toml", &c).message(),
+            "a.toml: backfill: expected true or false");
+  EXPECT_EQ(ParseAggregatorConfig("aggregates = 0\n", "a.toml", &c).message(),
+            "a.toml: aggregates: expected true or false");
+}
+
 TEST(AggregatorConfigTest, PrometheusMetricsAddress) {
   AggregatorConfig c;
   c.data_dir = "/x";

@@ -125,12 +125,13 @@ int Run(int argc, char** argv) {
   bool no_aggregates = false;
   app.add_flag("--no-aggregates", no_aggregates,
                "write no fleet pre-aggregates (aggregator/aggregates.h): every heat map then reads "
-               "every host; for measuring what they cost");
+               "every host; for measuring what they cost (config: aggregates = false)");
   bool no_backfill = false;
   app.add_flag("--no-backfill", no_backfill,
                "do not backfill pre-aggregates configured on a store that already holds data "
                "(they are written from the start on, and the store reads them only once what it "
-               "held before is backfilled in the background: aggregator/aggregates_backfill.h)");
+               "held before is backfilled in the background: aggregator/aggregates_backfill.h; "
+               "config: backfill = false)");
   app.add_flag("--no-self-metrics", no_self_metrics,
                "do not publish its own counters every second (trailmap.aggregator.*: ingest, "
                "query latency, RocksDB compaction and memory, RSS, fds, CPU)");
