@@ -72,6 +72,16 @@ void Load(Store* store, uint32_t seed, const std::string& incarnation = "/1") {
   }
 }
 
+// A store made without aggregates (--no-aggregates), holding Load(5), rolled up or not.
+void LoadWithoutAggregates(const std::string& path, bool roll_up) {
+  StoreOptions none = Options({}, std::nullopt);
+  none.aggregates.enabled = false;
+  Result<std::unique_ptr<Store>> store = Store::Open(path, none);
+  ASSERT_TRUE(store.ok());
+  Load(store->get(), 5);
+  if (roll_up) ASSERT_TRUE((*store)->RollUp(true).ok());
+}
+
 // The answer without the groups that hold no cell: a member may list the one group of an
 // ungrouped query with nothing in it, or not, as it holds hosts at all; the merge is the same.
 HistogramAnswer NonEmpty(HistogramAnswer a) {
@@ -186,14 +196,7 @@ TEST(AggregatesTest, AFieldAddedToAStoreThatHoldsDataIsNotReadAndQueriesStayExac
 // answer exactly as the hosts do, before and after the rollups and after a reopen.
 TEST(AggregatesTest, ABackfillMakesAggregatesAddedLaterAnswerExactlyAsTheHosts) {
   TempDir dir;
-  {
-    StoreOptions none = Options({}, std::nullopt);
-    none.aggregates.enabled = false;
-    Result<std::unique_ptr<Store>> store = Store::Open(dir.path(), none);
-    ASSERT_TRUE(store.ok());
-    Load(store->get(), 5);
-    ASSERT_TRUE((*store)->RollUp(true).ok());
-  }
+  LoadWithoutAggregates(dir.path(), /*roll_up=*/true);
   uint64_t total = 0;
   {
     Result<std::unique_ptr<Store>> store =
@@ -276,13 +279,7 @@ TEST(AggregatesTest, ABackfillMakesAggregatesAddedLaterAnswerExactlyAsTheHosts) 
 // Both answer exactly as the hosts.
 TEST(AggregatesTest, AnAggregateBackfilledFromALaterSecondServesOnlyRangesFromThere) {
   TempDir dir;
-  {
-    StoreOptions none = Options({}, std::nullopt);
-    none.aggregates.enabled = false;
-    Result<std::unique_ptr<Store>> store = Store::Open(dir.path(), none);
-    ASSERT_TRUE(store.ok());
-    Load(store->get(), 5);
-  }
+  LoadWithoutAggregates(dir.path(), /*roll_up=*/false);
   // The 1 s retention (2 days) ends 3,600 s before kT + 1800: the edge the backfill keeps clear.
   constexpr int64_t kFrom = kT + 1800;
   StoreOptions options = Options({"role"}, std::nullopt);
