@@ -213,6 +213,8 @@ Status ParseStackTable(std::string_view where, std::string_view section, const t
         s = get_string(&p.callgraph);
       } else if (k == "pid") {
         s = get_bool(&p.pid_field);
+      } else if (k == "offsets") {
+        s = get_bool(&p.offsets);
       } else if (k == "perf_path") {
         s = get_string(&p.perf_path);
       } else if (k == "metric") {
@@ -220,7 +222,7 @@ Status ParseStackTable(std::string_view where, std::string_view section, const t
       } else {
         return Status::InvalidArgument(std::string(where) + "unknown key " + Quote(name) +
                                        " (known: enabled, frequency, window_ms, callgraph, pid, "
-                                       "perf_path, metric)");
+                                       "offsets, perf_path, metric)");
       }
     } else {
       FoldedSourceOptions& f = config->folded;

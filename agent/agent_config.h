@@ -79,7 +79,8 @@ struct AgentConfig {
   SpoolConfig spool;
   std::vector<ExecSpec> exec;  // [[exec]] sections and --exec flags, each one command
   // Stack sources (issue 4). [perf]: CPU stacks of the whole host from Linux perf; keys
-  // enabled, frequency, window_ms, callgraph, pid, perf_path, metric (agent/perf_source.h).
+  // enabled, frequency, window_ms, callgraph, pid, offsets, perf_path, metric
+  // (agent/perf_source.h).
   bool perf_enabled = false;
   PerfSourceOptions perf;
   // [folded]: folded-stack lines from `path` and/or a unix `socket`; keys path, follow, socket,

@@ -489,7 +489,8 @@ int Run(const AgentConfig& config) {
     const OffsetSink offset_sink = [&bucketizer, offsets](int64_t second, uint64_t offset_ns) {
       bucketizer.Add(second, offsets, offset_ns);
     };
-    perf = std::make_unique<PerfSource>(config.perf, stack_sink, offset_sink);
+    perf = std::make_unique<PerfSource>(config.perf, stack_sink,
+                                        config.perf.offsets ? offset_sink : OffsetSink{});
     // Where perf is missing or forbidden the source says why and retries; the agent runs on.
     if (Status s = perf->Start(); !s.ok()) Log("perf: " + s.ToString());
   }

@@ -73,6 +73,9 @@ struct PerfSourceOptions {
   int64_t window_ms = 10'000;
   std::string callgraph = "fp";         // fp (-g), dwarf or lbr (--call-graph MODE)
   bool pid_field = true;                // add pid=PID to the fields
+  // Record each timed sample's offset in its second as `cpu.offsets` (the sub-second map; about
+  // 1-2 values a host-second more in the batch at 99 Hz). false: no offsets (perf.offsets).
+  bool offsets = true;
   std::string metric = "cpu.stacks";
   std::string temp_dir;                 // "" = $TMPDIR, or /tmp
   size_t max_depth = 1000;              // frames per stack

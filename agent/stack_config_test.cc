@@ -20,6 +20,7 @@ frequency = 49
 window_ms = 5000
 callgraph = "dwarf"
 pid = false
+offsets = false
 perf_path = "/usr/bin/perf"
 
 [folded]
@@ -36,6 +37,7 @@ fields = { service = "api" }
   EXPECT_EQ(c.perf.window_ms, 5000);
   EXPECT_EQ(c.perf.callgraph, "dwarf");
   EXPECT_FALSE(c.perf.pid_field);
+  EXPECT_FALSE(c.perf.offsets);
   EXPECT_EQ(c.perf.perf_path, "/usr/bin/perf");
   EXPECT_EQ(c.perf.metric, "cpu.stacks");
   EXPECT_EQ(c.folded.path, "/var/run/app.folded");
@@ -53,7 +55,7 @@ TEST(StackConfig, ErrorsNameTheKey) {
       {"[perf]\nenabled = 1\n", "config t.toml: perf.enabled must be true or false"},
       {"[perf]\nrate = 1\n",
        "config t.toml: unknown key 'perf.rate' (known: enabled, frequency, window_ms, callgraph, "
-       "pid, perf_path, metric)"},
+       "pid, offsets, perf_path, metric)"},
       {"[folded]\nfields = { \"bad key\" = \"x\" }\n", nullptr},
       {"perf = 1\n", "config t.toml: perf (--perf) must be a table ([perf] / [folded])"},
   };
@@ -90,12 +92,13 @@ TEST(StackConfig, FlagsOverrideTheFile) {
   AddStackSourceFlags(&app, &flags);
   const char* argv[] = {"agent",          "--perf",          "--perf-frequency", "199",
                         "--perf-no-pid",  "--folded-socket", "/tmp/s.sock",      "--folded-field",
-                        "team=core",      "--folded-field",  "service=a"};
+                        "team=core",      "--folded-field",  "service=a",        "--perf-no-offsets"};
   app.parse(static_cast<int>(std::size(argv)), const_cast<char**>(argv));
   ASSERT_TRUE(ApplyStackSourceFlags(app, flags, &c).ok());
   EXPECT_TRUE(c.perf_enabled);
   EXPECT_EQ(c.perf.frequency, 199);
   EXPECT_FALSE(c.perf.pid_field);
+  EXPECT_FALSE(c.perf.offsets);
   EXPECT_EQ(c.perf.window_ms, 10000) << "not given: the default stays";
   EXPECT_EQ(c.folded.socket, "/tmp/s.sock");
   EXPECT_EQ(c.folded.metric, "x.y") << "not given: the file's value stays";

@@ -24,6 +24,10 @@ void AddStackSourceFlags(CLI::App* app, StackSourceFlags* f) {
   app->add_flag("--perf-no-pid", f->perf_no_pid,
                 "Fields execname only, no pid (bounds the series when processes come and go)")
       ->group(group);
+  app->add_flag("--perf-no-offsets", f->perf_no_offsets,
+                "Do not record each sample's offset within its second as the histogram "
+                "cpu.offsets (what `trailmap subsecond` draws without a FILE)")
+      ->group(group);
   app->add_option("--perf-path", f->perf_path, "The perf program (default: perf in PATH)")
       ->group(group);
   app->add_option("--folded-stacks", f->folded_stacks,
@@ -57,6 +61,7 @@ Status ApplyStackSourceFlags(const CLI::App& app, const StackSourceFlags& f, Age
   if (app.count("--perf-window-ms")) c->perf.window_ms = f.perf_window_ms;
   if (app.count("--perf-callgraph")) c->perf.callgraph = f.perf_callgraph;
   if (app.count("--perf-no-pid")) c->perf.pid_field = !f.perf_no_pid;
+  if (app.count("--perf-no-offsets")) c->perf.offsets = !f.perf_no_offsets;
   if (app.count("--perf-path")) c->perf.perf_path = f.perf_path;
   if (app.count("--folded-stacks")) c->folded.path = f.folded_stacks;
   if (app.count("--folded-follow")) c->folded.follow = f.folded_follow;

@@ -7,6 +7,7 @@
 //   --perf-window-ms MS         one window's length (perf.window_ms, default 10000)
 //   --perf-callgraph MODE       fp, dwarf or lbr (perf.callgraph, default fp)
 //   --perf-no-pid               leave the pid field out (perf.pid = false)
+//   --perf-no-offsets           record no cpu.offsets (perf.offsets = false)
 //   --perf-path PATH            the perf program (perf.perf_path, default perf from PATH)
 //   --folded-stacks PATH        folded lines from a file, FIFO or - (folded.path)
 //   --folded-follow             keep reading the file as it grows (folded.follow)
@@ -34,6 +35,7 @@ struct StackSourceFlags {
   int64_t perf_window_ms = 0;
   std::string perf_callgraph;
   bool perf_no_pid = false;
+  bool perf_no_offsets = false;
   std::string perf_path;
   std::string folded_stacks;
   bool folded_follow = false;

@@ -153,9 +153,9 @@ TEST(PerfSystem, FleetSubsecondMapShowsTheSamplesOffsets) {
     }
   }
   // `perf record ... -o OUT`: keeps OUT, renaming it OUT.N on each SIGUSR2 as perf does;
-  // `perf script`: the fixture for the first window read, nothing after.
-  const std::string fake = dir.path() + "/perf";
-  {
+  // `perf script`: the fixture for the first window read, nothing after (one per agent).
+  auto fake_perf = [&dir](const std::string& name) {
+    const std::string fake = dir.path() + "/" + name;
     std::ofstream out(fake);
     out << "#!/bin/sh\n"
            "if [ \"$1\" = record ]; then\n"
@@ -166,9 +166,12 @@ TEST(PerfSystem, FleetSubsecondMapShowsTheSamplesOffsets) {
            "  while :; do sleep 0.05; done\n"
            "fi\n"
            "if mkdir '"
-        << dir.path() << "/served' 2>/dev/null; then cat '" << dir.path() << "/fixture.txt'; fi\n";
-  }
-  chmod(fake.c_str(), 0755);
+        << fake << ".served' 2>/dev/null; then cat '" << dir.path() << "/fixture.txt'; fi\n";
+    out.close();
+    chmod(fake.c_str(), 0755);
+    return fake;
+  };
+  const std::string fake = fake_perf("perf");
 
   Aggregator aggregator(dir, "agg-1");
   aggregator.Start();
@@ -216,6 +219,30 @@ TEST(PerfSystem, FleetSubsecondMapShowsTheSamplesOffsets) {
   EXPECT_EQ(both.err, "trailmap subsecond: give a FILE or --metric (the fleet's map), not both\n");
   agent.process().Kill(SIGTERM);
   EXPECT_EQ(agent.process().Wait(std::chrono::seconds(15)), 0) << agent.Log();
+
+  // perf.offsets = false (--perf-no-offsets): the same samples' stacks, and no offsets at all.
+  Agent quiet(dir, "no-offsets-host", aggregator.ingest(),
+              {"--no-proc", "--perf", "--perf-path", fake_perf("perf2"), "--perf-window-ms", "200",
+               "--flush-ms", "50", "--perf-no-offsets"});
+  const std::vector<std::string> flame = {"flame",   "--format", "folded",         "--from", from,
+                                          "--to",    to,         "--hosts",        "no-offsets-host"};
+  CommandResult stacks;
+  for (const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+       std::chrono::steady_clock::now() < end;
+       std::this_thread::sleep_for(std::chrono::milliseconds(100))) {
+    stacks = Cli(flame, aggregator.query());
+    if (stacks.exit_code == 0 && stacks.out.find("burn_c") != std::string::npos) break;
+  }
+  EXPECT_EQ(stacks.out, "main;burn_a 4\nmain;burn_b 3\nmain;burn_c 5\n") << stacks.err;
+  quiet.process().Kill(SIGTERM);
+  EXPECT_EQ(quiet.process().Wait(std::chrono::seconds(15)), 0) << quiet.Log();
+  EXPECT_NE(quiet.Log().find(" offsets=0 "), std::string::npos) << quiet.Log();
+  const CommandResult none =
+      Cli({"subsecond", "--format", "json", "--from", from, "--to", to, "--hosts",
+           "no-offsets-host"},
+          aggregator.query());
+  EXPECT_EQ(none.exit_code, 0) << none.err;
+  if (none.exit_code == 0) EXPECT_EQ(nlohmann::json::parse(none.out)["samples"], 0) << none.out;
 }
 
 }  // namespace
