@@ -177,6 +177,7 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
       {"legend_host", "web-07"},
       {"live", true},
       {"subsecond", {45, 10, 45, 30}},
+      {"subsecond_where", "host =~ \"web-0[37]\""},
       {"missing_url", "http://127.0.0.1:" + std::to_string(lame_port) +
                           "/?metric=http.latency&from=" + from + "&to=" + to}};
   const CommandResult run = RunProgram(
@@ -328,6 +329,15 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
   ASSERT_GE(sub["top"].size(), 2u) << sub["top"];
   EXPECT_EQ(sub["top"][0], "parse_request — 44.4%");
   EXPECT_EQ(sub["top"][1], "compress_planted_slowly — 33.3%");
+  // With the heat map's where, the map of the two slow hosts it keeps, as the CLI draws it.
+  const nlohmann::json& kept = page["subsecond_where"];
+  const nlohmann::json kept_map =
+      cli({"subsecond", "--from", from, "--to", to, "--where", "host =~ \"web-0[37]\""});
+  EXPECT_EQ(kept["counts"], kept_map["counts"]);
+  EXPECT_EQ(kept["samples"], 2 * 15 * kSeconds + 2 * 30 * (kSlowTo - kSlowFrom));
+  EXPECT_NE(kept["caption"].get<std::string>().find(" · where host =~ \"web-0[37]\""),
+            std::string::npos)
+      << kept["caption"];
   // The missing shard is a banner that names it.
   ASSERT_FALSE(page["missing_banners"].empty());
   EXPECT_NE(page["missing_banners"][0].get<std::string>().find(dead), std::string::npos)

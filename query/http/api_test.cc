@@ -87,6 +87,10 @@ TEST(Api, UsageErrorsAre400WithTheCliMessage) {
   EXPECT_EQ(error("/api/nothing").first, 404u);
   // The sub-second map (issue 13): the CLI's messages, before any shard is asked.
   EXPECT_EQ(error("/api/subsecond?rows=0").second, "--rows 0: give a number from 1 to 1000");
+  EXPECT_EQ(error("/api/subsecond?where=host%3D%3D%22a%22%20and%20latency%3E10ms").second,
+            "--where host==\"a\" and latency>10ms: the sub-second map's values are the samples' "
+            "offsets in their seconds, so a test of the value (10ms) has no meaning here; keep the "
+            "tests of host and labels, e.g. host =~ \"web.*\"");
   EXPECT_EQ(error("/api/subsecond?from=-1m&range=3..2").second,
             "--range: expected FROM..TO in seconds from the first column, FROM < TO, e.g. "
             "12.340..13.020");

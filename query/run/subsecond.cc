@@ -3,6 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "core/predicate.h"
 #include "core/timespec.h"
 #include "query/render/flame.h"
 #include "query/render/subsecond.h"
@@ -19,6 +20,17 @@ Result<ViewDocument> RunSubsecondFleetView(const SubsecondFleetRequest& request,
     return Status::InvalidArgument(
         "--by: the sub-second map adds up the samples of every host it covers; choose them with "
         "--hosts or --where");
+  }
+  if (!request.query.where.empty()) {
+    // A value test picks offsets, not requests: refused, so that the page's heat-map predicate
+    // ("latency > 100ms") is not silently read as "samples later than 100 ms into a second".
+    Result<Predicate> where = Predicate::Parse(request.query.where);
+    if (where.ok() && !where->ValueLiterals().empty()) {
+      return Status::InvalidArgument(
+          "--where " + request.query.where + ": the sub-second map's values are the samples' "
+          "offsets in their seconds, so a test of the value (" + where->ValueLiterals()[0] +
+          ") has no meaning here; keep the tests of host and labels, e.g. host =~ \"web.*\"");
+    }
   }
   Result<TimeRange> range = ParseTimeRange(request.query, context.now);
   if (!range.ok()) return range.status();

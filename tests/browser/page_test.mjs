@@ -159,6 +159,20 @@ try {
     await page.waitForFunction(() => window.trailmap.columns, { timeout });
   }
 
+  // The sub-second tab with the heat map's `where`: the map of the hosts it keeps.
+  if (args.subsecond_where) {
+    const tab = await openTab({ tab: 'subsecond', where: args.subsecond_where });
+    await tab.waitForFunction(() => window.trailmap.subsecond, { timeout });
+    result.subsecond_where = await tab.evaluate(() => ({
+      counts: window.trailmap.subsecond.counts,
+      samples: window.trailmap.subsecond.samples,
+      caption: document.getElementById('subsecond-cap').textContent,
+    }));
+    await shot(tab, 'page-subsecond-where.png');
+    await tab.close();
+    await page.bringToFront();
+  }
+
   // A pasted address restores the view: the region's URL, loaded afresh.
   const restored = await browser.newPage();
   await restored.setViewport({ width: 1640, height: 1000 });

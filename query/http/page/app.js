@@ -493,18 +493,22 @@ async function loadLower() {
 }
 
 // ---- the sub-second map (FlameScope) of the fleet's CPU samples, and a range's code ----
-// /api/subsecond over the heat map's range and focused host (its `where` is about the heat map's
-// metric, so it is not passed); a drag from one cell to another asks for the flame graph of the
-// whole seconds it touches (stacks are counted per second), the CLI's `subsecond --range`.
+// /api/subsecond over the heat map's range, focused host and `where` (its host and label tests
+// choose the hosts; a test of the heat map's value is refused by the API, which says why); a drag
+// from one cell to another asks for the flame graph of the whole seconds it touches (stacks are
+// counted per second), the CLI's `subsecond --range`.
 const subCanvas = $('subsecond');
 let subDrag = null;
 function subsecondParams(extra = {}) {
   const p = { from: state.from, to: state.to };
   if (state.live === '1' && page.heatmap) { p.from = String(page.heatmap.from); p.to = String(page.heatmap.to); }
-  if (state.hosts) p.hosts = state.hosts;
+  for (const k of ['where', 'hosts']) if (state[k]) p[k] = state[k];
   return Object.assign(p, extra);
 }
+const SUBSECOND_CAP = $('subsecond-cap').textContent;
 async function loadSubsecond() {
+  const chosen = [state.hosts && `hosts ${state.hosts}`, state.where && `where ${state.where}`].filter(Boolean);
+  $('subsecond-cap').textContent = SUBSECOND_CAP + (chosen.length ? ` · ${chosen.join(', ')}` : '');
   page.subsecond = await api('/api/subsecond', subsecondParams({ format: 'json' }));
   drawSubsecond(subCanvas, page.subsecond, state.srange);
   if (state.srange) await showSubsecondRange(state.srange);
