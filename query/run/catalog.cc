@@ -57,6 +57,14 @@ std::string Join(const std::vector<std::string>& items, const char* sep) {
 
 }  // namespace
 
+std::future<std::optional<std::string>> StartOverflowNote(const QueryContext& context,
+                                                          ViewRequest request, int64_t from,
+                                                          int64_t to) {
+  return std::async(std::launch::async, [&context, request = std::move(request), from, to] {
+    return OverflowNoteFor(context, request, from, to);
+  });
+}
+
 std::optional<std::string> OverflowNoteFor(const QueryContext& context, const ViewRequest& flags,
                                            int64_t from, int64_t to) {
   Result<Catalog> catalog = FetchCatalog(context, flags);

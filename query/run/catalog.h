@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <optional>
 #include <string>
 
@@ -45,5 +46,12 @@ std::string OverflowNote(uint64_t events);
 // the metric has an overflow series at all; failures give nullopt (it is a note).
 std::optional<std::string> OverflowNoteFor(const QueryContext& context, const ViewRequest& request,
                                            int64_t from, int64_t to);
+
+// OverflowNoteFor on its own thread, started before a view's own query so that its round trips
+// overlap that query's instead of following it (a small view is mostly round trips). `context`
+// must outlive the future, whose destructor waits for the thread.
+std::future<std::optional<std::string>> StartOverflowNote(const QueryContext& context,
+                                                          ViewRequest request, int64_t from,
+                                                          int64_t to);
 
 }  // namespace trailmap

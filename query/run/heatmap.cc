@@ -235,6 +235,8 @@ Result<ViewDocument> RunHeatmapView(const HeatmapRequest& flags, const QueryCont
   query.group_by = flags.query.by;
   query.hosts = SplitList(flags.query.hosts);
 
+  std::future<std::optional<std::string>> overflow =
+      StartOverflowNote(context, flags.query, query.from, query.to);
   Result<Fetched> fetched = FetchGrid(context, flags.query, query);
   if (!fetched.ok()) return fetched.status();
   if (!flags.ymax.empty()) {
@@ -279,11 +281,9 @@ Result<ViewDocument> RunHeatmapView(const HeatmapRequest& flags, const QueryCont
   doc.format = format;
   doc.missing = fetched->missing;
   NoteSkipped(fetched->skipped, &doc);
-  // Not when a shard is silent: its catalog query would wait out the timeout a second time.
+  // Not when a shard is silent: the note would count without it.
   if (fetched->missing.empty()) {
-    if (std::optional<std::string> note = OverflowNoteFor(context, flags.query, query.from, query.to)) {
-      doc.notes.push_back(std::move(*note));
-    }
+    if (std::optional<std::string> note = overflow.get()) doc.notes.push_back(std::move(*note));
   }
   return doc;
 }

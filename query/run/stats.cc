@@ -19,6 +19,8 @@ Result<ViewDocument> RunStatsView(const StatsRequest& flags, const QueryContext&
 
   const HistogramQuery query = WholeRangeQuery(flags.query, *range, flags.query.by);
 
+  std::future<std::optional<std::string>> overflow =
+      StartOverflowNote(context, flags.query, query.from, query.to);
   Result<Fetched> fetched = FetchGrid(context, flags.query, query);
   if (!fetched.ok()) return fetched.status();
   StatsTable table = ComputeStats(fetched->grid);
@@ -38,11 +40,9 @@ Result<ViewDocument> RunStatsView(const StatsRequest& flags, const QueryContext&
   doc.format = flags.format;
   doc.missing = fetched->missing;
   NoteSkipped(fetched->skipped, &doc);
-  // Not when a shard is silent: its catalog query would wait out the timeout a second time.
+  // Not when a shard is silent: the note would count without it.
   if (fetched->missing.empty()) {
-    if (std::optional<std::string> note = OverflowNoteFor(context, flags.query, query.from, query.to)) {
-      doc.notes.push_back(std::move(*note));
-    }
+    if (std::optional<std::string> note = overflow.get()) doc.notes.push_back(std::move(*note));
   }
   return doc;
 }
