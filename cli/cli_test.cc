@@ -35,8 +35,8 @@ TEST(Cli, StatsWithOneShardSilentExitsThreeAndNamesIt) {
   ASSERT_EQ(j["missing_shards"].size(), 1u);
   EXPECT_NE(h.err.str().find(silent.endpoint()), std::string::npos) << h.err.str();
   EXPECT_NE(h.err.str().find("did not answer"), std::string::npos) << h.err.str();
-  EXPECT_EQ(good.last_query().histograms.from, 1'700'000'000);
-  EXPECT_EQ(good.last_query().histograms.to, 1'700'000'060);
+  EXPECT_EQ(good.last_histogram_query().histograms.from, 1'700'000'000);
+  EXPECT_EQ(good.last_histogram_query().histograms.to, 1'700'000'060);
 }
 
 TEST(Cli, HeatmapFromAllShardsExitsZero) {

@@ -32,6 +32,8 @@ class FakeAggregator {
   const std::string& endpoint() const { return endpoint_; }  // "tcp://127.0.0.1:PORT"
   int queries() const { return queries_; }
   const Query& last_query() const { return last_; }  // read after queries() > 0 and join
+  // The last histogram query: a view may send its catalog query beside it, in either order.
+  const Query& last_histogram_query() const { return last_histograms_; }
 
  private:
   void Run() {
@@ -45,6 +47,7 @@ class FakeAggregator {
       Result<Query> query = DecodeQuery(payload.to_string_view());
       if (!query.ok()) continue;
       last_ = *query;
+      if (query->kind == Query::Kind::kHistograms) last_histograms_ = *query;
       ++queries_;
       if (silent_) continue;
       Answer answer = answer_;
@@ -65,7 +68,7 @@ class FakeAggregator {
   std::string endpoint_;
   std::atomic<bool> stop_{false};
   std::atomic<int> queries_{0};
-  Query last_;
+  Query last_, last_histograms_;
   std::thread thread_;
 };
 
