@@ -243,6 +243,10 @@ int Main(int argc, char** argv) {
   app.add_flag("--realtime", realtime, "Send each second as it passes (the default unless --bench)");
   app.add_option("--backfill", backfill, "First send this much history: 90s, 10m, 1h");
   app.add_flag("--backfill-only", backfill_only, "Exit once the backfill is acknowledged");
+  int64_t backfill_end = 0;
+  app.add_option("--backfill-end", backfill_end,
+                 "Unix second the backfill ends at (default now): the fleet model is the same for "
+                 "the same seed, so two runs with one end send the same history");
   app.add_option("--duration", duration, "Stop after this many seconds (0 = until Ctrl-C)");
   app.add_option("--statsd", statsd, "Also send statsd timings to these agents, HOST:PORT[,...]");
   std::string key_path, server_key_path;
@@ -305,7 +309,7 @@ int Main(int argc, char** argv) {
 
   FleetModel model({.hosts = hosts, .prefix = prefix, .metric = metric, .events_per_second = rate, .seed = seed,
                     .stack_rate = stacks_rate, .distinct_stacks = distinct_stacks});
-  const int64_t now = NowSeconds();
+  const int64_t now = backfill_end > 0 ? backfill_end : NowSeconds();
   if (const int64_t back = ParseSeconds(backfill); back > 0) {
     Log(fmt::format("backfilling {} s of {} hosts", back, hosts));
     for (int64_t s = now - back; s < now && !g_stop; ++s) {
