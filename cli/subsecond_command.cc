@@ -35,7 +35,8 @@ CLI::App* AddSubsecondCommand(CLI::App* app, SubsecondFlags* flags) {
       ->capture_default_str();
   cmd->add_option("--hosts", flags->fleet.hosts, "The fleet's map: only these hosts: web-1,web-2");
   cmd->add_option("--where,-w", flags->fleet.where,
-                  "The fleet's map: only hosts that pass a predicate, e.g. 'role == \"web\"'");
+                  "The fleet's map: only hosts that pass a predicate of host and labels, e.g. "
+                  "'role == \"web\"' (a test of the value is refused: the values are offsets)");
   cmd->add_option("--stacks", flags->stacks,
                   "The fleet's stacks metric for --range (default cpu.stacks)");
   AddShardFlags(cmd, &flags->fleet);
