@@ -196,17 +196,25 @@ class SliceScan {
   uint64_t current_column_ = UINT64_MAX;
 };
 
-// True when every segment of `plan` lies in one column of `query` and it reads more than one
-// key per series: a per-host view (columns, trails), whose one column is read host after host.
+// At most this many stored seconds are read host after host: beyond (a long column read from
+// the 1 s family alone), an iterator per second costs more than the cache misses it saves.
+constexpr uint64_t kMaxHostAfterHostSeconds = 4096;
+
+// True when every segment of `plan` lies in one column of `query` and it reads from 2 to
+// kMaxHostAfterHostSeconds keys per series: a per-host view (columns, trails), whose one column
+// is read host after host.
 bool OneColumn(const HistogramQuery& query, const std::vector<ScanSegment>& plan) {
   if (plan.empty()) return false;
   const auto column = [&query](int64_t t) {
     return (static_cast<uint64_t>(t) - static_cast<uint64_t>(query.from)) / query.step;
   };
   if (column(plan.front().lo) != column(plan.back().hi - 1)) return false;
-  const ScanSegment& only = plan.front();
-  return plan.size() > 1 ||
-         only.hi - only.lo > static_cast<int64_t>(kHistogramResolutions[only.resolution].seconds);
+  uint64_t seconds = 0;
+  for (const ScanSegment& segment : plan) {
+    seconds += (static_cast<uint64_t>(segment.hi) - static_cast<uint64_t>(segment.lo)) /
+               kHistogramResolutions[segment.resolution].seconds;
+  }
+  return seconds >= 2 && seconds <= kMaxHostAfterHostSeconds;
 }
 
 // One stored second of a one-column plan: an iterator over the keys of [second, second +

@@ -25,8 +25,9 @@
 // One column (a per-host view: columns, trails) is read host after host instead: an iterator per
 // stored second of the plan, their keys merged in (host, series) order, so each cell takes all
 // its values while its buckets are in the CPU's cache (in key order 1,000 host cells of ~8 KB
-// each took turns, and the cache misses were most of the query). Its hosts, not its time, are
-// shared out between the threads (kMinHostsPerThread). Both give exactly the key-order answer.
+// each took turns, and the cache misses were most of the query), when it reads up to 4,096
+// stored seconds a series. Its hosts, not its time, are then shared out between the threads
+// (kMinHostsPerThread). Both give exactly the key-order answer.
 //
 // Thread safety: reads only; may run on any thread alongside the store's writer.
 #pragma once
