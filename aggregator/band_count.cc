@@ -33,6 +33,7 @@ void CountSlice(const BandScan& scan, const Catalog& catalog, uint32_t metric, i
   options.iterate_upper_bound = &upper_slice;
   options.snapshot = scan.snapshot;
   options.adaptive_readahead = true;
+  options.fill_cache = scan.fill_cache;
   std::unique_ptr<rocksdb::Iterator> it(scan.db->NewIterator(options, scan.hist));
   SeriesFilter filter(catalog, where);
   KeyMeter meter(scan.budget);
@@ -78,6 +79,19 @@ void CountSlice(const BandScan& scan, const Catalog& catalog, uint32_t metric, i
 }
 
 }  // namespace
+
+bool BandFillsCache(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* hist, uint32_t metric,
+                    int64_t from, int64_t to, uint64_t cache_bytes) {
+  if (cache_bytes == 0 || from >= to) return true;
+  const std::string lo = DataKeyPrefix(metric, from), hi = DataKeyPrefix(metric, to);
+  const rocksdb::Range range(lo, hi);
+  rocksdb::SizeApproximationOptions options;
+  options.include_memtables = true;
+  options.files_size_error_margin = 0.1;  // a rough figure is enough, and cheaper
+  uint64_t stored = 0;
+  if (!db->GetApproximateSizes(options, hist, &range, 1, &stored).ok()) return true;
+  return stored <= cache_bytes / 4;
+}
 
 Result<std::vector<BandSecond>> CountBand(const BandScan& scan, const Catalog& catalog,
                                           uint32_t metric, int64_t from, int64_t to,

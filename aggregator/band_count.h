@@ -43,7 +43,17 @@ struct BandScan {
   const rocksdb::Snapshot* snapshot = nullptr;  // required: the stack pass reads the same state
   int threads = 1;
   QueryBudget* budget = nullptr;  // charged per key visited; null = no limits
+  bool fill_cache = true;         // false: the blocks read are not kept in the block cache
 };
+
+// Whether a band count of `metric` over [from, to) should fill the block cache of
+// `cache_bytes` (0: unknown, always): not when the range's stored bytes pass a quarter of it.
+// Stored blocks are compressed about 2-3 times (zstd at the bottommost level), so such a scan
+// would take more than half the cache for blocks that LRU evicts again before the next scan of
+// the range comes back to them, and it would evict on the way what the stack pass and other
+// queries read next (docs/BENCHMARKS.md, issue 10).
+bool BandFillsCache(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* hist, uint32_t metric,
+                    int64_t from, int64_t to, uint64_t cache_bytes);
 
 // The host-seconds of `metric` in [from, to) holding events that `where` keeps (its value range
 // is the band; its other tests pick series), in (second, host) order. Corruption naming the key

@@ -34,14 +34,21 @@ std::string Describe(const DataKey& k) {
          std::to_string(k.series);
 }
 
-// Builds one time slice's partial from segments read in time order; columns count from
-// query.from.
+// The host ids [lo, hi) a slice reads: all of them, or its share of a one-column plan's hosts.
+struct HostRange {
+  uint32_t lo = 0;
+  uint32_t hi = UINT32_MAX;
+  bool Holds(uint32_t host) const { return host >= lo && host < hi; }
+};
+
+// Builds one slice's partial from segments read in time order (or, for one column, host after
+// host); columns count from query.from.
 class SliceScan {
  public:
-  SliceScan(const Catalog& catalog, const HistogramQuery& query,
+  SliceScan(const Catalog& catalog, const HistogramQuery& query, const HostRange& hosts,
             const HostMask& allowed, const Predicate& where, const AggregatePlan* aggregate,
             QueryBudget* budget, bool pass_through, Partial* out)
-      : query_(query), allowed_(allowed), grouping_(catalog, query.group_by),
+      : query_(query), hosts_(hosts), allowed_(allowed), grouping_(catalog, query.group_by),
         filter_(catalog, where), aggregate_(aggregate), budget_(budget), meter_(budget),
         out_(out) {
     const auto [low, high] = where.ValueRange();
@@ -56,35 +63,51 @@ class SliceScan {
             int64_t hi) {
     DataKey key;
     for (it->Seek(DataKeyPrefix(metric, lo)); it->Valid(); it->Next()) {
-      const rocksdb::Slice k = it->key();
-      if (!DecodeDataKey(std::string_view(k.data(), k.size()), &key)) {
-        out_->status = Status::Corruption(std::string(family) + ": key of " +
-                                          std::to_string(k.size()) + " bytes");
-        return false;
-      }
+      if (!Decode(*it, family, &key)) return false;
       if (key.second >= hi || key.metric != metric) break;
-      if (Status s = meter_.Add(); !s.ok()) {  // every key visited counts, kept or not
-        out_->status = s;
-        return false;
-      }
-      if (aggregate_ != nullptr) {
-        // An aggregate key: host is the owner group, series the value (aggregates.h).
-        if (key.host >= aggregate_->groups.size() || !aggregate_->groups[key.host]) continue;
-        if (key.series >= aggregate_->values.size() || !aggregate_->values[key.series]) continue;
-      } else {
-        if (!allowed_.Keeps(key.host, key.second)) continue;
-        if (!filter_.Passes(key.host, key.series)) continue;
-      }
-      if (Status s = Add(key, it->value()); !s.ok()) {
-        out_->status = s.code() == Status::Code::kResourceExhausted
-                           ? s
-                           : Status::Corruption(std::string(family) + ": " + Describe(key) + ": " +
-                                                s.message());
-        return false;
-      }
+      if (!hosts_.Holds(key.host)) continue;  // another slice's
+      if (!Visit(family, key, it->value())) return false;
     }
-    if (!it->status().ok()) {
-      out_->status = Status::IOError(std::string(family) + " scan: " + it->status().ToString());
+    return Ended(*it, family);
+  }
+
+  // Reads the key `it` is at into *key; false (out->status set) when it is not a data key.
+  bool Decode(const rocksdb::Iterator& it, std::string_view family, DataKey* key) {
+    const rocksdb::Slice k = it.key();
+    if (DecodeDataKey(std::string_view(k.data(), k.size()), key)) return true;
+    out_->status = Status::Corruption(std::string(family) + ": key of " +
+                                      std::to_string(k.size()) + " bytes");
+    return false;
+  }
+
+  // After an iterator stopped: false (out->status set) when it stopped on an error.
+  bool Ended(const rocksdb::Iterator& it, std::string_view family) {
+    if (it.status().ok()) return true;
+    out_->status = Status::IOError(std::string(family) + " scan: " + it.status().ToString());
+    return false;
+  }
+
+  // One stored value of the metric read, within the slice: counted against the budget, kept or
+  // not by the query's hosts and predicate, merged into its cell. False once out->status is an
+  // error.
+  bool Visit(std::string_view family, const DataKey& key, const rocksdb::Slice& value) {
+    if (Status s = meter_.Add(); !s.ok()) {  // every key visited counts, kept or not
+      out_->status = s;
+      return false;
+    }
+    if (aggregate_ != nullptr) {
+      // An aggregate key: host is the owner group, series the value (aggregates.h).
+      if (key.host >= aggregate_->groups.size() || !aggregate_->groups[key.host]) return true;
+      if (key.series >= aggregate_->values.size() || !aggregate_->values[key.series]) return true;
+    } else {
+      if (!allowed_.Keeps(key.host, key.second)) return true;
+      if (!filter_.Passes(key.host, key.series)) return true;
+    }
+    if (Status s = Add(key, value); !s.ok()) {
+      out_->status = s.code() == Status::Code::kResourceExhausted
+                         ? s
+                         : Status::Corruption(std::string(family) + ": " + Describe(key) + ": " +
+                                              s.message());
       return false;
     }
     return true;
@@ -156,6 +179,7 @@ class SliceScan {
   }
 
   const HistogramQuery& query_;
+  const HostRange hosts_;
   const HostMask& allowed_;
   Grouping grouping_;
   SeriesFilter filter_;
@@ -172,14 +196,116 @@ class SliceScan {
   uint64_t current_column_ = UINT64_MAX;
 };
 
+// At most this many stored seconds are read host after host: beyond (a long column read from
+// the 1 s family alone), an iterator per second costs more than the cache misses it saves.
+constexpr uint64_t kMaxHostAfterHostSeconds = 4096;
+
+// True when every segment of `plan` lies in one column of `query` and it reads from 2 to
+// kMaxHostAfterHostSeconds keys per series: a per-host view (columns, trails), whose one column
+// is read host after host.
+bool OneColumn(const HistogramQuery& query, const std::vector<ScanSegment>& plan) {
+  if (plan.empty()) return false;
+  const auto column = [&query](int64_t t) {
+    return (static_cast<uint64_t>(t) - static_cast<uint64_t>(query.from)) / query.step;
+  };
+  if (column(plan.front().lo) != column(plan.back().hi - 1)) return false;
+  uint64_t seconds = 0;
+  for (const ScanSegment& segment : plan) {
+    seconds += (static_cast<uint64_t>(segment.hi) - static_cast<uint64_t>(segment.lo)) /
+               kHistogramResolutions[segment.resolution].seconds;
+  }
+  return seconds >= 2 && seconds <= kMaxHostAfterHostSeconds;
+}
+
+// One stored second of a one-column plan: an iterator over the keys of [second, second +
+// resolution) of its family, and the key it is at.
+struct KeySecond {
+  std::string_view family;
+  std::string upper;  // the iterator's upper bound: must outlive it
+  rocksdb::Slice upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it;
+  DataKey key;
+};
+
+// Scans a plan whose segments all lie in one column (OneColumn) host after host instead of second
+// after second: every stored second of it (at its resolution) gets its own iterator, up to
+// kMaxKeySeconds at a time, and their keys are merged in (host, series) order, so each cell
+// takes all its values while its buckets are in the CPU's cache. In key order each cell's
+// buckets (a window of ~1,000 counters: 8 KB) left the cache between two of its merges, 1,000
+// cells apart: the columns of 1,000 hosts x 10 minutes spent most of their time on those misses
+// (docs/BENCHMARKS.md, issue 14). The cells, and what the budget is charged, are the same as in
+// key order: a cell's merges add up in any order. False once out->status is an error.
+//
+// With a host range short of all hosts, each iterator reads that range of its second alone (the
+// keys of a family lie at its resolution's bucket starts: aggregator/rollup.h).
+bool ScanHostAfterHost(rocksdb::DB* db, const rocksdb::ReadOptions& base,
+                       std::span<rocksdb::ColumnFamilyHandle* const> families,
+                       const std::vector<ScanSegment>& plan, uint32_t metric,
+                       const HostRange& hosts, SliceScan* scan) {
+  constexpr size_t kMaxKeySeconds = 64;
+  struct Second {
+    size_t resolution;
+    int64_t second;
+  };
+  std::vector<Second> seconds;
+  for (const ScanSegment& segment : plan) {
+    const int64_t step = kHistogramResolutions[segment.resolution].seconds;
+    for (int64_t t = segment.lo; t < segment.hi; t += step) {
+      seconds.push_back({segment.resolution, t});
+    }
+  }
+  for (size_t first = 0; first < seconds.size(); first += kMaxKeySeconds) {
+    const size_t n = std::min(kMaxKeySeconds, seconds.size() - first);
+    std::vector<KeySecond> open(n);
+    std::vector<size_t> heap;  // indexes into `open`, smallest (host, series) on top
+    const auto later = [&open](size_t a, size_t b) {
+      return std::tie(open[a].key.host, open[a].key.series, a) >
+             std::tie(open[b].key.host, open[b].key.series, b);
+    };
+    // The next key of open[i], onto the heap; false once out->status is an error.
+    const auto push = [&](size_t i) {
+      KeySecond& ks = open[i];
+      if (!ks.it->Valid()) return scan->Ended(*ks.it, ks.family);
+      if (!scan->Decode(*ks.it, ks.family, &ks.key)) return false;
+      heap.push_back(i);
+      std::push_heap(heap.begin(), heap.end(), later);
+      return true;
+    };
+    for (size_t i = 0; i < n; ++i) {
+      const auto [resolution, second] = seconds[first + i];
+      KeySecond& ks = open[i];
+      ks.family = kHistogramResolutions[resolution].family;
+      ks.upper = hosts.hi == UINT32_MAX
+                     ? DataKeyPrefix(metric, second + kHistogramResolutions[resolution].seconds)
+                     : EncodeDataKey(DataKey{metric, second, hosts.hi, 0});
+      ks.upper_slice = rocksdb::Slice(ks.upper);
+      rocksdb::ReadOptions options = base;
+      options.iterate_upper_bound = &ks.upper_slice;
+      ks.it.reset(db->NewIterator(options, families[resolution]));
+      ks.it->Seek(EncodeDataKey(DataKey{metric, second, hosts.lo, 0}));
+      if (!push(i)) return false;
+    }
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      const size_t i = heap.back();
+      heap.pop_back();
+      KeySecond& ks = open[i];
+      if (!scan->Visit(ks.family, ks.key, ks.it->value())) return false;
+      ks.it->Next();
+      if (!push(i)) return false;
+    }
+  }
+  return true;
+}
+
 // Scans [lo, hi) of the metric as PlanScan says, one iterator per family used.
 void ScanSlice(rocksdb::DB* db, std::span<rocksdb::ColumnFamilyHandle* const> families,
                const std::vector<int64_t>& pending, const std::vector<int64_t>& pending_blocks,
                const rocksdb::Snapshot* snapshot,
                const Catalog& catalog, const HistogramQuery& query, uint32_t metric, int64_t lo,
-               int64_t hi, const HostMask& allowed, const Predicate& where,
-               const AggregatePlan* aggregate, QueryBudget* budget, bool pass_through,
-               Partial* out) {
+               int64_t hi, const HostRange& hosts, const HostMask& allowed,
+               const Predicate& where, const AggregatePlan* aggregate, QueryBudget* budget,
+               bool pass_through, Partial* out) {
   const std::string upper = DataKeyPrefix(metric, hi);
   const rocksdb::Slice upper_slice(upper);
   rocksdb::ReadOptions read_options;
@@ -188,7 +314,7 @@ void ScanSlice(rocksdb::DB* db, std::span<rocksdb::ColumnFamilyHandle* const> fa
   read_options.adaptive_readahead = true;
   std::vector<std::unique_ptr<rocksdb::Iterator>> iterators(families.size());
 
-  SliceScan scan(catalog, query, allowed, where, aggregate, budget, pass_through, out);
+  SliceScan scan(catalog, query, hosts, allowed, where, aggregate, budget, pass_through, out);
   // A replicated query's plan is cut at every epoch's start: no bucket read holds seconds of
   // two epochs, whose owners differ (core/cluster.h).
   std::vector<ScanSegment> plan;
@@ -202,6 +328,10 @@ void ScanSlice(rocksdb::DB* db, std::span<rocksdb::ColumnFamilyHandle* const> fa
       plan.push_back(s);
     }
     at = cut;
+  }
+  if (OneColumn(query, plan)) {
+    if (!ScanHostAfterHost(db, read_options, families, plan, metric, hosts, &scan)) return;
+    plan.clear();
   }
   for (const ScanSegment& segment : plan) {
     std::unique_ptr<rocksdb::Iterator>& it = iterators[segment.resolution];
@@ -429,14 +559,28 @@ Result<HistogramAnswer> RunHistogramQuery(const HistogramScan& scan, const Catal
   if (allowed.keeps_none()) return answer;
 
   // Plans that read few keys are not worth a thread.
+  const std::vector<ScanSegment> whole =
+      PlanScan(query, query.from, query.to, families.size(), pending, scan.pending_blocks);
   uint64_t keys_per_series = 0;
-  for (const ScanSegment& segment :
-       PlanScan(query, query.from, query.to, families.size(), pending, scan.pending_blocks)) {
+  for (const ScanSegment& segment : whole) {
     keys_per_series += (static_cast<uint64_t>(segment.hi) - static_cast<uint64_t>(segment.lo)) /
                        kHistogramResolutions[segment.resolution].seconds;
   }
-  const int parts = keys_per_series >= kMinKeysPerThread * 2 ? std::max(1, scan.threads) : 1;
-  const std::vector<int64_t> bounds = SliceBounds(query, parts);
+  // One column of many hosts (a per-host view): the slices share the hosts out instead of the
+  // time, each reading every second of its hosts.
+  const uint64_t hosts = aggregate != nullptr ? 0 : catalog.host_count();
+  const bool by_hosts = scan.threads > 1 && OneColumn(query, whole) &&
+                        hosts >= 2 * kMinHostsPerThread &&
+                        keys_per_series * hosts >= 2 * kMinKeysPerThread;
+  const int parts =
+      by_hosts || keys_per_series >= kMinKeysPerThread * 2 ? std::max(1, scan.threads) : 1;
+  const std::vector<int64_t> bounds =
+      by_hosts ? std::vector<int64_t>(parts + 1, query.to) : SliceBounds(query, parts);
+  std::vector<HostRange> host_ranges(parts);
+  for (int i = 0; by_hosts && i < parts; ++i) {
+    host_ranges[i].lo = static_cast<uint32_t>(hosts * i / parts);
+    if (i + 1 < parts) host_ranges[i].hi = static_cast<uint32_t>(hosts * (i + 1) / parts);
+  }
   // Every slice reads the same snapshot, so the answer is one consistent state.
   std::optional<rocksdb::ManagedSnapshot> own_snapshot;
   const rocksdb::Snapshot* snapshot = scan.snapshot;
@@ -444,8 +588,8 @@ Result<HistogramAnswer> RunHistogramQuery(const HistogramScan& scan, const Catal
   std::vector<Partial> partials(parts);
   RunParts(parts, [&](int i) {
     ScanSlice(db, families, pending, scan.pending_blocks, snapshot, catalog, query, read_metric,
-              bounds[i], bounds[i + 1], allowed, *where, aggregate, scan.budget, scan.pass_through,
-              &partials[i]);
+              by_hosts ? query.from : bounds[i], bounds[i + 1], host_ranges[i], allowed, *where,
+              aggregate, scan.budget, scan.pass_through, &partials[i]);
   });
 
   if (Status s = Combine(&partials, &answer); !s.ok()) return s;

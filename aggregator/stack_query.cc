@@ -11,6 +11,7 @@
 #include "aggregator/band_count.h"
 #include "aggregator/host_mask.h"
 #include "aggregator/keys.h"
+#include "aggregator/parallel.h"
 #include "aggregator/query_budget.h"
 #include "aggregator/series_filter.h"
 #include "aggregator/stack_merge_operator.h"
@@ -313,13 +314,45 @@ Status RunBaseline(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* stacks,
   return s;
 }
 
+// One time slice of a region, on a thread of its own: its band's host-seconds and its stack sums.
+struct RegionSlice {
+  Status status;
+  std::vector<BandSecond> selected;
+  Scan scan;
+};
+
+// Fewer seconds than this a thread are not worth one (as the band count alone found).
+constexpr int64_t kMinRegionSecondsPerThread = 30;
+
+// The bounds of up to `threads` equal time slices of [from, to).
+std::vector<int64_t> RegionSlices(int64_t from, int64_t to, int threads) {
+  const uint64_t span = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
+  const auto parts = static_cast<uint64_t>(std::clamp<int64_t>(
+      static_cast<int64_t>(span / kMinRegionSecondsPerThread), 1, std::max(1, threads)));
+  std::vector<int64_t> bounds;
+  for (uint64_t i = 0; i <= parts; ++i) {
+    bounds.push_back(static_cast<int64_t>(static_cast<uint64_t>(from) + span * i / parts));
+  }
+  return bounds;
+}
+
+// Adds `sums` into *into, saturating at kMaxTotalCount. Keys are group << 32 | stack id, and a
+// region query has no groups (CheckStackQuery refuses --by), so every slice's are alike.
+void AddSums(const std::unordered_map<uint64_t, uint64_t>& sums,
+             std::unordered_map<uint64_t, uint64_t>* into, bool* saturated) {
+  for (const auto& [key, count] : sums) {
+    uint64_t& sum = (*into)[key];
+    sum = SaturatingCountAdd(sum, count, saturated);
+  }
+}
+
 // Region -> code (StackQuery::region): the band's host-seconds, then their stacks, each counted
 // its events times, and with a baseline the same hosts' other seconds; all under one snapshot.
 Result<StackAnswer> RunRegionQuery(const StackScan& store, const Catalog& catalog,
                                    const StackQuery& query, QueryBudget* budget) {
   const RegionBand& region = *query.region;
-  Result<Predicate> band = Predicate::Parse(region.where);
-  if (!band.ok()) return band.status();
+  Result<Predicate> band_where = Predicate::Parse(region.where);
+  if (!band_where.ok()) return band_where.status();
   StackAnswer answer;
   if (region.baseline) answer.baseline.emplace();
   MetricRecord events;
@@ -341,13 +374,51 @@ Result<StackAnswer> RunRegionQuery(const StackScan& store, const Catalog& catalo
   if (allowed.keeps_none()) return answer;
   rocksdb::ManagedSnapshot managed(store.db);
   const rocksdb::Snapshot* snapshot = managed.snapshot();
-  Result<std::vector<BandSecond>> selected =
-      CountBand(BandScan{store.db, store.hist, snapshot, store.threads, budget}, catalog,
-                *events_metric, query.from, query.to, allowed, *band);
-  if (!selected.ok()) return selected.status();
+  const Result<Predicate> all = Predicate::Parse("");
+  const Predicate& everything = *all;
+  // The region in time slices, one a thread: each counts its seconds' band and seeks to their
+  // stacks into sums of its own, added up after (docs/BENCHMARKS.md, issue 10).
+  const std::vector<int64_t> bounds = RegionSlices(query.from, query.to, store.threads);
+  const int parts = static_cast<int>(bounds.size()) - 1;
+  const bool fill_cache = BandFillsCache(store.db, store.hist, *events_metric, query.from,
+                                         query.to, store.block_cache_bytes);
+  std::vector<RegionSlice> slices;
+  for (int i = 0; i < parts; ++i) {
+    slices.push_back(
+        RegionSlice{{}, {}, Scan{catalog, everything, allowed, query.group_by, {}, {}, {}, {}}});
+    slices.back().scan.budget = budget;
+  }
+  std::vector<std::unordered_map<uint64_t, uint64_t>> once(region.baseline ? parts : 0);
+  RunParts(parts, [&](int i) {
+    RegionSlice& slice = slices[i];
+    Result<std::vector<BandSecond>> band =
+        CountBand(BandScan{store.db, store.hist, snapshot, 1, budget, fill_cache}, catalog,
+                  *events_metric, bounds[i], bounds[i + 1], allowed, *band_where);
+    if (!band.ok()) {
+      slice.status = band.status();
+      return;
+    }
+    slice.selected = std::move(band).value();
+    if (!metric || slice.selected.empty()) return;
+    if (region.baseline) slice.scan.once = &once[i];
+    std::vector<SeekTarget> targets;
+    targets.reserve(slice.selected.size());
+    for (const BandSecond& b : slice.selected) {
+      targets.push_back(SeekTarget{b.second, b.host, b.events});
+    }
+    slice.status =
+        ForEachEpochPiece(query.replicas, bounds[i], bounds[i + 1], [&](int64_t lo, int64_t hi) {
+          return slice.scan.RunSeeking(store.db, store.stacks, snapshot, *metric, lo, hi, targets);
+        });
+  });
+  std::vector<BandSecond> selected;
+  for (RegionSlice& slice : slices) {
+    if (!slice.status.ok()) return slice.status;
+    selected.insert(selected.end(), slice.selected.begin(), slice.selected.end());
+  }
   // The selection by host, in name order.
   std::unordered_map<uint32_t, RegionHost> by_host;
-  for (const BandSecond& b : *selected) {
+  for (const BandSecond& b : selected) {
     RegionHost& h = by_host[b.host];
     bool saturated = false;
     h.events = SaturatingCountAdd(h.events, b.events, &saturated);
@@ -359,21 +430,20 @@ Result<StackAnswer> RunRegionQuery(const StackScan& store, const Catalog& catalo
   }
   std::sort(answer.region_hosts.begin(), answer.region_hosts.end(),
             [](const RegionHost& a, const RegionHost& b) { return a.host < b.host; });
-  if (!metric || selected->empty()) return answer;
+  if (!metric || selected.empty()) return answer;
 
-  const Result<Predicate> all = Predicate::Parse("");
-  const Predicate& everything = *all;
-  Scan scan{catalog, everything, allowed, query.group_by, {}, {}, {}, {}};
-  scan.budget = budget;
+  Scan& scan = slices[0].scan;
   std::unordered_map<uint64_t, uint64_t> selected_once;
-  if (region.baseline) scan.once = &selected_once;
-  std::vector<SeekTarget> targets;
-  targets.reserve(selected->size());
-  for (const BandSecond& b : *selected) targets.push_back(SeekTarget{b.second, b.host, b.events});
-  Status s = ForEachEpochPiece(query.replicas, query.from, query.to, [&](int64_t lo, int64_t hi) {
-    return scan.RunSeeking(store.db, store.stacks, snapshot, *metric, lo, hi, targets);
-  });
-  if (!s.ok()) return s;
+  bool once_saturated = false;
+  for (int i = 0; i < parts; ++i) {
+    const Scan& part = slices[i].scan;
+    once_saturated = once_saturated || part.once_saturated;
+    if (i > 0) {
+      scan.saturated = scan.saturated || part.saturated;
+      AddSums(part.counts, &scan.counts, &scan.saturated);
+    }
+    if (region.baseline) AddSums(once[i], &selected_once, &once_saturated);
+  }
   Result<FoldedStacks> target = Folded(catalog, query, scan);
   if (!target.ok()) return target.status();
   answer.stacks = std::move(target).value();
@@ -382,8 +452,8 @@ Result<StackAnswer> RunRegionQuery(const StackScan& store, const Catalog& catalo
                                                      region.baseline_from, region.baseline_to);
     Scan whole{catalog, everything, baseline_allowed, query.group_by, {}, {}, {}, {}};
     whole.budget = budget;
-    s = RunBaseline(store.db, store.stacks, store.stacks_60s, snapshot, *metric, query, *selected,
-                    selected_once, scan.once_saturated, &whole);
+    Status s = RunBaseline(store.db, store.stacks, store.stacks_60s, snapshot, *metric, query,
+                           selected, selected_once, once_saturated, &whole);
     if (!s.ok()) return s;
     Result<FoldedStacks> baseline = Folded(catalog, query, whole);
     if (!baseline.ok()) return baseline.status();

@@ -10,9 +10,10 @@
 // A region query (StackQuery::region, docs/region-flame.md) first counts the band's events per
 // host-second from the 1 s histograms (aggregator/band_count.h), then reads the 1 s stack values
 // of exactly those host-seconds, seeking to each, and counts each value its host-second's events
-// times. Its baseline, when asked for, is the selected hosts' whole range from the minute
-// rollups minus the selected host-seconds' samples, gathered by the same pass: exact under the
-// one snapshot both read.
+// times. Both steps run in time slices, one a query thread, each counting its seconds' band and
+// seeking to their stacks into sums of its own, added up at the end. Its baseline, when asked
+// for, is the selected hosts' whole range from the minute rollups minus the selected
+// host-seconds' samples, gathered by the same pass: exact under the one snapshot both read.
 
 // Thread safety: reads only; may run on any thread alongside the store's writer.
 #pragma once
@@ -37,6 +38,9 @@ struct StackScan {
   rocksdb::ColumnFamilyHandle* stacks_60s = nullptr;
   rocksdb::ColumnFamilyHandle* hist = nullptr;  // the 1 s histograms a region's band is read from
   int threads = 1;                              // a region's band count scans on up to this many
+  // The block cache's capacity, which decides whether a region's band count fills it
+  // (BandFillsCache in aggregator/band_count.h); 0: unknown, always.
+  uint64_t block_cache_bytes = 0;
 };
 
 // `budget` (null: no limits) is charged with every key visited and every distinct stack (as

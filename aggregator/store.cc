@@ -1075,7 +1075,7 @@ Result<HistogramAnswer> Store::QueryHistograms(const HistogramQuery& query, Quer
 
 Result<StackAnswer> Store::QueryStacks(const StackQuery& query, QueryBudget* budget) const {
   const StackScan scan{db_->db.get(), db_->stacks, db_->stacks_60s, db_->hist[0],
-                       options_.query_threads};
+                       options_.query_threads, uint64_t{options_.block_cache_mb} << 20};
   return RunStackQuery(scan, catalog_, query, budget);
 }
 

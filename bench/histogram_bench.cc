@@ -87,6 +87,36 @@ void BM_MergeEncodedSaturating(benchmark::State& state) {
 }
 BENCHMARK(BM_MergeEncodedSaturating)->Arg(100)->Arg(1000);
 
+// The columns view's merge: one cell per host, each fed 2 series x 10 minute-histograms of ~600
+// events (the 1-minute rollups of a 10-minute range). state.range(0) = 0: in key order (each
+// minute, every host in turn: what a range scan of second|host|series keys yields, so each cell's
+// buckets leave the cache between two of its merges); 1: host after host (every value of one
+// cell, then the next).
+void BM_MergeEncodedCells(benchmark::State& state) {
+  constexpr size_t kHosts = 1000, kValues = 20;
+  std::vector<std::string> encoded(kHosts * kValues);
+  for (size_t h = 0; h < kHosts; ++h) {
+    for (size_t v = 0; v < kValues; ++v) {
+      Histogram one;
+      for (uint64_t x : RealisticLatencies(600, h * kValues + v)) one.Record(x);
+      encoded[h * kValues + v] = one.Encode();
+    }
+  }
+  const bool host_major = state.range(0) == 1;
+  for (auto _ : state) {
+    std::vector<Histogram> cells(kHosts);
+    for (size_t a = 0; a < (host_major ? kHosts : kValues); ++a) {
+      for (size_t b = 0; b < (host_major ? kValues : kHosts); ++b) {
+        const size_t h = host_major ? a : b, v = host_major ? b : a;
+        benchmark::DoNotOptimize(cells[h].MergeEncoded(encoded[h * kValues + v]).ok());
+      }
+    }
+    benchmark::DoNotOptimize(cells.data());
+  }
+  state.SetItemsProcessed(state.iterations() * kHosts * kValues);
+}
+BENCHMARK(BM_MergeEncodedCells)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace trailmap
 

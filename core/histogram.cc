@@ -1,7 +1,9 @@
 #include "core/histogram.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 namespace trailmap {
@@ -142,38 +144,90 @@ void Histogram::ScaleToMaxTotal() {
 
 namespace {
 
+// Reads a varint of at most 64 bits at in[*pos...], accepting exactly what GetVarint64 accepts:
+// the one-byte form (nearly every gap and most counts of a stored histogram) without a call.
+inline bool ReadVarint64(std::string_view in, size_t* pos, uint64_t* v) {
+  if (*pos < in.size()) {
+    const auto b = static_cast<uint8_t>(in[*pos]);
+    if (b < 0x80) {
+      *v = b;
+      ++*pos;
+      return true;
+    }
+  }
+  return GetVarint64(in, pos, v);
+}
+
 // Reads the buckets of an encoding whose header is `h`, checking each, and calls add(index,
 // count) for every bucket as it is read. Then checks the whole against the header. On an error
 // *added says how many buckets were passed to `add` before it.
+//
+// The position, index and running total are locals, written out once at the end: through the
+// pointers, every add into a histogram's uint64_t buckets could alias them, and the compiler
+// kept them in memory (this loop is most of a query's CPU time: docs/BENCHMARKS.md, issue 14).
 template <typename Add>
 Status WalkBuckets(std::string_view in, const Header& h, Add&& add, uint64_t* total, uint64_t* added) {
   size_t pos = h.buckets_at;
-  uint64_t index = 0, first = 0;
-  *total = 0;
-  *added = 0;
-  for (uint64_t b = 0; b < h.nbuckets; ++b) {
+  uint64_t index = 0, first = 0, sum = 0, b = 0;
+  const auto stop = [&](Status s) {
+    *total = sum;
+    *added = b;
+    return s;
+  };
+  for (; b < h.nbuckets; ++b) {
+    // Four buckets at a time while their gaps and counts are all one-byte varints, nonzero
+    // counts, and not the first bucket: 8 bytes read at once, so each bucket does not wait for
+    // the previous one's length. Anything else goes through the checks below, one bucket.
+    while (b > 0 && h.nbuckets - b >= 4 && in.size() - pos >= 8) {
+      uint64_t w;
+      std::memcpy(&w, in.data() + pos, 8);
+      if constexpr (std::endian::native != std::endian::little) w = __builtin_bswap64(w);
+      constexpr uint64_t kHigh = 0x8080808080808080u, kCounts = 0xff00ff00ff00ff00u;
+      // A count byte of 0: (byte - 1) borrows into its high bit, which no 1-byte varint has.
+      const uint64_t zero_count = ((w & kCounts) - 0x0100010001000100u) & ~w & kCounts & kHigh;
+      if ((w & kHigh) != 0 || zero_count != 0 || sum > UINT64_MAX - 4 * 127) break;
+      const uint64_t i0 = index + 1 + (w & 0x7f);
+      const uint64_t i1 = i0 + 1 + ((w >> 16) & 0x7f);
+      const uint64_t i2 = i1 + 1 + ((w >> 32) & 0x7f);
+      const uint64_t i3 = i2 + 1 + ((w >> 48) & 0x7f);
+      if (i3 >= kBucketCount) break;  // increasing: the last is the largest
+      const uint64_t c0 = (w >> 8) & 0x7f, c1 = (w >> 24) & 0x7f, c2 = (w >> 40) & 0x7f,
+                     c3 = (w >> 56) & 0x7f;
+      add(static_cast<uint32_t>(i0), c0);
+      add(static_cast<uint32_t>(i1), c1);
+      add(static_cast<uint32_t>(i2), c2);
+      add(static_cast<uint32_t>(i3), c3);
+      sum += c0 + c1 + c2 + c3;
+      index = i3;
+      pos += 8;
+      b += 4;
+    }
+    if (b == h.nbuckets) break;
     uint64_t gap = 0, count = 0;
-    if (!GetVarint64(in, &pos, &gap) || !GetVarint64(in, &pos, &count)) {
-      return Corrupt("truncated at bucket " + std::to_string(b));
+    if (!ReadVarint64(in, &pos, &gap) || !ReadVarint64(in, &pos, &count)) [[unlikely]] {
+      return stop(Corrupt("truncated at bucket " + std::to_string(b)));
     }
     index = (b == 0) ? gap : index + 1 + gap;
-    if (gap >= kBucketCount || index >= kBucketCount) {
-      return Corrupt("bucket index past the layout at bucket " + std::to_string(b));
+    if (gap >= kBucketCount || index >= kBucketCount) [[unlikely]] {
+      return stop(Corrupt("bucket index past the layout at bucket " + std::to_string(b)));
     }
-    if (count == 0) return Corrupt("bucket " + std::to_string(index) + " has count 0");
-    if (count > UINT64_MAX - *total) return Corrupt("total count past 2^64");
-    *total += count;
+    if (count == 0) [[unlikely]] {
+      return stop(Corrupt("bucket " + std::to_string(index) + " has count 0"));
+    }
+    if (count > UINT64_MAX - sum) [[unlikely]] return stop(Corrupt("total count past 2^64"));
+    sum += count;
     if (b == 0) first = index;
     add(static_cast<uint32_t>(index), count);
-    ++*added;
   }
-  if (pos != in.size()) return Corrupt(std::to_string(in.size() - pos) + " trailing bytes");
-  if (h.nbuckets == 0) return Status::Ok();
-  if (BucketIndex(h.min) != first) return Corrupt("min is not in the first bucket");
-  if (BucketIndex(h.max) != index) return Corrupt("max is not in the last bucket");
-  const uint128_t low = static_cast<uint128_t>(*total) * h.min;
-  if (h.excess > static_cast<uint128_t>(*total) * h.max - low) return Corrupt("sum is larger than count * max");
-  return Status::Ok();
+  if (pos != in.size()) return stop(Corrupt(std::to_string(in.size() - pos) + " trailing bytes"));
+  if (h.nbuckets == 0) return stop(Status::Ok());
+  if (BucketIndex(h.min) != first) return stop(Corrupt("min is not in the first bucket"));
+  if (BucketIndex(h.max) != index) return stop(Corrupt("max is not in the last bucket"));
+  const uint128_t low = static_cast<uint128_t>(sum) * h.min;
+  if (h.excess > static_cast<uint128_t>(sum) * h.max - low) {
+    return stop(Corrupt("sum is larger than count * max"));
+  }
+  return stop(Status::Ok());
 }
 
 }  // namespace
@@ -216,9 +270,18 @@ Status Histogram::MergeEncoded(std::string_view encoded) {
   if (h.nbuckets == 0) return Status::Ok();
   // The header says which buckets are coming: widen the window once, not bucket by bucket.
   Cover(BucketIndex(h.min), BucketIndex(h.max));
-  auto add = [this](uint32_t i, uint64_t count) {
-    if (i - first_ >= counts_.size()) Grow(i);
-    counts_[i - first_] += count;  // may wrap for a total past 2^62: then it is taken back
+  // The window in locals: a valid encoding stays inside it, only a corrupt one can leave it.
+  uint64_t* window = counts_.data();
+  uint32_t window_first = first_;
+  size_t window_size = counts_.size();
+  auto add = [&](uint32_t i, uint64_t count) {
+    if (i - window_first >= window_size) [[unlikely]] {
+      Grow(i);
+      window = counts_.data();
+      window_first = first_;
+      window_size = counts_.size();
+    }
+    window[i - window_first] += count;  // may wrap for a total past 2^62: then it is taken back
   };
   uint64_t total = 0, added = 0;
   Status s = WalkBuckets(encoded, h, add, &total, &added);
@@ -363,6 +426,20 @@ size_t Histogram::BucketsUsed() const {
   return static_cast<size_t>(std::count_if(counts_.begin(), counts_.end(), [](uint64_t c) { return c != 0; }));
 }
 
+namespace {
+
+// Writes v as a varint at p, returning the end: the one-byte form first (most gaps and counts).
+inline char* WriteVarint64(char* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>(static_cast<uint8_t>(v) | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+
+}  // namespace
+
 void Histogram::EncodeTo(std::string* out) const {
   out->push_back(static_cast<char>(kVersion));
   const size_t nbuckets = BucketsUsed();
@@ -371,12 +448,25 @@ void Histogram::EncodeTo(std::string* out) const {
   PutVarint(out, min_);
   PutVarint(out, max_ - min_);
   PutVarint(out, sum_ - static_cast<uint128_t>(count_) * min_);
-  int64_t previous = -1;
-  ForEachBucket([out, &previous](uint32_t index, uint64_t count) {
-    PutVarint(out, static_cast<uint64_t>(index - previous - 1));
-    PutVarint(out, count);
-    previous = index;
-  });
+  out->reserve(out->size() + 2 * nbuckets + 8);  // exact when every gap and count is one byte
+  // The buckets go through a small buffer: a string's push_back per byte costs more than the
+  // rest of the encoding (an answer encodes a cell per host: docs/BENCHMARKS.md, issue 14).
+  char buffer[512];
+  char* p = buffer;
+  constexpr size_t kBucketMax = 20;  // two varints of up to 10 bytes
+  uint32_t next = 0;                 // the index after the previous bucket (0 before the first)
+  for (size_t i = 0; i < counts_.size(); ++i) {
+    if (counts_[i] == 0) continue;
+    if (p + kBucketMax > std::end(buffer)) {
+      out->append(buffer, p);
+      p = buffer;
+    }
+    const auto index = static_cast<uint32_t>(first_ + i);
+    p = WriteVarint64(p, index - next);
+    p = WriteVarint64(p, counts_[i]);
+    next = index + 1;
+  }
+  out->append(buffer, p);
 }
 
 Result<Histogram> Histogram::Decode(std::string_view encoded) {

@@ -493,6 +493,105 @@ TEST(HistogramSaturation, MergeEncodedBandOfAnEncodingPastTheBoundSaturates) {
   EXPECT_EQ(*Histogram::EncodedBandCount(old, BucketBand::Of(1'000, 2'000)), 0u);
 }
 
+// A plain decoder, one varint at a time, written from the grammar in histogram.h: what the
+// library's walk (which reads four one-byte buckets at once) must accept, refuse and build.
+struct ReferenceDecode {
+  bool ok = false;
+  std::vector<std::pair<uint32_t, uint64_t>> buckets;
+  uint64_t min = 0, max = 0, count = 0;
+  uint128_t sum = 0;
+};
+
+ReferenceDecode DecodeByGrammar(std::string_view in) {
+  ReferenceDecode r;
+  size_t pos = 1;
+  uint64_t n = 0, spread = 0;
+  uint128_t excess = 0;
+  if (in.empty() || in[0] != 1 || !GetVarint64(in, &pos, &n) || n > kBucketCount) return r;
+  if (n == 0) {
+    r.ok = pos == in.size();
+    return r;
+  }
+  if (!GetVarint64(in, &pos, &r.min) || !GetVarint64(in, &pos, &spread) ||
+      spread > UINT64_MAX - r.min || !GetVarint(in, &pos, &excess, 19)) {
+    return r;
+  }
+  r.max = r.min + spread;
+  uint64_t index = 0;
+  for (uint64_t b = 0; b < n; ++b) {
+    uint64_t gap = 0, count = 0;
+    if (!GetVarint64(in, &pos, &gap) || !GetVarint64(in, &pos, &count)) return r;
+    index = b == 0 ? gap : index + 1 + gap;
+    if (gap >= kBucketCount || index >= kBucketCount || count == 0) return r;
+    if (count > UINT64_MAX - r.count) return r;
+    r.count += count;
+    r.buckets.emplace_back(static_cast<uint32_t>(index), count);
+  }
+  if (pos != in.size() || BucketIndex(r.min) != r.buckets.front().first ||
+      BucketIndex(r.max) != r.buckets.back().first ||
+      excess > static_cast<uint128_t>(r.count) * (r.max - r.min)) {
+    return r;
+  }
+  r.sum = static_cast<uint128_t>(r.count) * r.min + excess;
+  r.ok = r.count <= kMaxTotalCount;  // past it, Decode saturates: not compared here
+  return r;
+}
+
+TEST(Histogram, TheFourBucketWalkAgreesWithTheGrammarOnEveryByteChanged) {
+  // Runs of neighbouring buckets with small counts (one-byte gaps and counts: the four-at-a-time
+  // path), a count of 200 and a gap of 300 (two-byte varints), then every byte of the buckets
+  // changed to each of a few values: 0 (a zero count or gap), 0x7f, 0x80 (a longer varint), 0xff.
+  Histogram h;
+  for (uint64_t v = 1'000; v < 1'400; v += 9) h.Record(v, 1 + v % 5);
+  h.Record(1'500, 200);
+  h.Record(900'000, 3);
+  for (uint64_t v = 2'000'000; v < 2'600'000; v += 15'000) h.Record(v, 1 + v % 7);
+  const std::string good = h.Encode();
+  ASSERT_TRUE(DecodeByGrammar(good).ok);
+  Histogram target;
+  target.Record(42);
+  const Histogram before = target;
+  int refused = 0, accepted = 0;
+  for (size_t at = 1; at < good.size(); ++at) {
+    for (char value : {'\x00', '\x01', '\x7f', '\x80', '\xff'}) {
+      std::string changed = good;
+      changed[at] = value;
+      const ReferenceDecode want = DecodeByGrammar(changed);
+      Result<Histogram> got = Histogram::Decode(changed);
+      if (!want.ok && !got.ok()) {
+        ++refused;
+        EXPECT_FALSE(Histogram::Validate(changed).ok());
+        EXPECT_FALSE(Histogram::EncodedBandCount(changed, BucketBand::Of(0, UINT64_MAX)).ok());
+        EXPECT_FALSE(target.MergeEncoded(changed).ok());
+        EXPECT_EQ(target, before) << "byte " << at << " = " << int{value};
+        continue;
+      }
+      ASSERT_EQ(want.ok, got.ok()) << "byte " << at << " = " << int{value} << ": "
+                            << got.status().message();
+      ++accepted;
+      EXPECT_EQ(got->count(), want.count);
+      EXPECT_EQ(got->min(), want.min);
+      EXPECT_EQ(got->max(), want.max);
+      EXPECT_TRUE(got->sum() == want.sum);
+      EXPECT_EQ(got->BucketsUsed(), want.buckets.size());
+      for (const auto& [index, count] : want.buckets) EXPECT_EQ(got->BucketCount(index), count);
+      EXPECT_EQ(*Histogram::EncodedBandCount(changed, BucketBand::Of(0, UINT64_MAX)), want.count);
+    }
+  }
+  EXPECT_GT(refused, 100);
+  EXPECT_GT(accepted, 10);  // a changed count, or a gap moved within the first and last bucket
+  // A zero count in the middle of a run is named by its bucket, as one bucket at a time named it.
+  Histogram run;
+  for (uint64_t v = 200; v < 240; v += 4) run.Record(v);  // buckets 164, 166, ...: gap 1, count 1
+  std::string zero = run.Encode();
+  const size_t sixth_count = zero.size() - 2 * (run.BucketsUsed() - 6) - 1;
+  zero[sixth_count] = 0;
+  Result<Histogram> r = Histogram::Decode(zero);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "histogram: bucket " + std::to_string(BucketIndex(220)) +
+                                      " has count 0");
+}
+
 TEST(Histogram, EncodingIsSmallOnARealisticDistribution) {
   // One second of a busy disk: a cache-hit band, a disk band, a few outliers.
   std::mt19937_64 rng(7);

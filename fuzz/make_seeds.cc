@@ -92,6 +92,14 @@ int main(int argc, char** argv) {
   Write("histogram", "empty", cut(h0, h1));
   Write("histogram", "near_bound", cut(h3, h3));
   Write("histogram", "one", cut(h1, ""));
+  // Runs of neighbouring buckets with one-byte gaps and counts (read four at a time), broken by
+  // a two-byte count and a two-byte gap: one part of each kind.
+  std::vector<std::pair<uint64_t, uint64_t>> runs;
+  for (uint64_t v = 1'000; v < 1'200; v += 9) runs.push_back({v, 1 + v % 5});
+  runs.push_back({1'300, 200});
+  for (uint64_t v = 2'000'000; v < 2'300'000; v += 15'000) runs.push_back({v, 1 + v % 7});
+  const std::string h4 = Hist(runs).Encode();
+  Write("histogram", "runs", cut(h4, h1));
 
   // stacks: [cut1 cut2] EXISTING OPERAND1 OPERAND2
   using aggregator::EncodeStackCounts;
