@@ -13,7 +13,6 @@
 //
 // Exit codes: 0 after a signal, 2 on a bad flag or config, 1 when the statsd port cannot be bound.
 #include <signal.h>
-#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -40,6 +39,7 @@
 #include "core/clock.h"
 #include "core/curve_keys.h"
 #include "core/log.h"
+#include "core/open_files.h"
 #include "core/metrics_http.h"
 #include "ingest/bucketizer.h"
 #include "ingest/replicated_shipper.h"
@@ -358,12 +358,8 @@ int Run(const AgentConfig& config) {
   sigaddset(&signals, SIGHUP);  // re-read the cluster file
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  // The proc source keeps three /proc/PID files open per process (agent/proc_source.h): allow
-  // as many descriptors as the hard limit does.
-  if (rlimit files{}; getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
-    files.rlim_cur = files.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &files);
-  }
+  // The proc source keeps three /proc/PID files open per process (agent/proc_source.h).
+  RaiseOpenFileLimit();
   Result<Cluster> cluster = AgentCluster(config);
   if (!cluster.ok()) {
     Log(cluster.status().ToString());

@@ -26,6 +26,7 @@
 #include "core/clock.h"
 #include "core/cluster.h"
 #include "core/curve_keys.h"
+#include "core/open_files.h"
 #include "core/endpoint.h"
 #include "core/log.h"
 #include "core/metrics_http.h"
@@ -280,6 +281,12 @@ int Run(int argc, char** argv) {
   sigaddset(&signals, SIGHUP);  // read the clients and cluster files again
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // RocksDB keeps every table file open: the descriptors follow the store's live files.
+  if (const uint64_t files = RaiseOpenFileLimit(); files > 0 && files < 4096) {
+    Log("warning: at most " + std::to_string(files) + " open files (RLIMIT_NOFILE, hard limit): "
+        "RocksDB keeps every table file of the store open, about one per 64 MB; raise the limit "
+        "(systemd LimitNOFILE=, ulimit -Hn) for a store of more than a few tens of GB");
+  }
   Result<std::unique_ptr<Store>> store = Store::Open(config.data_dir, config.store);
   if (!store.ok()) {
     Log("cannot open the store: " + store.status().ToString());

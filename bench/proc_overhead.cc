@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/open_files.h"
 #include "ingest/bucketizer.h"
 #include "agent/proc_source.h"
 
@@ -53,10 +54,7 @@ int main(int argc, char** argv) {
   app.add_flag("--verbose", verbose, "one line per pass, and the scalars per metric");
   CLI11_PARSE(app, argc, argv);
 
-  if (rlimit files{}; getrlimit(RLIMIT_NOFILE, &files) == 0) {  // as trailmap-agent does
-    files.rlim_cur = files.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &files);
-  }
+  trailmap::RaiseOpenFileLimit();  // as trailmap-agent does
   std::vector<pid_t> children;
   char sleep_arg0[] = "sleep", sleep_arg1[] = "3600";
   char* child_argv[] = {sleep_arg0, sleep_arg1, nullptr};
