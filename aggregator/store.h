@@ -116,7 +116,11 @@ struct StoreOptions {
   // Shared block cache over all column families, MiB. A heat map of 100 hosts x 1 h at 1 s reads
   // 720,000 keys (~100 bytes each): with 64 MiB each repeat read and decompressed its blocks
   // again (470 ms of aggregator CPU, against 370 ms with 256 MiB, on bench/cluster-bench data).
-  size_t block_cache_mb = 256;
+  // A region -> flame query of 1,000 hosts x 10 min reads ~320 MB of blocks (histograms and
+  // stacks, as the cache holds them): with 256 MiB every repeat decompressed them all again
+  // (1.6-2.1 s of aggregator CPU), with 1,024 MiB 0.9-1.0 s (docs/BENCHMARKS.md, session 12).
+  // An LRU bound, not an allocation: an aggregator that is not read from stays small.
+  size_t block_cache_mb = 1024;
   // Memtable size of the `hist` column family, MiB (the others use a quarter of it).
   size_t write_buffer_mb = 32;
   // Free space, MiB, that the data directory's file system must keep: below it a write is
