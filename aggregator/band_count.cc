@@ -7,7 +7,7 @@
 #include <string>
 
 #include "aggregator/keys.h"
-#include "aggregator/parallel.h"
+#include "core/parallel.h"
 #include "aggregator/query_budget.h"
 #include "aggregator/series_filter.h"
 #include "core/counts.h"

@@ -12,7 +12,7 @@
 
 #include "aggregator/host_mask.h"
 #include "aggregator/keys.h"
-#include "aggregator/parallel.h"
+#include "core/parallel.h"
 #include "aggregator/query_budget.h"
 #include "aggregator/rollup.h"
 #include "aggregator/series_filter.h"

@@ -11,7 +11,7 @@
 #include "aggregator/band_count.h"
 #include "aggregator/host_mask.h"
 #include "aggregator/keys.h"
-#include "aggregator/parallel.h"
+#include "core/parallel.h"
 #include "aggregator/query_budget.h"
 #include "aggregator/series_filter.h"
 #include "aggregator/stack_merge_operator.h"

@@ -5,6 +5,9 @@
 // the view, empty or not; the PNG figure includes libpng's encoding, the SVG one building the
 // document string.
 //
+// Columns of 1,000 hosts (issue 14): assembling them (each host's statistics and its spread over
+// the rows) and writing SVG, PNG and JSON. Items = hosts.
+//
 // Frequency trails of 1,000 hosts (issue 14): assembling them (statistics, mass, density, split)
 // for every host or for the trails a picture keeps, and writing SVG, PNG and JSON. Items = trails.
 #include <benchmark/benchmark.h>
@@ -13,10 +16,12 @@
 #include <cstdio>
 #include <random>
 
+#include "query/render/columns.h"
 #include "query/render/heatmap_png.h"
 #include "query/render/heatmap_svg.h"
 #include "query/render/trails.h"
 #include "query/testing/views.h"
+#include "query/views/columns.h"
 #include "query/views/heatmap.h"
 #include "query/views/trails.h"
 
@@ -138,6 +143,33 @@ void BM_AssembleTrails(benchmark::State& state) {
 }
 // 0: every host's shape (JSON); 200: the trails a default picture draws.
 BENCHMARK(BM_AssembleTrails)->Arg(0)->Arg(200)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_AssembleColumns(benchmark::State& state) {
+  const MergedGrid& grid = FleetGrid();
+  for (auto _ : state) {
+    Result<ColumnsView> view = AssembleColumns(grid, {});
+    benchmark::DoNotOptimize(view);
+  }
+  state.SetItemsProcessed(state.iterations() * 1000);
+}
+BENCHMARK(BM_AssembleColumns)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// {0 SVG, 1 PNG, 2 JSON} of the 1,000 hosts' columns.
+void BM_RenderColumns(benchmark::State& state) {
+  static const ColumnsView view = *AssembleColumns(FleetGrid(), {});
+  size_t bytes = 0;
+  for (auto _ : state) {
+    std::string out;
+    if (state.range(0) == 0) out = RenderColumnsSvg(view);
+    if (state.range(0) == 1) out = *RenderColumnsPng(view);
+    if (state.range(0) == 2) out = RenderColumnsJson(view);
+    bytes = out.size();
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetItemsProcessed(state.iterations() * 1000);
+  state.counters["bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_RenderColumns)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
 // Every trail (the JSON, or --limit 1000), or the 225 a default picture draws.
 const TrailsView& FleetTrails(bool fitted) {

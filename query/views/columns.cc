@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/parallel.h"
 #include "query/views/distribution_stats.h"
 
 namespace trailmap {
@@ -106,12 +107,17 @@ Result<ColumnsView> AssembleColumns(const MergedGrid& grid, const ColumnsOptions
 
   // Each host's histogram over the whole range, and its statistics.
   std::vector<Histogram> merged;
+  std::vector<size_t> kept;
   for (size_t g = 0; g < grid.groups.size(); ++g) {
     Histogram h = grid.Group(g);
     if (h.empty()) continue;
-    view.hosts.push_back(DescribeHost(grid.groups[g], h));
     merged.push_back(std::move(h));
+    kept.push_back(g);
   }
+  view.hosts.resize(merged.size());
+  ParallelFor(merged.size(), 256, [&view, &merged, &kept, &grid](size_t i) {
+    view.hosts[i] = DescribeHost(grid.groups[kept[i]], merged[i]);
+  });
   view.hosts_total = view.hosts.size();
 
   std::vector<size_t> order(view.hosts.size());

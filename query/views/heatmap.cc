@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/parallel.h"
 #include "query/draw/palette.h"
 
 namespace trailmap {
@@ -57,6 +58,7 @@ void SpreadColumn(const Histogram& h, const std::vector<double>& bounds, std::ve
   const size_t rows = bounds.size() - 1;
   share->assign(rows + 2, 0);
   const double ymin = bounds.front(), ymax = bounds.back();
+  size_t row = 0;
   h.ForEachBucket([&](uint32_t index, uint64_t count) {
     const double lo = static_cast<double>(BucketLower(index));
     const double hi = static_cast<double>(BucketUpper(index)) + 1;  // exclusive
@@ -72,9 +74,17 @@ void SpreadColumn(const Histogram& h, const std::vector<double>& bounds, std::ve
     }
     if (lo < ymin) (*share)[0] += n * (ymin - lo) / width;
     if (hi > ymax) (*share)[rows + 1] += n * (hi - ymax) / width;
-    // The first row whose top is above lo.
-    size_t r = std::upper_bound(bounds.begin(), bounds.end(), std::max(lo, ymin)) - bounds.begin();
-    r = r == 0 ? 0 : r - 1;
+    // The first row whose top is above lo: the buckets come in ascending order, so the row
+    // only moves up (a walk, not a search per bucket).
+    const double start = std::max(lo, ymin);
+    while (row + 1 < rows && bounds[row + 1] <= start) ++row;
+    size_t r = row;
+    // Most buckets lie inside one row. Then the share is n * width / width, which is exactly n
+    // while n * width is below 2^53 (both are whole numbers): the same sum without a division.
+    if (lo >= bounds[r] && hi <= bounds[r + 1] && n * width < 0x1p53) {
+      (*share)[r + 1] += n;
+      return;
+    }
     for (; r < rows && bounds[r] < hi; ++r) {
       const double overlap = std::min(hi, bounds[r + 1]) - std::max(lo, bounds[r]);
       if (overlap > 0) (*share)[r + 1] += n * overlap / width;
@@ -448,21 +458,28 @@ Result<HeatmapView> AssembleHeatmap(const MergedGrid& fetched, const HeatmapOpti
   const size_t cells = size_t{view.rows} * view.columns;
   view.counts.assign(cells, 0);
   if (grouped) view.breakdown.assign(cells, {});
-  std::vector<double> share;
-  std::vector<uint64_t> spread;
-  for (size_t g = 0; g < grid.groups.size(); ++g) {
-    for (uint32_t c = 0; c < grid.columns; ++c) {
+  // Columns are independent: each is spread by one thread, which alone writes its cells, with
+  // what falls outside the rows summed per column.
+  std::vector<uint64_t> below(grid.columns, 0), above(grid.columns, 0);
+  ParallelFor(grid.columns, 128, [&grid, &view, &below, &above, grouped](size_t c) {
+    std::vector<double> share;
+    std::vector<uint64_t> spread;
+    for (size_t g = 0; g < grid.groups.size(); ++g) {
       const Histogram& h = grid.cells[g][c];
       if (h.empty()) continue;
-      SpreadColumn(h, view.row_bounds, &share, &spread, &view.below, &view.above);
+      SpreadColumn(h, view.row_bounds, &share, &spread, &below[c], &above[c]);
       for (uint32_t r = 0; r < view.rows; ++r) {
         const uint64_t count = spread[r + 1];
         if (count == 0) continue;
-        const size_t i = view.Index(r, c);
+        const size_t i = view.Index(r, static_cast<uint32_t>(c));
         view.counts[i] += count;
         if (grouped) view.breakdown[i].emplace_back(static_cast<uint32_t>(g), count);
       }
     }
+  });
+  for (uint32_t c = 0; c < grid.columns; ++c) {
+    view.below += below[c];
+    view.above += above[c];
   }
   for (double p : options.overlay) {
     PercentileLine line;

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <thread>
 
+#include "core/parallel.h"
 #include "query/draw/axis.h"
 
 namespace trailmap {
@@ -273,10 +273,10 @@ TrailsView AssembleTrails(const MergedGrid& grid, const TrailOptions& options) {
   // Every group's statistics decide the order; only the trails kept get a shape (a 2,048-point
   // density is most of a trail's cost, and a picture keeps the few hundred that fit).
   std::vector<FrequencyTrail> stats(groups.size());
-  for (size_t i = 0; i < groups.size(); ++i) {
+  ParallelFor(groups.size(), 256, [&stats, &groups, &grid, &kept](size_t i) {
     FillTrailStats(groups[i], &stats[i]);
     stats[i].group = grid.groups[kept[i]];
-  }
+  });
   std::vector<size_t> order(stats.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&stats, &options](size_t a, size_t b) {
@@ -298,20 +298,12 @@ TrailsView AssembleTrails(const MergedGrid& grid, const TrailOptions& options) {
   if (view.hi <= view.lo) view.hi = view.lo + 1;
   view.trails.resize(order.size());
   // The shapes are independent: computed on a few threads when there are many.
-  const size_t workers =
-      order.size() < 64 ? 1 : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
-  const auto shape = [&view, &stats, &order, &groups, &options](size_t from, size_t step) {
-    for (size_t k = from; k < order.size(); k += step) {
-      FrequencyTrail& t = view.trails[k];
-      t = std::move(stats[order[k]]);
-      FillTrailShape(groups[order[k]], view.lo, view.hi, view.points, view.threshold,
-                     options.bandwidth, &t);
-    }
-  };
-  std::vector<std::thread> threads;
-  for (size_t w = 1; w < workers; ++w) threads.emplace_back(shape, w, workers);
-  shape(0, workers);
-  for (std::thread& t : threads) t.join();
+  ParallelFor(order.size(), 64, [&view, &stats, &order, &groups, &options](size_t k) {
+    FrequencyTrail& t = view.trails[k];
+    t = std::move(stats[order[k]]);
+    FillTrailShape(groups[order[k]], view.lo, view.hi, view.points, view.threshold,
+                   options.bandwidth, &t);
+  });
   for (const FrequencyTrail& t : view.trails) {
     view.total += t.count;
     view.above_events += (t.above + t.below) * static_cast<double>(t.count);
