@@ -102,6 +102,25 @@ TEST(Predicate, ErrorsPointAtTheColumn) {
   }
 }
 
+// Fuzz finding (session 13): a text under the limit whose canonical form is over it parsed, and
+// its canonical form did not. Now both are refused, with how long it is once written out.
+TEST(Predicate, WhatIsAcceptedReparsesAsItsCanonicalText) {
+  std::string compact = R"(x=="y")";
+  while (compact.size() < kMaxPredicateText - 20) compact += R"( and x=="y")";
+  ASSERT_LE(compact.size(), kMaxPredicateText);
+  const Result<Predicate> p = Predicate::Parse(compact);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("longer than 4096 bytes once written out"), std::string::npos)
+      << p.status().message();
+  // Half of it is accepted, and so is its canonical text, which prints the same.
+  const std::string half = compact.substr(0, compact.size() / 2 / 11 * 11 + 6);
+  const Result<Predicate> q = Predicate::Parse(half);
+  ASSERT_TRUE(q.ok()) << q.status().message() << "\n" << half;
+  const Result<Predicate> again = Predicate::Parse(q->ToString());
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->ToString(), q->ToString());
+}
+
 TEST(Predicate, HostileInputIsRefusedCheaply) {
   // Deep nesting: refused at the limit, not a stack overflow.
   std::string deep(3000, '(');
