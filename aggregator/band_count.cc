@@ -7,6 +7,7 @@
 #include <string>
 
 #include "aggregator/keys.h"
+#include "aggregator/perf_counters.h"
 #include "core/parallel.h"
 #include "aggregator/query_budget.h"
 #include "aggregator/series_filter.h"
@@ -108,6 +109,7 @@ Result<std::vector<BandSecond>> CountBand(const BandScan& scan, const Catalog& c
   }
   std::vector<Slice> slices(parts);
   RunParts(parts, [&](int i) {
+    DisableRocksDbPerfCounters();
     CountSlice(scan, catalog, metric, bounds[i], bounds[i + 1], allowed, where, band, &slices[i]);
   });
   std::vector<BandSecond> out = std::move(slices[0].seconds);

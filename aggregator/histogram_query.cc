@@ -12,6 +12,7 @@
 
 #include "aggregator/host_mask.h"
 #include "aggregator/keys.h"
+#include "aggregator/perf_counters.h"
 #include "core/parallel.h"
 #include "aggregator/query_budget.h"
 #include "aggregator/rollup.h"
@@ -587,6 +588,7 @@ Result<HistogramAnswer> RunHistogramQuery(const HistogramScan& scan, const Catal
   if (snapshot == nullptr) snapshot = own_snapshot.emplace(db).snapshot();
   std::vector<Partial> partials(parts);
   RunParts(parts, [&](int i) {
+    DisableRocksDbPerfCounters();
     ScanSlice(db, families, pending, scan.pending_blocks, snapshot, catalog, query, read_metric,
               by_hosts ? query.from : bounds[i], bounds[i + 1], host_ranges[i], allowed, *where,
               aggregate, scan.budget, scan.pass_through, &partials[i]);

@@ -11,6 +11,7 @@
 #include "aggregator/band_count.h"
 #include "aggregator/host_mask.h"
 #include "aggregator/keys.h"
+#include "aggregator/perf_counters.h"
 #include "core/parallel.h"
 #include "aggregator/query_budget.h"
 #include "aggregator/series_filter.h"
@@ -390,6 +391,7 @@ Result<StackAnswer> RunRegionQuery(const StackScan& store, const Catalog& catalo
   }
   std::vector<std::unordered_map<uint64_t, uint64_t>> once(region.baseline ? parts : 0);
   RunParts(parts, [&](int i) {
+    DisableRocksDbPerfCounters();
     RegionSlice& slice = slices[i];
     Result<std::vector<BandSecond>> band =
         CountBand(BandScan{store.db, store.hist, snapshot, 1, budget, fill_cache}, catalog,
