@@ -269,6 +269,16 @@ Result<FoldedStacks> Folded(const Catalog& catalog, const StackQuery& query, con
   return out;
 }
 
+// Adds `sums` into *into, saturating at kMaxTotalCount. Keys are group << 32 | stack id, and a
+// region query has no groups (CheckStackQuery refuses --by), so every slice's are alike.
+void AddSums(const std::unordered_map<uint64_t, uint64_t>& sums,
+             std::unordered_map<uint64_t, uint64_t>* into, bool* saturated) {
+  for (const auto& [key, count] : sums) {
+    uint64_t& sum = (*into)[key];
+    sum = SaturatingCountAdd(sum, count, saturated);
+  }
+}
+
 // A region's baseline: the selected hosts' [from, to), each host-second once, except the
 // selected ones. Read as the difference of two exact sums: the hosts' whole range, whole minutes
 // from `stacks_60s` as an unweighted query reads it, minus `selected_once` (the selected
@@ -282,7 +292,7 @@ Status RunBaseline(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* stacks,
                    rocksdb::ColumnFamilyHandle* stacks_60s, const rocksdb::Snapshot* snapshot,
                    uint32_t metric, const StackQuery& query, const std::vector<BandSecond>& selected,
                    const std::unordered_map<uint64_t, uint64_t>& selected_once, bool once_saturated,
-                   Scan* whole) {
+                   int threads, Scan* whole) {
   const int64_t from = query.region->baseline_from, to = query.region->baseline_to;
   std::vector<uint8_t> listed;
   for (const BandSecond& b : selected) {
@@ -290,10 +300,43 @@ Status RunBaseline(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* stacks,
     listed[b.host] = 1;
   }
   whole->listed = &listed;
-  Status s = ForEachEpochPiece(query.replicas, from, to, [&](int64_t lo, int64_t hi) {
-    return whole->RunMinutes(db, stacks, stacks_60s, snapshot, metric, lo, hi);
+  // The whole range on the query threads: each epoch piece cut in two at a minute near its
+  // middle (the same keys read as uncut), the pieces shared out between the parts, each summing
+  // into a Scan of its own, added up after (a region has no groups: AddSums).
+  std::vector<std::pair<int64_t, int64_t>> pieces;
+  (void)ForEachEpochPiece(query.replicas, from, to, [&pieces](int64_t lo, int64_t hi) {
+    const int64_t mid = (lo + (hi - lo) / 2) / 60 * 60;
+    if (mid > lo && mid < hi) {
+      pieces.emplace_back(lo, mid);
+      pieces.emplace_back(mid, hi);
+    } else {
+      pieces.emplace_back(lo, hi);
+    }
+    return Status::Ok();
   });
-  if (!s.ok()) return s;
+  const int parts = static_cast<int>(
+      std::clamp<size_t>(pieces.size(), 1, static_cast<size_t>(std::max(1, threads))));
+  std::vector<Scan> scans;
+  for (int i = 0; i < parts; ++i) {
+    scans.push_back(Scan{whole->catalog, whole->where, whole->allowed, whole->group_by,
+                         {}, {}, {}, {}});
+    scans.back().listed = &listed;
+    scans.back().budget = whole->budget;
+  }
+  std::vector<Status> status(parts);
+  RunParts(parts, [&](int i) {
+    DisableRocksDbPerfCounters();
+    for (size_t k = static_cast<size_t>(i); k < pieces.size() && status[i].ok(); k += parts) {
+      status[i] = scans[i].RunMinutes(db, stacks, stacks_60s, snapshot, metric, pieces[k].first,
+                                      pieces[k].second);
+    }
+  });
+  for (int i = 0; i < parts; ++i) {
+    if (!status[i].ok()) return status[i];
+    whole->saturated = whole->saturated || scans[i].saturated;
+    AddSums(scans[i].counts, &whole->counts, &whole->saturated);
+  }
+  Status s;
   bool exact = !whole->saturated && !once_saturated;
   for (auto it = selected_once.begin(); exact && it != selected_once.end(); ++it) {
     auto w = whole->counts.find(it->first);
@@ -335,16 +378,6 @@ std::vector<int64_t> RegionSlices(int64_t from, int64_t to, int threads) {
     bounds.push_back(static_cast<int64_t>(static_cast<uint64_t>(from) + span * i / parts));
   }
   return bounds;
-}
-
-// Adds `sums` into *into, saturating at kMaxTotalCount. Keys are group << 32 | stack id, and a
-// region query has no groups (CheckStackQuery refuses --by), so every slice's are alike.
-void AddSums(const std::unordered_map<uint64_t, uint64_t>& sums,
-             std::unordered_map<uint64_t, uint64_t>* into, bool* saturated) {
-  for (const auto& [key, count] : sums) {
-    uint64_t& sum = (*into)[key];
-    sum = SaturatingCountAdd(sum, count, saturated);
-  }
 }
 
 // Region -> code (StackQuery::region): the band's host-seconds, then their stacks, each counted
@@ -455,7 +488,7 @@ Result<StackAnswer> RunRegionQuery(const StackScan& store, const Catalog& catalo
     Scan whole{catalog, everything, baseline_allowed, query.group_by, {}, {}, {}, {}};
     whole.budget = budget;
     Status s = RunBaseline(store.db, store.stacks, store.stacks_60s, snapshot, *metric, query,
-                           selected, selected_once, once_saturated, &whole);
+                           selected, selected_once, once_saturated, store.threads, &whole);
     if (!s.ok()) return s;
     Result<FoldedStacks> baseline = Folded(catalog, query, whole);
     if (!baseline.ok()) return baseline.status();
