@@ -1,6 +1,7 @@
 #include "query/run/columns.h"
 
 #include <ostream>
+#include <utility>
 
 #include "core/units.h"
 #include "query/views/columns.h"
@@ -63,7 +64,7 @@ Result<ViewDocument> RunColumnsView(const ColumnsRequest& flags, const QueryCont
     if (*ymax == 0) return Status::InvalidArgument("--ymax must be above 0");
     options.ymax = *ymax;
   }
-  Result<ColumnsView> view = AssembleColumns(fetched->grid, options);
+  Result<ColumnsView> view = AssembleColumns(std::move(fetched->grid), options);
   if (!view.ok()) return view.status();
   view->missing_shards = fetched->missing;
 

@@ -100,7 +100,8 @@ struct ColumnsView {
 };
 
 // Sorts the hosts of `grid` (a query grouped by host, one or more columns: all are merged) and
-// assembles the columns. Refuses a grid not grouped by host.
-Result<ColumnsView> AssembleColumns(const MergedGrid& grid, const ColumnsOptions& options);
+// assembles the columns. Refuses a grid not grouped by host. Takes the grid by value: a caller
+// done with it moves it in, and its one-column cells are then taken, not copied.
+Result<ColumnsView> AssembleColumns(MergedGrid grid, const ColumnsOptions& options);
 
 }  // namespace trailmap
