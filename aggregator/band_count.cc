@@ -8,11 +8,11 @@
 
 #include "aggregator/keys.h"
 #include "aggregator/perf_counters.h"
-#include "core/parallel.h"
 #include "aggregator/query_budget.h"
 #include "aggregator/series_filter.h"
 #include "core/counts.h"
 #include "core/histogram.h"
+#include "core/parallel.h"
 
 namespace trailmap::aggregator {
 namespace {

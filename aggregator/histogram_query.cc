@@ -13,10 +13,10 @@
 #include "aggregator/host_mask.h"
 #include "aggregator/keys.h"
 #include "aggregator/perf_counters.h"
-#include "core/parallel.h"
 #include "aggregator/query_budget.h"
 #include "aggregator/rollup.h"
 #include "aggregator/series_filter.h"
+#include "core/parallel.h"
 #include "core/predicate.h"
 #include "core/series.h"
 

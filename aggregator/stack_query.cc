@@ -12,11 +12,11 @@
 #include "aggregator/host_mask.h"
 #include "aggregator/keys.h"
 #include "aggregator/perf_counters.h"
-#include "core/parallel.h"
 #include "aggregator/query_budget.h"
 #include "aggregator/series_filter.h"
 #include "aggregator/stack_merge_operator.h"
 #include "core/counts.h"
+#include "core/parallel.h"
 #include "core/predicate.h"
 #include "core/series.h"
 
@@ -290,7 +290,8 @@ void AddSums(const std::unordered_map<uint64_t, uint64_t>& sums,
 // minutes (a scan would hold nothing there).
 Status RunBaseline(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* stacks,
                    rocksdb::ColumnFamilyHandle* stacks_60s, const rocksdb::Snapshot* snapshot,
-                   uint32_t metric, const StackQuery& query, const std::vector<BandSecond>& selected,
+                   uint32_t metric, const StackQuery& query,
+                   const std::vector<BandSecond>& selected,
                    const std::unordered_map<uint64_t, uint64_t>& selected_once, bool once_saturated,
                    int threads, Scan* whole) {
   const int64_t from = query.region->baseline_from, to = query.region->baseline_to;
@@ -318,8 +319,8 @@ Status RunBaseline(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* stacks,
       std::clamp<size_t>(pieces.size(), 1, static_cast<size_t>(std::max(1, threads))));
   std::vector<Scan> scans;
   for (int i = 0; i < parts; ++i) {
-    scans.push_back(Scan{whole->catalog, whole->where, whole->allowed, whole->group_by,
-                         {}, {}, {}, {}});
+    scans.push_back(
+        Scan{whole->catalog, whole->where, whole->allowed, whole->group_by, {}, {}, {}, {}});
     scans.back().listed = &listed;
     scans.back().budget = whole->budget;
   }

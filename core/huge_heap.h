@@ -8,8 +8,9 @@
 // the top of the heap in one step (M_TOP_PAD: untouched pages cost nothing), keeps freed memory
 // (M_TRIM_THRESHOLD), serves blocks up to 64 MiB from the heap rather than from separate mmaps,
 // has every thread allocate from it (M_ARENA_MAX 1: for one view at a time, not for a server
-// of many concurrent requests), and asks for huge pages on the whole of it (madvise MADV_HUGEPAGE; honoured when
-// /sys/kernel/mm/transparent_hugepage/enabled is `always` or `madvise`, a no-op otherwise).
+// of many concurrent requests), and asks for huge pages on the whole of it (madvise MADV_HUGEPAGE;
+// honoured when /sys/kernel/mm/transparent_hugepage/enabled is `always` or `madvise`, a no-op
+// otherwise).
 //
 // Call once at the start of main(), before large allocations. Not for sanitizer builds (they
 // replace malloc; it returns without doing anything there).

@@ -9,13 +9,13 @@
 #include "core/parallel.h"
 #include "core/timespec.h"
 #include "core/units.h"
-#include "query/draw/json_text.h"
 #include "query/draw/axis.h"
-#include "query/views/micro_trail.h"
+#include "query/draw/json_text.h"
 #include "query/draw/palette.h"
 #include "query/draw/raster.h"
 #include "query/draw/svg_text.h"
 #include "query/draw/view_text.h"
+#include "query/views/micro_trail.h"
 
 namespace trailmap {
 namespace {
