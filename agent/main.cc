@@ -39,8 +39,8 @@
 #include "core/clock.h"
 #include "core/curve_keys.h"
 #include "core/log.h"
-#include "core/open_files.h"
 #include "core/metrics_http.h"
+#include "core/open_files.h"
 #include "ingest/bucketizer.h"
 #include "ingest/replicated_shipper.h"
 

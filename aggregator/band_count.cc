@@ -7,12 +7,11 @@
 #include <string>
 
 #include "aggregator/keys.h"
-#include "aggregator/perf_counters.h"
+#include "aggregator/scan_parts.h"
 #include "aggregator/query_budget.h"
 #include "aggregator/series_filter.h"
 #include "core/counts.h"
 #include "core/histogram.h"
-#include "core/parallel.h"
 
 namespace trailmap::aggregator {
 namespace {
@@ -108,8 +107,7 @@ Result<std::vector<BandSecond>> CountBand(const BandScan& scan, const Catalog& c
     bounds.push_back(static_cast<int64_t>(static_cast<uint64_t>(from) + span * i / parts));
   }
   std::vector<Slice> slices(parts);
-  RunParts(parts, [&](int i) {
-    DisableRocksDbPerfCounters();
+  RunScanParts(parts, [&](int i) {
     CountSlice(scan, catalog, metric, bounds[i], bounds[i + 1], allowed, where, band, &slices[i]);
   });
   std::vector<BandSecond> out = std::move(slices[0].seconds);

@@ -12,11 +12,10 @@
 
 #include "aggregator/host_mask.h"
 #include "aggregator/keys.h"
-#include "aggregator/perf_counters.h"
+#include "aggregator/scan_parts.h"
 #include "aggregator/query_budget.h"
 #include "aggregator/rollup.h"
 #include "aggregator/series_filter.h"
-#include "core/parallel.h"
 #include "core/predicate.h"
 #include "core/series.h"
 
@@ -587,8 +586,7 @@ Result<HistogramAnswer> RunHistogramQuery(const HistogramScan& scan, const Catal
   const rocksdb::Snapshot* snapshot = scan.snapshot;
   if (snapshot == nullptr) snapshot = own_snapshot.emplace(db).snapshot();
   std::vector<Partial> partials(parts);
-  RunParts(parts, [&](int i) {
-    DisableRocksDbPerfCounters();
+  RunScanParts(parts, [&](int i) {
     ScanSlice(db, families, pending, scan.pending_blocks, snapshot, catalog, query, read_metric,
               by_hosts ? query.from : bounds[i], bounds[i + 1], host_ranges[i], allowed, *where,
               aggregate, scan.budget, scan.pass_through, &partials[i]);

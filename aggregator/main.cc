@@ -26,10 +26,10 @@
 #include "core/clock.h"
 #include "core/cluster.h"
 #include "core/curve_keys.h"
-#include "core/open_files.h"
 #include "core/endpoint.h"
 #include "core/log.h"
 #include "core/metrics_http.h"
+#include "core/open_files.h"
 #include "core/units.h"
 
 namespace trailmap::aggregator {

@@ -11,12 +11,11 @@
 #include "aggregator/band_count.h"
 #include "aggregator/host_mask.h"
 #include "aggregator/keys.h"
-#include "aggregator/perf_counters.h"
+#include "aggregator/scan_parts.h"
 #include "aggregator/query_budget.h"
 #include "aggregator/series_filter.h"
 #include "aggregator/stack_merge_operator.h"
 #include "core/counts.h"
-#include "core/parallel.h"
 #include "core/predicate.h"
 #include "core/series.h"
 
@@ -325,8 +324,7 @@ Status RunBaseline(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* stacks,
     scans.back().budget = whole->budget;
   }
   std::vector<Status> status(parts);
-  RunParts(parts, [&](int i) {
-    DisableRocksDbPerfCounters();
+  RunScanParts(parts, [&](int i) {
     for (size_t k = static_cast<size_t>(i); k < pieces.size() && status[i].ok(); k += parts) {
       status[i] = scans[i].RunMinutes(db, stacks, stacks_60s, snapshot, metric, pieces[k].first,
                                       pieces[k].second);
@@ -337,7 +335,6 @@ Status RunBaseline(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* stacks,
     whole->saturated = whole->saturated || scans[i].saturated;
     AddSums(scans[i].counts, &whole->counts, &whole->saturated);
   }
-  Status s;
   bool exact = !whole->saturated && !once_saturated;
   for (auto it = selected_once.begin(); exact && it != selected_once.end(); ++it) {
     auto w = whole->counts.find(it->first);
@@ -351,7 +348,7 @@ Status RunBaseline(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* stacks,
   whole->counts.clear();  // second by second, leaving the selected host-seconds out
   whole->saturated = false;
   whole->excluded = &selected;
-  s = ForEachEpochPiece(query.replicas, from, to, [&](int64_t lo, int64_t hi) {
+  const Status s = ForEachEpochPiece(query.replicas, from, to, [&](int64_t lo, int64_t hi) {
     return whole->Run(db, stacks, snapshot, metric, lo, hi);
   });
   whole->excluded = nullptr;
@@ -424,8 +421,7 @@ Result<StackAnswer> RunRegionQuery(const StackScan& store, const Catalog& catalo
     slices.back().scan.budget = budget;
   }
   std::vector<std::unordered_map<uint64_t, uint64_t>> once(region.baseline ? parts : 0);
-  RunParts(parts, [&](int i) {
-    DisableRocksDbPerfCounters();
+  RunScanParts(parts, [&](int i) {
     RegionSlice& slice = slices[i];
     Result<std::vector<BandSecond>> band =
         CountBand(BandScan{store.db, store.hist, snapshot, 1, budget, fill_cache}, catalog,
