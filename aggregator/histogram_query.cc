@@ -54,6 +54,7 @@ class SliceScan {
     const auto [low, high] = where.ValueRange();
     all_values_ = low == 0 && high == UINT64_MAX;
     band_ = BucketBand::Of(low, high);
+    send_only_ = pass_through;
     pass_through_ = pass_through && all_values_;
   }
 
@@ -119,6 +120,17 @@ class SliceScan {
     // A value comparison may leave a cell with nothing in it: answers hold non-empty cells only.
     if (!all_values_) {
       std::erase_if(out_->cells, [](const QueryCell& c) { return c.histogram.empty(); });
+    }
+    if (send_only_) {
+      // An answer only sent on is encoded cell by cell on the slices' threads, not one after
+      // another on the query's (a columns query of 1,000 hosts spent ~7% of its CPU there). A
+      // cell split between slices is decoded again by Combine; a saturated one stays decoded,
+      // for the store to count.
+      for (QueryCell& cell : out_->cells) {
+        if (!cell.encoded.empty() || cell.histogram.saturated()) continue;
+        cell.histogram.EncodeTo(&cell.encoded);
+        cell.histogram = Histogram();
+      }
     }
     out_->groups = std::move(aggregate_ != nullptr ? aggregate_names_ : grouping_.names());
   }
@@ -191,6 +203,7 @@ class SliceScan {
   Partial* out_;
   BucketBand band_;  // the buckets a value comparison of the predicate keeps
   bool all_values_ = true;
+  bool send_only_ = false;     // HistogramScan::pass_through: cells leave encoded (Finish)
   bool pass_through_ = false;  // HistogramScan::pass_through, and the predicate keeps all values
   std::vector<int32_t> cell_of_group_;  // for the current column: group -> index in cells, or -1
   uint64_t current_column_ = UINT64_MAX;

@@ -95,8 +95,10 @@ struct HistogramScan {
   // deadline, or once the aggregator stops) the scan stops and the query fails with the budget's
   // error (aggregator/query_budget.h). Null: no limits.
   QueryBudget* budget = nullptr;
-  // true: a cell made of one stored value keeps its encoding, validated but not decoded
-  // (QueryCell::encoded), for an answer that is only sent on; false: every cell decoded.
+  // true: for an answer that is only sent on, every cell leaves encoded (QueryCell::encoded; a
+  // saturated one excepted): a cell made of one stored value keeps that value's encoding,
+  // validated but not decoded, and the others are encoded on the scan's threads. false: every
+  // cell decoded.
   bool pass_through = false;
 };
 

@@ -27,6 +27,7 @@
 #include "core/cluster.h"
 #include "core/curve_keys.h"
 #include "core/endpoint.h"
+#include "core/huge_heap.h"
 #include "core/log.h"
 #include "core/metrics_http.h"
 #include "core/open_files.h"
@@ -435,5 +436,6 @@ int Run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   trailmap::SetLogProgram("trailmap-aggregator");
+  trailmap::KeepFreedMemory();  // each query's memory stays for the next: core/huge_heap.h
   return trailmap::aggregator::Run(argc, argv);
 }

@@ -187,7 +187,8 @@ Answer QueryServer::Run(const Query& query, QueryBudget* budget) const {
   }
   const auto start = std::chrono::steady_clock::now();
   Result<HistogramAnswer> histograms = store_->QueryHistograms(
-      query.histograms, QueryPlan::kCoarsest, budget, /*pass_through=*/true);
+      query.histograms, QueryPlan::kCoarsest, budget,
+      /*pass_through=*/!query.histograms.summaries);  // summaries are read here, not sent
   if (!histograms.ok()) {
     answer.error = histograms.status().code() == Status::Code::kResourceExhausted
                        ? histograms.status().message()

@@ -43,4 +43,10 @@ size_t PreferHugePages(size_t reserve_bytes) {
   return high - low;
 }
 
+bool KeepFreedMemory(size_t keep_bytes) {
+  if (kSanitized) return false;
+  return mallopt(M_TRIM_THRESHOLD, static_cast<int>(keep_bytes)) != 0 &&
+         mallopt(M_MMAP_THRESHOLD, 32 << 20) != 0;
+}
+
 }  // namespace trailmap

@@ -23,4 +23,15 @@ namespace trailmap {
 // Returns the bytes of heap now advised for huge pages (0 when nothing was done).
 size_t PreferHugePages(size_t reserve_bytes = size_t{256} << 20);
 
+// KeepFreedMemory: for servers (the aggregator, trailmap-query), which build a short-lived
+// answer per query on threads of their own. glibc gives a thread's arena back to the kernel
+// once more than 128 KiB is free at its top, and serves blocks from 128 KiB up (the answer's
+// buffers) from mmaps it unmaps on free: every query faulted its memory in again, ~2,000 faults
+// of 4 KiB for one columns query of 1,000 hosts (~16 µs each on this virtualized machine). This
+// keeps up to `keep_bytes` free at the top of each arena and serves blocks below 32 MiB from the
+// arenas: the same query then takes ~12 faults (docs/BENCHMARKS.md, issue 14). What a server
+// keeps is the peak of its queries, at most keep_bytes more per arena. Not for sanitizer
+// builds (returns false there).
+bool KeepFreedMemory(size_t keep_bytes = size_t{64} << 20);
+
 }  // namespace trailmap

@@ -20,6 +20,7 @@
 #include "core/clock.h"
 #include "core/cluster.h"
 #include "core/curve_keys.h"
+#include "core/huge_heap.h"
 #include "core/log.h"
 #include "core/units.h"
 #include "query/http/api.h"
@@ -78,6 +79,7 @@ int Usage(const std::string& message) {
 int main(int argc, char** argv) {
   using namespace trailmap;
   SetLogProgram("trailmap-query");
+  KeepFreedMemory();  // each request's memory stays for the next: core/huge_heap.h
   HttpServerOptions server_options;
   ApiOptions api;
   std::string tokens_path;
