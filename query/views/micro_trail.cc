@@ -13,7 +13,7 @@ namespace {
 struct Cell {
   bool line = false;
   bool rug = false;
-  double height = 0;  // largest line density in the cell, 0..1
+  double height = 0;  // the root of the largest line density in the cell, 0..1
 };
 
 std::vector<Cell> Squeeze(const FrequencyTrail& trail, size_t cells) {
@@ -21,13 +21,21 @@ std::vector<Cell> Squeeze(const FrequencyTrail& trail, size_t cells) {
   const size_t n = trail.density.size();
   if (n == 0 || cells == 0) return out;
   auto cell_of = [n, cells](uint32_t point) { return static_cast<size_t>(point) * cells / n; };
+  // Each run a cell at a time (its points up to the next cell's first, ceil((c + 1) n / cells)),
+  // and the square root once per cell: it keeps the order, so the root of the largest density
+  // is the largest root. (A division and a root per point were 10% of writing 1,000 trails.)
   for (const auto& [begin, end] : trail.split.lines) {
-    for (uint32_t p = begin; p < end; ++p) {
-      Cell& c = out[cell_of(p)];
-      c.line = true;
-      c.height = std::max(c.height, std::sqrt(trail.density[p]));
+    for (uint32_t p = begin; p < end;) {
+      const size_t c = cell_of(p);
+      const auto next =
+          static_cast<uint32_t>(std::min<size_t>(end, ((c + 1) * n + cells - 1) / cells));
+      double top = out[c].height;
+      for (; p < next; ++p) top = std::max(top, trail.density[p]);
+      out[c].line = true;
+      out[c].height = top;
     }
   }
+  for (Cell& c : out) c.height = std::sqrt(c.height);
   for (uint32_t p : trail.split.rug) out[cell_of(p)].rug = true;
   return out;
 }

@@ -58,12 +58,17 @@ struct TrailMass {
                                 // range), increasing, once each: where its rug tick would go
 };
 TrailMass SpreadHistogram(const Histogram& histogram, uint64_t lo, uint64_t hi, size_t points);
+// The same into *into, reusing its vectors' memory.
+void SpreadHistogramInto(const Histogram& histogram, uint64_t lo, uint64_t hi, size_t points,
+                         TrailMass* into);
 
 // Silverman's rule of thumb for `histogram`, in its base unit; 0 when it has no spread.
 double SilvermanBandwidth(const Histogram& histogram);
 // `values` smoothed by a Gaussian of `sigma` points (three box filters, reflecting ends; the sum
 // is kept). sigma < 0.5 returns `values` unchanged.
 std::vector<double> SmoothGaussian(const std::vector<double>& values, double sigma);
+// The same into *out (not `values`), reusing its memory.
+void SmoothGaussianInto(const std::vector<double>& values, double sigma, std::vector<double>* out);
 
 // The line runs and rug ticks of a trail (step 3 above); density scaled to peak 1.
 struct TrailSplit {
@@ -82,8 +87,6 @@ struct FrequencyTrail {
   DistributionStats stats;  // cov, skewness, kurtosis, bimodality
   double bandwidth = 0;     // the kernel's standard deviation, in the base unit (0 = none)
   double below = 0, above = 0;   // shares of the events outside the range
-  std::vector<double> mass;      // step 1
-  std::vector<uint32_t> ticks;   // step 1: the buckets' tick points
   std::vector<double> density;   // step 2, peak 1 (all 0 when nothing is in range)
   TrailSplit split;              // step 3
 };
