@@ -2,8 +2,10 @@
 
 #include <CLI/CLI.hpp>
 #include <fstream>
+#include <functional>
 #include <ostream>
 #include <sstream>
+#include <string_view>
 
 #include "core/predicate.h"
 #include "core/timespec.h"
@@ -56,18 +58,39 @@ Result<std::string> ReadInputText(const std::string& path, std::istream& in) {
   return std::move(text).str();
 }
 
-Status WriteOutput(const CliContext& context, const std::string& path, const std::string& bytes) {
+namespace {
+
+// Calls write() with standard output ("" or "-") or the file at `path`, then checks it.
+Status WriteWith(const CliContext& context, const std::string& path,
+                 const std::function<void(std::ostream&)>& write) {
   if (path.empty() || path == "-") {
-    context.out->write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    write(*context.out);
     context.out->flush();
     return context.out->good() ? Status::Ok() : Status::IOError("cannot write to standard output");
   }
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   if (!file) return Status::IOError("cannot open " + path + " for writing");
-  file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  write(file);
   file.close();
   if (!file) return Status::IOError("cannot write " + path);
   return Status::Ok();
+}
+
+void WriteBytes(std::ostream& out, std::string_view bytes) {
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace
+
+Status WriteOutput(const CliContext& context, const std::string& path, const std::string& bytes) {
+  return WriteWith(context, path, [&bytes](std::ostream& out) { WriteBytes(out, bytes); });
+}
+
+Status WriteOutput(const CliContext& context, const std::string& path, const ViewDocument& doc) {
+  if (!doc.stream) return WriteOutput(context, path, doc.bytes);
+  return WriteWith(context, path, [&doc](std::ostream& out) {
+    doc.stream([&out](std::string_view part) { WriteBytes(out, part); });
+  });
 }
 
 int ReportMissing(const CliContext& context, const std::vector<std::string>& missing) {
@@ -81,7 +104,7 @@ int ReportMissing(const CliContext& context, const std::vector<std::string>& mis
 int FinishView(const CliContext& context, const char* command, const Result<ViewDocument>& document,
                const std::string& output) {
   Status status = document.status();
-  if (status.ok()) status = WriteOutput(context, output, document->bytes);
+  if (status.ok()) status = WriteOutput(context, output, *document);
   if (!status.ok()) {
     *context.err << "trailmap " << command << ": " << status.message() << "\n";
     return ExitCodeFor(status);

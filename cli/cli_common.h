@@ -31,7 +31,10 @@ enum ExitCode : int { kExitOk = 0, kExitError = 1, kExitUsage = 2, kExitPartial 
 // environment and no terminal is read below main(). The query part is what trailmap-query builds
 // too (query/fetch/view_request.h); the streams are the CLI's own.
 struct CliContext : QueryContext {
-  CliContext() { empty_when_none_answer = true; }  // a document even when no shard answers
+  CliContext() {
+    empty_when_none_answer = true;  // a document even when no shard answers
+    stream_documents = true;        // a large document is written out as it is made
+  }
   std::ostream* out = nullptr;  // standard output
   std::ostream* err = nullptr;  // standard error
 };
@@ -51,6 +54,8 @@ int ExitCodeFor(const Status& status);
 
 // Writes `bytes` to `path`, or to context.out when path is "" or "-".
 Status WriteOutput(const CliContext& context, const std::string& path, const std::string& bytes);
+// A view's document: its bytes, or its parts as they are made (ViewDocument::stream).
+Status WriteOutput(const CliContext& context, const std::string& path, const ViewDocument& doc);
 
 // All of FILE's bytes, or of `in` when path is "-"; IOError "cannot open FILE" / "cannot read
 // FILE" otherwise.

@@ -1,13 +1,19 @@
 // Work split over threads, one way for every component: the aggregator's query scans (time
 // slices, a region's band count, the stack pass) and the views' per-host and per-column loops
 // (1,000 hosts' statistics or spreads are independent, and the CLI has the machine's cores to
-// itself once the aggregators have answered).
+// itself once the aggregators have answered), and a large document made in parts on the cores
+// while it is written out in order (ParallelInOrder).
 //
-// Thread safety: `fn` / `body` is called on several threads at once, each with its own index.
+// Thread safety: `fn` / `body` / `make` is called on several threads at once, each with its own
+// index.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstddef>
+#include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -41,6 +47,54 @@ void ParallelFor(size_t n, size_t min_parallel, const F& body) {
   RunParts(static_cast<int>(parts), [n, parts, &body](int part) {
     for (size_t i = static_cast<size_t>(part); i < n; i += parts) body(i);
   });
+}
+
+// Calls make(i) for each i in [0, n) on up to four threads (the cores), and consume(i, result)
+// on the calling thread in order of i, each as soon as its result and those before it are made:
+// writing a document out overlaps making its later parts, and each part is freed once consumed,
+// so the next ones reuse its memory (1,000 trails as JSON are 14 MB, and on this project's
+// virtualized machine every first touch of a page costs). Under `min_parallel` everything runs
+// on this thread, one index after the other. make's result type must be movable.
+template <typename Make, typename Consume>
+void ParallelInOrder(size_t n, size_t min_parallel, const Make& make, const Consume& consume) {
+  using Result = decltype(make(size_t{0}));
+  const size_t workers =
+      n < min_parallel ? 0 : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+  std::vector<std::thread> threads;
+  std::vector<std::optional<Result>> made(n);
+  std::mutex mu;
+  std::condition_variable ready;
+  std::atomic<size_t> next{0};
+  const auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      Result r = make(i);
+      {
+        std::lock_guard lock(mu);
+        made[i].emplace(std::move(r));
+      }
+      ready.notify_all();
+    }
+  };
+  for (size_t w = 0; w < workers; ++w) {
+    try {
+      threads.emplace_back(work);
+    } catch (const std::system_error&) {  // no thread to be had: those started make the rest
+      break;
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    std::optional<Result> r;
+    if (threads.empty()) {
+      r.emplace(make(i));
+    } else {
+      std::unique_lock lock(mu);
+      ready.wait(lock, [&made, i] { return made[i].has_value(); });
+      r = std::move(made[i]);
+      made[i].reset();
+    }
+    consume(i, std::move(*r));
+  }
+  for (std::thread& t : threads) t.join();
 }
 
 }  // namespace trailmap

@@ -42,6 +42,8 @@ struct QueryContext {
   // Set (trailmap-query): the cluster to ask, read once and again on SIGHUP, instead of the one
   // QueryCluster would resolve from the request and the environment.
   std::shared_ptr<const Cluster> cluster;
+  // true (the CLI): a view may deliver a large document as ViewDocument::stream, not bytes.
+  bool stream_documents = false;
 };
 
 // The parameters every view shares, as text: parsing them is shared too.

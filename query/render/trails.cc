@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "core/parallel.h"
 #include "core/timespec.h"
@@ -419,7 +421,7 @@ void AppendOpenObject(const nlohmann::ordered_json& j, std::string* out) {
 
 // The head and each trail's statistics are built as JSON values; the large arrays (lines, rug,
 // density: 2,048 numbers a trail) are written straight into the one output string.
-std::string RenderTrailsJson(const TrailsView& view) {
+void WriteTrailsJson(const TrailsView& view, const std::function<void(std::string_view)>& emit) {
   nlohmann::ordered_json j;
   AddJsonHead({.view = "trails", .metric = view.metric, .unit = view.unit,
                .group_by = view.group_by, .from = view.from, .to = view.to},
@@ -431,12 +433,16 @@ std::string RenderTrailsJson(const TrailsView& view) {
   j["sort"] = TrailSortName(view.sort);
   j["groups_total"] = view.groups_total;
   j["total"] = view.total;
-  // Each trail's text is written by one of a few threads (1,000 trails are 14 MB), then joined.
-  std::vector<std::string> parts(view.trails.size());
+  std::string head;
+  AppendOpenObject(j, &head);
+  head += ",\"trails\":[";
+  emit(head);
+  // Each trail's text is made by one of a few threads (1,000 trails are 14 MB) and emitted in
+  // order as soon as it and those before it are made.
   const std::array<DensityText, 10001>& texts = DensityTexts();
-  ParallelFor(view.trails.size(), 64, [&view, &parts, &texts](size_t i) {
+  const auto make = [&view, &texts](size_t i) {
     const FrequencyTrail& t = view.trails[i];
-    std::string& out = parts[i];
+    std::string out;
     out.reserve(t.density.size() * 7 + 1024);
     const nlohmann::ordered_json head = {{"group", t.group},
                                          {"count", t.count},
@@ -479,17 +485,17 @@ std::string RenderTrailsJson(const TrailsView& view) {
     }
     out.resize(static_cast<size_t>(w - out.data()));
     out += "]}";
-  });
-  size_t bytes = 4096;
-  for (const std::string& part : parts) bytes += part.size();
+    return out;
+  };
+  ParallelInOrder(view.trails.size(), 64, make,
+                  [&emit](size_t, std::string&& text) { emit(text); });
+  emit("],\"missing_shards\":" + nlohmann::ordered_json(view.missing_shards).dump(-1) + "}\n");
+}
+
+std::string RenderTrailsJson(const TrailsView& view) {
   std::string out;
-  out.reserve(bytes);
-  AppendOpenObject(j, &out);
-  out += ",\"trails\":[";
-  for (const std::string& part : parts) out += part;
-  out += "],\"missing_shards\":";
-  out += nlohmann::ordered_json(view.missing_shards).dump(-1);
-  out += "}\n";
+  out.reserve(view.trails.size() * (view.points * 7 + 1024) + 4096);  // at most, nearly
+  WriteTrailsJson(view, [&out](std::string_view part) { out += part; });
   return out;
 }
 

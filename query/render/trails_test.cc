@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <string>
+#include <string_view>
 
 #include "query/draw/raster.h"
 #include "query/testing/golden.h"
@@ -109,6 +111,32 @@ MergedGrid FlatFleet(int hosts) {
     }
   }
   return grid;
+}
+
+// 200 trails, made on the cores (ParallelInOrder), come out whole and in the view's order, the
+// same whether emitted part by part (the CLI's stream) or joined.
+TEST(RenderTrails, JsonOfManyTrailsInOrder) {
+  TrailOptions o;
+  o.points = 256;
+  o.sort = TrailSort::kName;
+  const TrailsView view = AssembleTrails(FlatFleet(200), o);
+  std::string streamed;
+  size_t parts = 0;
+  WriteTrailsJson(view, [&](std::string_view part) {
+    streamed += part;
+    ++parts;
+  });
+  EXPECT_EQ(parts, 202u);  // the head, one per trail, the tail
+  EXPECT_EQ(streamed, RenderTrailsJson(view));
+  const nlohmann::json j = nlohmann::json::parse(streamed);
+  ASSERT_EQ(j["trails"].size(), 200u);
+  for (size_t i = 0; i < 200; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof name, "h%03zu", i);
+    EXPECT_EQ(j["trails"][i]["group"], name) << i;
+    EXPECT_EQ(j["trails"][i]["count"], 4000 + i) << i;
+    EXPECT_EQ(j["trails"][i]["density"].size(), 256u) << i;
+  }
 }
 
 // The rows of one pixel column, from y = 76 (the plot's top) down to the value axis (the first

@@ -1,6 +1,9 @@
 #include "query/run/trails.h"
 
+#include <functional>
+#include <memory>
 #include <ostream>
+#include <string_view>
 
 #include "core/units.h"
 #include "query/render/trails.h"
@@ -98,8 +101,14 @@ Result<ViewDocument> RunTrailsView(const TrailsRequest& flags, const QueryContex
   view.fitted = fit;
   view.missing_shards = fetched->missing;
 
+  ViewDocument doc;
   std::string bytes;
-  if (format == "json") {
+  if (format == "json" && context.stream_documents) {
+    doc.stream = [view = std::make_shared<const TrailsView>(std::move(view))](
+                     const std::function<void(std::string_view)>& emit) {
+      WriteTrailsJson(*view, emit);
+    };
+  } else if (format == "json") {
     bytes = RenderTrailsJson(view);
   } else if (format == "png") {
     Result<std::string> png = RenderTrailsPng(view, style);
@@ -108,7 +117,6 @@ Result<ViewDocument> RunTrailsView(const TrailsRequest& flags, const QueryContex
   } else {
     bytes = RenderTrailsSvg(view, style);
   }
-  ViewDocument doc;
   doc.bytes = std::move(bytes);
   doc.format = format;
   doc.missing = fetched->missing;
