@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string_view>
 
 #include "core/parallel.h"
@@ -441,7 +442,10 @@ void WriteTrailsJson(const TrailsView& view, const std::function<void(std::strin
   // order as soon as it and those before it are made.
   const std::array<DensityText, 10001>& texts = DensityTexts();
   const auto make = [&view, &texts](size_t i) {
-    const FrequencyTrail& t = view.trails[i];
+    // A view assembled without shapes: this trail's is made here, and freed once written.
+    std::optional<FrequencyTrail> shaped;
+    if (!view.unshaped.empty()) shaped.emplace(ShapeTrail(view, i));
+    const FrequencyTrail& t = shaped ? *shaped : view.trails[i];
     std::string out;
     out.reserve(t.density.size() * 7 + 1024);
     const nlohmann::ordered_json head = {{"group", t.group},

@@ -97,18 +97,33 @@ Result<ViewDocument> RunTrailsView(const TrailsRequest& flags, const QueryContex
   // A picture draws what fits its height unless --limit says how many (render/trails.h).
   const bool fit = format != "json" && options.limit == 0;
   if (fit) options.limit = TrailsThatFit(style);
+  ViewDocument doc;
+  if (format == "json" && context.stream_documents) {
+    // Streamed: each trail's shape is made as it is written (TrailOptions::shapes), from the
+    // grid, which the stream keeps.
+    struct Streamed {
+      MergedGrid grid;
+      TrailsView view;
+    };
+    auto streamed = std::make_shared<Streamed>();
+    streamed->grid = std::move(fetched->grid);
+    options.shapes = false;
+    streamed->view = AssembleTrails(streamed->grid, options);
+    streamed->view.missing_shards = fetched->missing;
+    doc.stream = [streamed](const std::function<void(std::string_view)>& emit) {
+      WriteTrailsJson(streamed->view, emit);
+    };
+    doc.format = format;
+    doc.missing = fetched->missing;
+    NoteSkipped(fetched->skipped, &doc);
+    return doc;
+  }
   TrailsView view = AssembleTrails(fetched->grid, options);
   view.fitted = fit;
   view.missing_shards = fetched->missing;
 
-  ViewDocument doc;
   std::string bytes;
-  if (format == "json" && context.stream_documents) {
-    doc.stream = [view = std::make_shared<const TrailsView>(std::move(view))](
-                     const std::function<void(std::string_view)>& emit) {
-      WriteTrailsJson(*view, emit);
-    };
-  } else if (format == "json") {
+  if (format == "json") {
     bytes = RenderTrailsJson(view);
   } else if (format == "png") {
     Result<std::string> png = RenderTrailsPng(view, style);

@@ -236,6 +236,13 @@ FrequencyTrail ComputeTrail(const Histogram& histogram, uint64_t lo, uint64_t hi
   return t;
 }
 
+FrequencyTrail ShapeTrail(const TrailsView& view, size_t i) {
+  FrequencyTrail t = view.trails[i];
+  FillTrailShape(*view.unshaped[i], view.lo, view.hi, view.points, view.threshold, view.bandwidth,
+                 &t);
+  return t;
+}
+
 Result<TrailSort> ParseTrailSort(std::string_view text) {
   static constexpr std::pair<std::string_view, TrailSort> kNames[] = {
       {"cov", TrailSort::kCov},     {"p99", TrailSort::kP99},
@@ -332,6 +339,16 @@ TrailsView AssembleTrails(const MergedGrid& grid, const TrailOptions& options) {
   }
   if (view.hi <= view.lo) view.hi = view.lo + 1;
   view.trails.resize(order.size());
+  if (!options.shapes) {
+    for (size_t k = 0; k < order.size(); ++k) {
+      view.trails[k] = std::move(stats[order[k]]);
+      view.unshaped.push_back(groups[order[k]]);
+      view.total += view.trails[k].count;
+    }
+    view.merged = std::move(merged);  // the buffer moves with it: `unshaped` still points there
+    view.bandwidth = options.bandwidth;
+    return view;
+  }
   // The shapes are independent: computed on a few threads when there are many.
   ParallelFor(order.size(), 64, [&view, &stats, &order, &groups, &options](size_t k) {
     FrequencyTrail& t = view.trails[k];

@@ -110,6 +110,9 @@ struct TrailOptions {
   double bandwidth = -1;
   TrailSort sort = TrailSort::kCov;  // statistics largest first, names ascending; ties by name
   size_t limit = 0;                  // keep the first N trails after sorting; 0 = all
+  // false: the trails get their statistics only, and ShapeTrail makes each one's shape when it
+  // is written (a document of 1,000 trails then never holds 1,000 densities at once).
+  bool shapes = true;
 };
 
 struct TrailsView {
@@ -129,10 +132,19 @@ struct TrailsView {
   double above_events = 0;  // of those, how many lie beyond the range (estimated from shares)
   std::vector<FrequencyTrail> trails;  // sorted: the first is the top (back) of the waterfall
   std::vector<std::string> missing_shards;
+  // With TrailOptions::shapes false: each trail's histogram, for ShapeTrail. They point into the
+  // grid AssembleTrails read, which must outlive the view, or into `merged` (a grid of several
+  // columns). above_events is then 0.
+  std::vector<const Histogram*> unshaped;
+  std::vector<Histogram> merged;
+  double bandwidth = -1;  // TrailOptions::bandwidth
 };
 
 // One trail per group of `grid` that holds events (a grid summed over its columns).
 TrailsView AssembleTrails(const MergedGrid& grid, const TrailOptions& options);
+// Trail i of a view assembled without shapes, with its shape (steps 1-3): as AssembleTrails
+// would have made it. Thread-safe: each call reads the view and writes only its result.
+FrequencyTrail ShapeTrail(const TrailsView& view, size_t i);
 // The trail of one histogram over [lo, hi) (steps 1-3).
 FrequencyTrail ComputeTrail(const Histogram& histogram, uint64_t lo, uint64_t hi, size_t points,
                             double threshold, double bandwidth);

@@ -207,6 +207,49 @@ TEST(TrailsView, AutomaticRangeIsTheRoundedP99) {
   EXPECT_EQ(kept.hi, 10'000'000u);
 }
 
+// A view assembled without shapes gives each trail, through ShapeTrail, exactly the shape
+// AssembleTrails makes: for one-column grids (the trails' own query) and grids of several
+// columns (merged per group), with Silverman's bandwidth and a fixed one.
+TEST(TrailsView, ShapesMadeLaterAreTheSame) {
+  MergedGrid wide =
+      testing_views::EmptyHostGrid("disk.latency", 1'795'363'200, 60, 3, {"h1", "h2", "h3", "h4"});
+  std::mt19937_64 rng(5);
+  std::lognormal_distribution<double> latency(std::log(2e6), 0.6);
+  for (size_t h = 0; h < wide.groups.size(); ++h) {
+    for (size_t c = 0; c < 3; ++c) {
+      for (size_t i = 0; i < 500 * (h + 1) * (c + 1); ++i) {
+        wide.cells[h][c].Record(static_cast<uint64_t>(latency(rng)));
+      }
+    }
+  }
+  for (const MergedGrid& grid : {Fleet(), wide}) {
+    for (double bandwidth : {-1.0, 250'000.0}) {
+      TrailOptions o;
+      o.points = 512;
+      o.bandwidth = bandwidth;
+      o.sort = TrailSort::kCov;
+      const TrailsView shaped = AssembleTrails(grid, o);
+      o.shapes = false;
+      const TrailsView later = AssembleTrails(grid, o);
+      ASSERT_EQ(later.trails.size(), shaped.trails.size());
+      EXPECT_EQ(later.total, shaped.total);
+      EXPECT_EQ(later.hi, shaped.hi);
+      for (size_t i = 0; i < shaped.trails.size(); ++i) {
+        EXPECT_TRUE(later.trails[i].density.empty()) << i;
+        const FrequencyTrail t = ShapeTrail(later, i);
+        const FrequencyTrail& want = shaped.trails[i];
+        EXPECT_EQ(t.group, want.group) << i;
+        EXPECT_EQ(t.density, want.density) << i;
+        EXPECT_EQ(t.split.lines, want.split.lines) << i;
+        EXPECT_EQ(t.split.rug, want.split.rug) << i;
+        EXPECT_EQ(t.below, want.below) << i;
+        EXPECT_EQ(t.above, want.above) << i;
+        EXPECT_EQ(t.bandwidth, want.bandwidth) << i;
+      }
+    }
+  }
+}
+
 TEST(TrailSort, Parse) {
   EXPECT_EQ(*ParseTrailSort("median"), TrailSort::kP50);
   EXPECT_EQ(*ParseTrailSort("bimodality"), TrailSort::kBimodality);
