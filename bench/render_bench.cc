@@ -158,20 +158,26 @@ void BM_AssembleColumns(benchmark::State& state) {
 }
 BENCHMARK(BM_AssembleColumns)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// {0 SVG, 1 PNG, 2 JSON} of the 1,000 hosts' columns.
-void BM_RenderColumns(benchmark::State& state) {
-  static const ColumnsView view = *AssembleColumns(FleetGrid(), {});
+// Times the renderer state.range(0) picks ({0 SVG, 1 PNG, 2 JSON}) of a view of `items` items.
+template <typename Svg, typename Png, typename Json>
+void TimeRenderer(benchmark::State& state, int64_t items, const Svg& svg, const Png& png,
+                  const Json& json) {
   size_t bytes = 0;
   for (auto _ : state) {
-    std::string out;
-    if (state.range(0) == 0) out = RenderColumnsSvg(view);
-    if (state.range(0) == 1) out = *RenderColumnsPng(view);
-    if (state.range(0) == 2) out = RenderColumnsJson(view);
+    std::string out = state.range(0) == 0 ? svg() : state.range(0) == 1 ? png() : json();
     bytes = out.size();
     benchmark::DoNotOptimize(out);
   }
-  state.SetItemsProcessed(state.iterations() * 1000);
+  state.SetItemsProcessed(state.iterations() * items);
   state.counters["bytes"] = static_cast<double>(bytes);
+}
+
+// {0 SVG, 1 PNG, 2 JSON} of the 1,000 hosts' columns.
+void BM_RenderColumns(benchmark::State& state) {
+  static const ColumnsView view = *AssembleColumns(FleetGrid(), {});
+  TimeRenderer(
+      state, 1000, [] { return RenderColumnsSvg(view); }, [] { return *RenderColumnsPng(view); },
+      [] { return RenderColumnsJson(view); });
 }
 BENCHMARK(BM_RenderColumns)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
@@ -188,17 +194,9 @@ const TrailsView& FleetTrails(bool fitted) {
 
 void BM_RenderTrails(benchmark::State& state) {
   const TrailsView& view = FleetTrails(state.range(1) != 0);
-  size_t bytes = 0;
-  for (auto _ : state) {
-    std::string out;
-    if (state.range(0) == 0) out = RenderTrailsSvg(view);
-    if (state.range(0) == 1) out = *RenderTrailsPng(view);
-    if (state.range(0) == 2) out = RenderTrailsJson(view);
-    bytes = out.size();
-    benchmark::DoNotOptimize(out);
-  }
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(view.trails.size()));
-  state.counters["bytes"] = static_cast<double>(bytes);
+  TimeRenderer(
+      state, static_cast<int64_t>(view.trails.size()), [&view] { return RenderTrailsSvg(view); },
+      [&view] { return *RenderTrailsPng(view); }, [&view] { return RenderTrailsJson(view); });
 }
 // {0 SVG, 1 PNG, 2 JSON} × {all 1,000 trails (a 4,000 px tall picture), the 225 that fit}.
 BENCHMARK(BM_RenderTrails)

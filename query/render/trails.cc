@@ -421,7 +421,7 @@ void AppendOpenObject(const nlohmann::ordered_json& j, std::string* out) {
 }  // namespace
 
 // The head and each trail's statistics are built as JSON values; the large arrays (lines, rug,
-// density: 2,048 numbers a trail) are written straight into the one output string.
+// density: 2,048 numbers a trail) are written straight into the trail's part of the output.
 void WriteTrailsJson(const TrailsView& view, const std::function<void(std::string_view)>& emit) {
   nlohmann::ordered_json j;
   AddJsonHead({.view = "trails", .metric = view.metric, .unit = view.unit,

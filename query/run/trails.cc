@@ -98,6 +98,9 @@ Result<ViewDocument> RunTrailsView(const TrailsRequest& flags, const QueryContex
   const bool fit = format != "json" && options.limit == 0;
   if (fit) options.limit = TrailsThatFit(style);
   ViewDocument doc;
+  doc.format = format;
+  doc.missing = fetched->missing;
+  NoteSkipped(fetched->skipped, &doc);
   if (format == "json" && context.stream_documents) {
     // Streamed: each trail's shape is made as it is written (TrailOptions::shapes), from the
     // grid, which the stream keeps.
@@ -113,9 +116,6 @@ Result<ViewDocument> RunTrailsView(const TrailsRequest& flags, const QueryContex
     doc.stream = [streamed](const std::function<void(std::string_view)>& emit) {
       WriteTrailsJson(streamed->view, emit);
     };
-    doc.format = format;
-    doc.missing = fetched->missing;
-    NoteSkipped(fetched->skipped, &doc);
     return doc;
   }
   TrailsView view = AssembleTrails(fetched->grid, options);
@@ -133,9 +133,6 @@ Result<ViewDocument> RunTrailsView(const TrailsRequest& flags, const QueryContex
     bytes = RenderTrailsSvg(view, style);
   }
   doc.bytes = std::move(bytes);
-  doc.format = format;
-  doc.missing = fetched->missing;
-  NoteSkipped(fetched->skipped, &doc);
   return doc;
 }
 

@@ -338,25 +338,22 @@ TrailsView AssembleTrails(const MergedGrid& grid, const TrailOptions& options) {
         NiceTop(static_cast<double>(std::max<uint64_t>(all.Percentile(99), 1)), grid.unit));
   }
   if (view.hi <= view.lo) view.hi = view.lo + 1;
+  view.bandwidth = options.bandwidth;
   view.trails.resize(order.size());
   if (!options.shapes) {
-    for (size_t k = 0; k < order.size(); ++k) {
-      view.trails[k] = std::move(stats[order[k]]);
-      view.unshaped.push_back(groups[order[k]]);
-      view.total += view.trails[k].count;
-    }
+    for (size_t k : order) view.unshaped.push_back(groups[k]);
     view.merged = std::move(merged);  // the buffer moves with it: `unshaped` still points there
-    view.bandwidth = options.bandwidth;
-    return view;
   }
   // The shapes are independent: computed on a few threads when there are many.
   ParallelFor(order.size(), 64, [&view, &stats, &order, &groups, &options](size_t k) {
     FrequencyTrail& t = view.trails[k];
     t = std::move(stats[order[k]]);
-    FillTrailShape(*groups[order[k]], view.lo, view.hi, view.points, view.threshold,
-                   options.bandwidth, &t);
+    if (options.shapes) {
+      FillTrailShape(*groups[order[k]], view.lo, view.hi, view.points, view.threshold,
+                     view.bandwidth, &t);
+    }
   });
-  for (const FrequencyTrail& t : view.trails) {
+  for (const FrequencyTrail& t : view.trails) {  // above and below are 0 without shapes
     view.total += t.count;
     view.above_events += (t.above + t.below) * static_cast<double>(t.count);
   }

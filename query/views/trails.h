@@ -132,12 +132,12 @@ struct TrailsView {
   double above_events = 0;  // of those, how many lie beyond the range (estimated from shares)
   std::vector<FrequencyTrail> trails;  // sorted: the first is the top (back) of the waterfall
   std::vector<std::string> missing_shards;
+  double bandwidth = -1;  // TrailOptions::bandwidth
   // With TrailOptions::shapes false: each trail's histogram, for ShapeTrail. They point into the
   // grid AssembleTrails read, which must outlive the view, or into `merged` (a grid of several
   // columns). above_events is then 0.
   std::vector<const Histogram*> unshaped;
   std::vector<Histogram> merged;
-  double bandwidth = -1;  // TrailOptions::bandwidth
 };
 
 // One trail per group of `grid` that holds events (a grid summed over its columns).
