@@ -38,9 +38,13 @@ class EncodingMergeOperator : public rocksdb::MergeOperator {
                              const std::vector<std::string_view>& operands, std::string* out,
                              bool* saturated);
 
+  // Ok when one encoding decodes: then it is its own merge (a key written once, as most are).
+  using ValidateFn = Status (*)(std::string_view value);
+
   // `counters` (may be null: not counted) are shared with whoever reads them.
-  EncodingMergeOperator(const char* name, MergeFn merge, std::shared_ptr<MergeCounters> counters)
-      : name_(name), merge_(merge), counters_(std::move(counters)) {}
+  EncodingMergeOperator(const char* name, MergeFn merge, ValidateFn validate,
+                        std::shared_ptr<MergeCounters> counters)
+      : name_(name), merge_(merge), validate_(validate), counters_(std::move(counters)) {}
 
   const char* Name() const override { return name_; }
   bool FullMergeV2(const MergeOperationInput& in, MergeOperationOutput* out) const override;
@@ -57,6 +61,7 @@ class EncodingMergeOperator : public rocksdb::MergeOperator {
 
   const char* const name_;
   const MergeFn merge_;
+  const ValidateFn validate_;
   const std::shared_ptr<MergeCounters> counters_;
 };
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "aggregator/encoding_merge_operator.h"
+#include "core/histogram.h"
 #include "core/status.h"
 
 namespace trailmap::aggregator {
@@ -35,7 +36,8 @@ class HistogramMergeOperator : public EncodingMergeOperator {
  public:
   static constexpr const char* kName = "trailmap.histogram";
   explicit HistogramMergeOperator(std::shared_ptr<MergeCounters> counters = nullptr)
-      : EncodingMergeOperator(kName, &MergeHistogramEncodings, std::move(counters)) {}
+      : EncodingMergeOperator(kName, &MergeHistogramEncodings, &Histogram::Validate,
+                              std::move(counters)) {}
 };
 
 }  // namespace trailmap::aggregator

@@ -152,6 +152,18 @@ TEST(HistogramMergeTest, OperatorCallbacksFailInsteadOfCountingZero) {
   merged.clear();
   EXPECT_FALSE(op.FullMergeV2(
       rocksdb::MergeOperator::MergeOperationInput("k", &existing, operands, nullptr), &output));
+
+  // One operand alone is handed back as it is, once it decodes: no copy into new_value.
+  merged.clear();
+  const std::vector<rocksdb::Slice> one{a};
+  ASSERT_TRUE(op.FullMergeV2(
+      rocksdb::MergeOperator::MergeOperationInput("k", nullptr, one, nullptr), &output));
+  EXPECT_TRUE(merged.empty());
+  EXPECT_EQ(existing_operand.data(), one[0].data());
+  EXPECT_EQ(existing_operand.ToString(), a);
+  const std::vector<rocksdb::Slice> junk{"junk"};
+  EXPECT_FALSE(op.FullMergeV2(
+      rocksdb::MergeOperator::MergeOperationInput("k", nullptr, junk, nullptr), &output));
 }
 
 // ---- through a real DB ----

@@ -34,31 +34,8 @@ std::string EncodeUnsortedStackCounts(StackCounts counts) {
   return EncodeStackCounts(merged);
 }
 
-Status ForEachStackCount(std::string_view value,
-                         const std::function<void(uint32_t, uint64_t)>& visit) {
-  if (value.empty()) return Status::Corruption("stack counts: empty value");
-  size_t pos = 0;
-  uint64_t id = 0;
-  for (size_t entry = 0; pos < value.size(); ++entry) {
-    uint64_t delta = 0, count = 0;
-    if (!GetVarint64(value, &pos, &delta) || !GetVarint64(value, &pos, &count)) {
-      return Status::Corruption("stack counts: entry " + std::to_string(entry) + " is cut short");
-    }
-    if (delta == 0) {
-      return Status::Corruption("stack counts: entry " + std::to_string(entry) +
-                                " repeats or goes back to an id");
-    }
-    // Checked before adding: a delta near 2^64 would wrap id back below the previous one
-    // (found by fuzz/stacks_fuzz).
-    if (delta > UINT32_MAX - id) {
-      return Status::Corruption("stack counts: entry " + std::to_string(entry) + " id past 2^32");
-    }
-    id += delta;
-    if (count == 0)
-      return Status::Corruption("stack counts: entry " + std::to_string(entry) + " has count 0");
-    visit(static_cast<uint32_t>(id), count);
-  }
-  return Status::Ok();
+Status ValidateStackCounts(std::string_view value) {
+  return ForEachStackCount(value, [](uint32_t, uint64_t) {});
 }
 
 Result<StackCounts> DecodeStackCounts(std::string_view value) {
@@ -72,6 +49,15 @@ Result<StackCounts> DecodeStackCounts(std::string_view value) {
 Status MergeStackCountEncodings(const std::string_view* existing,
                                 const std::vector<std::string_view>& operands, std::string* out,
                                 bool* saturated) {
+  if ((existing != nullptr) + operands.size() == 1) {  // one value: already in canonical form
+    const std::string_view only = existing ? *existing : operands[0];
+    if (Status s = ValidateStackCounts(only); !s.ok()) {
+      return Status::Corruption((existing ? std::string("existing value: ") : "operand 0: ") +
+                                s.message());
+    }
+    out->assign(only);
+    return Status::Ok();
+  }
   StackCounts all;
   auto add = [&all](uint32_t id, uint64_t count) { all.emplace_back(id, count); };
   if (existing) {
@@ -83,10 +69,6 @@ Status MergeStackCountEncodings(const std::string_view* existing,
     if (Status s = ForEachStackCount(operands[i], add); !s.ok()) {
       return Status::Corruption("operand " + std::to_string(i) + ": " + s.message());
     }
-  }
-  if ((existing != nullptr) + operands.size() == 1) {  // one value: already in canonical form
-    out->assign(existing ? *existing : operands[0]);
-    return Status::Ok();
   }
   std::sort(all.begin(), all.end());
   StackCounts merged;

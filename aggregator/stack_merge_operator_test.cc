@@ -128,6 +128,18 @@ TEST(StackMergeTest, OperatorCallbacksFailInsteadOfCountingZero) {
   operands.push_back("\x05");  // an id without its count
   EXPECT_FALSE(op.FullMergeV2(
       rocksdb::MergeOperator::MergeOperationInput("k", &existing, operands, nullptr), &output));
+
+  // One value alone is handed back as it is, once it decodes: no copy into new_value.
+  merged.clear();
+  const std::vector<rocksdb::Slice> none;
+  ASSERT_TRUE(op.FullMergeV2(
+      rocksdb::MergeOperator::MergeOperationInput("k", &existing, none, nullptr), &output));
+  EXPECT_TRUE(merged.empty());
+  EXPECT_EQ(existing_operand.data(), existing.data());
+  EXPECT_EQ(Show(existing_operand.ToString()), "1:2 4:1");
+  const rocksdb::Slice cut("\x05");
+  EXPECT_FALSE(op.FullMergeV2(rocksdb::MergeOperator::MergeOperationInput("k", &cut, none, nullptr),
+                              &output));
 }
 
 // ---- through a real DB ----
