@@ -8,11 +8,15 @@
 
 #include "core/capnp_bytes.h"
 #include "core/counts.h"
+#include "core/parallel.h"
 #include "core/predicate.h"
 #include "schemas/query.capnp.h"
 
 namespace trailmap {
 namespace {
+
+// Fewer cells than this an answer decodes on the calling thread.
+constexpr size_t kMinCellsToDecodeInParallel = 256;
 
 std::string Str(capnp::Text::Reader t) { return std::string(t.begin(), t.size()); }
 capnp::Text::Reader AsText(const std::string& s) { return capnp::Text::Reader(s.data(), s.size()); }
@@ -592,17 +596,28 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
     h.kind = static_cast<MetricKind>(ha.getKind());
     h.unit = Str(ha.getUnit());
     for (auto g : ha.getGroups()) h.groups.push_back(Str(g));
-    h.cells.reserve(std::min<size_t>(ha.getCells().size(), bytes.size() / 16));  // as above
-    for (auto c : ha.getCells()) {
+    // The cells' places first, then their histograms decoded on the cores: a columns answer of
+    // 1,000 hosts is 1,000 histograms of ~500 buckets, and their memory is first touched here.
+    auto cells = ha.getCells();
+    std::vector<std::string_view> encoded;
+    encoded.reserve(std::min<size_t>(cells.size(), bytes.size() / 16));  // as above
+    for (auto c : cells) {
       QueryCell cell;
       cell.column = c.getColumn();
       cell.group = c.getGroup();
       if (cell.group >= h.groups.size()) return Status::Corruption("answer cell refers to group " + std::to_string(cell.group) + " of " + std::to_string(h.groups.size()));
       auto d = c.getEncoded();
-      if (Status s = cell.histogram.MergeEncoded({reinterpret_cast<const char*>(d.begin()), d.size()}); !s.ok()) {
-        return Status::Corruption("answer cell " + std::to_string(cell.column) + ": " + s.message());
-      }
+      encoded.emplace_back(reinterpret_cast<const char*>(d.begin()), d.size());
       h.cells.push_back(std::move(cell));
+    }
+    std::vector<Status> decoded(encoded.size());
+    ParallelFor(encoded.size(), kMinCellsToDecodeInParallel,
+                [&](size_t i) { decoded[i] = h.cells[i].histogram.MergeEncoded(encoded[i]); });
+    for (size_t i = 0; i < decoded.size(); ++i) {
+      if (!decoded[i].ok()) {
+        return Status::Corruption("answer cell " + std::to_string(h.cells[i].column) + ": " +
+                                  decoded[i].message());
+      }
     }
     for (auto s : ha.getSummaries()) {
       CellSummary summary{s.getColumn(), s.getGroup(), s.getCount(), s.getSum(), s.getMin(), s.getMax()};

@@ -34,8 +34,9 @@ std::string ColumnsSubtitle(const ColumnsView& view);
 std::string ColumnsCaption(const ColumnsView& view, uint32_t label_every);
 // A host's hover text: name, events, mean and percentiles, CoV, bimodality.
 std::string HostDescription(const ColumnsView& view, uint32_t column);
-// A cell's hover text: host, value range, count.
-std::string ColumnCellDescription(const ColumnsView& view, uint32_t row, uint32_t column);
+// A row's value range, the middle line of its cells' hover text ("host\nrange\ncount events"):
+// "100ms to 200ms".
+std::string ColumnRowRange(const ColumnsView& view, uint32_t row);
 // What the shades mean: "per column, rank: each column shaded by the rank of its cells' counts".
 std::string ShadingLegend(const ColumnsView& view);
 // How many columns apart host labels go so that labels `min_gap` px apart fit in columns

@@ -53,9 +53,11 @@ std::string RenderColumnsJson(const ColumnsView& view, bool pretty) {
                      {"max_cell", view.column_max[c]}});
   }
   j["hosts"] = std::move(hosts);
-  AddCellGridJson(grid, &j);
-  j["missing_shards"] = view.missing_shards;
-  return pretty ? DumpOneRowPerLine(j) : j.dump() + "\n";
+  JsonObjectText text(pretty);
+  text.AddAll(j);
+  AddCellGridJson(grid, &text);
+  text.Add("missing_shards", view.missing_shards);
+  return std::move(text).Finish();
 }
 
 }  // namespace trailmap

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "core/timespec.h"
 #include "core/units.h"
@@ -55,11 +57,9 @@ std::string HostDescription(const ColumnsView& view, uint32_t column) {
          FormatSignificant(h.bimodality);
 }
 
-std::string ColumnCellDescription(const ColumnsView& view, uint32_t row, uint32_t column) {
-  const uint64_t n = view.grid.count(row, column);
-  return view.hosts[column].host + "\n" + FormatQuantity(view.grid.RowLow(row), view.unit) +
-         " to " + FormatQuantity(view.grid.RowHigh(row), view.unit) + "\n" + FormatCount(n) +
-         " " + CountNoun(view.kind, n);
+std::string ColumnRowRange(const ColumnsView& view, uint32_t row) {
+  return FormatQuantity(view.grid.RowLow(row), view.unit) + " to " +
+         FormatQuantity(view.grid.RowHigh(row), view.unit);
 }
 
 std::string ShadingLegend(const ColumnsView& view) {
@@ -100,20 +100,29 @@ std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& o
          std::to_string(plot_w) + "\" height=\"" + std::to_string(plot_h) +
          "\" fill=\"#ffffff\" stroke=\"#999999\" stroke-width=\"1\"/>\n";
   out += "<g shape-rendering=\"crispEdges\">\n";
+  // A cell's hover text is its host, its row's range and its count: the ranges are formatted
+  // once a row, not once a cell (~10,000 cells at 1,000 hosts).
+  std::vector<std::string> row_ranges(grid.rows);
+  for (uint32_t r = 0; r < grid.rows; ++r) row_ranges[r] = XmlEscape(ColumnRowRange(view, r));
+  const std::string cell_w_text = std::to_string(cell_w), cell_h_text = std::to_string(cell_h);
   for (uint32_t c = 0; c < grid.columns; ++c) {
     const int x = kLeft + static_cast<int>(c) * cell_w;
-    out += "<g><title>" + XmlEscape(HostDescription(view, c)) + "</title><rect x=\"" +
-           std::to_string(x) + "\" y=\"" + std::to_string(kTop) + "\" width=\"" +
-           std::to_string(cell_w) + "\" height=\"" + std::to_string(plot_h) +
-           "\" fill=\"#ffffff\" fill-opacity=\"0\"/>\n";
+    const std::string x_text = std::to_string(x);
+    out += "<g><title>" + XmlEscape(HostDescription(view, c)) + "</title><rect x=\"" + x_text +
+           "\" y=\"" + std::to_string(kTop) + "\" width=\"" + cell_w_text + "\" height=\"" +
+           std::to_string(plot_h) + "\" fill=\"#ffffff\" fill-opacity=\"0\"/>\n";
+    const std::string host = XmlEscape(view.hosts[c].host);
     for (uint32_t r = 0; r < grid.rows; ++r) {
       const size_t i = grid.Index(r, c);
-      if (grid.counts[i] == 0) continue;
+      const uint64_t n = grid.counts[i];
+      if (n == 0) continue;
       const int y = bottom - static_cast<int>(r + 1) * cell_h;
-      out += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) + "\" width=\"" +
-             std::to_string(cell_w) + "\" height=\"" + std::to_string(cell_h) + "\" fill=\"" +
-             HexColor(ShadeColor(grid.levels[i])) + "\"><title>" +
-             XmlEscape(ColumnCellDescription(view, r, c)) + "</title></rect>\n";
+      out.append("<rect x=\"").append(x_text).append("\" y=\"").append(std::to_string(y));
+      out.append("\" width=\"").append(cell_w_text).append("\" height=\"").append(cell_h_text);
+      out.append("\" fill=\"").append(HexColor(ShadeColor(grid.levels[i]))).append("\"><title>");
+      out.append(host).append("\n").append(row_ranges[r]).append("\n");
+      out.append(XmlEscape(FormatCount(n) + " " + CountNoun(view.kind, n)));
+      out.append("</title></rect>\n");
     }
     out += "</g>\n";
   }

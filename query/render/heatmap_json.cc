@@ -13,38 +13,35 @@ using json = nlohmann::ordered_json;
 
 }  // namespace
 
-void AddCellGridJson(const HeatmapView& view, nlohmann::ordered_json* out) {
+void AddCellGridJson(const HeatmapView& view, JsonObjectText* out) {
   using json = nlohmann::ordered_json;
-  json& j = *out;
   json bounds = json::array();
   for (uint32_t r = 0; r < view.rows; ++r) bounds.push_back({view.RowLow(r), view.RowHigh(r)});
-  j["row_bounds"] = std::move(bounds);
-  json counts = json::array(), saturation = json::array(), levels = json::array();
-  for (uint32_t r = 0; r < view.rows; ++r) {
-    json crow = json::array(), srow = json::array(), lrow = json::array();
-    for (uint32_t c = 0; c < view.columns; ++c) {
-      const size_t i = view.Index(r, c);
-      crow.push_back(view.counts[i]);
-      srow.push_back(view.saturation[i]);
-      lrow.push_back(view.levels[i]);
-    }
-    counts.push_back(std::move(crow));
-    saturation.push_back(std::move(srow));
-    levels.push_back(std::move(lrow));
-  }
-  j["counts"] = std::move(counts);
-  j["saturation"] = std::move(saturation);
-  j["levels"] = std::move(levels);
+  out->Add("row_bounds", bounds);
+  out->AddRows("counts", view.rows, view.columns, [&view](size_t r, size_t c, std::string* text) {
+    AppendJsonNumber(view.counts[view.Index(static_cast<uint32_t>(r), static_cast<uint32_t>(c))],
+                     text);
+  });
+  out->AddRows(
+      "saturation", view.rows, view.columns, [&view](size_t r, size_t c, std::string* text) {
+        AppendJsonNumber(
+            view.saturation[view.Index(static_cast<uint32_t>(r), static_cast<uint32_t>(c))], text);
+      });
+  out->AddRows("levels", view.rows, view.columns, [&view](size_t r, size_t c, std::string* text) {
+    AppendJsonNumber(
+        uint64_t{view.levels[view.Index(static_cast<uint32_t>(r), static_cast<uint32_t>(c))]},
+        text);
+  });
   json palette = json::array();
   for (int level = 0; level < kShadeLevels; ++level) palette.push_back(HexColor(PaletteColor(view.palette, level)));
-  j["palette"] = std::move(palette);
+  out->Add("palette", palette);
 }
 
 std::string RenderHeatmapJson(const HeatmapView& view, bool pretty) {
   // An ordered_json object is a vector of (const key, value) pairs, whose move may throw, so
-  // growing it copies every value: the cell grids of a 3,600-column map (three arrays of
-  // 180,000 numbers) were copied at each doubling, a fifth of the CLI's time. Room for every
-  // field up front.
+  // growing it copies every value (the cell grids, when they were values, were copied at each
+  // doubling: a fifth of the CLI's time). Room for every field up front; the grid itself is
+  // written straight into the text (AddCellGridJson).
   json j = json::object();
   j.get_ref<json::object_t&>().reserve(48);
   AddJsonHead({.view = "heatmap", .metric = view.metric, .kind = view.kind, .unit = view.unit,
@@ -70,7 +67,11 @@ std::string RenderHeatmapJson(const HeatmapView& view, bool pretty) {
   json times = json::array();
   for (uint32_t c = 0; c < view.columns; ++c) times.push_back(view.ColumnStart(c));
   j["column_times"] = std::move(times);
-  AddCellGridJson(view, &j);
+  JsonObjectText text(pretty);
+  text.AddAll(j);
+  AddCellGridJson(view, &text);
+  // The keys after the grid.
+  j = json::object();
   j["row_events_per_second"] = RowEventsPerSecond(view);
   j["range_events_per_second"] = RangeEventsPerSecond(view);
   json overlay = json::array();
@@ -104,7 +105,8 @@ std::string RenderHeatmapJson(const HeatmapView& view, bool pretty) {
     j["breakdown"] = std::move(breakdown);
   }
   j["missing_shards"] = view.missing_shards;
-  return pretty ? DumpOneRowPerLine(j) : j.dump() + "\n";
+  text.AddAll(j);
+  return std::move(text).Finish();
 }
 
 }  // namespace trailmap

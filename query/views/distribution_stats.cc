@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/bucket_spans.h"
+
 namespace trailmap {
 
 DistributionStats ComputeDistributionStats(const Histogram& histogram) {
@@ -12,16 +14,17 @@ DistributionStats ComputeDistributionStats(const Histogram& histogram) {
 
   // Two passes: the mean first, then the central moments, which keeps the sums well
   // conditioned when the values are large (ns) and the spread small.
+  const BucketSpan* spans = BucketSpans();
   double sum = 0;
-  histogram.ForEachBucket([&sum](uint32_t index, uint64_t count) {
-    sum += static_cast<double>(BucketMidpoint(index)) * static_cast<double>(count);
+  histogram.ForEachBucket([&sum, spans](uint32_t index, uint64_t count) {
+    sum += spans[index].midpoint * static_cast<double>(count);
   });
   s.mean = sum / n;
 
   double m2 = 0, m3 = 0, m4 = 0;
   const double mean = s.mean;
-  histogram.ForEachBucket([&m2, &m3, &m4, mean](uint32_t index, uint64_t count) {
-    const double d = static_cast<double>(BucketMidpoint(index)) - mean;
+  histogram.ForEachBucket([&m2, &m3, &m4, mean, spans](uint32_t index, uint64_t count) {
+    const double d = spans[index].midpoint - mean;
     const double c = static_cast<double>(count);
     const double d2 = d * d;
     m2 += c * d2;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/bucket_spans.h"
 #include "core/parallel.h"
 #include "query/draw/palette.h"
 
@@ -59,9 +60,10 @@ void SpreadColumn(const Histogram& h, const std::vector<double>& bounds, std::ve
   share->assign(rows + 2, 0);
   const double ymin = bounds.front(), ymax = bounds.back();
   size_t row = 0;
+  const BucketSpan* spans = BucketSpans();
   h.ForEachBucket([&](uint32_t index, uint64_t count) {
-    const double lo = static_cast<double>(BucketLower(index));
-    const double hi = static_cast<double>(BucketUpper(index)) + 1;  // exclusive
+    const double lo = spans[index].lower;
+    const double hi = spans[index].end;  // exclusive
     const double n = static_cast<double>(count);
     const double width = hi - lo;
     if (hi <= ymin) {

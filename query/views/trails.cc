@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/bucket_spans.h"
 #include "core/parallel.h"
 #include "query/draw/axis.h"
 
@@ -96,10 +97,11 @@ void SpreadHistogramInto(const Histogram& histogram, uint64_t lo, uint64_t hi, s
   const double width = (dhi - dlo) / static_cast<double>(points);
   const double vmin = static_cast<double>(histogram.min());
   const double vmax = static_cast<double>(histogram.max()) + 1;
+  const BucketSpan* spans = BucketSpans();
   histogram.ForEachBucket([&](uint32_t index, uint64_t count) {
     // The values the bucket covers, as the continuous interval [a, b).
-    const double a = std::max(static_cast<double>(BucketLower(index)), vmin);
-    const double b = std::min(static_cast<double>(BucketUpper(index)) + 1, vmax);
+    const double a = std::max(spans[index].lower, vmin);
+    const double b = std::min(spans[index].end, vmax);
     const double share = static_cast<double>(count) / n;
     if (b <= a) return;  // cannot happen for a valid histogram; nothing to spread
     const double per_value = share / (b - a);
@@ -164,7 +166,7 @@ TrailSplit SplitTrail(const std::vector<double>& density, const std::vector<doub
     low_mass[i + 1] = low_mass[i] + m;
   }
   const double crowd_mass = events > 0 ? kRugCrowdEvents / static_cast<double>(events) : 2;
-  const auto crowded = [&low_mass, n, crowd_mass](uint32_t i) {
+  const auto crowded = [n, crowd_mass](uint32_t i) {  // low_mass: thread_local, not captured
     const uint32_t b = i >= kRugCrowdHalf ? i - kRugCrowdHalf : 0;
     const uint32_t e = std::min(n, i + kRugCrowdHalf + 1);
     return low_mass[e] - low_mass[b] >= crowd_mass * (1 - 1e-9);

@@ -431,8 +431,13 @@ async function loadMicroTrails() {
     // tooltips without trails
   }
 }
+// The fleet's trails whichever host is focused: the focused one is drawn in red among them. The
+// focus is left out of this request only (not cleared from `state` meanwhile, where the heat map
+// loading alongside would read it, and write it out of the address).
 async function loadTrails() {
-  page.trails = await api('/api/trails', viewParams({ sort: state.sort === 'count' || state.sort === 'mean' || state.sort === 'p90' ? 'cov' : state.sort, limit: '60', points: '400' }));
+  const params = viewParams({ sort: state.sort === 'count' || state.sort === 'mean' || state.sort === 'p90' ? 'cov' : state.sort, limit: '60', points: '400' });
+  delete params.hosts;
+  page.trails = await api('/api/trails', params);
   drawTrails($('trails'), page.trails, state.hosts);
 }
 columnsCanvas.addEventListener('mousemove', (e) => {
@@ -478,15 +483,11 @@ function showTab() {
     $('focus').append(b);
   }
 }
-// Trails of a focused host are drawn among the fleet's, so the focus shows against the rest.
 async function loadLower() {
   if (state.tab === 'subsecond') {
     await loadSubsecond();
   } else if (state.tab === 'trails') {
-    const focus = state.hosts;
-    state.hosts = '';
-    try { await loadTrails(); } finally { state.hosts = focus; }
-    drawTrails($('trails'), page.trails, focus);
+    await loadTrails();
   } else {
     await loadColumns();
   }
