@@ -91,9 +91,15 @@ Rgb OverlayColor(size_t index) {
 }
 
 std::string HexColor(Rgb color) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", color.r, color.g, color.b);
-  return buf;
+  // By hand, not snprintf: an SVG heat map writes one per cell (100,000 and more).
+  constexpr char kDigits[] = "0123456789abcdef";
+  const uint8_t parts[3] = {color.r, color.g, color.b};
+  std::string out(7, '#');
+  for (int i = 0; i < 3; ++i) {
+    out[1 + 2 * i] = kDigits[parts[i] >> 4];
+    out[2 + 2 * i] = kDigits[parts[i] & 15];
+  }
+  return out;
 }
 
 }  // namespace trailmap
