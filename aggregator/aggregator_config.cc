@@ -202,10 +202,9 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
   if (const toml::node* node = root.get("store")) {
     const toml::table* store = node->as_table();
     if (!store) return KeyError(source, "store", "expected a table");
-    if (Status s =
-            CheckKeys(*store, source, "store.",
-                      {"sync", "max_successive_merges", "block_cache_mb", "write_buffer_mb",
-                       "min_free_mb"});
+    if (Status s = CheckKeys(*store, source, "store.",
+                             {"sync", "max_successive_merges", "block_cache_mb", "write_buffer_mb",
+                              "min_free_mb", "warm_cache_seconds"});
         !s.ok()) {
       return s;
     }
@@ -225,6 +224,9 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
         !s.ok())
       return s;
     if (Status s = ReadSize(*store, source, "min_free_mb", 0, 1 << 20, &o.min_free_mb); !s.ok())
+      return s;
+    if (Status s = ReadSize(*store, source, "warm_cache_seconds", 0, 86400, &o.warm_cache_seconds);
+        !s.ok())
       return s;
   }
   if (const toml::node* node = root.get("retention")) {

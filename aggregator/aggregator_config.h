@@ -12,11 +12,12 @@
 //   clients = "/etc/trailmap/clients"   # the client keys it accepts (core/curve_keys.h)
 //   insecure_plaintext = false          # true: no encryption, no authentication (a lab)
 //   aggregate_by = ["role", "op"]       # fields pre-aggregated besides the fleet (aggregates.h)
-//   aggregates = true                   # false: no pre-aggregates written or read (--no-aggregates)
-//   backfill = true                     # false: aggregates added to a store that holds data stay
+//   aggregates = true                   # false: no pre-aggregates written or read
+//   (--no-aggregates) backfill = true                     # false: aggregates added to a store that
+//   holds data stay
 //                                       # unread instead of backfilled (--no-backfill)
-//   [store]  sync, max_successive_merges, block_cache_mb, write_buffer_mb, min_free_mb (see
-//            StoreOptions)
+//   [store]  sync, max_successive_merges, block_cache_mb, write_buffer_mb, min_free_mb,
+//            warm_cache_seconds (see StoreOptions)
 //   [retention] hist = "2d", hist_10s = "14d", hist_60s = "90d", hist_600s = "730d",
 //               scalar = "14d", stacks = "2d", stacks_60s = "30d", agents = "30d"
 //               (a duration, or "forever")

@@ -29,6 +29,7 @@ sync = false
 max_successive_merges = 8
 block_cache_mb = 128
 write_buffer_mb = 16
+warm_cache_seconds = 0
 [retention]
 hist = "36h"
 hist_10s = "forever"
@@ -66,6 +67,7 @@ max_answer_bytes = 65536
   EXPECT_EQ(c.store.max_successive_merges, 8u);
   EXPECT_EQ(c.store.block_cache_mb, 128u);
   EXPECT_EQ(c.store.write_buffer_mb, 16u);
+  EXPECT_EQ(c.store.warm_cache_seconds, 0u);
   EXPECT_EQ(c.limits.max_bytes, 1048576u);
   EXPECT_EQ(c.agent_limits, (AgentLimits{50, 1e6, 0, 7000, 600, 3, 99}));
   EXPECT_EQ(c.max_pending_bytes, 16u << 20);

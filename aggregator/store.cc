@@ -1,6 +1,8 @@
 #include "aggregator/store.h"
 
+#include <sys/resource.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <rocksdb/cache.h>
 #include <rocksdb/convenience.h>
@@ -155,11 +157,13 @@ uint64_t Store::SaturatedMerges() const {
 }
 
 Store::~Store() {
+  stop_warming_.store(true, std::memory_order_relaxed);
   {
     std::lock_guard lock(stop_mu_);
     stopping_ = true;
   }
   stop_cv_.notify_all();
+  if (warm_thread_.joinable()) warm_thread_.join();
   if (rollup_thread_.joinable()) rollup_thread_.join();
 }
 
@@ -218,7 +222,63 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
     Store* self = store.get();
     store->rollup_thread_ = std::thread([self] { self->RollupLoop(); });
   }
+  if (options.warm_cache_seconds > 0) {
+    Store* self = store.get();
+    store->warm_thread_ = std::thread([self] { self->WarmCache(); });
+  } else {
+    store->cache_warmed_.store(true, std::memory_order_release);
+  }
   return store;
+}
+
+void Store::WarmCache() {
+  // Below the ingest and query threads: only what they leave of the cores.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 10);
+  const auto started = std::chrono::steady_clock::now();
+  const auto seconds =
+      static_cast<int64_t>(std::min<size_t>(options_.warm_cache_seconds, INT32_MAX));
+  const uint64_t bound = (uint64_t{options_.block_cache_mb} << 20) / 2;
+  const auto cache_bytes = [this] {
+    uint64_t used = 0;
+    db_->db->GetIntProperty(db_->hist[0], rocksdb::DB::Properties::kBlockCacheUsage, &used);
+    return used;
+  };
+  constexpr uint64_t kCheckEvery = 4096;  // keys between looks at the stop flag and the bound
+  bool full = false;
+  DataKey key;
+  for (rocksdb::ColumnFamilyHandle* family : {db_->hist[0], db_->stacks}) {
+    // Each metric from the last: its newest second, then its keys of the seconds before it.
+    std::unique_ptr<rocksdb::Iterator> it(db_->db->NewIterator(rocksdb::ReadOptions(), family));
+    for (it->SeekToLast(); it->Valid() && !stop_warming_.load(std::memory_order_relaxed);) {
+      if (!DecodeDataKey(View(it->key()), &key)) break;  // not a data key: nothing to warm
+      const uint32_t metric = key.metric;
+      const int64_t newest = key.second;
+      it->Seek(
+          DataKeyPrefix(metric, newest >= INT64_MIN + seconds ? newest - seconds + 1 : newest));
+      for (uint64_t n = 1; it->Valid(); it->Next(), ++n) {
+        // A key's block (and its value with it) is in the cache once the iterator is on it.
+        if (!DecodeDataKey(View(it->key()), &key) || key.metric != metric) break;
+        warmed_keys_.fetch_add(1, std::memory_order_relaxed);
+        if (n % kCheckEvery == 0 &&
+            (stop_warming_.load(std::memory_order_relaxed) || cache_bytes() >= bound)) {
+          full = true;
+          break;
+        }
+      }
+      if (full || metric == 0) break;
+      it->SeekForPrev(DataKeyPrefix(metric, INT64_MIN));  // the metric before: its newest key
+    }
+    if (full) break;
+  }
+  cache_warmed_.store(true, std::memory_order_release);
+  if (stop_warming_.load(std::memory_order_relaxed)) return;
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - started)
+                      .count();
+  Log("block cache: the newest " + std::to_string(seconds) + " s of every metric read in " +
+      std::to_string(ms) + " ms (" + std::to_string(WarmedKeys()) + " keys, " +
+      std::to_string(cache_bytes() >> 20) + " MiB cached" +
+      (full ? ", stopped at half the cache" : "") + ")");
 }
 
 Status Store::MarkOldMinutesIfNeeded() {
