@@ -79,7 +79,9 @@ void LoadWithoutAggregates(const std::string& path, bool roll_up) {
   Result<std::unique_ptr<Store>> store = Store::Open(path, none);
   ASSERT_TRUE(store.ok());
   Load(store->get(), 5);
-  if (roll_up) ASSERT_TRUE((*store)->RollUp(true).ok());
+  if (roll_up) {
+    ASSERT_TRUE((*store)->RollUp(true).ok());
+  }
 }
 
 // The answer without the groups that hold no cell: a member may list the one group of an
