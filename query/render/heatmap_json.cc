@@ -18,19 +18,17 @@ void AddCellGridJson(const HeatmapView& view, JsonObjectText* out) {
   json bounds = json::array();
   for (uint32_t r = 0; r < view.rows; ++r) bounds.push_back({view.RowLow(r), view.RowHigh(r)});
   out->Add("row_bounds", bounds);
-  out->AddRows("counts", view.rows, view.columns, [&view](size_t r, size_t c, std::string* text) {
-    AppendJsonNumber(view.counts[view.Index(static_cast<uint32_t>(r), static_cast<uint32_t>(c))],
-                     text);
+  const auto at = [&view](size_t r, size_t c) {
+    return view.Index(static_cast<uint32_t>(r), static_cast<uint32_t>(c));
+  };
+  out->AddRows("counts", view.rows, view.columns, [&](size_t r, size_t c, std::string* text) {
+    AppendJsonNumber(view.counts[at(r, c)], text);
   });
-  out->AddRows(
-      "saturation", view.rows, view.columns, [&view](size_t r, size_t c, std::string* text) {
-        AppendJsonNumber(
-            view.saturation[view.Index(static_cast<uint32_t>(r), static_cast<uint32_t>(c))], text);
-      });
-  out->AddRows("levels", view.rows, view.columns, [&view](size_t r, size_t c, std::string* text) {
-    AppendJsonNumber(
-        uint64_t{view.levels[view.Index(static_cast<uint32_t>(r), static_cast<uint32_t>(c))]},
-        text);
+  out->AddRows("saturation", view.rows, view.columns, [&](size_t r, size_t c, std::string* text) {
+    AppendJsonNumber(view.saturation[at(r, c)], text);
+  });
+  out->AddRows("levels", view.rows, view.columns, [&](size_t r, size_t c, std::string* text) {
+    AppendJsonNumber(uint64_t{view.levels[at(r, c)]}, text);
   });
   json palette = json::array();
   for (int level = 0; level < kShadeLevels; ++level) palette.push_back(HexColor(PaletteColor(view.palette, level)));
