@@ -13,8 +13,8 @@
 //   insecure_plaintext = false          # true: no encryption, no authentication (a lab)
 //   aggregate_by = ["role", "op"]       # fields pre-aggregated besides the fleet (aggregates.h)
 //   aggregates = true                   # false: no pre-aggregates written or read
-//   (--no-aggregates) backfill = true                     # false: aggregates added to a store that
-//   holds data stay
+//                                       # (--no-aggregates)
+//   backfill = true                     # false: aggregates added to a store that holds data stay
 //                                       # unread instead of backfilled (--no-backfill)
 //   [store]  sync, max_successive_merges, block_cache_mb, write_buffer_mb, min_free_mb,
 //            warm_cache_seconds (see StoreOptions)

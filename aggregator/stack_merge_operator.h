@@ -39,7 +39,6 @@ std::string EncodeStackCounts(const StackCounts& counts);
 // Sorts `counts` by id and adds up equal ids, then encodes; zero counts are left out. "" when
 // nothing is left.
 std::string EncodeUnsortedStackCounts(StackCounts counts);
-// Calls `visit(id, count)` for every entry in order; Corruption naming the entry otherwise.
 // Calls visit(id, count) for each entry of `value` in order; Corruption naming the entry when
 // the value does not decode (the entries before it have been visited). A template, so a scan's
 // visit is inlined: it runs for every stack of every key a stack query reads.

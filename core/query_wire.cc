@@ -601,6 +601,7 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
     auto cells = ha.getCells();
     std::vector<std::string_view> encoded;
     encoded.reserve(std::min<size_t>(cells.size(), bytes.size() / 16));  // as above
+    h.cells.reserve(encoded.capacity());
     for (auto c : cells) {
       QueryCell cell;
       cell.column = c.getColumn();
@@ -608,6 +609,12 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
       if (cell.group >= h.groups.size()) return Status::Corruption("answer cell refers to group " + std::to_string(cell.group) + " of " + std::to_string(h.groups.size()));
       auto d = c.getEncoded();
       encoded.emplace_back(reinterpret_cast<const char*>(d.begin()), d.size());
+      // A cell without bytes never decodes: refused here, at the first, as the metrics above,
+      // before a list of empty structs (no bytes each) is walked whole.
+      if (d.size() == 0) {
+        return Status::Corruption("answer cell " + std::to_string(cell.column) + ": " +
+                                  cell.histogram.MergeEncoded({}).message());
+      }
       h.cells.push_back(std::move(cell));
     }
     std::vector<Status> decoded(encoded.size());

@@ -323,5 +323,34 @@ TEST(QueryWire, AnswerOfEmptyMetricsIsRefusedAtTheFirst) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
 }
 
+// The same attack on a histograms answer: its one cell's list rewritten to 2^24 empty structs
+// (the list's tag word: that many elements of 0 data words and 0 pointers, so no bytes each).
+// Every such cell has no encoding; the first is refused before the list is walked.
+TEST(QueryWire, AnswerOfEmptyCellsIsRefusedAtTheFirst) {
+  Answer a;
+  a.histograms.unit = "ns";
+  a.histograms.groups = {"g"};
+  QueryCell cell;
+  cell.histogram.Record(5);
+  a.histograms.cells.push_back(cell);
+  std::string bytes = EncodeAnswer(a);
+  // The cells' tag word: 1 element (count << 2, struct kind 0) of 1 data word and 1 pointer.
+  const std::string tag("\x04\x00\x00\x00\x01\x00\x01\x00", 8);
+  size_t at = std::string::npos;
+  for (size_t i = 0; i + 8 <= bytes.size(); i += 8) {
+    if (bytes.compare(i, 8, tag) == 0) {
+      ASSERT_EQ(at, std::string::npos) << "two tag words alike";
+      at = i;
+    }
+  }
+  ASSERT_NE(at, std::string::npos);
+  bytes.replace(at, 8, std::string("\x00\x00\x00\x04\x00\x00\x00\x00", 8));  // 2^24, 0, 0
+  const auto start = std::chrono::steady_clock::now();
+  Result<Answer> back = DecodeAnswer(bytes);
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().message(), "answer cell 0: histogram: empty input");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
 }  // namespace
 }  // namespace trailmap

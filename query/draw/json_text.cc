@@ -9,12 +9,6 @@
 
 namespace trailmap {
 
-std::string DumpOneRowPerLine(const nlohmann::ordered_json& object) {
-  JsonObjectText text(true);
-  text.AddAll(object);
-  return std::move(text).Finish();
-}
-
 void JsonObjectText::Key(std::string_view key) {
   if (pretty_) out_ += first_ ? "\n  " : ",\n  ";
   if (!pretty_ && !first_) out_ += ',';

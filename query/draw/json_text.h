@@ -1,6 +1,7 @@
-// How the views write JSON for people: one key a line, and an array of arrays or objects one
+// How the views write JSON: for people one key a line, and an array of arrays or objects one
 // element a line, so a 50 × 1,000 grid stays readable and diffable without the one number a line
-// that a plain pretty-print gives. Pure function.
+// that a plain pretty-print gives; for programs compact. Pure functions, and a writer
+// (JsonObjectText) each caller owns.
 #pragma once
 
 #include <cstdint>
@@ -13,10 +14,8 @@
 
 namespace trailmap {
 
-std::string DumpOneRowPerLine(const nlohmann::ordered_json& object);
-
-// A JSON object written key by key: compact as nlohmann's dump(), or one key a line as
-// DumpOneRowPerLine. Small values go in as JSON values; a large matrix of numbers is written
+// A JSON object written key by key: compact as nlohmann's dump(), or one key a line (above).
+// Small values go in as JSON values; a large matrix of numbers is written
 // straight into the text (AddRows): building and dumping a 50 × 1,000 grid's three matrices as
 // 150,000 JSON values was a third of a columns view's time in the CLI (docs/BENCHMARKS.md,
 // session 15).
@@ -28,7 +27,7 @@ class JsonObjectText {
   // Every key of `object`, in its order.
   void AddAll(const nlohmann::ordered_json& object);
   // key: [[row 0], [row 1], ...]: `rows` rows of `columns` numbers, cell(r, c, &text) appending
-  // each (AppendJsonNumber); one row a line when pretty, as DumpOneRowPerLine writes a matrix.
+  // each (AppendJsonNumber); one row a line when pretty, as Add writes an array of arrays.
   template <typename Cell>
   void AddRows(std::string_view key, size_t rows, size_t columns, Cell&& cell) {
     Key(key);
