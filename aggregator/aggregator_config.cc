@@ -262,7 +262,7 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
                       {"max_batch_bytes", "batches_per_second", "bytes_per_second",
                        "values_per_second", "definitions_per_second", "new_series_per_minute",
                        "burst_seconds", "max_agents", "max_pending_bytes",
-                       "max_connections"});
+                       "max_connections", "handshake_timeout"});
         !s.ok()) {
       return s;
     }
@@ -293,6 +293,15 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
                             &config->max_connections);
         !s.ok())
       return s;
+    if (const toml::node* timeout = limits->get("handshake_timeout")) {
+      Result<uint64_t> ns = timeout->as_string() ? ParseDuration(timeout->as_string()->get())
+                                                 : Status::InvalidArgument("expected a string");
+      if (!ns.ok() || *ns < 100'000'000 || *ns > 600'000'000'000) {
+        return KeyError(source, "limits.handshake_timeout",
+                        "expected a duration from 100ms to 10m such as \"10s\"");
+      }
+      config->handshake_timeout = std::chrono::milliseconds(*ns / 1'000'000);
+    }
   }
   if (const toml::node* node = root.get("queries")) {
     const toml::table* queries = node->as_table();

@@ -25,7 +25,8 @@
 //            bytes_per_second, values_per_second, definitions_per_second,
 //            new_series_per_minute, burst_seconds, max_agents; the ingest path's memory:
 //            max_pending_bytes (ingest_server.h); connections admitted at once on each socket:
-//            max_connections (zap_handler.h; 10,000, 0 = no cap)
+//            max_connections (zap_handler.h; 10,000, 0 = no cap); a connection's ZMTP and
+//            CURVE handshake: handshake_timeout = "10s" (router_server.h)
 //   [queries] workers = 4, deadline = "30s", max_keys, max_groups, max_cells, max_answer_bytes
 //             (the most one query may cost, aggregator/query_budget.h; a client may ask for less)
 //
@@ -34,6 +35,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -98,6 +100,8 @@ struct AggregatorConfig {
   // [limits]: connections admitted at once on each of the ingest and query sockets (CURVE only;
   // zap_handler.h); 0 = no cap.
   size_t max_connections = 10'000;
+  // [limits]: a connection that has not completed its handshake within this is closed.
+  std::chrono::milliseconds handshake_timeout{10'000};
   size_t query_workers = kDefaultQueryWorkers;     // [queries] workers, --query-workers
   QueryLimits query_limits = kDefaultQueryLimits;  // [queries], --query-deadline
 };

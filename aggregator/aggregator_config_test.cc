@@ -49,6 +49,7 @@ burst_seconds = 3
 max_agents = 99
 max_pending_bytes = 16777216
 max_connections = 50
+handshake_timeout = "2.5s"
 [queries]
 workers = 8
 deadline = "2.5s"
@@ -72,6 +73,7 @@ max_answer_bytes = 65536
   EXPECT_EQ(c.agent_limits, (AgentLimits{50, 1e6, 0, 7000, 600, 3, 99}));
   EXPECT_EQ(c.max_pending_bytes, 16u << 20);
   EXPECT_EQ(c.max_connections, 50u);
+  EXPECT_EQ(c.handshake_timeout, std::chrono::milliseconds(2500));
   EXPECT_EQ(c.query_workers, 8u);
   EXPECT_EQ(c.query_limits, (QueryLimits{2500, 1'000'000, 50, 2000, 65536}));
   EXPECT_EQ(c.store.retention_seconds[0], 36 * 3600);
@@ -124,6 +126,7 @@ TEST(AggregatorConfigTest, ShippedExampleParses) {
   EXPECT_EQ(c.agent_limits, AgentLimits{});  // the file says the defaults
   EXPECT_EQ(c.max_pending_bytes, AggregatorConfig{}.max_pending_bytes);
   EXPECT_EQ(c.max_connections, 10'000u);
+  EXPECT_EQ(c.handshake_timeout, std::chrono::seconds(10));
   EXPECT_EQ(c.store.retention_seconds, kDefaultRetention);  // the file says the defaults
   EXPECT_EQ(c.store.scalar_retention_seconds, kDefaultScalarRetention);
   EXPECT_EQ(c.store.stacks_retention_seconds, kDefaultStacksRetention);
@@ -198,6 +201,14 @@ TEST(AggregatorConfigTest, ErrorsNameTheKey) {
   s = ParseAggregatorConfig("[queries]\ndeadline = 30\n", "a.toml", &c);
   EXPECT_EQ(s.message(),
             "a.toml: queries.deadline: expected a duration of at least 1ms such as \"30s\"");
+  for (const char* bad : {"\"50ms\"", "\"11m\"", "10", "\"soon\""}) {
+    s = ParseAggregatorConfig(std::string("[limits]\nhandshake_timeout = ") + bad + "\n", "a.toml",
+                              &c);
+    EXPECT_EQ(s.message(),
+              "a.toml: limits.handshake_timeout: expected a duration from 100ms to 10m such as "
+              "\"10s\"")
+        << bad;
+  }
   s = ParseAggregatorConfig("[queries]\nmax_rows = 3\n", "a.toml", &c);
   EXPECT_EQ(s.message(), "a.toml: queries.max_rows: unknown key");
 }

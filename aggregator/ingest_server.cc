@@ -20,6 +20,7 @@ RouterServer::Options RouterOptions(const IngestServerOptions& o) {
   r.curve_secret_key = o.curve_secret_key;
   r.zap_domain = "ingest";
   if (o.access != nullptr) r.monitor_endpoint = o.access->MonitorEndpoint(r.zap_domain);
+  r.handshake_timeout = o.handshake_timeout;
   // One applying thread: batches apply in the order they came; the socket's thread only reads,
   // so it answers "busy" at once when max_pending_bytes are held (see the header).
   r.workers = 1;

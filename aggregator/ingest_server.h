@@ -90,6 +90,8 @@ struct IngestServerOptions {
   size_t max_pending_bytes = size_t{256} << 20;
   uint32_t busy_retry_ms = 200;  // the wait a "busy" retryLater asks for
   int receive_hwm = 64;          // messages ZeroMQ queues per connection before TCP holds back
+  // [limits] handshake_timeout (RouterServer::Options::handshake_timeout).
+  std::chrono::milliseconds handshake_timeout{10'000};
 };
 
 // Totals since Start.

@@ -313,6 +313,7 @@ int Run(int argc, char** argv) {
   ingest_options.max_pending_bytes = config.max_pending_bytes;
   ingest_options.curve_secret_key = server_key.secret_key;
   ingest_options.access = zap.get();
+  ingest_options.handshake_timeout = config.handshake_timeout;
   IngestServer ingest_server(&context, store->get(), ingest_options);
   // Per second for the self-metrics, running totals for --metrics; neither: not recorded.
   const bool prometheus = config.metrics != "off";
@@ -322,6 +323,7 @@ int Run(int argc, char** argv) {
                                    config.query_workers, config.query_limits};
   query_options.curve_secret_key = server_key.secret_key;
   query_options.access = zap.get();
+  query_options.handshake_timeout = config.handshake_timeout;
   query_options.add_status = [&ingest_server, &zap](ShardStatus* status) {
     status->refused_batches = ingest_server.counters().refused_by_key;
     status->refused_connections = zap ? zap->counters().refused : 0;

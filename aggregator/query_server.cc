@@ -22,6 +22,7 @@ RouterServer::Options RouterOptions(const QueryServerOptions& o) {
   r.curve_secret_key = o.curve_secret_key;
   r.zap_domain = "query";
   if (o.access != nullptr) r.monitor_endpoint = o.access->MonitorEndpoint(r.zap_domain);
+  r.handshake_timeout = o.handshake_timeout;
   return r;
 }
 

@@ -54,6 +54,8 @@ struct QueryServerOptions {
   // whose error says so. "" / nullptr: plaintext, anyone may query. Not owned.
   std::string curve_secret_key;
   const ZapHandler* access = nullptr;
+  // [limits] handshake_timeout (RouterServer::Options::handshake_timeout).
+  std::chrono::milliseconds handshake_timeout{10'000};
   // Adds what the store does not know to a status answer (refused batches and connections).
   std::function<void(ShardStatus*)> add_status;
 };

@@ -60,6 +60,7 @@ Status RouterServer::Start() {
     socket->set(zmq::sockopt::linger, 0);  // unsent replies are resent by the peers anyway
     socket->set(zmq::sockopt::maxmsgsize, options_.max_message_bytes);
     socket->set(zmq::sockopt::rcvhwm, options_.receive_hwm);
+    socket->set(zmq::sockopt::handshake_ivl, static_cast<int>(options_.handshake_timeout.count()));
     if (!options_.curve_secret_key.empty()) {
       try {
         socket->set(zmq::sockopt::curve_server, 1);

@@ -41,6 +41,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -104,6 +105,10 @@ class RouterServer {
     // disconnected), set before it binds; "" = none. The ZAP handler counts connections from
     // them (ZapHandler::MonitorEndpoint).
     std::string monitor_endpoint;
+    // A connection that has not completed its ZMTP (and CURVE) handshake within this is closed
+    // (ZMQ_HANDSHAKE_IVL), so silent or half-open connections hold a descriptor that long at
+    // most. 0 = never.
+    std::chrono::milliseconds handshake_timeout{10'000};
   };
 
   RouterServer(zmq::context_t* context, Options options, Handler handler, Tick tick = {});

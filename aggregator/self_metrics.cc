@@ -139,10 +139,12 @@ SelfReadings AggregatorReadings(const AggregatorCounters& c, const std::string& 
                static_cast<double>(count), std::string("socket=") + socket);
     }
     for (auto [reason, total] : {std::pair{"cap", c.connections->refused_at_cap},
-                                 {"unlisted", c.connections->refused_unlisted}}) {
+                                 {"unlisted", c.connections->refused_unlisted},
+                                 {"handshake", c.connections->failed_handshakes}}) {
       AddCounter(&out, "trailmap.aggregator.connections.refused", "connections/s",
-                 "CURVE handshakes refused: a key not in the clients file (unlisted), or a "
-                 "listed one past [limits] max_connections (cap)",
+                 "connections refused: a key not in the clients file (unlisted), a listed one "
+                 "past [limits] max_connections (cap), or a handshake that failed: not ZMTP, not "
+                 "CURVE, malformed, or silent past [limits] handshake_timeout (handshake)",
                  total, std::string("reason=") + reason);
     }
   }
@@ -217,7 +219,8 @@ AggregatorCounters ReadAggregatorCounters(const AggregatorParts& parts) {
   if (parts.zap != nullptr) {
     const ZapCounters z = parts.zap->counters();
     c.connections = ConnectionCounts{parts.zap->connections("ingest"),
-                                     parts.zap->connections("query"), z.refused, z.refused_at_cap};
+                                     parts.zap->connections("query"), z.refused, z.refused_at_cap,
+                                     z.failed_handshakes};
   }
   return c;
 }

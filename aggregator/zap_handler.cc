@@ -143,7 +143,8 @@ size_t ZapHandler::key_count() const {
 }
 
 ZapCounters ZapHandler::counters() const {
-  return {admitted_.load(), refused_.load(), refused_at_cap_.load(), malformed_.load()};
+  return {admitted_.load(), refused_.load(), refused_at_cap_.load(), malformed_.load(),
+          failed_handshakes_.load()};
 }
 
 std::string ZapHandler::MonitorEndpoint(std::string_view domain) const {
@@ -203,6 +204,8 @@ void ZapHandler::ReadEvents(Watch& watch) {
     uint32_t value = 0;
     std::memcpy(&event, head.data<char>(), 2);
     std::memcpy(&value, head.data<char>() + 2, 4);
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL || event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+      ++failed_handshakes_;
     watch.cap.OnEvent(event, value, ConnectionCap::Clock::now());
   }
 }

@@ -85,6 +85,9 @@ struct ZapCounters {
   uint64_t refused = 0;         // unlisted keys (and other mechanisms)
   uint64_t refused_at_cap = 0;  // listed keys refused: max_connections were admitted
   uint64_t malformed = 0;       // requests that could not be read
+  // Connections closed before their handshake completed: not ZMTP, another mechanism than
+  // CURVE, a malformed command, or silent past the handshake timeout (monitor events).
+  uint64_t failed_handshakes = 0;
 };
 
 struct ZapOptions {
@@ -138,7 +141,8 @@ class ZapHandler {
   std::vector<std::unique_ptr<Watch>> watches_;  // one per options_.domains
   std::atomic<bool> stop_{false};
   std::thread thread_;
-  std::atomic<uint64_t> admitted_{0}, refused_{0}, refused_at_cap_{0}, malformed_{0};
+  std::atomic<uint64_t> admitted_{0}, refused_{0}, refused_at_cap_{0}, malformed_{0},
+      failed_handshakes_{0};
   int refusal_logs_ = 0;  // server thread only
 };
 
