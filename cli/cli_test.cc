@@ -159,8 +159,12 @@ TEST(Cli, OptionsThatAreNotUtf8AreUsageErrors) {
     return CheckOptionsAreUtf8(*command);
   };
   EXPECT_TRUE(check({"heatmap", "--metric", "m", "--where", "host == \"\xc3\xa9\""}).ok());
-  EXPECT_EQ(check({"heatmap", "--metric", "m", "--palette", "\xff"}).message(),
-            "--palette \"\\xff\": not valid UTF-8");
+  EXPECT_EQ(check({"heatmap", "--metric", "m", "--select", "a,\xff", "--by", "host"}).message(),
+            "--select \"a,\\xff\": not valid UTF-8");
+  EXPECT_EQ(check({"heatmap", "--metric", "m", "--overlay", "p9\xed\xa0\x80"}).message(),
+            "--overlay \"p9\\xed\\xa0\\x80\": not valid UTF-8");
+  // An option with a fixed set of values is refused by CLI11 itself, naming it (exit 2).
+  EXPECT_THROW(check({"heatmap", "--metric", "m", "--palette", "\xff"}), CLI::ValidationError);
   EXPECT_EQ(check({"heatmap", "--metric", "m", "--where", "\xff"}).message(),
             "--where \"\\xff\": not valid UTF-8");
   EXPECT_EQ(check({"heatmap", "-m", "m", "--by", "\xc0\xaf"}).message(),
