@@ -4,6 +4,7 @@
 #include <fstream>
 #include <functional>
 #include <ostream>
+#include <set>
 #include <sstream>
 #include <string_view>
 
@@ -12,6 +13,7 @@
 #include "core/units.h"
 #include "query/fetch/endpoints.h"
 #include "query/fetch/fanout.h"
+#include "query/fetch/request_checks.h"
 
 namespace trailmap {
 
@@ -29,6 +31,25 @@ void AddQueryFlags(CLI::App* command, QueryFlags* flags) {
                       "Only events that pass a predicate, evaluated in the aggregators: "
                       "'host =~ \"web.*\" and op == \"read\" and latency > 10ms' (docs/predicates.md)");
   AddShardFlags(command, flags);
+}
+
+Status CheckOptionsAreUtf8(const CLI::App& command) {
+  static const std::set<std::string> kPaths = {"output", "config",     "cluster", "token-file",
+                                               "key",    "server-key", "folded",  "baseline-folded",
+                                               "dir"};
+  for (const CLI::Option* option : command.get_options()) {
+    if (option->get_positional() || option->get_lnames().empty() ||
+        kPaths.count(option->get_lnames().front()) > 0) {
+      continue;
+    }
+    for (const std::string& value : option->results()) {
+      if (!IsValidUtf8(value)) {
+        return Status::InvalidArgument("--" + option->get_lnames().front() + " \"" +
+                                       Printable(value) + "\": not valid UTF-8");
+      }
+    }
+  }
+  return Status::Ok();
 }
 
 int ExitCodeFor(const Status& status) {
@@ -136,8 +157,8 @@ void AddShardFlags(CLI::App* command, QueryFlags* flags) {
                       "complete of its owners that answers");
   command
       ->add_option("--timeout", flags->timeout,
-                   "How long to wait for every shard's answer; the shards stop the query at 9/10 "
-                   "of it and say so (bounded queries, README)")
+                   "How long to wait for every shard's answer, at most 60s; the shards stop the "
+                   "query at 9/10 of it and say so (bounded queries, README)")
       ->capture_default_str();
   command->add_option("--max-keys", flags->max_keys,
                       "Ask each shard to stop after reading this many stored keys (less than its "

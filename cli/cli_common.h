@@ -70,6 +70,13 @@ void AddShardFlags(CLI::App* command, QueryFlags* flags);
 // --format,-f for the commands that print a table or JSON (metrics, fields, cluster).
 void AddTableOrJsonFormat(CLI::App* command, std::string* format);
 
+// InvalidArgument naming the first option given to `command` whose value is not UTF-8, in
+// trailmap-query's words for a parameter ("--palette \"\\xff\": not valid UTF-8"): documents
+// are JSON or quote what was asked for, and hold only UTF-8. Options that name files or
+// directories (-o, --config, --folded, ...) and positional arguments are paths, which may be any
+// bytes, and are not checked.
+Status CheckOptionsAreUtf8(const CLI::App& command);
+
 // Delivers a view run by query/run/: the document to `output` (WriteOutput), its notes to
 // stderr, then ReportMissing; or "trailmap COMMAND: message" on stderr and ExitCodeFor. Returns
 // the exit code.

@@ -98,6 +98,21 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitUsage;
   }
 
+  for (const CLI::App* command : app.get_subcommands()) {
+    if (Status s = CheckOptionsAreUtf8(*command); !s.ok()) {
+      std::cerr << "trailmap " << command->get_name() << ": " << s.message() << "\n";
+      return kExitUsage;
+    }
+  }
+  // keygen makes keys: it needs none, so a half-set TRAILMAP_KEY / TRAILMAP_SERVER_KEY (or none)
+  // is no reason to refuse it.
+  if (keygen_cmd->parsed()) {
+    CliContext context;
+    context.out = &std::cout;
+    context.err = &std::cerr;
+    return RunKeygen(keygen, context);
+  }
+
   zmq::context_t zmq_context(1);
   CliContext context;
   context.zmq = &zmq_context;
@@ -137,7 +152,6 @@ int main(int argc, char** argv) {
     if (fields_cmd->parsed()) return RunFields(fields, context);
     if (line_cmd->parsed()) return RunLine(line, context);
     if (outliers_cmd->parsed()) return RunOutliers(outliers, context);
-    if (keygen_cmd->parsed()) return RunKeygen(keygen, context);
   } catch (const std::exception& e) {
     // A bug, or a resource failure nothing below expected: say so and exit 1.
     std::cerr << "trailmap: internal error: " << e.what() << "\n";

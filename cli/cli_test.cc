@@ -1,6 +1,9 @@
 // The commands run as main() runs them, against fake aggregators: exit codes and what they print.
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -102,6 +105,71 @@ TEST(Cli, UsageErrorsExitTwoAndSayWhatToFix) {
   stats.sort = "p42";
   EXPECT_EQ(RunStats(stats, h.context), kExitUsage);
   EXPECT_NE(h.err.str().find("p99"), std::string::npos);
+}
+
+// The CLI goes through the same runners as trailmap-query: a name that does not validate, a
+// timeout over the cap or a picture over the pixel budget exits 2 at once, naming the flag, and
+// no shard is asked (the one here never answers).
+TEST(Cli, HostileNamesTimeoutsAndSizesExitTwoBeforeAnyShardIsAsked) {
+  Harness h;
+  testing::FakeAggregator silent(h.zmq, Answer{}, /*silent=*/true);
+  const auto usage = [&](HeatmapFlags flags) {
+    Harness run;
+    flags.query.aggregators = silent.endpoint();
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(RunHeatmap(flags, run.context), kExitUsage) << run.err.str();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1)) << run.err.str();
+    return run.err.str();
+  };
+  HeatmapFlags flags;
+  flags.query.timeout = "3s";  // were anything asked, the test would wait this long
+  flags.query.metric = "\xff";
+  EXPECT_EQ(usage(flags),
+            "trailmap heatmap: --metric \"\\xff\": a metric name is 1 to 128 bytes of A-Z a-z "
+            "0-9 _ . -\n");
+  flags.query.metric = std::string("a\r\nb");
+  EXPECT_NE(usage(flags).find("--metric \"a\\x0d\\x0ab\""), std::string::npos);
+  flags.query.metric = "m";
+  flags.query.by = std::string("op\0", 3);
+  EXPECT_NE(usage(flags).find("--by \"op\\x00\""), std::string::npos);
+  flags.query.by = "";
+  flags.query.timeout = "2m";
+  EXPECT_EQ(usage(flags),
+            "trailmap heatmap: --timeout 2m: at most 60s (a query waits at most that long for "
+            "its shards)\n");
+  flags.query.timeout = "3s";
+  flags.format = "png";
+  flags.width = 20000;
+  flags.height = 10000;
+  EXPECT_EQ(usage(flags),
+            "trailmap heatmap: --width 20000 × --height 10000 is 200,000,000 pixels, at most "
+            "16,777,216 (16 Mi): ask for a smaller picture\n");
+}
+
+// Options that are not UTF-8 are refused as trailmap-query refuses such parameters; paths are
+// not checked (a file name may be any bytes).
+TEST(Cli, OptionsThatAreNotUtf8AreUsageErrors) {
+  CLI::App app{"t"};
+  HeatmapFlags flags;
+  CLI::App* command = AddHeatmapCommand(&app, &flags);
+  const auto check = [&](std::vector<std::string> args) {
+    std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+    app.clear();
+    app.parse(args);
+    return CheckOptionsAreUtf8(*command);
+  };
+  EXPECT_TRUE(check({"heatmap", "--metric", "m", "--where", "host == \"\xc3\xa9\""}).ok());
+  EXPECT_EQ(check({"heatmap", "--metric", "m", "--select", "a,\xff", "--by", "host"}).message(),
+            "--select \"a,\\xff\": not valid UTF-8");
+  EXPECT_EQ(check({"heatmap", "--metric", "m", "--overlay", "p9\xed\xa0\x80"}).message(),
+            "--overlay \"p9\\xed\\xa0\\x80\": not valid UTF-8");
+  // An option with a fixed set of values is refused by CLI11 itself, naming it (exit 2).
+  EXPECT_THROW(check({"heatmap", "--metric", "m", "--palette", "\xff"}), CLI::ValidationError);
+  EXPECT_EQ(check({"heatmap", "--metric", "m", "--where", "\xff"}).message(),
+            "--where \"\\xff\": not valid UTF-8");
+  EXPECT_EQ(check({"heatmap", "-m", "m", "--by", "\xc0\xaf"}).message(),
+            "--by \"\\xc0\\xaf\": not valid UTF-8");
+  EXPECT_TRUE(check({"heatmap", "--metric", "m", "-o", "/tmp/\xff.png"}).ok());
 }
 
 TEST(Cli, HeatmapPngAndCellDetails) {

@@ -36,6 +36,38 @@ std::string WriteNew(const std::string& path, const std::string& text, mode_t mo
   return "";
 }
 
+// Makes `dir` and any missing parents, each mode 0700 (a key directory is no one else's
+// business); "" or the error.
+std::string MakeDirectory(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) {
+    return S_ISDIR(st.st_mode) ? "" : "--dir " + dir + " exists and is not a directory";
+  }
+  const size_t slash = dir.find_last_of('/');
+  if (slash != std::string::npos && slash > 0) {
+    if (std::string e = MakeDirectory(dir.substr(0, slash)); !e.empty()) return e;
+  }
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return "--dir " + dir + ": cannot create it: " + std::strerror(errno);
+  }
+  ::chmod(dir.c_str(), 0700);  // whatever the umask said
+  return "";
+}
+
+// "" when neither file of the pair exists, else the message: the pair is written only whole, so
+// an existing NAME.pub must not be left beside a new NAME.key it does not match.
+std::string RefuseExisting(const std::string& base) {
+  for (const char* suffix : {".key", ".pub"}) {
+    struct stat st {};
+    if (::lstat((base + suffix).c_str(), &st) == 0) {
+      return base + suffix +
+             " exists; keygen never overwrites a key (move it away, or pick another NAME)";
+    }
+    if (errno != ENOENT) return base + suffix + ": cannot look for it: " + std::strerror(errno);
+  }
+  return "";
+}
+
 }  // namespace
 
 CLI::App* AddKeygenCommand(CLI::App* app, KeygenFlags* flags) {
@@ -86,13 +118,14 @@ int RunKeygen(const KeygenFlags& flags, const CliContext& context) {
   }
   const CurveKeyFile key{flags.name, public_key, secret_key};
   const std::string base = flags.dir + "/" + flags.name;
-  if (std::string e = WriteNew(base + ".key", FormatCurveKeyFile(key), 0600); !e.empty()) {
-    *context.err << "trailmap keygen: " << e << "\n";
-    return kExitError;
+  std::string e = MakeDirectory(flags.dir);
+  if (e.empty()) e = RefuseExisting(base);
+  if (e.empty()) e = WriteNew(base + ".key", FormatCurveKeyFile(key), 0600);
+  if (e.empty()) {
+    e = WriteNew(base + ".pub", FormatCurveKeyFile({key.name, key.public_key, ""}), 0644);
+    if (!e.empty()) ::unlink((base + ".key").c_str());  // no secret without its public half
   }
-  if (std::string e =
-          WriteNew(base + ".pub", FormatCurveKeyFile({key.name, key.public_key, ""}), 0644);
-      !e.empty()) {
+  if (!e.empty()) {
     *context.err << "trailmap keygen: " << e << "\n";
     return kExitError;
   }

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "cli/testing_cli.h"
 #include "core/curve_keys.h"
@@ -56,6 +57,44 @@ TEST(Keygen, WritesAPairThatLoadsAndNeverOverwrites) {
   EXPECT_EQ(RunKeygen({"a/b", dir}, bad.context), kExitUsage);
   EXPECT_EQ(bad.err.str(),
             "trailmap keygen: NAME \"a/b\": use 1-64 letters, digits, '.', '_' or '-'\n");
+}
+
+// The pair is written whole or not at all: an existing NAME.pub is refused before NAME.key is
+// written, so no orphan secret is left beside a public key it does not match.
+TEST(Keygen, AnExistingPubLeavesNoOrphanKey) {
+  const std::string dir = ::testing::TempDir() + "/keygen_pub_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/ops.pub") << "kept\n";
+  testing::CliHarness h;
+  EXPECT_EQ(RunKeygen({"ops", dir}, h.context), kExitError);
+  EXPECT_EQ(h.err.str(), "trailmap keygen: " + dir +
+                             "/ops.pub exists; keygen never overwrites a key (move it away, or "
+                             "pick another NAME)\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/ops.key"));
+  std::ifstream pub(dir + "/ops.pub");
+  std::string kept;
+  std::getline(pub, kept);
+  EXPECT_EQ(kept, "kept");
+}
+
+// A missing --dir is made, with its missing parents, mode 0700.
+TEST(Keygen, MakesAMissingDirPrivate) {
+  const std::string root = ::testing::TempDir() + "/keygen_dir_test";
+  std::filesystem::remove_all(root);
+  const std::string dir = root + "/keys/agents";
+  testing::CliHarness h;
+  ASSERT_EQ(RunKeygen({"web-2", dir}, h.context), kExitOk) << h.err.str();
+  EXPECT_EQ(Mode(root + "/keys"), 0700u);
+  EXPECT_EQ(Mode(dir), 0700u);
+  EXPECT_EQ(Mode(dir + "/web-2.key"), 0600u);
+  EXPECT_TRUE(LoadCurveKeyFile(dir + "/web-2.pub", /*need_secret=*/false).ok());
+
+  std::ofstream(root + "/file") << "x";
+  testing::CliHarness not_dir;
+  EXPECT_EQ(RunKeygen({"web-3", root + "/file"}, not_dir.context), kExitError);
+  EXPECT_EQ(not_dir.err.str(),
+            "trailmap keygen: --dir " + root + "/file exists and is not a directory\n");
 }
 
 }  // namespace

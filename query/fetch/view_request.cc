@@ -7,6 +7,7 @@
 #include "core/timespec.h"
 #include "core/units.h"
 #include "query/fetch/endpoints.h"
+#include "query/fetch/request_checks.h"
 
 namespace trailmap {
 
@@ -59,6 +60,9 @@ std::vector<size_t> MembersOver(const Cluster& cluster, int64_t from, int64_t to
 
 Result<FanoutResult> FanOutAll(const QueryContext& context, const ViewRequest& request,
                                Query query) {
+  // Names that do not validate and outsized timeouts are refused here, before any shard is
+  // asked: every view's fan-out passes through this function.
+  if (Status s = CheckViewRequest(request); !s.ok()) return s;
   Result<uint64_t> timeout = ParseDuration(request.timeout);
   if (!timeout.ok()) return Status::InvalidArgument("--timeout: " + timeout.status().message());
   if (Status s = context.curve.Usable(); !s.ok()) return s;

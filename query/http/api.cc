@@ -358,7 +358,11 @@ HttpReply LiveHeatmap(Params* p, const QueryContext& context, const ApiOptions& 
 HttpReply ErrorReply(unsigned status, const std::string& message) {
   HttpReply reply;
   reply.status = status;
-  reply.body = nlohmann::ordered_json{{"error", message}}.dump(2) + "\n";
+  // Messages quote what users typed through Printable (query/fetch/request_checks.h); should one
+  // slip through with bytes that are not UTF-8, they become U+FFFD rather than a 500.
+  reply.body = nlohmann::ordered_json{{"error", message}}.dump(
+                   2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+               "\n";
   return reply;
 }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "core/timespec.h"
@@ -32,6 +33,13 @@ std::string Header(const HttpReply& reply, const std::string& name) {
     if (n == name) return v;
   }
   return "";
+}
+
+// The error message of a reply that must be a 400.
+std::string Refusal(const Harness& h, const std::string& target) {
+  const HttpReply reply = HandleApi(target, h.context, h.options);
+  EXPECT_EQ(reply.status, 400u) << target << ": " << reply.body;
+  return nlohmann::json::parse(reply.body, nullptr, false).value("error", std::string());
 }
 
 TEST(Api, HeatmapBodyIsTheRunsDocumentByteForByte) {
@@ -142,6 +150,85 @@ TEST(Api, ThePageIsServedFromTheBinary) {
   EXPECT_EQ(script.content_type, "text/javascript; charset=utf-8");
   EXPECT_EQ(HandleApi("/nothing.js", h.context, h.options).status, 404u);
   EXPECT_EQ(HandleApi("/subsecond.js", h.context, h.options).status, 200u);
+}
+
+// A name that does not validate is refused before any shard is asked: against a shard that never
+// answers, the 400 comes at once, not after the timeout.
+TEST(Api, NamesThatDoNotValidateAre400BeforeAnyShardIsAsked) {
+  Harness h;
+  testing::FakeAggregator silent(h.zmq, Answer{}, /*silent=*/true);
+  h.options.defaults.aggregators = silent.endpoint();
+  h.options.defaults.timeout = "5s";
+  const auto refused = [&h](const std::string& target) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::string message = Refusal(h, target);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1)) << target;
+    return message;
+  };
+  const std::string names = "a metric name is 1 to 128 bytes of A-Z a-z 0-9 _ . -";
+  EXPECT_EQ(refused("/api/heatmap?metric=%ff"), "--metric \"\\xff\": not valid UTF-8");
+  EXPECT_EQ(refused("/api/heatmap?metric=a%00b"), "--metric \"a\\x00b\": " + names);
+  EXPECT_EQ(refused("/api/stats?metric=a%0d%0ab"), "--metric \"a\\x0d\\x0ab\": " + names);
+  EXPECT_EQ(refused("/api/trails?metric=" + std::string(10'000, 'a')),
+            "--metric \"" + std::string(64, 'a') + "...\": " + names + " (this one is 10000)");
+  EXPECT_EQ(refused("/api/columns?metric=a%20b"), "--metric \"a b\": " + names);
+  EXPECT_EQ(refused("/api/line?metric=a/b"), "--metric \"a/b\": " + names);
+  EXPECT_EQ(refused("/api/fields?metric=a*"), "--metric \"a*\": " + names);
+  EXPECT_EQ(refused("/api/outliers?metric=a%0a"), "--metric \"a\\x0a\": " + names);
+  EXPECT_EQ(refused("/api/flame?metric=a%09"), "--metric \"a\\x09\": " + names);
+  EXPECT_EQ(refused("/api/subsecond?metric=%c3%a9"), "--metric \"\\xc3\\xa9\": " + names);
+  EXPECT_EQ(refused("/api/heatmap/live?metric=a%00"), "--metric \"a\\x00\": " + names);
+  EXPECT_EQ(refused("/api/heatmap?metric=m&by=op%00"),
+            "--by \"op\\x00\": give host or a field key: 1 to 128 bytes of A-Z a-z 0-9 _ . -");
+  EXPECT_EQ(refused("/api/stats?metric=m&by=a%3Db"),
+            "--by \"a=b\": give host or a field key: 1 to 128 bytes of A-Z a-z 0-9 _ . -");
+  EXPECT_EQ(refused("/api/stats?metric=m&hosts=web-1,a%0d%0ab"),
+            "--hosts \"a\\x0d\\x0ab\": a host name is 1 to 256 bytes of UTF-8 text without "
+            "control characters");
+  // The timeout is capped, so no request holds a worker for longer.
+  EXPECT_EQ(refused("/api/heatmap?metric=m&timeout=1h"),
+            "--timeout 1h: at most 60s (a query waits at most that long for its shards)");
+  EXPECT_EQ(refused("/api/metrics?timeout=61s"),
+            "--timeout 61s: at most 60s (a query waits at most that long for its shards)");
+}
+
+// Invalid UTF-8 in any parameter is a 400 naming it, never a 500 from the JSON writer.
+TEST(Api, ParametersThatAreNotUtf8Are400NamingThem) {
+  Harness h;
+  h.options.defaults.aggregators = "127.0.0.1:1";
+  const auto error = [&h](const std::string& target) { return Refusal(h, target); };
+  EXPECT_EQ(error("/api/heatmap?metric=m&by=%ff"), "--by \"\\xff\": not valid UTF-8");
+  EXPECT_EQ(error("/api/heatmap?metric=m&palette=%ff"), "--palette \"\\xff\": not valid UTF-8");
+  EXPECT_EQ(error("/api/heatmap?metric=m&%ff=1"),
+            "the parameter name \"\\xff\" is not valid UTF-8");
+  EXPECT_EQ(error("/api/heatmap?metric=m&where=%ff"), "--where \"\\xff\": not valid UTF-8");
+  EXPECT_EQ(error("/api/flame?title=%c0%af"), "--title \"\\xc0\\xaf\": not valid UTF-8");
+  EXPECT_EQ(error("/api/columns?metric=m&sort=p9%e2%82"),
+            "--sort \"p9\\xe2\\x82\": not valid UTF-8");
+  // Valid UTF-8 in a message is kept as it is.
+  EXPECT_EQ(error("/api/heatmap?metric=m&palette=%c3%a9t%c3%a9").substr(0, 23),
+            "unknown palette \"\xc3\xa9t\xc3\xa9\"");
+}
+
+// A picture is at most kMaxImagePixels: the budget is named, and nothing is asked of a shard.
+TEST(Api, PicturesOverThePixelBudgetAre400) {
+  Harness h;
+  h.options.defaults.aggregators = "127.0.0.1:1";
+  const auto error = [&h](const std::string& target) { return Refusal(h, target); };
+  EXPECT_EQ(error("/api/heatmap?metric=m&format=png&width=20000&height=10000"),
+            "--width 20000 × --height 10000 is 200,000,000 pixels, at most 16,777,216 (16 Mi): "
+            "ask for a smaller picture");
+  EXPECT_EQ(error("/api/heatmap?metric=m&format=svg&width=4097&height=4096"),
+            "--width 4097 × --height 4096 is 16,781,312 pixels, at most 16,777,216 (16 Mi): ask "
+            "for a smaller picture");
+  EXPECT_EQ(error("/api/trails?metric=m&format=png&height=100000"),
+            "--height 100000 × the trails' width 1024 is 102,400,000 pixels, at most 16,777,216 "
+            "(16 Mi): ask for a smaller picture");
+  // Within the budget, the request goes on to the shards (none here: 502).
+  EXPECT_EQ(HandleApi("/api/heatmap?metric=m&format=png&width=4096&height=4096&timeout=100ms",
+                      h.context, h.options)
+                .status,
+            502u);
 }
 
 TEST(Api, RegionAndOutliersRefuseBadInputWithTheCliMessage) {

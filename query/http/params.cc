@@ -1,7 +1,10 @@
 #include "query/http/params.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+
+#include "query/fetch/request_checks.h"
 
 namespace trailmap {
 namespace {
@@ -23,7 +26,7 @@ Result<std::string> Decode(std::string_view text) {
       const int hi = i + 2 < text.size() ? HexDigit(text[i + 1]) : -1;
       const int lo = i + 2 < text.size() ? HexDigit(text[i + 2]) : -1;
       if (hi < 0 || lo < 0) {
-        return Status::InvalidArgument("malformed percent escape in \"" + std::string(text) +
+        return Status::InvalidArgument("malformed percent escape in \"" + Printable(text) +
                                        "\": write %XX with two hex digits");
       }
       out += static_cast<char>(hi * 16 + lo);
@@ -37,12 +40,37 @@ Result<std::string> Decode(std::string_view text) {
 
 std::string Flag(const std::string& name) { return "--" + name; }
 
+bool IsPathByte(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '.' || c == '_' || c == '~';
+}
+
 }  // namespace
+
+Result<std::string> RequestPath(std::string_view target) {
+  const std::string_view path = target.substr(0, target.find('?'));
+  bool canonical = path.starts_with('/');
+  // Each segment after a '/': not empty (unless the path is "/"), not "." or "..".
+  for (size_t start = 1; canonical && start <= path.size() && path != "/";) {
+    const size_t slash = std::min(path.find('/', start), path.size());
+    const std::string_view segment = path.substr(start, slash - start);
+    canonical = !segment.empty() && segment != "." && segment != "..";
+    for (char c : segment) canonical = canonical && IsPathByte(c);
+    start = slash + 1;
+  }
+  if (!canonical) {
+    return Status::InvalidArgument(
+        "the path \"" + Printable(path) +
+        "\" is not one trailmap-query serves: a path is /SEGMENT/... of letters, digits and - . _ "
+        "~, without percent escapes and without empty, \".\" or \"..\" segments");
+  }
+  return std::string(path);
+}
 
 Result<Params> Params::Parse(std::string_view target) {
   Params params;
   const size_t question = target.find('?');
-  Result<std::string> path = Decode(target.substr(0, question));
+  Result<std::string> path = RequestPath(target);
   if (!path.ok()) return path.status();
   params.path_ = std::move(path).value();
   if (question == std::string_view::npos) return params;
@@ -58,6 +86,14 @@ Result<Params> Params::Parse(std::string_view target) {
     Result<std::string> value =
         Decode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1));
     if (!value.ok()) return value.status();
+    if (!IsValidUtf8(*name)) {
+      return Status::InvalidArgument("the parameter name \"" + Printable(*name) +
+                                     "\" is not valid UTF-8");
+    }
+    if (!IsValidUtf8(*value)) {
+      return Status::InvalidArgument(Flag(*name) + " \"" + Printable(*value) +
+                                     "\": not valid UTF-8");
+    }
     if (!params.values_.emplace(*name, *value).second) {
       return Status::InvalidArgument(Flag(*name) + " is given twice");
     }

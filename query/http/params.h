@@ -2,6 +2,11 @@
 // and its parameters, percent-decoded ("%20" and "+" are spaces), named as the CLI's long options
 // without the dashes in front ("per-column", "baseline-from").
 //
+// The path is never decoded: RequestPath accepts it in one form only, so the path the server
+// authorizes is byte for byte the path the API routes (an encoded "/%61pi/" cannot be one thing
+// to the token check and another to the router). Every name and value must be UTF-8 once
+// decoded: the answers are JSON, which holds nothing else.
+//
 // A Params is read by asking for each known parameter; what nobody asked for is a mistake the
 // user should hear about (a typo would otherwise be silently ignored), so Unknown() names it.
 // Errors are InvalidArgument with the CLI's way of naming a flag ("--rows: ...").
@@ -19,10 +24,19 @@
 
 namespace trailmap {
 
+// The path of a request target ("/api/heatmap" of "/api/heatmap?metric=m"), as the router
+// matches it, or InvalidArgument when it is not in the only form trailmap-query serves: "/" or
+// "/" followed by segments joined by "/", each of A-Z a-z 0-9 - . _ ~ and neither "." nor "..".
+// So no percent escape, no empty segment ("//", a trailing "/"), no "#", ";", "\" or control
+// byte, and no absolute form ("http://host/..."): none of the paths the API and the page have
+// need one, and each would let two spellings name one path.
+Result<std::string> RequestPath(std::string_view target);
+
 class Params {
  public:
-  // Splits `target` ("/path?a=1&b=2") into the path and its parameters. A parameter given twice
-  // is an error, as is a malformed percent escape.
+  // Splits `target` ("/path?a=1&b=2") into the path (RequestPath) and its parameters. A
+  // parameter given twice is an error, as are a malformed percent escape and a name or value
+  // that is not UTF-8 once decoded (the message names the parameter).
   static Result<Params> Parse(std::string_view target);
 
   const std::string& path() const { return path_; }

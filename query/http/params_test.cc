@@ -46,5 +46,73 @@ TEST(Params, MistakesNameTheParameterAsTheCliNamesItsFlag) {
   EXPECT_FALSE(neg->Unsigned("n", 10, &big).ok());
 }
 
+// The path is taken in one form only, never decoded: the token check and the router read the
+// same bytes, so no spelling of /api/ or /metrics can be one thing to one and another to the
+// other.
+TEST(RequestPath, TakesTheOneFormTheRouterServesAndRefusesEveryOtherSpelling) {
+  for (const char* target : {"/", "/api/heatmap", "/api/heatmap?metric=m", "/api/heatmap/live",
+                             "/app.js", "/metrics", "/API/heatmap", "/a~b/c_d.e-f"}) {
+    const std::string path(std::string_view(target).substr(0, std::string_view(target).find('?')));
+    EXPECT_EQ(RequestPath(target).value(), path) << target;
+  }
+  for (const char* target : {"/%61pi/heatmap",
+                             "/api%2Fstats",
+                             "/api%2fstats",
+                             "/%2561pi/heatmap",
+                             "//api/heatmap",
+                             "/./api/heatmap",
+                             "/x/../api/heatmap",
+                             "/api/./heatmap",
+                             "/api/heatmap/",
+                             "/api//heatmap",
+                             "http://127.0.0.1/api/heatmap",
+                             "127.0.0.1/api/heatmap",
+                             "*",
+                             "",
+                             "?metric=m",
+                             "/%6detrics",
+                             "/api/self;x",
+                             "/api/heatmap#x",
+                             "/api\\heatmap",
+                             "/api/heatmap%00",
+                             "/api/heat map",
+                             "/api/\xff",
+                             "/..",
+                             "/.",
+                             "/api/heatmap\r\n"}) {
+    const Result<std::string> path = RequestPath(target);
+    EXPECT_EQ(path.status().code(), Status::Code::kInvalidArgument) << target;
+  }
+  EXPECT_EQ(RequestPath("/%61pi/x?a=1").status().message(),
+            "the path \"/%61pi/x\" is not one trailmap-query serves: a path is /SEGMENT/... of "
+            "letters, digits and - . _ ~, without percent escapes and without empty, \".\" or "
+            "\"..\" segments");
+  EXPECT_EQ(RequestPath(std::string_view("/a\0b\xff", 5)).status().message().substr(0, 22),
+            "the path \"/a\\x00b\\xff\"");
+  // Params reads its path so too.
+  EXPECT_EQ(Params::Parse("/%61pi/heatmap?metric=m").status().code(),
+            Status::Code::kInvalidArgument);
+}
+
+// JSON holds only UTF-8, and every answer is JSON: a name or value that is not UTF-8 once
+// decoded is refused here, naming the parameter, with the bytes escaped.
+TEST(Params, NamesAndValuesMustBeUtf8) {
+  EXPECT_EQ(Params::Parse("/api/heatmap?by=%ff").status().message(),
+            "--by \"\\xff\": not valid UTF-8");
+  EXPECT_EQ(Params::Parse("/api/heatmap?palette=he%c3").status().message(),
+            "--palette \"he\\xc3\": not valid UTF-8");
+  EXPECT_EQ(Params::Parse("/api/heatmap?metric=m&%ff=1").status().message(),
+            "the parameter name \"\\xff\" is not valid UTF-8");
+  EXPECT_EQ(Params::Parse("/api/heatmap?where=host%3D%3D%22%ed%a0%80%22").status().message(),
+            "--where \"host==\\\"\\xed\\xa0\\x80\\\"\": not valid UTF-8");
+  Result<Params> ok = Params::Parse("/api/heatmap?where=host%3D%3D%22%c3%a9%22");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  std::string where;
+  ok->Text("where", &where);
+  EXPECT_EQ(where, "host==\"\xc3\xa9\"");
+  EXPECT_EQ(Params::Parse("/a?x=%f").status().message(),
+            "malformed percent escape in \"%f\": write %XX with two hex digits");
+}
+
 }  // namespace
 }  // namespace trailmap

@@ -23,6 +23,7 @@
 #include "core/huge_heap.h"
 #include "core/log.h"
 #include "core/units.h"
+#include "query/fetch/request_checks.h"
 #include "query/http/api.h"
 #include "query/http/server.h"
 #include "query/http/tokens.h"
@@ -51,9 +52,11 @@ constexpr const char* kUsage =
     "                 $TRAILMAP_CLUSTER): with replication > 1 every host-second is counted once,\n"
     "                 from the first of its owners that answers; re-read by every request\n"
     "  --timeout      how long a request waits for every shard's answer, unless it says\n"
+    "                 (timeout=); at most 60s, here and in a request\n"
     "  --workers      threads that run requests at once\n"
     "  --tokens       file of bearer tokens (a line each: NAME SHA256HEX-OF-THE-TOKEN); every\n"
-    "                 /api/ request then needs \"Authorization: Bearer TOKEN\" (401 otherwise),\n"
+    "                 request but the page's files then needs \"Authorization: Bearer TOKEN\"\n"
+    "                 (401 otherwise),\n"
     "                 and the page asks for the token (or takes it from #token=... in its URL)\n"
     "  --hash-token   reads a token from standard input and prints its line for the token file:\n"
     "                 head -c 24 /dev/urandom | base64 > alice.token\n"
@@ -120,6 +123,9 @@ int main(int argc, char** argv) {
     } else if (arg == "--timeout") {
       if (!ParseDuration(value).ok()) return Usage("--timeout " + value + ": give e.g. 5s, 500ms");
       api.defaults.timeout = value;
+      ViewRequest check;
+      check.timeout = value;
+      if (Status s = CheckViewRequest(check); !s.ok()) return Usage(s.message());
     } else if (arg == "--tokens") {
       tokens_path = value;
     } else if (arg == "--hash-token") {

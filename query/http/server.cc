@@ -17,6 +17,7 @@
 #include "core/log.h"
 #include "core/prometheus_text.h"
 #include "core/self_metrics.h"
+#include "query/http/params.h"
 
 namespace trailmap {
 
@@ -148,8 +149,7 @@ class Session : public std::enable_shared_from_this<Session> {
     std::string method(request.method_string());
     std::string target(request.target());
     const std::shared_ptr<const BearerTokens> tokens = server_->Tokens();
-    const bool metrics = target == "/metrics" || target.starts_with("/metrics?");
-    if (tokens != nullptr && (target.starts_with("/api/") || metrics)) {
+    if (tokens != nullptr && NeedsToken(target)) {
       const std::string authorization(request[http::field::authorization]);
       const Result<std::string> who = tokens->Admit(authorization, &target);
       if (!who.ok()) {
@@ -163,10 +163,13 @@ class Session : public std::enable_shared_from_this<Session> {
         return Write(std::move(reply));
       }
     }
-    if (target == "/api/self" || target.starts_with("/api/self?")) {
+    // The path as the router reads it (params.h): the one the token check above decided on.
+    const Result<std::string> path = RequestPath(target);
+    if (!path.ok()) return Write(ErrorReply(400, path.status().message()));
+    if (*path == "/api/self") {
       return Write(SelfReply(*server_));  // its own counters: no fan-out, so on this thread
     }
-    if (metrics) return Write(MetricsReply(*server_));  // the same, for Prometheus
+    if (*path == "/metrics") return Write(MetricsReply(*server_));  // the same, for Prometheus
     stream_.expires_never();  // the work takes as long as its fan-out's timeout
     asio::post(server_->pool, [self = shared_from_this(), method = std::move(method),
                                target = std::move(target)]() {

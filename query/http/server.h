@@ -9,11 +9,12 @@
 // Errors: a failing accept or a broken connection is logged and closes that connection only; an
 // exception from the handler is a 500 reply, never the end of the server.
 //
-// Access: with `tokens`, every /api/ request (and /metrics) needs a bearer token (query/http/tokens.h); one
-// without a token it accepts gets 401 with a body saying what to send, and is counted
-// (unauthorized(), and GET /api/self). The page's files are served to anyone: they hold no data, and the page asks
-// for the token. Without `tokens` the API is open, so Listen refuses an address that is not
-// loopback unless `insecure_no_auth`.
+// Access: with `tokens`, every request but one for the page's files (/api/, /metrics, and any
+// path not in the router's one form) needs a bearer token (query/http/tokens.h NeedsToken,
+// decided on the path the router reads); one without a token it accepts gets 401 with a body
+// saying what to send, and is counted (unauthorized(), and GET /api/self). The page's files are
+// served to anyone: they hold no data, and the page asks for the token. Without `tokens` the API is
+// open, so Listen refuses an address that is not loopback unless `insecure_no_auth`.
 //
 // Self: GET /api/self answers the server's own counters as JSON (behind the token like the rest
 // of /api/): {"program": "trailmap-query", "uptime_seconds", "requests" (replies sent, this one

@@ -3,6 +3,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "query/http/page_files.h"
+#include "query/http/params.h"
+
 namespace trailmap {
 namespace {
 
@@ -45,6 +48,17 @@ std::string PercentDecode(std::string_view s) {
     }
   }
   return out;
+}
+
+// The auth-scheme is case-insensitive (RFC 7235 2.1): "Bearer", "bearer", "BEARER".
+bool IsBearer(std::string_view scheme) {
+  constexpr std::string_view kBearer = "bearer";
+  if (scheme.size() != kBearer.size()) return false;
+  for (size_t i = 0; i < scheme.size(); ++i) {
+    const char c = scheme[i] >= 'A' && scheme[i] <= 'Z' ? scheme[i] - 'A' + 'a' : scheme[i];
+    if (c != kBearer[i]) return false;
+  }
+  return true;
 }
 
 // Takes the access_token parameter out of *target; returns its value ("" when absent).
@@ -115,12 +129,12 @@ Result<BearerTokens> BearerTokens::Load(const std::string& path) {
 Result<std::string> BearerTokens::Admit(std::string_view authorization, std::string* target) const {
   std::string token = TakeAccessToken(target);
   if (!authorization.empty()) {
-    constexpr std::string_view kBearer = "Bearer ";
-    if (authorization.size() <= kBearer.size() ||
-        authorization.substr(0, kBearer.size()) != kBearer) {
+    const std::string_view value = Trim(authorization);
+    const size_t space = value.find_first_of(" \t");
+    if (space == std::string_view::npos || !IsBearer(value.substr(0, space))) {
       return Status::InvalidArgument("the Authorization header is not \"Bearer TOKEN\"");
     }
-    token = std::string(Trim(authorization.substr(kBearer.size())));
+    token = std::string(Trim(value.substr(space)));
   }
   if (token.empty()) return Status::InvalidArgument(kNeedToken);
   const Sha256Digest presented = Sha256(token);
@@ -136,6 +150,16 @@ Result<std::string> BearerTokens::Admit(std::string_view authorization, std::str
     return Status::InvalidArgument("the bearer token is not one this trailmap-query accepts");
   }
   return tokens_[match].first;
+}
+
+bool NeedsToken(std::string_view target) {
+  const Result<std::string> path = RequestPath(target);
+  if (!path.ok()) return true;
+  if (*path == "/") return false;
+  for (const PageFile& file : PageFiles()) {
+    if (file.path == *path) return false;
+  }
+  return true;
 }
 
 std::string TokenFileLine(std::string_view name, std::string_view token) {

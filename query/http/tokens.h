@@ -1,4 +1,4 @@
-// BearerTokens: who may use trailmap-query's HTTP API (issue 12). Without a token file the API
+// BearerTokens: who may use trailmap-query's HTTP API. Without a token file the API
 // is open, which trailmap-query allows only on a loopback address (or with --insecure-no-auth).
 //
 // The token file (--tokens FILE) lists one token a line, by a name and the SHA-256 of the token
@@ -11,7 +11,8 @@
 // `printf %s "$TOKEN" | sha256sum`. Blank lines and lines starting with '#' are skipped; names
 // are unique.
 //
-// A request is admitted when its `Authorization: Bearer TOKEN` header — or, for the page's live
+// A request is admitted when its `Authorization: Bearer TOKEN` header (the scheme in any case,
+// RFC 7235 2.1; spaces around the token are not part of it) — or, for the page's live
 // stream (EventSource cannot set headers), its `access_token` query parameter (RFC 6750 2.3) —
 // hashes to a listed hash. The presented token's hash is compared with every listed hash in
 // constant time, so timing tells nothing about how much of a hash matched.
@@ -45,6 +46,13 @@ class BearerTokens {
  private:
   std::vector<std::pair<std::string, Sha256Digest>> tokens_;  // name, hash of the token
 };
+
+// Whether a request for `target` ("/api/heatmap?...") needs a token when there are tokens: every
+// one but a request for the page's own files ("/", "/app.js", ...), which hold no data. Decided
+// on the path as the router reads it (RequestPath, query/http/params.h), so no other spelling of
+// an /api/ or /metrics path gets past: a path not in the router's one form needs a token too
+// (and, with one, is refused 400).
+bool NeedsToken(std::string_view target);
 
 // The token file line for `name` and `token`: "name <sha256 hex>".
 std::string TokenFileLine(std::string_view name, std::string_view token);

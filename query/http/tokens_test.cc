@@ -47,6 +47,62 @@ TEST(BearerTokens, AdmitsListedTokensOnly) {
   EXPECT_EQ(target, "/api/heatmap/live");
 }
 
+// RFC 7235 2.1: the auth-scheme is case-insensitive; the spaces around the token are not part
+// of it (a token may hold spaces inside).
+TEST(BearerTokens, TheSchemeIsCaseInsensitive) {
+  Result<BearerTokens> tokens =
+      BearerTokens::Parse(TokenFileLine("alice", "open sesame") + "\n", "tokens.txt");
+  ASSERT_TRUE(tokens.ok());
+  std::string target = "/api/metrics";
+  for (const char* header :
+       {"Bearer open sesame", "bearer open sesame", "BEARER open sesame", "bEaReR open sesame",
+        "Bearer   open sesame  ", "Bearer\topen sesame", "  Bearer open sesame"}) {
+    const Result<std::string> who = tokens->Admit(header, &target);
+    EXPECT_TRUE(who.ok()) << header << ": " << who.status().message();
+  }
+  for (const char* header : {"Bearer", "Bearer ", "Bearers open sesame", "Bear open sesame",
+                             "Bearer open  sesame", "Bearer:open sesame", "Basic open sesame"}) {
+    EXPECT_FALSE(tokens->Admit(header, &target).ok()) << header;
+  }
+}
+
+// Only the page's own files are open; every other path needs a token, however it is spelt.
+TEST(NeedsToken, OnlyThePagesFilesAreOpen) {
+  for (const char* target : {"/", "/index.html", "/app.js", "/style.css", "/heatmap.js",
+                             "/?access_token=x", "/app.js?v=2"}) {
+    EXPECT_FALSE(NeedsToken(target)) << target;
+  }
+  for (const char* target : {"/api/heatmap?metric=m",
+                             "/api/self",
+                             "/metrics",
+                             "/metrics?x",
+                             "/%61pi/heatmap?metric=m",
+                             "/api%2Fstats?metric=m",
+                             "/api%2fstats",
+                             "/%61pi/heatmap/live?metric=m",
+                             "/%2561pi/x",
+                             "//api/heatmap",
+                             "/./api/heatmap",
+                             "/x/../api/heatmap",
+                             "/API/heatmap",
+                             "/Api/self",
+                             "http://127.0.0.1/api/heatmap",
+                             "/%6detrics",
+                             "/METRICS",
+                             "/api/self;x",
+                             "/api/self#x",
+                             "/api\\self",
+                             "/api/self%00",
+                             "/%2e/app.js",
+                             "/app.js/",
+                             "/nothing.js",
+                             "/index.htm",
+                             "*",
+                             ""}) {
+    EXPECT_TRUE(NeedsToken(target)) << target;
+  }
+}
+
 TEST(BearerTokens, FileErrorsNameTheLine) {
   EXPECT_EQ(BearerTokens::Parse("alice abc\n", "t").status().message(),
             "t:1: expected \"NAME SHA256HEX\" (64 hex digits; make one with trailmap-query "

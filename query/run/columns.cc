@@ -4,8 +4,9 @@
 #include <utility>
 
 #include "core/units.h"
-#include "query/views/columns.h"
+#include "query/fetch/request_checks.h"
 #include "query/render/columns.h"
+#include "query/views/columns.h"
 
 namespace trailmap {
 Result<ViewDocument> RunColumnsView(const ColumnsRequest& flags, const QueryContext& context) {
@@ -67,6 +68,15 @@ Result<ViewDocument> RunColumnsView(const ColumnsRequest& flags, const QueryCont
   Result<ColumnsView> view = AssembleColumns(std::move(fetched->grid), options);
   if (!view.ok()) return view.status();
   view->missing_shards = fetched->missing;
+  if (format == "svg" || format == "png") {
+    // Its size follows the hosts that answered, so it is known only now.
+    const ColumnsLayout layout = LayoutColumns(*view);
+    const std::string size = "the columns picture (" + std::to_string(view->hosts.size()) +
+                             " hosts × --rows " + std::to_string(flags.rows) +
+                             "; fewer with --limit) " + std::to_string(layout.width) + " × " +
+                             std::to_string(layout.height);
+    if (Status s = CheckImagePixels(size, layout.width, layout.height); !s.ok()) return s;
+  }
 
   std::string bytes;
   if (format == "svg") {

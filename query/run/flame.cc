@@ -14,6 +14,7 @@
 #include "core/counts.h"
 #include "core/query_wire.h"
 #include "query/fetch/fanout.h"
+#include "query/fetch/request_checks.h"
 #include "query/render/flame.h"
 #include "query/run/region.h"
 #include "query/views/flame.h"
@@ -112,6 +113,9 @@ Result<FoldedStacks> FetchStacks(const FlameFleetRequest& flags, const QueryCont
 }  // namespace
 
 Result<FleetStacks> FetchFleetStacks(const FlameFleetRequest& flags, const QueryContext& context) {
+  // As FanOutAll would, but before the stack query's own checks, whose messages quote the name
+  // as it came.
+  if (Status s = CheckViewRequest(flags.view); !s.ok()) return s;
   if (!flags.region.empty()) return FetchRegionStacks(flags, context);
   FleetStacks out;
   Result<FoldedStacks> target =

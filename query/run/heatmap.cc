@@ -9,12 +9,13 @@
 #include "core/timespec.h"
 #include "core/units.h"
 #include "query/draw/json_text.h"
-#include "query/run/catalog.h"
-#include "query/views/heatmap.h"
+#include "query/fetch/request_checks.h"
 #include "query/render/heatmap_ansi.h"
 #include "query/render/heatmap_json.h"
 #include "query/render/heatmap_png.h"
 #include "query/render/heatmap_svg.h"
+#include "query/run/catalog.h"
+#include "query/views/heatmap.h"
 
 namespace trailmap {
 namespace {
@@ -213,6 +214,11 @@ Result<ViewDocument> RunHeatmapView(const HeatmapRequest& flags, const QueryCont
   const std::string format = flags.format.empty() ? "ansi" : flags.format;
   if (format != "ansi" && format != "svg" && format != "png" && format != "json") {
     return Status::InvalidArgument("--format " + format + ": give ansi, svg, png or json");
+  }
+  if (format == "svg" || format == "png") {
+    const std::string size =
+        "--width " + std::to_string(flags.width) + " × --height " + std::to_string(flags.height);
+    if (Status s = CheckImagePixels(size, flags.width, flags.height); !s.ok()) return s;
   }
   // At most one column per pixel of the plot, and 600 (the cost follows the pixels).
   uint32_t max_columns = static_cast<uint32_t>(std::clamp(flags.width, 1, 600));

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "core/units.h"
+#include "query/fetch/request_checks.h"
 #include "query/render/trails.h"
 #include "query/views/trails.h"
 
@@ -58,6 +59,12 @@ Result<ViewDocument> RunTrailsView(const TrailsRequest& flags, const QueryContex
     return s;
   }
   if (Status s = CheckRange("--height", flags.height, 100, 100'000); !s.ok()) return s;
+  if (format != "json") {
+    const int width = TrailsStyle{}.plot_width;
+    const std::string size = "--height " + std::to_string(flags.height) + " × the trails' width " +
+                             std::to_string(width);
+    if (Status s = CheckImagePixels(size, width, flags.height); !s.ok()) return s;
+  }
   if (flags.overlap > 0.95) {
     return Status::InvalidArgument("--overlap: give a fraction from 0 to 0.95");
   }
