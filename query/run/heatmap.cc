@@ -252,6 +252,7 @@ Result<ViewDocument> RunHeatmapView(const HeatmapRequest& flags, const QueryCont
   }
   Result<HeatmapView> view = AssembleHeatmap(fetched->grid, options);
   if (!view.ok()) return view.status();
+  if (Status s = GoOn(context, flags.query); !s.ok()) return s;
   view->missing_shards = fetched->missing;
   view->where = flags.query.where;
   if (!flags.at.empty()) return RunCellDetails(flags, context, query, *view, format);
@@ -268,8 +269,12 @@ Result<ViewDocument> RunHeatmapView(const HeatmapRequest& flags, const QueryCont
     png.plot_width = flags.width;
     png.plot_height = flags.height;
     png.side_panel = flags.panel;
+    png.stop = [&context, &flags] { return !GoOn(context, flags.query).ok(); };
     Result<std::string> encoded = RenderHeatmapPng(*view, png);
-    if (!encoded.ok()) return encoded.status();
+    if (!encoded.ok()) {
+      if (Status s = GoOn(context, flags.query); !s.ok()) return s;
+      return encoded.status();
+    }
     bytes = std::move(*encoded);
   } else if (format == "json") {
     bytes = RenderHeatmapJson(*view);
