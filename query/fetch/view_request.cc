@@ -164,12 +164,15 @@ Status GoOn(const QueryContext& context, const ViewRequest& request) {
   if (context.received == std::chrono::steady_clock::time_point{}) return Status::Ok();
   Result<uint64_t> timeout = ParseDuration(request.timeout);
   if (!timeout.ok()) return Status::Ok();  // FanOutAll has refused it already
-  if (std::chrono::steady_clock::now() - context.received <= std::chrono::nanoseconds(*timeout)) {
+  // The shards may take the whole timeout (one silent shard does); drawing gets as long again.
+  if (std::chrono::steady_clock::now() - context.received <=
+      2 * std::chrono::nanoseconds(*timeout)) {
     return Status::Ok();
   }
-  return Status::ResourceExhausted("not drawn within --timeout " + request.timeout +
-                                   ": ask for fewer pixels (width, height) or columns, a shorter "
-                                   "range, or a longer timeout");
+  return Status::ResourceExhausted("not drawn within twice --timeout " + request.timeout +
+                                   " (the shards' time, and as long again to draw): ask for "
+                                   "fewer pixels (width, height) or columns, a shorter range, or "
+                                   "a longer timeout");
 }
 
 std::vector<std::string> SplitList(const std::string& list) {

@@ -50,8 +50,8 @@ struct QueryContext {
   // stops). The fan-out stops waiting for shards (FanoutOptions::cancelled), and a view stops
   // before it draws (GoOn).
   std::function<bool()> cancelled;
-  // Set (trailmap-query): when the request came. A view still drawing past it plus the request's
-  // timeout stops (GoOn): the client was promised an answer within the timeout.
+  // Set (trailmap-query): when the request came. A view still drawing past it plus twice the
+  // request's timeout stops (GoOn): the shards may take one timeout, drawing as long again.
   std::chrono::steady_clock::time_point received{};
 };
 
@@ -124,9 +124,9 @@ HistogramQuery WholeRangeQuery(const ViewRequest& request, const TimeRange& rang
                                const std::string& group_by);
 
 // Whether a view of `request` should go on with its next stage: Ok, or Unavailable when
-// context.cancelled says nobody waits for it, or ResourceExhausted ("not drawn within --timeout
-// 5s: ...") once context.received plus request.timeout has passed. Cheap: call it between stages
-// and in long loops.
+// context.cancelled says nobody waits for it, or ResourceExhausted ("not drawn within twice
+// --timeout 5s ...") once context.received plus twice request.timeout has passed. Cheap: call it
+// between stages and in long loops.
 Status GoOn(const QueryContext& context, const ViewRequest& request);
 
 // "a,b,,c" → {"a", "b", "c"}.

@@ -6,15 +6,16 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "core/failpoint.h"
 #include "core/timespec.h"
 #include "core/units.h"
 #include "query/draw/json_text.h"
-#include "query/run/catalog.h"
-#include "query/views/heatmap.h"
 #include "query/render/heatmap_ansi.h"
 #include "query/render/heatmap_json.h"
 #include "query/render/heatmap_png.h"
 #include "query/render/heatmap_svg.h"
+#include "query/run/catalog.h"
+#include "query/views/heatmap.h"
 
 namespace trailmap {
 namespace {
@@ -270,6 +271,7 @@ Result<ViewDocument> RunHeatmapView(const HeatmapRequest& flags, const QueryCont
     png.plot_height = flags.height;
     png.side_panel = flags.panel;
     png.stop = [&context, &flags] { return !GoOn(context, flags.query).ok(); };
+    (void)TRAILMAP_FAILPOINT("query.heatmap.draw");  // "sleep:MS": a drawing that takes long
     Result<std::string> encoded = RenderHeatmapPng(*view, png);
     if (!encoded.ok()) {
       if (Status s = GoOn(context, flags.query); !s.ok()) return s;
