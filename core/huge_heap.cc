@@ -7,6 +7,19 @@
 #include <cstdint>
 #include <cstdlib>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TRAILMAP_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TRAILMAP_ASAN 1
+#endif
+#endif
+
+#ifdef TRAILMAP_ASAN
+// The sanitizer runtime's (sanitizer/allocator_interface.h, which GCC does not install).
+extern "C" void __sanitizer_purge_allocator();
+#endif
+
 namespace trailmap {
 
 namespace {
@@ -43,10 +56,19 @@ size_t PreferHugePages(size_t reserve_bytes) {
   return high - low;
 }
 
-bool KeepFreedMemory(size_t keep_bytes) {
+bool KeepFreedMemory(size_t keep_bytes, int arenas) {
   if (kSanitized) return false;
+  if (arenas > 0 && mallopt(M_ARENA_MAX, arenas) == 0) return false;
   return mallopt(M_TRIM_THRESHOLD, static_cast<int>(keep_bytes)) != 0 &&
          mallopt(M_MMAP_THRESHOLD, 32 << 20) != 0;
+}
+
+void ReleaseFreedMemory() {
+#ifdef TRAILMAP_ASAN
+  __sanitizer_purge_allocator();
+#else
+  malloc_trim(0);
+#endif
 }
 
 }  // namespace trailmap

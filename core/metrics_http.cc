@@ -1,5 +1,6 @@
 #include "core/metrics_http.h"
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
@@ -9,7 +10,9 @@
 #include <string_view>
 #include <thread>
 
+#include "core/accept_loop.h"
 #include "core/log.h"
+#include "core/open_files.h"
 #include "core/prometheus_text.h"
 
 namespace trailmap {
@@ -41,9 +44,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
  public:
-  Connection(tcp::socket socket, const MetricsHttpOptions* options,
+  Connection(tcp::socket socket, ConnectionSlot slot, const MetricsHttpOptions* options,
              const std::function<std::string()>* text)
-      : stream_(std::move(socket)), options_(options), text_(text) {}
+      : stream_(std::move(socket)), slot_(std::move(slot)), options_(options), text_(text) {}
 
   // Reads the header first, so a route's body limit applies before its body is read.
   void Read() {
@@ -151,6 +154,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   beast::tcp_stream stream_;
+  ConnectionSlot slot_;  // its place under MetricsHttpOptions::max_connections
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   const MetricsHttpOptions* options_;         // owned by the server, which outlives this
@@ -164,21 +168,46 @@ struct MetricsHttpServer::Impl {
   Impl(MetricsHttpOptions o, std::function<std::string()> t)
       : options(std::move(o)), text(std::move(t)), acceptor(io) {}
 
-  void Accept() {
-    acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
-      // `this` outlives the acceptor: the destructor stops io first.
-      if (ec == asio::error::operation_aborted) return;
-      if (!ec) std::make_shared<Connection>(std::move(socket), &options, &text)->Read();
-      Accept();
-    });
+  // Bounded and paced by AcceptLoop (core/accept_loop.h); `this` outlives every connection: the
+  // destructor stops io first.
+  void Accept(const std::string& where) {
+    accepts = std::make_unique<AcceptLoop>(
+        acceptor,
+        AcceptLoopOptions{
+            .name = "http " + where,
+            .max_connections = ConnectionsWithin(options.max_connections, OpenFileLimit())},
+        [this](tcp::socket socket, ConnectionSlot slot) {
+          std::make_shared<Connection>(std::move(socket), std::move(slot), &options, &text)->Read();
+        });
+    accepts->Start();
   }
 
   MetricsHttpOptions options;
   std::function<std::string()> text;
   asio::io_context io;
   tcp::acceptor acceptor;
+  std::unique_ptr<AcceptLoop> accepts;  // destroyed before io
   std::thread thread;
 };
+
+namespace {
+
+// The listener's connection counters in the text format (metrics_http.h connections()).
+std::string ListenerText(const std::string& server, const AcceptLoop& accepts) {
+  std::string prefix = server;
+  std::replace(prefix.begin(), prefix.end(), '-', '.');
+  const AcceptCounts c = accepts.counts();
+  SelfReadings r;
+  AddGauge(&r, prefix + ".http.connections", "connections", "connections open to this listener",
+           static_cast<double>(c.open));
+  AddCounter(&r, prefix + ".http.connections_refused", "connections/s",
+             "connections closed at once: the listener's max_connections were open", c.refused);
+  AddCounter(&r, prefix + ".http.accept_failures", "failures/s",
+             "accepts that failed (no descriptor left, ...): each retried after a pause", c.failed);
+  return FormatPrometheusText(r);
+}
+
+}  // namespace
 
 Result<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::Start(
     MetricsHttpOptions options, std::function<SelfReadings()> read) {
@@ -203,8 +232,13 @@ Result<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::StartText(
   if (!error) impl->acceptor.listen(asio::socket_base::max_listen_connections, error);
   if (error)
     return Status::IOError("cannot listen on metrics TCP " + where + ": " + error.message());
-  impl->Accept();
+  impl->Accept(where);
   Impl* raw = impl.get();
+  if (raw->text) {  // the listener's own counters after the daemon's
+    raw->text = [raw, daemon = std::move(raw->text)] {
+      return daemon() + ListenerText(raw->options.server, *raw->accepts);
+    };
+  }
   impl->thread = std::thread([raw] {
     while (true) {
       try {
@@ -224,6 +258,8 @@ MetricsHttpServer::~MetricsHttpServer() {
   impl_->io.stop();
   impl_->thread.join();
 }
+
+AcceptCounts MetricsHttpServer::connections() const { return impl_->accepts->counts(); }
 
 uint16_t MetricsHttpServer::port() const {
   beast::error_code error;

@@ -8,9 +8,10 @@
 //   anything else  404 (another path) or 405 (another method), a one-line text body
 //
 // One thread runs every connection (Boost.Asio, Beast), each with a 5 s deadline per read and
-// write, so a client that connects and sends nothing holds its own connection only. A request
-// larger than 8 KiB is refused (431). Start() binds and starts the thread; the destructor stops
-// and joins it. `read` is called on that thread: it must be thread-safe against the daemon's
+// write, so a client that connects and sends nothing holds its own connection only; at most
+// max_connections are open, and a failing accept pauses rather than spins (core/accept_loop.h). A
+// request larger than 8 KiB is refused (431). Start() binds and starts the thread; the destructor
+// stops and joins it. `read` is called on that thread: it must be thread-safe against the daemon's
 // other threads (the agent's and the aggregator's parts all are: they read their counters under
 // their locks or atomically).
 // No exception leaves a handler: an unexpected one closes that connection and is logged.
@@ -23,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/accept_loop.h"
 #include "core/self_metrics.h"
 #include "core/status.h"
 
@@ -56,6 +58,9 @@ struct MetricsHttpOptions {
   uint16_t port = 9125;               // 0 = any free port (see port())
   std::string server = "trailmap";    // the Server header: the daemon's program name
   std::vector<HttpRoute> routes;      // served besides /metrics
+  // Connections open at once (core/accept_loop.h): past it a new one is closed at once and
+  // counted; lowered to fit the descriptor limit (ConnectionsWithin). Default 256.
+  size_t max_connections = 256;
 };
 
 class MetricsHttpServer {
@@ -73,6 +78,11 @@ class MetricsHttpServer {
   MetricsHttpServer& operator=(const MetricsHttpServer&) = delete;
 
   uint16_t port() const;  // the bound port
+  // The listener's connections: open, served, refused past max_connections, failed accepts. Its
+  // /metrics also tells them, after the daemon's readings: PREFIX_http_connections,
+  // PREFIX_http_connections_refused_total, PREFIX_http_accept_failures_total (PREFIX: `server`
+  // with '_' for '-').
+  AcceptCounts connections() const;
   // "http://127.0.0.1:9125/metrics" ("http://[::1]:9125/metrics"), with the bound port.
   std::string url() const;
 

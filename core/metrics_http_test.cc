@@ -28,6 +28,25 @@ std::string Exchange(uint16_t port, const std::string& request) {
   return reply;
 }
 
+// The lines a "trailmap-test" listener adds to its /metrics.
+std::string ListenerLines(int open, uint64_t refused, uint64_t failed) {
+  const auto family = [](const std::string& name, const std::string& help, const char* type,
+                         uint64_t value) {
+    return "# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n" + name + " " +
+           std::to_string(value) + "\n";
+  };
+  return family("trailmap_test_http_connections", "connections open to this listener (connections)",
+                "gauge", open) +
+         family("trailmap_test_http_connections_refused_total",
+                "connections closed at once: the listener's max_connections were open "
+                "(connections)",
+                "counter", refused) +
+         family("trailmap_test_http_accept_failures_total",
+                "accepts that failed (no descriptor left, ...): each retried after a pause "
+                "(failures)",
+                "counter", failed);
+}
+
 std::string Body(const std::string& reply) {
   const size_t at = reply.find("\r\n\r\n");
   return at == std::string::npos ? "" : reply.substr(at + 4);
@@ -52,10 +71,12 @@ TEST(MetricsHttp, ServesTheReadingsAtEachRequest) {
   EXPECT_NE(reply.find("Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"),
             std::string::npos)
       << reply;
+  // The daemon's readings, then the listener's own (this connection is open).
   EXPECT_EQ(Body(reply),
             "# HELP trailmap_agent_statsd_lines_total statsd lines accepted (lines)\n"
             "# TYPE trailmap_agent_statsd_lines_total counter\n"
-            "trailmap_agent_statsd_lines_total 1\n");
+            "trailmap_agent_statsd_lines_total 1\n" +
+                ListenerLines(1, 0, 0));
   EXPECT_NE(Body(Exchange(port, get)).find("trailmap_agent_statsd_lines_total 2\n"),
             std::string::npos);
 
@@ -72,6 +93,29 @@ TEST(MetricsHttp, ServesTheReadingsAtEachRequest) {
   EXPECT_TRUE(Exchange(port, "GET /metrics HTTP/1.1\r\nX: " + std::string(9000, 'a') + "\r\n\r\n")
                   .starts_with("HTTP/1.1 431 "));
   EXPECT_EQ(calls, 2);
+}
+
+// Past max_connections a connection is closed at once and counted; the one open is served.
+TEST(MetricsHttp, ClosesConnectionsPastItsCap) {
+  MetricsHttpOptions options{"127.0.0.1", 0, "trailmap-test"};
+  options.max_connections = 1;
+  Result<std::unique_ptr<MetricsHttpServer>> server =
+      MetricsHttpServer::Start(options, [] { return SelfReadings{}; });
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  const uint16_t port = (*server)->port();
+  asio::io_context io;
+  tcp::socket idle(io);
+  idle.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(Exchange(port, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), "");
+  }
+  EXPECT_EQ((*server)->connections().refused, 3u);
+  idle.close();
+  std::string reply;
+  for (int i = 0; i < 100 && reply.empty(); ++i) {  // until the server has seen it close
+    reply = Exchange(port, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  }
+  EXPECT_EQ(Body(reply), ListenerLines(1, (*server)->connections().refused, 0));
 }
 
 TEST(MetricsHttp, SaysWhyItCannotListen) {

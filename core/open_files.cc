@@ -15,4 +15,9 @@ uint64_t RaiseOpenFileLimit() {
   return files.rlim_cur;
 }
 
+uint64_t OpenFileLimit() {
+  rlimit files{};
+  return getrlimit(RLIMIT_NOFILE, &files) == 0 ? files.rlim_cur : 0;
+}
+
 }  // namespace trailmap

@@ -14,4 +14,7 @@ namespace trailmap {
 // was (0 when it cannot be read).
 uint64_t RaiseOpenFileLimit();
 
+// The soft RLIMIT_NOFILE in effect (0 when it cannot be read).
+uint64_t OpenFileLimit();
+
 }  // namespace trailmap

@@ -14,6 +14,9 @@
 namespace trailmap {
 namespace {
 
+// How often a waiting fan-out asks FanoutOptions::cancelled.
+constexpr std::chrono::milliseconds kCancelCheck{100};
+
 // One aggregator's socket and what came of asking it.
 struct Shard {
   std::string endpoint;
@@ -114,7 +117,13 @@ FanoutResult FanOutEach(zmq::context_t& context, const std::vector<std::string>&
     if (items.empty()) break;
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) break;
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now);
+    if (options.cancelled && options.cancelled()) {
+      for (Shard* shard : waiting) shard->failure = "cancelled: nobody waits for the answer";
+      break;
+    }
+    // In slices, so a cancellation is seen within kCancelCheck.
+    const auto left =
+        std::min(std::chrono::ceil<std::chrono::milliseconds>(deadline - now), kCancelCheck);
     try {
       zmq::poll(items, left);
     } catch (const zmq::error_t& e) {

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,6 +35,9 @@ struct FanoutOptions {
   // Query endpoint -> that member's own server key (the cluster file's server_key), used instead
   // of curve.server_key for it (core/cluster.h MemberCurve). FanOutAll fills it.
   std::map<std::string, std::string> server_keys;
+  // Set: asked every 100 ms while the fan-out waits; once true it stops waiting, and the shards
+  // not answered yet are failures ("cancelled").
+  std::function<bool()> cancelled;
 };
 
 struct ShardFailure {

@@ -75,6 +75,7 @@ Result<FanoutResult> FanOutAll(const QueryContext& context, const ViewRequest& r
     if (!m.server_key.empty()) options.server_keys[m.query] = m.server_key;
   }
   options.deadline = std::chrono::milliseconds(std::max<uint64_t>(1, *timeout / 1'000'000));
+  options.cancelled = context.cancelled;
   // The shards stop a little before the fan-out stops waiting, so their "over budget" arrives.
   query.limits.deadline_ms = std::max<uint64_t>(1, *timeout / 1'000'000 * 9 / 10);
   query.limits.max_keys = request.max_keys;
@@ -158,6 +159,24 @@ Result<uint64_t> ParseAxisFlag(const char* flag, const std::string& text, const 
                                    value.status().message());
   }
   return value;
+}
+
+Status GoOn(const QueryContext& context, const ViewRequest& request) {
+  if (context.cancelled && context.cancelled()) {
+    return Status::Unavailable("cancelled: nobody waits for the answer any more");
+  }
+  if (context.received == std::chrono::steady_clock::time_point{}) return Status::Ok();
+  Result<uint64_t> timeout = ParseDuration(request.timeout);
+  if (!timeout.ok()) return Status::Ok();  // FanOutAll has refused it already
+  // The shards may take the whole timeout (one silent shard does); drawing gets as long again.
+  if (std::chrono::steady_clock::now() - context.received <=
+      2 * std::chrono::nanoseconds(*timeout)) {
+    return Status::Ok();
+  }
+  return Status::ResourceExhausted("not drawn within twice --timeout " + request.timeout +
+                                   " (the shards' time, and as long again to draw): ask for "
+                                   "fewer pixels (width, height) or columns, a shorter range, or "
+                                   "a longer timeout");
 }
 
 std::vector<std::string> SplitList(const std::string& list) {

@@ -11,7 +11,9 @@
 // once with one zmq::context_t (query/fetch/fanout.h).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +46,13 @@ struct QueryContext {
   std::shared_ptr<const Cluster> cluster;
   // true (the CLI): a view may deliver a large document as ViewDocument::stream, not bytes.
   bool stream_documents = false;
+  // Set (trailmap-query): true once nobody will read the answer (its client left, the server
+  // stops). The fan-out stops waiting for shards (FanoutOptions::cancelled), and a view stops
+  // before it draws (GoOn).
+  std::function<bool()> cancelled;
+  // Set (trailmap-query): when the request came. A view still drawing past it plus twice the
+  // request's timeout stops (GoOn): the shards may take one timeout, drawing as long again.
+  std::chrono::steady_clock::time_point received{};
 };
 
 // The parameters every view shares, as text: parsing them is shared too.
@@ -113,6 +122,12 @@ Status CheckRange(const char* flag, int64_t value, int64_t low, int64_t high);
 // request.hosts: the aggregators merge the seconds themselves (stats, columns, outliers).
 HistogramQuery WholeRangeQuery(const ViewRequest& request, const TimeRange& range,
                                const std::string& group_by);
+
+// Whether a view of `request` should go on with its next stage: Ok, or Unavailable when
+// context.cancelled says nobody waits for it, or ResourceExhausted ("not drawn within twice
+// --timeout 5s ...") once context.received plus twice request.timeout has passed. Cheap: call it
+// between stages and in long loops.
+Status GoOn(const QueryContext& context, const ViewRequest& request);
 
 // "a,b,,c" → {"a", "b", "c"}.
 std::vector<std::string> SplitList(const std::string& list);

@@ -284,7 +284,9 @@ std::string OneLine(std::string text) {
 HttpReply FromStatus(const Status& s) {
   const unsigned status = s.code() == Status::Code::kInvalidArgument ? 400
                           : s.code() == Status::Code::kUnavailable   ? 502
-                                                                     : 500;
+                          // GoOn (query/fetch/view_request.h): not drawn within the timeout
+                          : s.code() == Status::Code::kResourceExhausted ? 503
+                                                                         : 500;
   return ErrorReply(status, s.message());
 }
 
@@ -299,7 +301,7 @@ HttpReply LiveHeatmap(Params* p, const QueryContext& context, const ApiOptions& 
   if (Status s = ReadHeatmap(p, options.defaults, &r); !s.ok()) return FromStatus(s);
   uint64_t events = 0, lag = 2;
   if (Status s = p->Unsigned("events", 1'000'000, &events); !s.ok()) return FromStatus(s);
-  if (Status s = p->Unsigned("lag", 3600, &lag); !s.ok()) return FromStatus(s);
+  if (Status s = p->Unsigned("lag", kMaxLiveLag, &lag); !s.ok()) return FromStatus(s);
   if (Status s = p->Unknown(); !s.ok()) return FromStatus(s);
   if (Status s = RequireMetric(*p, r.query); !s.ok()) return FromStatus(s);
   if (!r.at.empty()) return ErrorReply(400, "--at lists one cell: not for a live stream");
@@ -332,6 +334,10 @@ HttpReply LiveHeatmap(Params* p, const QueryContext& context, const ApiOptions& 
       one.query.to = std::to_string(second + 1);
       QueryContext now = context;
       now.now = UnixSecondsNow();
+      // Each column has the request's timeout of its own.
+      if (now.received != std::chrono::steady_clock::time_point{}) {
+        now.received = std::chrono::steady_clock::now();
+      }
       Result<ViewDocument> doc = RunHeatmapView(one, now);
       nlohmann::ordered_json data;
       data["time"] = second;

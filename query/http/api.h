@@ -17,7 +17,9 @@
 //       "event: heatmap" with the document /api/heatmap gives for them, then one "event: column"
 //       a second, {"time": T, "counts": [rows...], "total": N, "missing_shards": [...]}, as each
 //       second T after the range becomes complete (`lag` seconds after it ends, default 2), on the
-//       first document's value axis. `events=N` ends the stream after N columns.
+//       first document's value axis. `events=N` ends the stream after N columns. `lag` is at
+//       most kMaxLiveLag (400 past it): a stream waits for its first column without sending
+//       events, and a longer wait held a slot for as long.
 //
 // Status codes follow the CLI's exit codes: 200 (exit 0); 206 with the document drawn from the
 // shards that answered when some did not (exit 3), naming them in the JSON's missing_shards and
@@ -42,6 +44,9 @@ namespace trailmap {
 using EventSink = std::function<bool(const std::string& chunk)>;
 // A live stream: runs on its own thread, sending events until it returns or the sink says stop.
 using EventStream = std::function<void(const EventSink& send)>;
+
+// The most seconds /api/heatmap/live's `lag` may ask it to wait after each second.
+inline constexpr uint64_t kMaxLiveLag = 60;
 
 struct HttpReply {
   unsigned status = 200;

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -22,6 +23,8 @@
 #include "core/curve_keys.h"
 #include "core/huge_heap.h"
 #include "core/log.h"
+#include "core/open_files.h"
+#include "core/self_metrics.h"
 #include "core/units.h"
 #include "query/fetch/request_checks.h"
 #include "query/http/api.h"
@@ -38,12 +41,14 @@ std::string Env(const char* name) {
 constexpr const char* kUsage =
     "trailmap-query: the web page and HTTP API of a trailmap cluster.\n"
     "Usage: trailmap-query [--listen HOST:PORT] [--aggregators HOST:PORT,... | --cluster FILE]\n"
-    "                      [--config FILE] [--timeout 5s] [--workers 8]\n"
+    "                      [--config FILE] [--timeout 5s] [--workers 8] [--max-queue 64]\n"
+    "                      [--max-connections 512] [--stream-keepalive 10s]\n"
     "                      [--key FILE --server-key FILE | --insecure-plaintext]\n"
     "                      [--tokens FILE | --insecure-no-auth]\n"
     "       trailmap-query --hash-token NAME < token   (prints the token file line for NAME)\n"
-    "  --listen       where to serve HTTP (default 127.0.0.1:7402); an address that is not\n"
-    "                 loopback needs --tokens or --insecure-no-auth\n"
+    "  --listen       where to serve HTTP (default 127.0.0.1:7402; a host name such as localhost\n"
+    "                 resolves to its first IPv4 address); an address that is not loopback needs\n"
+    "                 --tokens or --insecure-no-auth\n"
     "  --aggregators  aggregator QUERY endpoints (default port 7401); else $TRAILMAP_AGGREGATORS,\n"
     "                 else `aggregators` in the config file, else 127.0.0.1:7401\n"
     "  --config       TOML file with aggregators = [\"HOST:PORT\", ...] (default $TRAILMAP_CONFIG\n"
@@ -54,6 +59,11 @@ constexpr const char* kUsage =
     "  --timeout      how long a request waits for every shard's answer, unless it says\n"
     "                 (timeout=); at most 60s, here and in a request\n"
     "  --workers      threads that run requests at once\n"
+    "  --max-queue    requests that may wait for a worker; past it 503 with Retry-After: 1\n"
+    "  --max-connections  connections open at once; past it a new one is closed at once\n"
+    "                 (default 512, or fewer to fit the open-file limit: half of a limit below\n"
+    "                 256, else all but 128 of it)\n"
+    "  --stream-keepalive  a live stream that sent nothing for this long sends an SSE comment\n"
     "  --tokens       file of bearer tokens (a line each: NAME SHA256HEX-OF-THE-TOKEN); every\n"
     "                 request but the page's files then needs \"Authorization: Bearer TOKEN\"\n"
     "                 (401 otherwise),\n"
@@ -72,6 +82,32 @@ constexpr const char* kUsage =
     "/api/metrics, /api/fields, with the CLI's long options as parameters (metric=, from=, ...).\n"
     "Stop with SIGINT or SIGTERM; SIGHUP reads the token file and the cluster file again.\n";
 
+// A whole number within [low, high], else nullopt.
+std::optional<long> Number(const std::string& text, long low, long high) {
+  char* end = nullptr;
+  const long n = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || n < low || n > high) return std::nullopt;
+  return n;
+}
+
+// Malloc arenas the workers share: each keeps up to 64 MiB free (KeepFreedMemory), so few.
+constexpr int kArenas = 2;
+// Resident memory past which a request's end gives the free pages back (ReleaseFreedMemory): an
+// outsized answer's peak does not stay.
+constexpr uint64_t kKeepResident = uint64_t{256} << 20;
+
+// After a request: the heap's free pages back to the kernel when the process holds more than
+// `bytes`. One thread at a time (`releasing`); the others go on.
+void ReleaseMemoryAbove(uint64_t bytes, std::atomic<bool>* releasing) {
+  trailmap::Result<trailmap::ProcessStats> p = trailmap::ReadProcessStats();
+  if (!p.ok() || p->rss_bytes <= bytes || releasing->exchange(true)) return;
+  trailmap::ReleaseFreedMemory();
+  *releasing = false;
+}
+
+// How long a stop waits for the requests still running.
+constexpr std::chrono::milliseconds kStopGrace{2000};
+
 int Usage(const std::string& message) {
   std::cerr << "trailmap-query: " << message << "\n" << kUsage;
   return 2;
@@ -82,7 +118,9 @@ int Usage(const std::string& message) {
 int main(int argc, char** argv) {
   using namespace trailmap;
   SetLogProgram("trailmap-query");
-  KeepFreedMemory();  // each request's memory stays for the next: core/huge_heap.h
+  // Each request's memory stays for the next (core/huge_heap.h), in at most kArenas arenas.
+  KeepFreedMemory(size_t{64} << 20, kArenas);
+  RaiseOpenFileLimit();  // each connection and each shard's socket is a descriptor
   HttpServerOptions server_options;
   ApiOptions api;
   std::string tokens_path;
@@ -144,12 +182,23 @@ int main(int argc, char** argv) {
     } else if (arg == "--server-key") {
       server_key_path = value;
     } else if (arg == "--workers") {
-      char* end = nullptr;
-      const long n = std::strtol(value.c_str(), &end, 10);
-      if (value.empty() || *end != '\0' || n < 1 || n > 256) {
-        return Usage("--workers " + value + ": give a number from 1 to 256");
+      const std::optional<long> n = Number(value, 1, 256);
+      if (!n) return Usage("--workers " + value + ": give a number from 1 to 256");
+      server_options.workers = static_cast<int>(*n);
+    } else if (arg == "--max-queue") {
+      const std::optional<long> n = Number(value, 1, 100'000);
+      if (!n) return Usage("--max-queue " + value + ": give a number from 1 to 100000");
+      server_options.max_queue = static_cast<int>(*n);
+    } else if (arg == "--max-connections") {
+      const std::optional<long> n = Number(value, 1, 1'000'000);
+      if (!n) return Usage("--max-connections " + value + ": give a number from 1 to 1000000");
+      server_options.max_connections = static_cast<size_t>(*n);
+    } else if (arg == "--stream-keepalive") {
+      const Result<uint64_t> ns = ParseDuration(value);
+      if (!ns.ok() || *ns < 10'000'000 || *ns > 3'600'000'000'000) {
+        return Usage("--stream-keepalive " + value + ": give a duration from 10ms to 1h");
       }
-      server_options.workers = static_cast<int>(n);
+      server_options.stream_keepalive = std::chrono::milliseconds(*ns / 1'000'000);
     } else {
       return Usage("unknown flag " + arg);
     }
@@ -204,16 +253,22 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGHUP);  // read the token and cluster files again
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  HttpHandler handler = [&base, &api, &cluster_mu, &current](std::string_view method,
-                                                             std::string_view target) {
+  std::atomic<bool> releasing{false};  // ReleaseMemoryAbove's
+  HttpHandler handler = [&base, &api, &cluster_mu, &current, &releasing](
+                            std::string_view method, std::string_view target,
+                            const HttpRequestInfo& info) {
     if (method != "GET") return ErrorReply(405, "only GET is served");
     QueryContext context = base;
     context.now = UnixSecondsNow();
+    context.cancelled = info.cancelled;
+    context.received = info.received;
     {
       std::lock_guard lock(cluster_mu);
       context.cluster = current;
     }
-    return HandleApi(target, context, api);
+    HttpReply reply = HandleApi(target, context, api);
+    ReleaseMemoryAbove(kKeepResident, &releasing);
+    return reply;
   };
   Result<std::unique_ptr<HttpServer>> server = HttpServer::Listen(server_options, handler);
   if (!server.ok()) {
@@ -273,6 +328,16 @@ int main(int argc, char** argv) {
   (*server)->Run();
   // Run returns only after Stop: the waiter has finished.
   waiter.join();
-  server->reset();  // joins the workers (each finishes its request)
+  // The requests still running stop waiting for their shards: every ZeroMQ call on the context
+  // fails from now on (ETERM), so each fan-out returns at once and its worker ends. One that is
+  // still busy after kStopGrace (drawing a large image) is not waited for.
+  zmq_context.shutdown();
+  std::thread([] {
+    std::this_thread::sleep_for(kStopGrace);
+    Log("requests still running " + std::to_string(kStopGrace.count()) +
+        " ms after the signal: exiting without them");
+    std::_Exit(0);
+  }).detach();
+  server->reset();  // joins the workers
   return 0;
 }

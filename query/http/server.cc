@@ -1,5 +1,7 @@
 #include "query/http/server.h"
 
+#include <poll.h>
+
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -14,9 +16,12 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/accept_loop.h"
 #include "core/log.h"
+#include "core/open_files.h"
 #include "core/prometheus_text.h"
 #include "core/self_metrics.h"
+#include "query/http/page.h"
 #include "query/http/params.h"
 
 namespace trailmap {
@@ -48,12 +53,16 @@ struct HttpServer::Impl {
   std::shared_ptr<const BearerTokens> tokens;  // guarded by tokens_mu; null = open API
   std::atomic<uint64_t> unauthorized{0};
   std::atomic<uint64_t> requests{0}, client_errors{0}, server_errors{0};  // replies by status
+  std::atomic<uint64_t> queued{0};      // requests waiting for a worker now
+  std::atomic<uint64_t> queue_full{0};  // refused 503: max_queue were waiting
+  std::atomic<uint64_t> abandoned{0};   // their client left before the reply: skipped or unsent
   const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::mutex streams_mu;
   std::condition_variable streams_done;
   int streams = 0;  // guarded by streams_mu
   asio::io_context io{1};
   tcp::acceptor acceptor{io};
+  std::unique_ptr<AcceptLoop> accepts;  // destroyed before io (core/accept_loop.h)
   // Declared after io: destroyed (stopped and joined) first, so no worker outlives the sockets.
   asio::thread_pool pool;
 };
@@ -79,6 +88,21 @@ HttpReply MetricsReply(const HttpServer::Impl& server) {
           server.client_errors.load());
   counter("trailmap.query.http.server_errors", "replies with a 5xx status",
           server.server_errors.load());
+  counter("trailmap.query.http.queue_full",
+          "requests refused 503 because max_queue requests were waiting for a worker",
+          server.queue_full.load());
+  counter("trailmap.query.http.abandoned",
+          "requests whose client left before the reply (skipped when a worker took them)",
+          server.abandoned.load());
+  AddGauge(&r, "trailmap.query.http.queued", "requests", "requests waiting for a worker now",
+           static_cast<double>(server.queued.load()));
+  const AcceptCounts c = server.accepts->counts();
+  AddGauge(&r, "trailmap.query.http.connections", "connections", "connections open now",
+           static_cast<double>(c.open));
+  AddCounter(&r, "trailmap.query.http.connections_refused", "connections/s",
+             "connections closed at once: --max-connections were open", c.refused);
+  AddCounter(&r, "trailmap.query.http.accept_failures", "failures/s",
+             "accepts that failed (no descriptor left, ...): each retried after a pause", c.failed);
   AddGauge(&r, "trailmap.query.uptime", "s", "seconds since trailmap-query started",
            static_cast<double>(std::chrono::duration_cast<std::chrono::seconds>(
                                    std::chrono::steady_clock::now() - server.started)
@@ -103,6 +127,12 @@ HttpReply SelfReply(const HttpServer::Impl& server) {
   j["unauthorized"] = server.unauthorized.load();
   j["client_errors"] = server.client_errors.load();
   j["server_errors"] = server.server_errors.load();
+  j["queue_full"] = server.queue_full.load();
+  j["abandoned"] = server.abandoned.load();
+  const AcceptCounts c = server.accepts->counts();
+  j["connections"] = c.open;
+  j["connections_refused"] = c.refused;
+  j["accept_failures"] = c.failed;
   if (Result<ProcessStats> p = ReadProcessStats(); p.ok()) {
     j["process"] = {{"rss_bytes", p->rss_bytes},
                     {"fds", p->open_fds},
@@ -114,12 +144,28 @@ HttpReply SelfReply(const HttpServer::Impl& server) {
   return reply;
 }
 
+// The page's files (and any other path outside /api/, a 404): answered from memory on the I/O
+// thread, so no request waiting on the shards delays them. nullopt: a request for the workers.
+std::optional<HttpReply> PageWithoutWorker(std::string_view method, std::string_view target) {
+  Result<Params> params = Params::Parse(target);
+  if (!params.ok() || params->path().starts_with("/api/")) return std::nullopt;
+  if (method != "GET") return ErrorReply(405, "only GET is served");
+  return PageReply(params->path());
+}
+
+// True when the peer of `fd` has closed (or shut down its side of) the connection: nobody reads
+// the reply any more. Any thread: it only polls.
+bool PeerGone(int fd) {
+  pollfd p{fd, POLLRDHUP, 0};
+  return ::poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
+}
+
 // One connection: read a request on the I/O thread, run it on the pool, write the reply on the
 // I/O thread, and read the next one when the client keeps the connection alive.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, HttpServer::Impl* server)
-      : stream_(std::move(socket)), server_(server) {}
+  Session(tcp::socket socket, ConnectionSlot slot, HttpServer::Impl* server)
+      : stream_(std::move(socket)), slot_(std::move(slot)), server_(server) {}
 
   void Read() {
     parser_.emplace();
@@ -170,21 +216,57 @@ class Session : public std::enable_shared_from_this<Session> {
       return Write(SelfReply(*server_));  // its own counters: no fan-out, so on this thread
     }
     if (*path == "/metrics") return Write(MetricsReply(*server_));  // the same, for Prometheus
+    if (std::optional<HttpReply> page = PageWithoutWorker(method, target)) {
+      return Write(std::move(*page));
+    }
+    Queue(std::move(method), std::move(target));
+  }
+
+  // Runs the request on a worker, unless max_queue wait already (503) or its client has left by
+  // the time a worker takes it (skipped).
+  void Queue(std::string method, std::string target) {
+    const HttpServerOptions& options = server_->options;
+    if (server_->queued.load() >= static_cast<uint64_t>(options.max_queue)) {
+      ++server_->queue_full;
+      HttpReply reply = ErrorReply(
+          503, "too many requests waiting (" + std::to_string(options.max_queue) + " queued for " +
+                   std::to_string(options.workers) +
+                   (options.workers == 1 ? " worker" : " workers") + "): try again in a second");
+      reply.headers.emplace_back("Retry-After", "1");
+      return Write(std::move(reply));
+    }
+    ++server_->queued;
     stream_.expires_never();  // the work takes as long as its fan-out's timeout
     asio::post(server_->pool, [self = shared_from_this(), method = std::move(method),
-                               target = std::move(target)]() {
+                               target = std::move(target),
+                               received = std::chrono::steady_clock::now()]() {
+      --self->server_->queued;
       HttpReply reply;
-      try {
-        reply = self->server_->handler(method, target);
-      } catch (const std::exception& e) {
-        reply = ErrorReply(500, std::string("internal error: ") + e.what());
+      // A raw pointer: a live stream's events keep the function, and must not keep the session
+      // (the stream's thread releases it before the server may go); they call it only while
+      // that thread holds the session.
+      const HttpRequestInfo info{
+          [session = self.get()] { return session->server_->stopping || session->ClientGone(); },
+          received};
+      if (!info.cancelled()) {
+        try {
+          reply = self->server_->handler(method, target, info);
+        } catch (const std::exception& e) {
+          reply = ErrorReply(500, std::string("internal error: ") + e.what());
+        }
       }
       asio::post(self->stream_.get_executor(), [self, reply = std::move(reply)]() mutable {
+        if (self->ClientGone()) {
+          ++self->server_->abandoned;
+          return self->Close();
+        }
         if (reply.stream) return self->StartStream(std::move(reply));
         self->Write(std::move(reply));
       });
     });
   }
+
+  bool ClientGone() { return PeerGone(stream_.socket().native_handle()); }
 
   void Write(HttpReply reply) {
     ++server_->requests;
@@ -254,9 +336,22 @@ class Session : public std::enable_shared_from_this<Session> {
         });
   }
 
+  // On the stream's thread. An empty chunk (the stream only asks whether to go on) looks at the
+  // socket, so a viewer that left is noticed while the stream waits, and sends an SSE comment
+  // when nothing was sent for stream_keepalive, which also ends the stream of a viewer that
+  // vanished without closing (the write fails).
   bool Push(std::optional<std::string> chunk) {
     if (closed_ || server_->stopping) return false;
-    if (chunk && chunk->empty()) return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (chunk && chunk->empty()) {
+      if (ClientGone()) {
+        closed_ = true;
+        return false;
+      }
+      if (now - last_sent_ < server_->options.stream_keepalive) return true;
+      chunk = ": keepalive\n\n";
+    }
+    last_sent_ = now;
     asio::post(stream_.get_executor(), [self = shared_from_this(), chunk = std::move(chunk)]() {
       self->queue_.push_back(chunk);
       if (self->queue_.size() == 1) self->WriteNext();
@@ -294,25 +389,34 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   beast::tcp_stream stream_;
+  ConnectionSlot slot_;  // its place under HttpServerOptions::max_connections
   HttpServer::Impl* server_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   bool keep_alive_ = false;
   unsigned version_ = 11;
   std::atomic<bool> closed_{false};               // a stream's client is gone
+  std::chrono::steady_clock::time_point last_sent_ = std::chrono::steady_clock::now();  // Push's
   std::deque<std::optional<std::string>> queue_;  // a stream's chunks; nullopt: close (I/O thread)
 };
 
-void Accept(HttpServer::Impl* server) {
-  server->acceptor.async_accept([server](beast::error_code ec, tcp::socket socket) {
-    if (ec == asio::error::operation_aborted) return;
-    if (ec) {
-      Log("accept failed: " + ec.message());
-    } else {
-      std::make_shared<Session>(std::move(socket), server)->Read();
-    }
-    Accept(server);
-  });
+// An IP literal, or a host name's address ("localhost": its first IPv4 address, else its first).
+Result<asio::ip::address> ListenAddress(asio::io_context& io, const std::string& host) {
+  beast::error_code ec;
+  const asio::ip::address literal = asio::ip::make_address(host, ec);
+  if (!ec) return literal;
+  tcp::resolver resolver(io);
+  const tcp::resolver::results_type found = resolver.resolve(host, "", ec);
+  if (ec || found.empty()) {
+    return Status::InvalidArgument("cannot resolve " + host + ": " +
+                                   (ec ? ec.message() : std::string("no address")) +
+                                   " (give a host name or an IP address, and a port: "
+                                   "127.0.0.1:7402)");
+  }
+  for (const auto& entry : found) {
+    if (entry.endpoint().address().is_v4()) return entry.endpoint().address();
+  }
+  return found.begin()->endpoint().address();
 }
 
 }  // namespace
@@ -345,25 +449,40 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& 
   if (options.tokens != nullptr) {
     impl->tokens = std::make_shared<const BearerTokens>(*options.tokens);
   }
-  beast::error_code ec;
-  const asio::ip::address address = asio::ip::make_address(host.empty() ? "0.0.0.0" : host, ec);
-  if (ec) {
-    return Status::InvalidArgument("--listen " + options.listen +
-                                   ": give an IP address and a port, e.g. 127.0.0.1:7402");
+  Result<asio::ip::address> address = ListenAddress(impl->io, host.empty() ? "0.0.0.0" : host);
+  if (!address.ok()) {
+    return Status::InvalidArgument("--listen " + options.listen + ": " +
+                                   address.status().message());
   }
-  if (!address.is_loopback() && options.tokens == nullptr && !options.insecure_no_auth) {
+  if (!address->is_loopback() && options.tokens == nullptr && !options.insecure_no_auth) {
     return Status::InvalidArgument(
         "--listen " + options.listen +
         ": not a loopback address, and the API would be open to anyone who reaches it: give "
         "--tokens FILE (bearer tokens), or --insecure-no-auth to serve it without");
   }
-  const tcp::endpoint endpoint(address, port);
+  const tcp::endpoint endpoint(*address, port);
+  beast::error_code ec;
   impl->acceptor.open(endpoint.protocol(), ec);
   if (!ec) impl->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) impl->acceptor.bind(endpoint, ec);
   if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) return Status::IOError("cannot listen on " + options.listen + ": " + ec.message());
-  Accept(impl.get());
+  AcceptLoopOptions accepting{.name = "http " + options.listen,
+                              .max_connections = options.max_connections};
+  if (options.max_connections == 0) {
+    const uint64_t files = OpenFileLimit();
+    accepting.max_connections = ConnectionsWithin(kDefaultMaxConnections, files);
+    if (accepting.max_connections < kDefaultMaxConnections) {
+      Log("at most " + std::to_string(accepting.max_connections) +
+          " connections at once (fits the open-file limit of " + std::to_string(files) + ")");
+    }
+  }
+  HttpServer::Impl* server = impl.get();
+  impl->accepts = std::make_unique<AcceptLoop>(
+      impl->acceptor, std::move(accepting), [server](tcp::socket socket, ConnectionSlot slot) {
+        std::make_shared<Session>(std::move(socket), std::move(slot), server)->Read();
+      });
+  impl->accepts->Start();
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
 }
 
@@ -380,6 +499,7 @@ void HttpServer::ReplaceTokens(BearerTokens tokens) {
 void HttpServer::Run() { impl_->io.run(); }
 
 void HttpServer::Stop() {
+  impl_->stopping = true;  // live streams end, and queued requests are not started
   asio::post(impl_->io, [impl = impl_.get()]() {
     beast::error_code ignored;
     impl->acceptor.close(ignored);

@@ -4,10 +4,24 @@
 // each request — a blocking ZeroMQ fan-out, assembly, rendering — runs on a pool of `workers`
 // threads, so one slow request (a shard that waits out its timeout) never holds up the others,
 // and the I/O thread keeps accepting and reading meanwhile. A connection is kept alive as HTTP/1.1
-// asks, one request at a time.
+// asks, one request at a time. What needs no shard is answered on the I/O thread, so it is fast
+// even while every worker waits: the page's files (any path outside /api/), /api/self, /metrics.
 //
-// Errors: a failing accept or a broken connection is logged and closes that connection only; an
-// exception from the handler is a 500 reply, never the end of the server.
+// Bounds, each counted in /api/self and /metrics:
+// - connections: at most max_connections open (core/accept_loop.h); past it a new one is closed
+//   at once. A failing accept (no descriptor left) pauses 10 ms, doubling to 1 s, and is logged
+//   once per episode.
+// - the queue: at most max_queue requests wait for a worker; past it 503 with Retry-After: 1.
+// - abandoned requests: a request whose client has closed its connection (or shut down its
+//   sending side) by the time a worker takes it is skipped, and its reply is not sent.
+// - live streams: at most 64 (503 past it); a stream that waits sends an SSE comment
+//   (": keepalive") every stream_keepalive and watches its socket, so a viewer that left frees
+//   its slot at once.
+// Stop() ends the live streams and starts no queued request; the requests running finish with
+// their fan-out, which main() cancels (query_main.cc).
+//
+// Errors: a broken connection closes that connection only; an exception from the handler is a
+// 500 reply, never the end of the server.
 //
 // Access: with `tokens`, every request but one for the page's files (/api/, /metrics, and any
 // path not in the router's one form) needs a bearer token (query/http/tokens.h NeedsToken,
@@ -19,19 +33,23 @@
 // Self: GET /api/self answers the server's own counters as JSON (behind the token like the rest
 // of /api/): {"program": "trailmap-query", "uptime_seconds", "requests" (replies sent, this one
 // included), "unauthorized" (401s), "client_errors" (4xx, the 401s included), "server_errors"
-// (5xx), "process": {"rss_bytes", "fds", "user_cpu_ns", "system_cpu_ns"}}. Chosen over
+// (5xx), "queue_full", "abandoned", "connections" (open now), "connections_refused",
+// "accept_failures", "process": {"rss_bytes", "fds", "user_cpu_ns", "system_cpu_ns"}}. Chosen over
 // publishing trailmap.query.* into the store as the aggregators and agents do: that would need
 // an ingest key on the query node, which should hold no more than the query right.
 //
 // Prometheus: GET /metrics answers the same counters in the text exposition format 0.0.4
 // (core/prometheus_text.h): trailmap_query_http_{requests,unauthorized,client_errors,
-// server_errors}_total, trailmap_query_uptime_seconds, trailmap_query_process_{rss_bytes,fds,
-// cpu_seconds_total{mode}}. On this listener, not a port of its own, and behind the token when
-// there are tokens, like /api/self: it tells the same things, and Prometheus sends a bearer token
-// itself (`authorization: {credentials_file: ...}` in a scrape config, README "Prometheus").
-// Without tokens (loopback, or --insecure-no-auth) it is open like the rest.
+// server_errors,queue_full,abandoned,connections_refused,accept_failures}_total,
+// trailmap_query_http_{queued,connections}, trailmap_query_uptime_seconds,
+// trailmap_query_process_{rss_bytes,fds,cpu_seconds_total{mode}}. On this listener, not a port of
+// its own, and behind the token when there are tokens, like /api/self: it tells the same things,
+// and Prometheus sends a bearer token itself (`authorization: {credentials_file: ...}` in a scrape
+// config, README "Prometheus"). Without tokens (loopback, or --insecure-no-auth) it is open like
+// the rest.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -45,12 +63,22 @@
 namespace trailmap {
 
 inline constexpr uint16_t kDefaultHttpPort = 7402;
+inline constexpr size_t kDefaultMaxConnections = 512;
 
 struct HttpServerOptions {
-  // HOST:PORT to listen on; a HOST alone takes kDefaultHttpPort, port 0 any free port.
+  // HOST:PORT to listen on; a HOST alone takes kDefaultHttpPort, port 0 any free port. HOST is an
+  // IP address or a name ("localhost": its first IPv4 address).
   std::string listen = "127.0.0.1:7402";
   // Threads that run requests. Default 8: each mostly waits on the aggregators.
   int workers = 8;
+  // Connections open at once; past it a new one is closed at once and counted. 0 (the default):
+  // kDefaultMaxConnections, or fewer to leave descriptors for the fan-out within the open-file
+  // limit (core/accept_loop.h ConnectionsWithin; logged when lowered).
+  size_t max_connections = 0;
+  // Requests waiting for a worker; past it 503 with Retry-After: 1, counted. Default 64.
+  int max_queue = 64;
+  // A live stream that has sent nothing for this long sends an SSE comment. Default 10 s.
+  std::chrono::milliseconds stream_keepalive{10'000};
   // A request line and headers larger than this are refused (431); GET has no body. Default 16 KiB.
   uint32_t max_header_bytes = 16 * 1024;
   // Set: /api/ requests need one of these bearer tokens. Not owned; outlives the server.
@@ -59,8 +87,17 @@ struct HttpServerOptions {
   bool insecure_no_auth = false;
 };
 
+// What the server tells a handler about its request.
+struct HttpRequestInfo {
+  // True once nobody will read the reply: its client closed the connection, or the server stops.
+  // Any thread; cheap (a poll of the socket).
+  std::function<bool()> cancelled;
+  std::chrono::steady_clock::time_point received;  // when its request was read
+};
+
 // Runs on a worker thread for every request: the method ("GET") and the target ("/api/...?...").
-using HttpHandler = std::function<HttpReply(std::string_view method, std::string_view target)>;
+using HttpHandler = std::function<HttpReply(std::string_view method, std::string_view target,
+                                            const HttpRequestInfo& info)>;
 
 class HttpServer {
  public:

@@ -6,6 +6,8 @@
 // (render/heatmap_png_test.cc checks it).
 #pragma once
 
+#include <functional>
+
 #include "query/draw/grid_layout.h"
 #include "query/views/heatmap.h"
 
@@ -17,6 +19,9 @@ struct HeatmapImageOptions {
   int plot_width = 960;
   int plot_height = 450;
   bool side_panel = true;  // average events per second per row, left of the plot (seed 003)
+  // Set: asked between rows of cells; once true the PNG stops drawing and RenderHeatmapPng fails
+  // (a server's deadline: the renderer reads no clock itself).
+  std::function<bool()> stop;
 };
 
 struct HeatmapMargins {

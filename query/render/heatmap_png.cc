@@ -45,6 +45,7 @@ Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options) {
 
   // Cells.
   for (uint32_t r = 0; r < view.rows; ++r) {
+    if (options.stop && options.stop()) return canvas;  // RenderHeatmapPng fails
     const int y = bottom - static_cast<int>(r + 1) * cell_h;
     for (uint32_t c = 0; c < view.columns; ++c) {
       const size_t i = view.Index(r, c);
@@ -171,7 +172,9 @@ Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options) {
 }
 
 Result<std::string> RenderHeatmapPng(const HeatmapView& view, const PngOptions& options) {
-  return DrawHeatmap(view, options).EncodePng();
+  Canvas canvas = DrawHeatmap(view, options);
+  if (options.stop && options.stop()) return Status::ResourceExhausted("drawing stopped");
+  return canvas.EncodePng();
 }
 
 }  // namespace trailmap

@@ -24,7 +24,8 @@ namespace trailmap {
 
 using PngOptions = HeatmapImageOptions;  // query/render/heatmap_layout.h
 
-// The drawn canvas (tests check its pixels) and the encoded file.
+// The drawn canvas (tests check its pixels) and the encoded file; ResourceExhausted when
+// options.stop said stop.
 Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options = {});
 Result<std::string> RenderHeatmapPng(const HeatmapView& view, const PngOptions& options = {});
 

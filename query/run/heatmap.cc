@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "core/failpoint.h"
 #include "core/timespec.h"
 #include "core/units.h"
 #include "query/draw/json_text.h"
@@ -258,6 +259,7 @@ Result<ViewDocument> RunHeatmapView(const HeatmapRequest& flags, const QueryCont
   }
   Result<HeatmapView> view = AssembleHeatmap(fetched->grid, options);
   if (!view.ok()) return view.status();
+  if (Status s = GoOn(context, flags.query); !s.ok()) return s;
   view->missing_shards = fetched->missing;
   view->where = flags.query.where;
   if (!flags.at.empty()) return RunCellDetails(flags, context, query, *view, format);
@@ -274,8 +276,13 @@ Result<ViewDocument> RunHeatmapView(const HeatmapRequest& flags, const QueryCont
     png.plot_width = flags.width;
     png.plot_height = flags.height;
     png.side_panel = flags.panel;
+    png.stop = [&context, &flags] { return !GoOn(context, flags.query).ok(); };
+    (void)TRAILMAP_FAILPOINT("query.heatmap.draw");  // "sleep:MS": a drawing that takes long
     Result<std::string> encoded = RenderHeatmapPng(*view, png);
-    if (!encoded.ok()) return encoded.status();
+    if (!encoded.ok()) {
+      if (Status s = GoOn(context, flags.query); !s.ok()) return s;
+      return encoded.status();
+    }
     bytes = std::move(*encoded);
   } else if (format == "json") {
     bytes = RenderHeatmapJson(*view);
