@@ -130,18 +130,32 @@ class WireScanner {
  private:
   // A decoded message of `type`: the object, and its slot in a repeated field. On an arena a
   // growing array leaves its old ones behind: with the room it keeps, up to 4 slots a message.
-  uint64_t Cost(const pb::Descriptor* type) {
-    auto [it, added] = costs_.try_emplace(type, 0);
+  struct TypeInfo {
+    uint64_t cost = 0;
+    bool point = false;  // a data point of any metric type
+  };
+  const TypeInfo& Info(const pb::Descriptor* type) {
+    if (type == info_type_) return *info_;
+    auto [it, added] = types_.try_emplace(type);
+    info_type_ = type, info_ = &it->second;
     if (added) {
       const pb::Message* prototype = pb::MessageFactory::generated_factory()->GetPrototype(type);
-      it->second = (prototype != nullptr ? prototype->SpaceUsedLong() : 256) + kSlot;
+      it->second.cost = (prototype != nullptr ? prototype->SpaceUsedLong() : 256) + kSlot;
+      it->second.point = type->file()->package() == "opentelemetry.proto.metrics.v1" &&
+                         std::string_view(type->name()).ends_with("DataPoint");
     }
     return it->second;
   }
+  uint64_t Cost(const pb::Descriptor* type) { return Info(type).cost; }
 
-  static bool IsPoint(const pb::Descriptor* type) {
-    return type->file()->package() == "opentelemetry.proto.metrics.v1" &&
-           std::string_view(type->name()).ends_with("DataPoint");
+  // The field of `tag` in `type`, or nullptr. A hostile body repeats one field millions of
+  // times: the last answer is kept.
+  const pb::FieldDescriptor* FieldOf(const pb::Descriptor* type, uint32_t tag) {
+    if (type != last_type_ || tag != last_tag_) {
+      last_type_ = type, last_tag_ = tag;
+      last_field_ = type->FindFieldByNumber(WireFormat::GetTagFieldNumber(tag));
+    }
+    return last_field_;
   }
 
   static bool Packed(const pb::FieldDescriptor* field) {
@@ -161,13 +175,11 @@ class WireScanner {
       const uint32_t tag = in->ReadTag();
       if (tag == 0) return in->BytesUntilLimit() == 0;
       const auto wire = WireFormat::GetTagWireType(tag);
-      const pb::FieldDescriptor* field =
-          type->FindFieldByNumber(WireFormat::GetTagFieldNumber(tag));
+      const pb::FieldDescriptor* field = FieldOf(type, tag);
       const bool known =
-          field != nullptr &&
-          (WireFormat::WireTypeForFieldType(static_cast<WireFormat::FieldType>(field->type())) ==
-               wire ||
-           (Packed(field) && wire == WireFormat::WIRETYPE_LENGTH_DELIMITED));
+          field != nullptr && (WireFormat::WireTypeForFieldType(
+                                   static_cast<WireFormat::FieldType>(field->type())) == wire ||
+                               (Packed(field) && wire == WireFormat::WIRETYPE_LENGTH_DELIMITED));
       if (!known) {
         // Kept as an unknown field: an entry in a growing array, and its bytes in a string.
         const int before = in->CurrentPosition();
@@ -187,8 +199,10 @@ class WireScanner {
       if (field->type() == pb::FieldDescriptor::TYPE_MESSAGE) {
         if (depth + 1 >= kMaxDepth) return false;
         const pb::Descriptor* inner = field->message_type();
-        count_->bytes += Cost(inner);
-        if (IsPoint(inner)) ++count_->points;
+        const TypeInfo& info = Info(inner);
+        count_->bytes += info.cost;
+        count_->points += info.point;
+        if (length == 0) continue;  // an empty one (what a hostile body repeats)
         const auto limit = in->PushLimit(static_cast<int>(length));
         if (!Message(in, inner, depth + 1)) return false;
         in->PopLimit(limit);
@@ -197,8 +211,9 @@ class WireScanner {
       if (Packed(field)) {
         // A value per byte at most (varints) or per 4 or 8 bytes, each taking up to 4 slots of
         // 8 bytes, as above.
-        const bool fixed = WireFormat::WireTypeForFieldType(static_cast<WireFormat::FieldType>(
-                               field->type())) != WireFormat::WIRETYPE_VARINT;
+        const bool fixed =
+            WireFormat::WireTypeForFieldType(static_cast<WireFormat::FieldType>(field->type())) !=
+            WireFormat::WIRETYPE_VARINT;
         count_->bytes += static_cast<uint64_t>(length) * (fixed ? kSlot / 4 : kSlot);
         if (!in->Skip(static_cast<int>(length))) return false;
         continue;
@@ -217,7 +232,12 @@ class WireScanner {
   const size_t max_points_, max_bytes_;
   OtlpWireCount* count_ = nullptr;
   std::string scratch_;
-  std::unordered_map<const pb::Descriptor*, uint64_t> costs_;
+  std::unordered_map<const pb::Descriptor*, TypeInfo> types_;  // its nodes stay put
+  const pb::Descriptor* info_type_ = nullptr;
+  const TypeInfo* info_ = nullptr;
+  const pb::Descriptor* last_type_ = nullptr;
+  uint32_t last_tag_ = 0;
+  const pb::FieldDescriptor* last_field_ = nullptr;
 };
 
 // The objects in a JSON text: every '{' outside a string. Each becomes a message of at least
@@ -277,6 +297,14 @@ Result<std::string> Gunzip(std::string_view compressed, size_t max_bytes) {
     return Status::InvalidArgument("gzip: cannot start inflating");
   }
   std::string out;
+  // A single member ends with its size (mod 2^32): room for it at once, up to the bound, saves
+  // growing a large body by copies.
+  if (compressed.size() >= 18) {
+    const auto* tail =
+        reinterpret_cast<const unsigned char*>(compressed.data() + compressed.size() - 4);
+    const size_t said = tail[0] | tail[1] << 8 | tail[2] << 16 | static_cast<size_t>(tail[3]) << 24;
+    out.reserve(std::min(said, max_bytes) + 1);
+  }
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
   z.avail_in = static_cast<uInt>(compressed.size());
   char chunk[64 * 1024];
@@ -309,9 +337,9 @@ Result<std::string> Gunzip(std::string_view compressed, size_t max_bytes) {
   return out;
 }
 
-std::string Gzip(std::string_view text) {
+std::string Gzip(std::string_view text, int level) {
   z_stream z{};
-  deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  deflateInit2(&z, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
   std::string out(deflateBound(&z, text.size()), '\0');
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
   z.avail_in = static_cast<uInt>(text.size());
@@ -373,9 +401,9 @@ HttpRouteAnswer OtlpReceiver::Take(const HttpRouteRequest& request, size_t* held
     body = inflated;
     *held = std::max(*held, inflated.size());
   }
-  const std::string too_big =
-      "request would take more than " + std::to_string(options_.max_decoded_bytes) +
-      " bytes decoded, the most one request may: export smaller batches";
+  const std::string too_big = "request would take more than " +
+                              std::to_string(options_.max_decoded_bytes) +
+                              " bytes decoded, the most one request may: export smaller batches";
   // JSON becomes protobuf first (what libprotobuf's JSON parser does too), so both are bounded
   // alike before anything is built; its objects are counted first, since reading them costs.
   std::string binary;
@@ -399,13 +427,13 @@ HttpRouteAnswer OtlpReceiver::Take(const HttpRouteRequest& request, size_t* held
     body = binary;
     *held = std::max(*held, binary.size());
   }
-  const OtlpWireCount count =
-      CountOtlpWire(body, options_.max_points, options_.max_decoded_bytes);
+  const OtlpWireCount count = CountOtlpWire(body, options_.max_points, options_.max_decoded_bytes);
   *held = std::max(*held, static_cast<size_t>(count.bytes));
   if (!count.ok) {
     ++undecodable_;
-    return Refuse(400, json ? "body is not an OTLP/JSON ExportMetricsServiceRequest"
-                            : "body is not a protobuf ExportMetricsServiceRequest",
+    return Refuse(400,
+                  json ? "body is not an OTLP/JSON ExportMetricsServiceRequest"
+                       : "body is not a protobuf ExportMetricsServiceRequest",
                   json);
   }
   if (!count.bad_string.empty()) {
@@ -462,13 +490,13 @@ void OtlpReceiver::CountRefused(unsigned status) {
 }
 
 HttpRoute OtlpReceiver::Route() {
-  return HttpRoute{"/v1/metrics", options_.max_body_bytes,
-                   [this](const HttpRouteRequest& request) { return Handle(request); },
-                   [this](unsigned status, const std::string& message,
-                          const HttpRouteRequest& request) {
-                     CountRefused(status);
-                     return Refuse(status, message, MediaType(request.content_type) == kJson);
-                   }};
+  return HttpRoute{
+      "/v1/metrics", options_.max_body_bytes,
+      [this](const HttpRouteRequest& request) { return Handle(request); },
+      [this](unsigned status, const std::string& message, const HttpRouteRequest& request) {
+        CountRefused(status);
+        return Refuse(status, message, MediaType(request.content_type) == kJson);
+      }};
 }
 
 OtlpHttpCounters OtlpReceiver::counters() const {

@@ -87,8 +87,8 @@ class OtlpReceiver {
 
   OtlpConverter* const converter_;  // not owned
   const OtlpHttpOptions options_;
-  std::atomic<uint64_t> requests_{0}, undecodable_{0}, not_found_{0}, bad_method_{0},
-      too_large_{0}, unsupported_{0}, header_too_large_{0}, body_bytes_{0}, trims_{0};
+  std::atomic<uint64_t> requests_{0}, undecodable_{0}, not_found_{0}, bad_method_{0}, too_large_{0},
+      unsupported_{0}, header_too_large_{0}, body_bytes_{0}, trims_{0};
 };
 
 // `text` with every byte that is not part of well-formed UTF-8 replaced by U+FFFD.
@@ -110,7 +110,8 @@ OtlpWireCount CountOtlpWire(std::string_view body, size_t max_points, size_t max
 // Inflates a gzip stream (RFC 1952; several members one after another are one stream).
 // InvalidArgument for a stream that does not inflate; ResourceExhausted past `max_bytes`.
 Result<std::string> Gunzip(std::string_view compressed, size_t max_bytes);
-// `text` as one gzip member (what OTLP clients send; tests and benchmarks use it).
-std::string Gzip(std::string_view text);
+// `text` as one gzip member (what OTLP clients send; tests and benchmarks use it), at zlib's
+// `level` (-1 its default; 0 stores the text, so the size follows from the text's alone).
+std::string Gzip(std::string_view text, int level = -1);
 
 }  // namespace trailmap

@@ -1,10 +1,10 @@
 #include "core/metrics_http.h"
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <string_view>
@@ -127,10 +127,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Refuse(http::status status, const std::string& message) {
     const http::request<http::string_body>& header = parser_->get();
     if (route_ != nullptr && route_->refuse) {
-      HttpRouteAnswer answer = route_->refuse(
-          static_cast<unsigned>(status), message,
-          HttpRouteRequest{View(header.method_string()), View(header[http::field::content_type]),
-                           View(header[http::field::content_encoding]), {}});
+      HttpRouteAnswer answer =
+          route_->refuse(static_cast<unsigned>(status), message,
+                         HttpRouteRequest{View(header.method_string()),
+                                          View(header[http::field::content_type]),
+                                          View(header[http::field::content_encoding]),
+                                          {}});
       return Write(static_cast<http::status>(answer.status), Then::kDrain, answer.content_type,
                    std::move(answer.body), header.version());
     }
@@ -167,13 +169,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
       const HttpRouteAnswer answer = route_->handle(
           HttpRouteRequest{View(request.method_string()), View(request[http::field::content_type]),
                            View(request[http::field::content_encoding]), request.body()});
-      return Write(static_cast<http::status>(answer.status), After(keep_alive),
-                   answer.content_type, answer.body, request.version());
+      return Write(static_cast<http::status>(answer.status), After(keep_alive), answer.content_type,
+                   answer.body, request.version());
     }
-    if (!*text_) return Answer(http::status::not_found, keep_alive, "not found\n", request.version());
+    if (!*text_) {
+      return Answer(http::status::not_found, keep_alive, "not found\n", request.version());
+    }
     if (request.target() != "/metrics" && !request.target().starts_with("/metrics?")) {
-      return Answer(http::status::not_found, keep_alive,
-                    "not found: the metrics are at /metrics\n", request.version());
+      return Answer(http::status::not_found, keep_alive, "not found: the metrics are at /metrics\n",
+                    request.version());
     }
     if (request.method() != http::verb::get && request.method() != http::verb::head) {
       return Answer(http::status::method_not_allowed, keep_alive,
