@@ -240,10 +240,12 @@ class WireScanner {
   const pb::FieldDescriptor* last_field_ = nullptr;
 };
 
-// The objects in a JSON text: every '{' outside a string. Each becomes a message of at least
-// kLeastJsonObjectBytes once decoded (or is skipped, an unknown field's).
-uint64_t JsonObjects(std::string_view text) {
-  uint64_t objects = 0;
+// The elements of a JSON text: every '{' and ',' outside a string (objects, and the values of
+// arrays, with object members besides). Each object becomes a message, each value of an array
+// of numbers a repeated value: at least kLeastJsonElementBytes decoded (or nothing, skipped as
+// an unknown field's), so their count bounds what the text decodes to before it is read.
+uint64_t JsonElements(std::string_view text) {
+  uint64_t elements = 0;
   bool in_string = false;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -255,13 +257,13 @@ uint64_t JsonObjects(std::string_view text) {
       }
     } else if (c == '"') {
       in_string = true;
-    } else if (c == '{') {
-      ++objects;
+    } else if (c == '{' || c == ',') {
+      ++elements;
     }
   }
-  return objects;
+  return elements;
 }
-constexpr uint64_t kLeastJsonObjectBytes = 32;
+constexpr uint64_t kLeastJsonElementBytes = 32;
 
 pb::util::TypeResolver* Resolver() {
   static pb::util::TypeResolver* const resolver = pb::util::NewTypeResolverForDescriptorPool(
@@ -405,9 +407,9 @@ HttpRouteAnswer OtlpReceiver::Take(const HttpRouteRequest& request, size_t* held
                               std::to_string(options_.max_decoded_bytes) +
                               " bytes decoded, the most one request may: export smaller batches";
   // JSON becomes protobuf first (what libprotobuf's JSON parser does too), so both are bounded
-  // alike before anything is built; its objects are counted first, since reading them costs.
+  // alike before anything is built; its elements are counted first, since reading them costs.
   std::string binary;
-  if (json && JsonObjects(body) * kLeastJsonObjectBytes > options_.max_decoded_bytes) {
+  if (json && JsonElements(body) * kLeastJsonElementBytes > options_.max_decoded_bytes) {
     ++too_large_;
     return Refuse(413, too_big, json);
   }

@@ -419,6 +419,12 @@ TEST_F(HostileOtlpSystem, AmplificationIsRefusedAtOnceAndMemoryStaysSmall) {
       {"bucket counts", "application/x-protobuf",
        OneMetric(10, Field(1, Field(8, Field(2, std::string(2 * kMany, '\0'))))), decoded},
       // Empty points in OTLP/JSON.
+      // 16 M bucket counts in OTLP/JSON ("0,0,...": 2 bytes each).
+      {"json bucket counts", "application/json",
+       R"({"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"amp","histogram":{)"
+       R"("dataPoints":[{"bucketCounts":[)" +
+           Repeat("0,", kMany - 1) + "0]}]}}]}]}]}",
+       decoded},
       {"json points", "application/json",
        R"({"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"amp","gauge":{"dataPoints":[)" +
            Repeat("{},", 10'000'000) + "{}]}}]}]}]}",
@@ -453,8 +459,8 @@ TEST_F(HostileOtlpSystem, AmplificationIsRefusedAtOnceAndMemoryStaysSmall) {
   EXPECT_LT(Memory(pid, "VmRSS"), rss_before + (64u << 20));
 #endif
   const std::string metrics = Scrape();
-  for (const std::string line : {"trailmap_agent_otlp_refused_total{status=\"413\"} 10",
-                                 "trailmap_agent_otlp_trims_total 10"}) {
+  for (const std::string line : {"trailmap_agent_otlp_refused_total{status=\"413\"} 12",
+                                 "trailmap_agent_otlp_trims_total 12"}) {
     EXPECT_NE(metrics.find("\n" + line + "\n"), std::string::npos) << line << "\n" << metrics;
   }
   ExpectNormalExportsArrived();
