@@ -511,8 +511,13 @@ int Run(const AgentConfig& config) {
     if (config.otlp_resource_fields) otlp_options.resource_fields = *config.otlp_resource_fields;
     otlp_converter = std::make_unique<OtlpConverter>(&bucketizer, std::move(otlp_options));
     otlp_receiver = std::make_unique<OtlpReceiver>(otlp_converter.get());
-    Result<std::unique_ptr<MetricsHttpServer>> started = MetricsHttpServer::Start(
-        MetricsHttpOptions{where->host, where->port, "trailmap-agent", {otlp_receiver->Route()}}, {});
+    MetricsHttpOptions listen{where->host, where->port, "trailmap-agent", {otlp_receiver->Route()}};
+    // The listener's own refusals (a 404, a 431 before the path is read) count as OTLP's too.
+    listen.refused = [receiver = otlp_receiver.get()](unsigned status) {
+      receiver->CountRefused(status);
+    };
+    Result<std::unique_ptr<MetricsHttpServer>> started =
+        MetricsHttpServer::Start(std::move(listen), {});
     if (started.ok()) {
       otlp_http = std::move(*started);
       otlp_text = "http://" + address.substr(0, address.rfind(':')) + ":" +

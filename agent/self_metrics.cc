@@ -192,6 +192,9 @@ constexpr CounterField<OtlpHttpCounters> kOtlpHttp[] = {
      &OtlpHttpCounters::requests},
     {"trailmap.agent.otlp.bytes", true, "B/s", "OTLP request bodies received, as sent",
      &OtlpHttpCounters::body_bytes},
+    {"trailmap.agent.otlp.trims", true, "trims/s",
+     "heap memory given back to the system after an outsized OTLP request",
+     &OtlpHttpCounters::trims},
 };
 
 }  // namespace
@@ -265,10 +268,10 @@ SelfReadings AgentReadings(const AgentCounters& c) {
   }
   if (c.otlp_http) {
     AddFields(*c.otlp_http, kOtlpHttp, "", &out);
-    const std::pair<const char*, uint64_t> refused[] = {{"400", c.otlp_http->undecodable},
-                                                        {"405", c.otlp_http->bad_method},
-                                                        {"413", c.otlp_http->too_large},
-                                                        {"415", c.otlp_http->unsupported}};
+    const std::pair<const char*, uint64_t> refused[] = {
+        {"400", c.otlp_http->undecodable}, {"404", c.otlp_http->not_found},
+        {"405", c.otlp_http->bad_method},  {"413", c.otlp_http->too_large},
+        {"415", c.otlp_http->unsupported}, {"431", c.otlp_http->header_too_large}};
     for (const auto& [status, count] : refused) {
       AddCounter(&out, "trailmap.agent.otlp.refused", "requests/s",
                  "OTLP requests refused whole, by HTTP status", count,

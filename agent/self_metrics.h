@@ -18,7 +18,7 @@
 //   dropped.events,truncated_bytes,fsyncs}           the spool (summed over its segments)
 //   proc.*, exec.*{exec}, perf.*, folded.*                                       each source
 //   otlp.{requests,points,rejected{reason},no_value,baselines,resets,evicted,
-//   refused{status},bytes}                                                        OTLP/HTTP
+//   refused{status},bytes,trims}                                                  OTLP/HTTP
 //   process.rss, process.fds, process.cpu{mode}                                  the process
 // A part that does not run publishes nothing.
 //

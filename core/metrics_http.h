@@ -9,11 +9,17 @@
 //
 // One thread runs every connection (Boost.Asio, Beast), each with a 5 s deadline per read and
 // write, so a client that connects and sends nothing holds its own connection only; at most
-// max_connections are open, and a failing accept pauses rather than spins (core/accept_loop.h). A
-// request larger than 8 KiB is refused (431). Start() binds and starts the thread; the destructor
-// stops and joins it. `read` is called on that thread: it must be thread-safe against the daemon's
-// other threads (the agent's and the aggregator's parts all are: they read their counters under
-// their locks or atomically).
+// max_connections are open, and a failing accept pauses rather than spins (core/accept_loop.h).
+// Refused, and counted (MetricsHttpOptions::refused, HttpRoute::refuse):
+//   431  a header (request line to blank line) past 8 KiB
+//   413  a body past its limit (8 KiB, or the route's), as soon as its Content-Length says so or,
+//        chunked, once that much has come
+//   400  a request that is not HTTP/1.1
+// After such a refusal the connection is closed once what the client still sends is read and
+// dropped (at most 64 MiB, 5 s), so the client reads the answer rather than a reset.
+// Start() binds and starts the thread; the destructor stops and joins it. `read` is called on
+// that thread: it must be thread-safe against the daemon's other threads (the agent's and the
+// aggregator's parts all are: they read their counters under their locks or atomically).
 // No exception leaves a handler: an unexpected one closes that connection and is logged.
 #pragma once
 
@@ -33,8 +39,8 @@ namespace trailmap {
 // Another path on the same kind of listener (the agent's OTLP/HTTP receiver, agent/otlp_http.h).
 // `handle` is called on the server's thread for every request to exactly `path` (any method: it
 // answers a wrong one itself) and must be thread-safe like `read`. A body past max_body_bytes is
-// answered 413 without calling it (read no further, connection closed); an "Expect:
-// 100-continue" within the limit gets its 100 first.
+// answered 413 without calling it, as soon as its Content-Length says so or, chunked, once that
+// much has come; an "Expect: 100-continue" within the limit gets its 100 first.
 struct HttpRouteRequest {
   std::string_view method;            // "POST"
   std::string_view content_type;      // the header as sent, "" when absent
@@ -50,7 +56,12 @@ struct HttpRoute {
   std::string path;
   size_t max_body_bytes = 8 * 1024;
   std::function<HttpRouteAnswer(const HttpRouteRequest&)> handle;
-  std::function<void()> too_large;  // if set, called for each 413 the listener answers itself
+  // If set, makes (and counts) the answer to each refusal the listener makes itself on this path:
+  // 413 (`message` names the limit) and 431 (a header past 8 KiB, once the path was read).
+  // `request` has the headers read so far and no body. Unset: a one-line text.
+  std::function<HttpRouteAnswer(unsigned status, const std::string& message,
+                                const HttpRouteRequest& request)>
+      refuse;
 };
 
 struct MetricsHttpOptions {
@@ -61,6 +72,9 @@ struct MetricsHttpOptions {
   // Connections open at once (core/accept_loop.h): past it a new one is closed at once and
   // counted; lowered to fit the descriptor limit (ConnectionsWithin). Default 256.
   size_t max_connections = 256;
+  // If set, called for each refusal answered outside any route (a 431 before the path was read,
+  // a 400 for a request that is not HTTP, 404, 405, 413), so a listener's refusals can be counted.
+  std::function<void(unsigned status)> refused;
 };
 
 class MetricsHttpServer {
