@@ -79,7 +79,7 @@ TEST(SubsecondCommand, AProfileEndingIdleKeepsItsLastColumns) {
   ASSERT_EQ(RunSubsecond(flags, h.context, in), kExitOk) << h.err.str();
   const auto j = nlohmann::json::parse(h.out.str());
   EXPECT_EQ(j["start_second"], kStart);
-  EXPECT_EQ(j["columns"], 12);
+  ASSERT_EQ(j["columns"], 12);
   EXPECT_EQ(j["samples"], 100);
   EXPECT_EQ(j["idle"], 902);
   EXPECT_EQ(j["counts"][11], nlohmann::json(std::vector<int>(50, 0)));
