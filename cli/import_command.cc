@@ -13,20 +13,21 @@
 #include <optional>
 #include <ostream>
 
-#include "ingest/bucketizer.h"
-#include "ingest/replicated_shipper.h"
-#include "ingest/trace_source.h"
-#include "core/stack_collapse.h"
 #include "cli/stack_import.h"
 #include "cli/stack_import_pprof.h"
-#include "core/series.h"
 #include "core/cluster.h"
 #include "core/counts.h"
 #include "core/endpoint.h"
+#include "core/series.h"
+#include "core/stack_collapse.h"
 #include "core/timespec.h"
 #include "core/units.h"
-#include "query/fetch/endpoints.h"
+#include "ingest/bucketizer.h"
+#include "ingest/hlog_reader.h"
+#include "ingest/replicated_shipper.h"
+#include "ingest/trace_source.h"
 #include "query/draw/view_text.h"
+#include "query/fetch/endpoints.h"
 
 namespace trailmap {
 namespace {
@@ -43,6 +44,7 @@ struct ImportTarget {
   std::string fields;  // the same, canonical
   uint64_t ack_timeout = 0;  // as ParseDuration gives it
   Cluster cluster;     // --cluster FILE, or the ingest endpoints' short form (R=1)
+  std::optional<int64_t> start;  // --start: the first event's (or interval's) second
 };
 
 Result<ImportTarget> ResolveImportTarget(const ImportFlags& flags, const CliContext& context) {
@@ -59,6 +61,12 @@ Result<ImportTarget> ResolveImportTarget(const ImportFlags& flags, const CliCont
   if (!ack_timeout.ok()) {
     return Status::InvalidArgument("--ack-timeout: " + ack_timeout.status().message());
   }
+  std::optional<int64_t> start;
+  if (!flags.start.empty()) {
+    Result<int64_t> t = ParseTimeSpec(flags.start, context.now);
+    if (!t.ok()) return Status::InvalidArgument("--start: " + t.status().message());
+    start = *t;
+  }
   if (!flags.cluster.empty()) {
     if (!flags.ingest.empty()) {
       return Status::InvalidArgument(
@@ -67,8 +75,8 @@ Result<ImportTarget> ResolveImportTarget(const ImportFlags& flags, const CliCont
     }
     Result<Cluster> cluster = LoadCluster(flags.cluster);
     if (!cluster.ok()) return Status::InvalidArgument("--cluster: " + cluster.status().message());
-    return ImportTarget{std::move(fields), std::move(*canonical), *ack_timeout,
-                        std::move(*cluster)};
+    return ImportTarget{std::move(fields), std::move(*canonical), *ack_timeout, std::move(*cluster),
+                        start};
   }
   EndpointSources sources{flags.ingest, flags.config, context.env_ingest, context.env_config,
                           context.home};
@@ -82,8 +90,39 @@ Result<ImportTarget> ResolveImportTarget(const ImportFlags& flags, const CliCont
   if (!cluster.ok()) {
     return Status::InvalidArgument("ingest endpoints: " + cluster.status().message());
   }
-  return ImportTarget{std::move(fields), std::move(*canonical), *ack_timeout,
-                      std::move(*cluster)};
+  return ImportTarget{std::move(fields), std::move(*canonical), *ack_timeout, std::move(*cluster),
+                      start};
+}
+
+// Where imported events land: at their own second, or shifted so the first lands at --start;
+// and the span they cover.
+struct SecondPlacer {
+  std::optional<int64_t> start;
+  bool any = false;
+  int64_t shift = 0, first = 0, last = 0;
+
+  int64_t Place(int64_t second) {
+    if (!any) {
+      any = true;
+      if (start) shift = *start - second;
+      first = last = second + shift;
+    }
+    second += shift;
+    first = std::min(first, second);
+    last = std::max(last, second);
+    return second;
+  }
+  uint64_t seconds() const { return any ? static_cast<uint64_t>(last - first + 1) : 0; }
+};
+
+using FilePtr = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
+
+// FILE, or standard input for "-" (not closed).
+Result<FilePtr> OpenInput(const std::string& path) {
+  if (path == "-") return FilePtr(stdin, [](std::FILE*) { return 0; });
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return Status::IOError("cannot open " + path);
+  return FilePtr(file, &std::fclose);
 }
 
 constexpr size_t kChunk = 4 << 20;  // bytes read at a time
@@ -324,6 +363,102 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
   return ShipAll(&bucketizer, flags.host, cluster, ack_timeout, began, summary, context);
 }
 
+// --hlog: every interval of the log (or of --tag) into --metric's histograms at its start
+// second; the whole log is read and checked before anything is sent.
+int RunHlogImport(const ImportFlags& flags, const CliContext& context) {
+  if (flags.metric.empty()) return Fail(context, Status::InvalidArgument("--metric is required"));
+  if (flags.stacks)
+    return Fail(context, Status::InvalidArgument("give --hlog or --stacks, not both"));
+  const std::string unit_name = flags.value_unit.empty() ? "ns" : flags.value_unit;
+  Result<double> unit = TraceUnitNs(unit_name);
+  if (!unit.ok())
+    return Fail(context, Status::InvalidArgument("--value-unit: " + unit.status().message()));
+  const auto unit_ns = static_cast<uint64_t>(*unit);  // 1, 1e3, 1e6 or 1e9: integral
+  if (Status s = ValidateMetricName(flags.metric); !s.ok())
+    return Fail(context, Status::InvalidArgument("--metric: " + s.message()));
+  Result<ImportTarget> target = ResolveImportTarget(flags, context);
+  if (!target.ok()) return Fail(context, target.status());
+  Result<FilePtr> input = OpenInput(flags.file);
+  if (!input.ok()) return Fail(context, input.status());
+  std::FILE* file = input->get();
+
+  const auto began = std::chrono::steady_clock::now();
+  const SeriesDef series{flags.metric, MetricKind::kLatency, "ns", target->fields};
+  Bucketizer bucketizer;
+  HlogReader reader({.tag = flags.hlog_tag});
+  SecondPlacer placer{target->start};
+  uint64_t events = 0;
+  Status bad;  // the first value that does not fit in ns; the read goes on, nothing is sent
+  const auto on_interval = [&bucketizer, &series, &placer, &events, &bad, unit_ns,
+                            &unit_name](const HlogInterval& interval) {
+    const int64_t second = placer.Place(interval.start_ns / 1'000'000'000);  // start_ns >= 0
+    for (const HdrBucket& b : interval.histogram->buckets) {
+      const uint64_t value = b.Representative();
+      if (value > UINT64_MAX / unit_ns) {
+        if (bad.ok()) {
+          bad =
+              Status::InvalidArgument("line " + std::to_string(interval.line) + ": a value of " +
+                                      std::to_string(value) + " " + unit_name + " passes 2^64 ns");
+        }
+        return;
+      }
+      bucketizer.Add(second, series, value * unit_ns, b.count);
+    }
+    events += interval.histogram->total_count;
+  };
+  std::string buffer(kChunk, '\0'), pending;
+  for (;;) {
+    const size_t n = std::fread(buffer.data(), 1, buffer.size(), file);
+    pending.append(buffer.data(), n);
+    const bool eof = n < buffer.size();
+    if (eof && std::ferror(file))
+      return Fail(context, Status::IOError("error reading " + flags.file));
+    const size_t cut = eof ? pending.size() : pending.rfind('\n') + 1;
+    if (cut == 0 && !eof) {
+      if (pending.size() <= kMaxHlogLineBytes) continue;
+      return Fail(context, Status::InvalidArgument(
+                               flags.file + ": line " + std::to_string(reader.summary().lines + 1) +
+                               ": longer than " + std::to_string(kMaxHlogLineBytes >> 20) +
+                               " MiB; nothing sent"));
+    }
+    if (Status s = reader.Read(std::string_view(pending.data(), cut), on_interval); !s.ok()) {
+      return Fail(context,
+                  Status::InvalidArgument(flags.file + ": " + s.message() + "; nothing sent"));
+    }
+    pending.erase(0, cut);
+    if (eof) break;
+  }
+  if (!bad.ok())
+    return Fail(context,
+                Status::InvalidArgument(flags.file + ": " + bad.message() + "; nothing sent"));
+  const HlogSummary& read = reader.summary();
+  if (read.other_tags > 0) {
+    *context.err << "trailmap import: " << CountOf(read.other_tags, "interval")
+                 << (flags.hlog_tag.empty() ? " with a tag" : " not tagged " + flags.hlog_tag)
+                 << " left out (--tag NAME imports a tag's)\n";
+  }
+  if (read.long_intervals > 0) {
+    *context.err << "trailmap import: " << CountOf(read.long_intervals, "interval")
+                 << " longer than a second, each placed whole at its start second\n";
+  }
+  if (!placer.any) {
+    *context.err << "trailmap import: " << flags.file << " holds no intervals"
+                 << (flags.hlog_tag.empty() ? "" : " tagged " + flags.hlog_tag)
+                 << "; nothing sent\n";
+    return kExitOk;
+  }
+  if (!placer.start && placer.first < kYear2000) {
+    *context.err << "trailmap import: note: the first interval is at "
+                 << FormatRfc3339(placer.first)
+                 << "; if the log's times are not unix time, place them with --start\n";
+  }
+  const std::string summary =
+      CountOf(read.intervals, "interval") + " (" + CountOf(events, "event") + ") over " +
+      CountOf(placer.seconds(), "second") + " (" + FormatRfc3339(placer.first) + " to " +
+      FormatRfc3339(placer.last) + ") for " + flags.host + " " + flags.metric;
+  return ShipAll(&bucketizer, flags.host, target->cluster, target->ack_timeout, began, summary,
+                 context);
+}
 }  // namespace
 
 CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags) {
@@ -335,8 +470,9 @@ CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags) {
                   "Metric name, e.g. disk.latency (required; with --stacks default cpu.stacks)");
   cmd->add_option("--time-unit", flags->time_unit, "Unit of the time column: s, ms, us, ns")
       ->capture_default_str();
-  cmd->add_option("--value-unit", flags->value_unit, "Unit of the latency column: s, ms, us, ns")
-      ->capture_default_str();
+  cmd->add_option("--value-unit", flags->value_unit,
+                  "Unit of the latency column: s, ms, us, ns (default us; with --hlog, of the "
+                  "log's values: default ns, as HdrHistogram's log tools assume)");
   cmd->add_option("--field", flags->fields,
                   "A field on every event, k=v (repeatable): --field op=read");
   cmd->add_option("--start", flags->start,
@@ -369,6 +505,11 @@ CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags) {
                   "With --stacks: folded and pprof stacks land at this second (default now); perf script "
                   "samples are shifted so the first lands here (default: the last lands a "
                   "second before now)");
+  cmd->add_flag("--hlog", flags->hlog,
+                "The file is an HdrHistogram interval log (.hlog: HistogramLogWriter, wrk2, "
+                "jHiccup, cassandra-stress); each interval lands at its start second");
+  cmd->add_option("--tag", flags->hlog_tag,
+                  "With --hlog: import the intervals tagged NAME (default: the untagged ones)");
   cmd->add_option("FILE", flags->file, "The trace file, - for standard input")->required();
   cmd->footer(
       "Examples:\n"
@@ -380,19 +521,22 @@ CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags) {
       "  trailmap import --stacks --host web-1 --time -2m --field execname=nginx out.folded\n"
       "  trailmap import --stacks --host api-3 --metric go.cpu.stacks cpu.pb.gz\n"
       "  trailmap import --cluster cluster.toml --host db-7 --metric disk.latency trace.txt\n"
+      "  trailmap import --hlog --host web-1 --metric http.latency --value-unit us wrk2.hlog\n"
       "Exit codes: 0 every batch acknowledged, 1 a batch rejected or unacknowledged, 2 usage or "
       "file format error.");
   return cmd;
 }
 
 int RunImport(const ImportFlags& flags, const CliContext& context) {
+  if (flags.hlog) return RunHlogImport(flags, context);
   if (flags.stacks) return RunStackImport(flags, context);
+  if (!flags.hlog_tag.empty()) return Fail(context, Status::InvalidArgument("--tag is for --hlog"));
   if (flags.metric.empty()) return Fail(context, Status::InvalidArgument("--metric is required"));
   // Flags first: nothing is read or sent until they all make sense.
   Result<double> time_unit = TraceUnitNs(flags.time_unit);
   if (!time_unit.ok())
     return Fail(context, Status::InvalidArgument("--time-unit: " + time_unit.status().message()));
-  Result<double> value_unit = TraceUnitNs(flags.value_unit);
+  Result<double> value_unit = TraceUnitNs(flags.value_unit.empty() ? "us" : flags.value_unit);
   if (!value_unit.ok())
     return Fail(context, Status::InvalidArgument("--value-unit: " + value_unit.status().message()));
   if (Status s = ValidateMetricName(flags.metric); !s.ok())
@@ -402,18 +546,11 @@ int RunImport(const ImportFlags& flags, const CliContext& context) {
   const std::string& canonical = target->fields;
   const uint64_t ack_timeout = target->ack_timeout;
   const Cluster& cluster = target->cluster;
-  std::optional<int64_t> start;
-  if (!flags.start.empty()) {
-    Result<int64_t> t = ParseTimeSpec(flags.start, context.now);
-    if (!t.ok()) return Fail(context, Status::InvalidArgument("--start: " + t.status().message()));
-    start = *t;
-  }
 
   // Read and bucketize the whole trace.
-  std::FILE* file = flags.file == "-" ? stdin : std::fopen(flags.file.c_str(), "rb");
-  if (file == nullptr) return Fail(context, Status::IOError("cannot open " + flags.file));
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(file == stdin ? nullptr : file,
-                                                         &std::fclose);
+  Result<FilePtr> input = OpenInput(flags.file);
+  if (!input.ok()) return Fail(context, input.status());
+  std::FILE* file = input->get();
   uint64_t file_size = 0;
   struct stat st {};
   if (file != stdin && fstat(fileno(file), &st) == 0 && S_ISREG(st.st_mode)) file_size = st.st_size;
@@ -421,20 +558,10 @@ int RunImport(const ImportFlags& flags, const CliContext& context) {
   const SeriesDef series{flags.metric, MetricKind::kLatency, "ns", canonical};
   Bucketizer bucketizer;
   TraceOptions trace_options{*time_unit, *value_unit};
-  int64_t first_second = 0, last_second = 0, shift = 0;
-  bool any = false;
-  auto on_event = [&bucketizer, &series, &first_second, &last_second, &shift, &any, &start](
-                      int64_t time_ns, uint64_t value_ns) {
-    int64_t second =
-        time_ns >= 0 ? time_ns / 1'000'000'000 : -((-time_ns + 999'999'999) / 1'000'000'000);
-    if (!any) {
-      any = true;
-      if (start) shift = *start - second;
-      first_second = last_second = second + shift;
-    }
-    second += shift;
-    first_second = std::min(first_second, second);
-    last_second = std::max(last_second, second);
+  SecondPlacer placer{target->start};
+  auto on_event = [&bucketizer, &series, &placer](int64_t time_ns, uint64_t value_ns) {
+    const int64_t second = placer.Place(time_ns >= 0 ? time_ns / 1'000'000'000
+                                                     : -((-time_ns + 999'999'999) / 1'000'000'000));
     bucketizer.Add(second, series, value_ns);
   };
 
@@ -469,23 +596,23 @@ int RunImport(const ImportFlags& flags, const CliContext& context) {
       last_progress = now;
       *context.err << "trailmap import: read " << FormatSignificant(bytes_read / 1e6) << " MB"
                    << (file_size ? " of " + FormatSignificant(file_size / 1e6) + " MB" : "") << ", "
-                   << FormatCount(events) << " events, "
-                   << CountOf(any ? last_second - first_second + 1 : 0, "second") << "\n";
+                   << FormatCount(events) << " events, " << CountOf(placer.seconds(), "second")
+                   << "\n";
     }
     if (eof) break;
   }
-  if (!any) {
+  if (!placer.any) {
     *context.err << "trailmap import: " << flags.file << " holds no events; nothing sent\n";
     return kExitOk;
   }
-  if (!start && first_second < kYear2000) {
-    *context.err << "trailmap import: note: the first event is at " << FormatRfc3339(first_second)
+  if (!placer.start && placer.first < kYear2000) {
+    *context.err << "trailmap import: note: the first event is at " << FormatRfc3339(placer.first)
                  << "; if the trace's times are not unix time, place them with --start\n";
   }
 
   const std::string summary = FormatCount(events) + " events over " +
-                              CountOf(last_second - first_second + 1, "second") + " (" +
-                              FormatRfc3339(first_second) + " to " + FormatRfc3339(last_second) +
+                              CountOf(placer.seconds(), "second") + " (" +
+                              FormatRfc3339(placer.first) + " to " + FormatRfc3339(placer.last) +
                               ") for " + flags.host + " " + flags.metric;
   return ShipAll(&bucketizer, flags.host, cluster, ack_timeout, began, summary, context);
 }

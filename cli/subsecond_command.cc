@@ -84,6 +84,10 @@ int RunSubsecond(const SubsecondFlags& flags, const CliContext& context, std::is
     return kExitError;
   }
   const PerfSamples samples = ReadPerfSamples(*text, flags.include_idle);
+  if (samples.samples.empty() && samples.idle > 0) {
+    return Usage(context, flags.input + " holds only idle samples (" +
+                              std::to_string(samples.idle) + "); --include-idle draws them");
+  }
   if (samples.samples.empty()) {
     return Usage(context, flags.input +
                               " holds no timed samples (perf script prints the time "

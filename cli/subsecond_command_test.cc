@@ -60,6 +60,40 @@ TEST(SubsecondCommand, CellsShowExactlyTheBusySlices) {
   }
 }
 
+// FlameScope's grid runs to the second of the profile's last sample, idle or not: two more
+// seconds of idle samples after the busy ones are two more (empty) columns.
+TEST(SubsecondCommand, AProfileEndingIdleKeepsItsLastColumns) {
+  std::string text = SlicedPerfScript();
+  char line[160];
+  for (int second = 10; second < 12; ++second) {
+    snprintf(line, sizeof line, "swapper 0/0 [001] %lld.%06d: 10101010 cpu-clock: \n",
+             static_cast<long long>(kStart + second), 500000);
+    text += line;
+    text += "\tffffffff81e4a5c0 native_safe_halt+0x6 ([kernel.kallsyms])\n\n";
+  }
+  testing::CliHarness h;
+  SubsecondFlags flags;
+  flags.input = "-";
+  flags.format = "json";
+  std::istringstream in(text);
+  ASSERT_EQ(RunSubsecond(flags, h.context, in), kExitOk) << h.err.str();
+  const auto j = nlohmann::json::parse(h.out.str());
+  EXPECT_EQ(j["start_second"], kStart);
+  ASSERT_EQ(j["columns"], 12);
+  EXPECT_EQ(j["samples"], 100);
+  EXPECT_EQ(j["idle"], 902);
+  EXPECT_EQ(j["counts"][11], nlohmann::json(std::vector<int>(50, 0)));
+
+  // Only idle samples: nothing to draw, and the message says how to draw them.
+  testing::CliHarness idle;
+  std::istringstream only_idle(
+      "swapper 0/0 [001] 5.5: 1 cpu-clock: \n\tffff native_safe_halt+0x6 ([kernel.kallsyms])\n\n");
+  EXPECT_EQ(RunSubsecond(flags, idle.context, only_idle), kExitUsage);
+  EXPECT_NE(idle.err.str().find("holds only idle samples (1); --include-idle draws them"),
+            std::string::npos)
+      << idle.err.str();
+}
+
 TEST(SubsecondCommand, ARangeGivesThatRangesFlameGraph) {
   testing::CliHarness h;
   SubsecondFlags flags;

@@ -330,7 +330,9 @@ void StackCollapser::AddFunction(std::string_view func, std::string_view module,
     }
   }
   std::erase_if(f, [](char c) { return c == '"' || c == '\''; });
-  if (pname_.starts_with("java") && f.starts_with('L') && f.find('/') != std::string::npos) {
+  // The Perl's $tidy_java applies when its process name is exactly "java": not to "javac", nor
+  // to "java-PID" or "java-PID/TID" under --pid and --tid, whose JVM frames keep their 'L'.
+  if (pname_ == "java" && f.starts_with('L') && f.find('/') != std::string::npos) {
     f.erase(0, 1);
   }
 

@@ -34,8 +34,9 @@
 //   * Tidy: ';' → ':'; unless the name looks like "foo.(bar)." (Go), everything from the first
 //     '(' that does not open "(anonymous namespace)" is cut; then '"' and '\'' are removed.
 //     Angle brackets stay ("Lfoo/Bar;::<init>", "std::vector<int>::push_back"). When the
-//     process name (with its -PID, -PID/TID) starts with "java", a leading 'L' is dropped from
-//     names containing '/' (JVM signatures "Ljava/lang/Thread;.run" → "java/lang/Thread:.run").
+//     process name is exactly "java" (so not "javac", nor "java-PID" or "java-PID/TID" under
+//     `pid` and `tid`), a leading 'L' is dropped from names that still contain '/' (JVM
+//     signatures "Ljava/lang/Thread;.run" → "java/lang/Thread:.run").
 //   * Annotations: "_[k]" on kernel frames (MODULE starts with '[' or ends in "vmlinux", and
 //     does not contain "unknown") with `annotate_kernel`; "_[j]" on JIT frames (MODULE contains
 //     "/tmp/perf-<pid>.map": Java via perf-map-agent, node --perf-basic-prof) with

@@ -47,8 +47,9 @@ TEST(StackCollapseGolden, EveryInputUnderEveryOptionMatchesThePerl) {
     if (entry.path().extension() == ".perf") inputs.push_back(entry.path());
   }
   std::sort(inputs.begin(), inputs.end());
-  // java, node, kernel, inlined, unknown, events, pidtid, sort, and two recorded with real perf.
-  ASSERT_EQ(inputs.size(), 10u);
+  // java, javacomm, node, kernel, inlined, unknown, events, pidtid, sort, and two recorded with
+  // real perf.
+  ASSERT_EQ(inputs.size(), 11u);
   for (const std::filesystem::path& input : inputs) {
     const std::string text = ReadFile(input);
     for (const OptionSet& set : kOptionSets) {

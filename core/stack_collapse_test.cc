@@ -121,11 +121,37 @@ const CollapseCase kCases[] = {
      "\n",
      "java;java/lang/Thread:::run_[j];Interpreter;org/mozilla/javascript/"
      "ContextFactory:.call_[j] 1\n"},
-    {"Java tidy applies to names starting with java, so also with --pid", Pid(),
-     "java 4242 [001] 5.0: 1 cycles:\n"
+    // The Perl tidies only when its process name is exactly "java": with --pid or --tid the name
+    // is "java-PID" or "java-PID/TID", so the JVM signatures keep their 'L'.
+    {"Java tidy: not with --pid", Pid(),
+     "java 4242/4250 [001] 5.0: 1 cycles:\n"
      "\t7f03 Ljava/lang/Thread;::run (/tmp/perf-4242.map)\n"
      "\n",
-     "java-?;java/lang/Thread:::run 1\n"},
+     "java-4242;Ljava/lang/Thread:::run 1\n"},
+    {"Java tidy: not with --tid, nor with a TID alone", Tid(),
+     "java 4242/4250 [001] 5.0: 1 cycles:\n"
+     "\t7f03 Ljava/lang/Thread;::run (/tmp/perf-4242.map)\n"
+     "\n"
+     "java 4251 [001] 5.1: 1 cycles:\n"
+     "\t7f03 Ljava/lang/Thread;::run (/tmp/perf-4242.map)\n"
+     "\n",
+     "java-4242/4250;Ljava/lang/Thread:::run 1\njava-?/4251;Ljava/lang/Thread:::run 1\n"},
+    {"Java tidy: not for javac, Java or VM Thread; L without a '/' stays", {},
+     "javac 1/1 [001] 5.0: 1 cycles:\n"
+     "\t7f03 Ljava/lang/Thread;::run (/tmp/perf-4242.map)\n"
+     "\n"
+     "Java 1/1 [001] 5.0: 1 cycles:\n"
+     "\t7f03 Ljava/lang/Thread;::run (/tmp/perf-4242.map)\n"
+     "\n"
+     "VM Thread 1/1 [001] 5.0: 1 cycles:\n"
+     "\t7f03 Ljava/lang/Thread;::run (/tmp/perf-4242.map)\n"
+     "\n"
+     "java 1/1 [001] 5.0: 1 cycles:\n"
+     "\t7f04 LParser;.parse(Ljava/lang/String;)V (/tmp/perf-4242.map)\n"
+     "\t7f03 Ljava/lang/Thread;::run (/tmp/perf-4242.map)\n"
+     "\n",
+     "Java;Ljava/lang/Thread:::run 1\nVM_Thread;Ljava/lang/Thread:::run 1\n"
+     "java;java/lang/Thread:::run;LParser:.parse 1\njavac;Ljava/lang/Thread:::run 1\n"},
     {"JS: node perf-basic-prof frames, quotes and argument lists removed; --all", All(),
      "node 311 [000] 9.0: 1 cycles:\n"
      "\t1f2e LazyCompile:*parse /srv/app/lib/parser.js:42 (/tmp/perf-311.map)\n"

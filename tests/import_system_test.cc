@@ -2,11 +2,15 @@
 // `trailmap heatmap --format json` then gives the same cell counts as counting the trace
 // directly under the same rows and step. The only events allowed to land in another row than
 // the direct count puts them in are those whose histogram bucket straddles a row edge.
+// An HdrHistogram interval log written by the Java HdrHistogram (ingest/testdata/hlog) imports
+// with --hlog into a real aggregator with every count exact, each interval in its own second; a
+// log with a bad line stores nothing.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
 
 #include "core/histogram.h"
 #include "tests/cluster.h"
@@ -20,15 +24,19 @@ constexpr int kSeconds = 120;
 constexpr uint64_t kYmaxNs = 10'000'000;  // 10 ms
 constexpr double kRowNs = static_cast<double>(kYmaxNs) / kRows;
 
+int64_t UnixNow() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 TEST(ImportSystem, HeatmapCellsEqualADirectCountOfTheTrace) {
   TempDir dir;
   std::vector<std::unique_ptr<Aggregator>> aggs;
   aggs.push_back(std::make_unique<Aggregator>(dir, "agg-1"));
   aggs[0]->Start();
 
-  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                          std::chrono::system_clock::now().time_since_epoch()).count();
-  const int64_t t0 = (now - 3600) / kStep * kStep;  // an hour ago: backfilling past data
+  const int64_t t0 = (UnixNow() - 3600) / kStep * kStep;  // an hour ago: backfilling past data
   const int cols = kSeconds / kStep;
 
   // The trace: event time and latency, both in microseconds, with a header line.
@@ -114,6 +122,69 @@ TEST(ImportSystem, ABadLineStopsTheImportNamingTheLine) {
                          aggs[0]->ingest(), dir / "bad.txt"});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("line 3"), std::string::npos) << r.err;
+}
+
+// The counts per interval the Java program recorded (NAME.expected's "interval" lines).
+std::vector<int64_t> ExpectedIntervalCounts(const std::string& name) {
+  std::istringstream in(
+      ReadFile(std::string(TRAILMAP_SOURCE_DIR) + "/ingest/testdata/hlog/" + name + ".expected"));
+  std::vector<int64_t> counts;
+  std::string text;
+  while (std::getline(in, text)) {
+    std::istringstream fields(text);
+    std::string word, line, start, length, tag;
+    int64_t count = 0;
+    if (fields >> word >> line >> start >> length >> tag >> count && word == "interval") {
+      counts.push_back(count);
+    }
+  }
+  return counts;
+}
+
+TEST(ImportSystem, HlogIntervalsLandExactlyInTheirSeconds) {
+  TempDir dir;
+  Aggregator agg(dir, "agg-1");
+  agg.Start();
+  const int64_t t0 = UnixNow() - 3600;
+  const std::string log = std::string(TRAILMAP_SOURCE_DIR) + "/ingest/testdata/hlog/basic.hlog";
+  const std::vector<int64_t> want = ExpectedIntervalCounts("basic");
+  ASSERT_EQ(want.size(), 5u);
+
+  // A bad line (the last interval's base64 spoiled): refused naming it, nothing stored.
+  std::string bad = ReadFile(log);
+  bad[bad.size() - 10] = '!';
+  WriteFile(dir / "bad.hlog", bad);
+  CommandResult refused = RunProgram({Binary("trailmap"), "import", "--hlog", "--host", "lg-1",
+                                      "--metric", "wrk.latency", "--start", std::to_string(t0),
+                                      "--ingest", agg.ingest(), dir / "bad.hlog"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("line 9: histogram: bad base64 character '!'"), std::string::npos)
+      << refused.err;
+
+  CommandResult imp = RunProgram({Binary("trailmap"), "import", "--hlog", "--host", "lg-1",
+                                  "--metric", "wrk.latency", "--value-unit", "us", "--start",
+                                  std::to_string(t0), "--ingest", agg.ingest(), log});
+  ASSERT_EQ(imp.exit_code, 0) << imp.out << imp.err << agg.Log();
+  EXPECT_NE(imp.err.find("5 intervals (1,600 events) over 5 seconds"), std::string::npos)
+      << imp.err;
+
+  // Step 1: a column per interval, each with exactly the interval's count; nothing before t0,
+  // so the refused import stored nothing.
+  CommandResult r = Cli(
+      {"heatmap", "--metric", "wrk.latency", "--hosts", "lg-1", "--from", std::to_string(t0 - 5),
+       "--to", std::to_string(t0 + 5), "--step", "1", "--ymax", "2000s", "--format", "json"},
+      agg.query());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  int64_t total = 0;
+  for (int64_t c : want) total += c;
+  EXPECT_EQ(j.at("total").get<int64_t>(), total);
+  const int rows = j.at("rows").get<int>();
+  for (int col = 0; col < 10; ++col) {
+    int64_t in_column = 0;
+    for (int row = 0; row < rows; ++row) in_column += j.at("counts")[row][col].get<int64_t>();
+    EXPECT_EQ(in_column, col < 5 ? 0 : want[static_cast<size_t>(col - 5)]) << "column " << col;
+  }
 }
 
 }  // namespace

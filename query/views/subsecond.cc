@@ -67,6 +67,8 @@ PerfSamples ReadPerfSamples(std::string_view perf_script, bool include_idle) {
       ++out.untimed;
       return;
     }
+    out.first_time_ns = std::min(out.first_time_ns, r.time_ns);
+    out.last_time_ns = std::max(out.last_time_ns, r.time_ns);
     if (!include_idle && IsIdle(r)) {
       ++out.idle;
       return;
@@ -94,14 +96,19 @@ Result<SubsecondView> BuildSubsecondView(const PerfSamples& samples, int rows) {
   view.rows = rows;
   view.idle = samples.idle;
   view.untimed = samples.untimed;
-  if (samples.samples.empty()) return view;
-  int64_t first = INT64_MAX, last = INT64_MIN;
+  int64_t first = samples.first_time_ns, end = samples.last_time_ns, last_drawn = INT64_MIN;
   for (const TimedSample& s : samples.samples) {
     first = std::min(first, s.time_ns);
-    last = std::max(last, s.time_ns);
+    end = std::max(end, s.time_ns);
+    last_drawn = std::max(last_drawn, s.time_ns);
   }
+  if (first > end) return view;  // no timed sample
   view.start_second = FloorDiv(first, kNsPerSecond);
-  const int64_t columns = FloorDiv(last, kNsPerSecond) - view.start_second + 1;
+  // FlameScope's ceil(end) - floor(start), but never short of the last drawn sample's column.
+  int64_t columns = -FloorDiv(-end, kNsPerSecond) - view.start_second;
+  if (last_drawn != INT64_MIN) {
+    columns = std::max(columns, FloorDiv(last_drawn, kNsPerSecond) - view.start_second + 1);
+  }
   if (columns > kMaxSubsecondColumns) {
     return Status::InvalidArgument("the samples span " + std::to_string(columns) +
                                    " seconds; the sub-second view draws at most " +

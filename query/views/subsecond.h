@@ -2,9 +2,14 @@
 // `rows` rows (50: 20 ms each) of offsets within that second, each cell the number of samples
 // taken in it; a time range selected on it gives that range's flame graph.
 //
-// As FlameScope (app/util/heatmap.py) builds it: the first column is the second of the earliest
-// sample (floor of its time); a sample at time t goes to column floor(t) - floor(start) and row
-// floor(rows × (t - floor(t))), row 0 holding offsets [0, 1000 / rows) ms. FlameScope draws
+// As FlameScope (app/perf/heatmap.py, app/controllers/heatmap.py) builds it: the grid spans
+// every timed sample, idle ones included: from `start`, the earliest sample's time, to `end`, the
+// last one's, in ceil(end) - floor(start) columns, so a profile that starts or ends idle keeps
+// those seconds as empty columns. A sample at time t goes to column floor(t) - floor(start) and
+// row floor(rows × (t - floor(t))), row 0 holding offsets [0, 1000 / rows) ms. Where FlameScope
+// would fail (a drawn sample exactly on the whole second `end`, whose column ceil(end) leaves
+// out) the column is kept; FlameScope's `end` is the last sample in file order, here the latest
+// (the same for perf script, which prints samples in time order). FlameScope draws
 // row 0 at the bottom (offsets grow upwards, then the next column) and shades cells linearly
 // from white (0) through #FF5032 (half the largest count) to #E50914 (the largest), the
 // renderers here too (query/render/subsecond.h). Idle samples (process "swapper" with an idle
@@ -47,6 +52,10 @@ struct TimedSample {
 // unless include_idle.
 struct PerfSamples {
   std::vector<TimedSample> samples;
+  // The earliest and latest time of every timed sample, idle ones too (FlameScope's start and
+  // end); first_time_ns > last_time_ns when none had a time.
+  int64_t first_time_ns = INT64_MAX;
+  int64_t last_time_ns = INT64_MIN;
   uint64_t untimed = 0;
   uint64_t idle = 0;
   CollapseStats stats;

@@ -62,6 +62,57 @@ TEST(Subsecond, CellsCountSamplesByOffsetAndIdleIsLeftOut) {
       "app;main;a 2\napp;main;b 1\napp;main;c 1\n");
 }
 
+// FlameScope's grid spans every sample it read, idle or not: its start is the earliest
+// sample's time and its end the last one's, with ceil(end) - floor(start) columns. Idle samples
+// stay out of the cells but not out of the span.
+TEST(Subsecond, TheGridSpansIdleSamplesAsFlameScopes) {
+  struct Case {
+    const char* name;
+    std::string text;
+    int64_t start_second;
+    int columns;
+    int columns_with_idle;  // --include-idle: idle samples are drawn, so each needs its column
+  };
+  const Case cases[] = {
+      {"ends idle: the idle second is the last column",
+       Record("app", 100, 0, "a") + Record("app", 101, 500000, "b") +
+           Record("swapper", 103, 250000, "cpu_idle"),
+       100, 4, 4},
+      {"starts idle: the idle second is the first column",
+       Record("swapper", 98, 500000, "cpu_idle") + Record("app", 100, 250000, "a"), 98, 3, 3},
+      {"ends idle on a whole second: ceil(end) adds no column for it",
+       Record("app", 100, 500000, "a") + Record("swapper", 102, 0, "cpu_idle"), 100, 2, 3},
+      {"ends busy on a whole second: its column is kept (FlameScope would index past its grid)",
+       Record("app", 100, 500000, "a") + Record("app", 102, 0, "b"), 100, 3, 3},
+      {"only idle samples: an empty grid over their span",
+       Record("swapper", 100, 500000, "cpu_idle") + Record("swapper", 101, 500000, "cpu_idle"),
+       100, 2, 2},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const PerfSamples samples = ReadPerfSamples(c.text);
+    Result<SubsecondView> view = BuildSubsecondView(samples);
+    ASSERT_TRUE(view.ok()) << view.status().message();
+    EXPECT_EQ(view->start_second, c.start_second);
+    EXPECT_EQ(view->columns(), c.columns);
+    uint64_t total = 0;
+    for (const auto& column : view->counts)
+      for (uint64_t n : column) total += n;
+    EXPECT_EQ(total, samples.samples.size());
+    // With the idle samples drawn the grid starts at the same second.
+    Result<SubsecondView> all = BuildSubsecondView(ReadPerfSamples(c.text, true));
+    ASSERT_TRUE(all.ok());
+    EXPECT_EQ(all->start_second, c.start_second);
+    EXPECT_EQ(all->columns(), c.columns_with_idle);
+  }
+  // The first case cell by cell: b at 101.5 s is column 1, row 25; columns 2 and 3 are empty.
+  Result<SubsecondView> view = BuildSubsecondView(ReadPerfSamples(cases[0].text));
+  ASSERT_TRUE(view.ok());
+  EXPECT_EQ(view->counts[0][0], 1u);
+  EXPECT_EQ(view->counts[1][25], 1u);
+  EXPECT_EQ(view->idle, 1u);
+}
+
 TEST(Subsecond, RangesAndRowsAreChecked) {
   for (const char* bad : {"", "1", "2..1", "1..1", "a..2", "1..2x", "1.1234567891..2", "-1..2"}) {
     EXPECT_FALSE(ParseSubsecondRange(bad).ok()) << bad;
