@@ -77,6 +77,7 @@ struct ConnectionCounts {
   uint64_t ingest = 0, query = 0;  // admitted now
   uint64_t refused_unlisted = 0;   // handshakes of keys not listed (totals since start)
   uint64_t refused_at_cap = 0;     // of listed keys, past [limits] max_connections
+  uint64_t reloads_refused = 0;    // clients files refused on SIGHUP (ZapHandler::ReloadKeysFrom)
 };
 
 // What is read each second; absent parts are not published.
