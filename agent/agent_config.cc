@@ -416,13 +416,17 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
           return Status::InvalidArgument(where + s.message());
         }
       }
-    } else if (k == "flush_ms" || k == "max_series" || k == "window" || k == "ack_timeout_ms") {
+    } else if (k == "flush_ms" || k == "max_series" || k == "window" || k == "ack_timeout_ms" ||
+               k == "statsd_new_metrics_per_minute" || k == "statsd_max_metrics") {
       const std::optional<int64_t> v = node.value_exact<int64_t>();
       if (!v) return want("an integer");
       int64_t* field = k == "flush_ms"     ? &config->flush_ms
                        : k == "max_series" ? &config->max_series
                        : k == "window"     ? &config->window
-                                           : &config->ack_timeout_ms;
+                       : k == "statsd_new_metrics_per_minute"
+                           ? &config->statsd_new_metrics_per_minute
+                       : k == "statsd_max_metrics" ? &config->statsd_max_metrics
+                                                   : &config->ack_timeout_ms;
       *field = *v;
     } else if (k == "spool") {
       const toml::table* t = node.as_table();
@@ -461,7 +465,8 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
       return Status::InvalidArgument(
           where + "unknown key " + Quote(k) +
           " (known: host, labels, aggregators, cluster, statsd, metrics, otlp or [otlp], key, "
-          "server_key, insecure_plaintext, flush_ms, max_series, "
+          "server_key, insecure_plaintext, flush_ms, max_series, statsd_new_metrics_per_minute, "
+          "statsd_max_metrics, "
           "window, ack_timeout_ms, [spool], [proc], "
           "[[exec]], [[statsd_unit]], [perf], [folded])");
     }
@@ -570,6 +575,14 @@ Status ValidateAgentConfig(const AgentConfig& c) {
   }
   if (Status s = CheckRange("flush_ms", c.flush_ms, 10, 60'000); !s.ok()) return s;
   if (Status s = CheckRange("max_series", c.max_series, 1, 1'000'000); !s.ok()) return s;
+  if (Status s = CheckRange("statsd_new_metrics_per_minute", c.statsd_new_metrics_per_minute, 0,
+                            10'000'000);
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = CheckRange("statsd_max_metrics", c.statsd_max_metrics, 1, 100'000'000); !s.ok()) {
+    return s;
+  }
   if (c.spool.max_bytes < (int64_t{1} << 20) || c.spool.max_bytes > (int64_t{1} << 40)) {
     return Status::InvalidArgument(
         "spool.max_bytes (--spool-bytes) must be from 1 MiB to 1 TiB, "

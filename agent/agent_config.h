@@ -72,6 +72,10 @@ struct AgentConfig {
   bool insecure_plaintext = false;
   int64_t flush_ms = 250;         // how often completed seconds become a batch
   int64_t max_series = 1000;      // distinct field sets per metric per second
+  // statsd metric names new to the agent admitted per minute (0 = no bound), and distinct names
+  // taken at most (agent/statsd_server.h "New metric names").
+  int64_t statsd_new_metrics_per_minute = 1000;
+  int64_t statsd_max_metrics = 100'000;
   int64_t window = 64;            // batches in flight without an ack
   int64_t ack_timeout_ms = 2000;  // then reconnect and resend
   bool self_metrics = true;       // publish trailmap.agent.* (agent/self_metrics.h); a flag only

@@ -70,7 +70,8 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
               std::to_string(s.rejected_by_reason[i]);
     }
     line += " unsupported=" + std::to_string(s.lines_unsupported) +
-            " values=" + std::to_string(s.values);
+            " values=" + std::to_string(s.values) +
+            " tags_renamed=" + std::to_string(s.tags_renamed);
     if (s.scalars.set_members_dropped + s.scalars.gauge_deltas_dropped + s.scalars.stale != 0) {
       line += " set_members_dropped=" + std::to_string(s.scalars.set_members_dropped) +
               " gauge_deltas_dropped=" + std::to_string(s.scalars.gauge_deltas_dropped) +
@@ -145,6 +146,7 @@ std::string CountersLine(const std::optional<StatsdCounters>& statsd, const Buck
       " out_of_order=" + std::to_string(c.out_of_order) +
       " incarnations=" + std::to_string(c.incarnations) +
       " retry_later=" + std::to_string(c.retry_later) +
+      " unauthorized=" + std::to_string(c.unauthorized) +
       " handshake_failures=" + std::to_string(c.handshake_failures);
   line += "; spool bytes=" + std::to_string(sp.bytes) + " batches=" + std::to_string(sp.batches) +
           " replayed=" + std::to_string(sp.replayed) +
@@ -200,6 +202,7 @@ int Configure(int argc, char** argv, AgentConfig* config) {
   std::vector<std::string> labels, execs, otlp_resource_fields;
   bool no_proc = false, no_self_metrics = false;
   int64_t flush_ms = 0, max_series = 0, window = 0, ack_timeout_ms = 0;
+  int64_t statsd_new_metrics = 0, statsd_max_metrics = 0;
   app.add_option("--config", config_path, "TOML config (see configs/agent.toml)");
   app.add_option("--host", host, "this host's name (default: the hostname)");
   app.add_option("--label", labels, "host label KEY=VALUE (repeatable)");
@@ -237,6 +240,13 @@ int Configure(int argc, char** argv, AgentConfig* config) {
                  "off (default off)");
   app.add_option("--flush-ms", flush_ms, "ship completed seconds this often (default 250)");
   app.add_option("--max-series", max_series, "field sets per metric per second (default 1000)");
+  app.add_option(
+      "--statsd-new-metrics", statsd_new_metrics,
+      "statsd metric names new to this agent taken per minute; lines of further new "
+      "names are dropped and counted (rejected_new_metric), 0 = no bound (default 1000)");
+  app.add_option("--statsd-max-metrics", statsd_max_metrics,
+                 "distinct statsd metric names taken at most; lines of further names are dropped "
+                 "and counted (default 100000)");
   app.add_option("--window", window, "batches in flight without an ack (default 64)");
   app.add_option("--ack-timeout-ms", ack_timeout_ms, "then reconnect and resend (default 2000)");
   app.add_flag("--no-proc", no_proc,
@@ -304,6 +314,8 @@ int Configure(int argc, char** argv, AgentConfig* config) {
   if (app.count("--otlp-resource-fields")) config->otlp_resource_fields = otlp_resource_fields;
   if (app.count("--flush-ms")) config->flush_ms = flush_ms;
   if (app.count("--max-series")) config->max_series = max_series;
+  if (app.count("--statsd-new-metrics")) config->statsd_new_metrics_per_minute = statsd_new_metrics;
+  if (app.count("--statsd-max-metrics")) config->statsd_max_metrics = statsd_max_metrics;
   if (app.count("--window")) config->window = window;
   if (app.count("--ack-timeout-ms")) config->ack_timeout_ms = ack_timeout_ms;
   if (no_proc) config->proc.enabled = false;
@@ -448,6 +460,9 @@ int Run(const AgentConfig& config) {
     statsd_options.address = where->host;
     statsd_options.port = where->port;
     statsd_options.units = config.statsd_units;
+    statsd_options.new_metrics_per_minute =
+        static_cast<double>(config.statsd_new_metrics_per_minute);
+    statsd_options.max_metrics = static_cast<size_t>(config.statsd_max_metrics);
     Result<std::unique_ptr<StatsdServer>> started =
         StatsdServer::Start(std::move(statsd_options), &bucketizer);
     if (!started.ok()) {

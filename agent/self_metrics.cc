@@ -17,6 +17,9 @@ constexpr CounterField<StatsdCounters> kStatsd[] = {
     {"trailmap.agent.statsd.values", true, "values/s",
      "values and set members of accepted statsd lines (a packed line holds several)",
      &StatsdCounters::values},
+    {"trailmap.agent.statsd.tags_renamed", true, "tags/s",
+     "statsd tags with a reserved key (host, value, latency, size, overflow) kept as tag_KEY",
+     &StatsdCounters::tags_renamed},
 };
 
 constexpr CounterField<StatsdScalarsCounters> kStatsdScalars[] = {
@@ -82,6 +85,10 @@ constexpr CounterField<ShipperCounters> kShipper[] = {
     {"trailmap.agent.batches.retry_later", true, "acks/s",
      "retryLater acks acted on (an aggregator's per-agent limit, or busy): waited, then resent",
      &ShipperCounters::retry_later},
+    {"trailmap.agent.batches.unauthorized", true, "acks/s",
+     "unauthorized acks: batches refused for this agent's key (clients file), held and resent "
+     "with a backoff, never dropped for it",
+     &ShipperCounters::unauthorized},
     {"trailmap.agent.reconnects", true, "reconnects/s",
      "ingest sockets reopened (ack timeout, new incarnation)", &ShipperCounters::reconnects},
     {"trailmap.agent.handshake_failures", true, "failures/s",

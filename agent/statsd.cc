@@ -7,11 +7,15 @@
 #include <optional>
 
 #include "core/counts.h"
+#include "core/predicate.h"
 #include "core/series.h"
 #include "core/units.h"
 
 namespace trailmap {
 namespace {
+
+// What a tag with a reserved key is kept as: "tag_" + key.
+constexpr char kRenamedTagPrefix[] = "tag_";
 
 constexpr double kTwoTo64 = 18446744073709551616.0;
 
@@ -97,7 +101,8 @@ std::optional<Failure> ParseRate(std::string_view text, double* rate_out, uint64
   return std::nullopt;
 }
 
-std::optional<Failure> ParseTags(std::string_view text, std::string* fields) {
+std::optional<Failure> ParseTags(std::string_view text, StatsdSample* out) {
+  std::string* fields = &out->fields;
   FieldSet set;
   size_t start = 0;
   while (true) {
@@ -110,6 +115,10 @@ std::optional<Failure> ParseTags(std::string_view text, std::string* fields) {
         colon == std::string_view::npos ? "true" : std::string(tag.substr(colon + 1));
     if (Status s = ValidateField(key, value); !s.ok()) {
       return Failure{StatsdReject::kTag, "tag " + Quote(tag) + ": " + s.message()};
+    }
+    if (IsReservedFieldName(key)) {
+      if (out->renamed_tags++ == 0) out->renamed = key;
+      key = kRenamedTagPrefix + key;
     }
     set.emplace_back(std::move(key), std::move(value));
     if (end == text.size()) break;
@@ -220,7 +229,7 @@ std::optional<Failure> Parse(std::string_view line, StatsdSample* out) {
       }
     } else if (first == '#' && !seen_tags) {
       seen_tags = true;
-      if (std::optional<Failure> f = ParseTags(section.substr(1), &out->fields)) return f;
+      if (std::optional<Failure> f = ParseTags(section.substr(1), out)) return f;
     } else if (first == 'T' && !seen_time) {
       seen_time = true;
       if (std::optional<Failure> f = ParseTimestamp(section.substr(1), &out->timestamp)) return f;
@@ -250,6 +259,8 @@ const char* StatsdRejectName(StatsdReject reason) {
       return "tag";
     case StatsdReject::kRate:
       return "rate";
+    case StatsdReject::kNewMetric:
+      return "new_metric";
     case StatsdReject::kTimestamp:
       return "timestamp";
   }
@@ -366,6 +377,11 @@ Result<uint64_t> StatsdHistogramValue(double value, StatsdUnit unit) {
                                    u.name + " (at most 2^64 " + u.series_unit + ")");
   }
   return static_cast<uint64_t>(scaled);
+}
+
+bool IsReservedFieldName(std::string_view key) {
+  // "overflow" names the bucketizer's overflow series (ingest/bucketizer.h kOverflowFields).
+  return key == "host" || key == "overflow" || IsValueName(key);
 }
 
 }  // namespace trailmap

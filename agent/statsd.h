@@ -21,6 +21,12 @@
 //   tag     := key ':' value               "op:read" -> op=read (value may hold further ':')
 //            | key                         "canary"  -> canary=true
 //
+// A tag whose key is a name every query already gives a meaning (IsReservedFieldName: "host",
+// the host dimension; "value", "latency", "size", the metric's value in a predicate; "overflow",
+// the cardinality bound's series) would be a field no query can reach: it is kept under the key
+// "tag_" + key ("host:db-1" -> tag_host=db-1) and counted (StatsdSample::renamed_tags), so its
+// value stays visible. A line that then names a key twice ("#host:a,tag_host:b") is refused.
+//
 // Timings, histograms and distributions must be >= 0; a sample rate r makes each value stand for
 // count = llround(1 / r) events (at most kMaxItemCount, 2^40, core/counts.h). A counter's value
 // stands for value / r (statsd's own rule, not rounded). Gauges and sets ignore the rate (as statsd
@@ -65,7 +71,12 @@ struct StatsdSample {
   uint64_t count = 1;                // events each value of ms, h, d stands for: llround(1 / rate)
   int64_t timestamp = 0;             // |T: unix seconds; 0 = none (the receive second)
   size_t line = 1;                   // 1-based line number within the packet (ParseStatsdPacket)
+  uint32_t renamed_tags = 0;         // tags with a reserved key, kept as tag_KEY (see the header)
+  std::string renamed;               // the first such key, for the log ("host")
 };
+
+// Whether a field of this key could never be read by a query (see the header's tag rule).
+bool IsReservedFieldName(std::string_view key);
 
 // Why a line was refused, coarsely, for counters ("rejected by reason class").
 enum class StatsdReject : uint8_t {
@@ -76,8 +87,9 @@ enum class StatsdReject : uint8_t {
   kTag,         // bad tag or too many tags
   kRate,        // bad sample rate, or one standing for more than kMaxItemCount events
   kTimestamp,   // bad |T, or (StatsdServer) outside the window the agent accepts
+  kNewMetric,   // (StatsdServer) a metric name new to the agent past its bound of new names
 };
-inline constexpr size_t kStatsdRejectClasses = 7;
+inline constexpr size_t kStatsdRejectClasses = 8;
 const char* StatsdRejectName(StatsdReject reason);
 
 struct StatsdError {

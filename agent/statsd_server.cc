@@ -1,10 +1,13 @@
 #include "agent/statsd_server.h"
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/udp.hpp>
 #include <chrono>
+#include <cmath>
 #include <mutex>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "core/clock.h"
@@ -42,7 +45,7 @@ struct StatsdServer::Impl {
     }
     StatsdPacket packet = ParseStatsdPacket(std::string_view(buffer.data(), bytes));
     const int64_t now = Now();
-    uint64_t values = 0;
+    uint64_t values = 0, renamed = 0;
     size_t kept = 0;
     for (size_t i = 0; i < packet.samples.size(); ++i) {
       const StatsdSample& s = packet.samples[i];
@@ -60,9 +63,18 @@ struct StatsdServer::Impl {
         }
         second = s.timestamp;
       }
+      if (!TakeName(now, s.metric, &packet, i)) continue;
       if (!Apply(second, s, &packet, i)) continue;
       values += s.type == StatsdType::kSet ? s.members.size() : s.values.size();
       ++kept;
+      if (s.renamed_tags > 0 && renamed == 0 && !renamed_logged) {
+        renamed_logged = true;
+        Log("statsd: tag '" + s.renamed + "' from " + sender.address().to_string() +
+            " has a reserved name (host: the host dimension; value, latency, size: the metric's "
+            "value; overflow: the cardinality bound's series): kept as tag_" +
+            s.renamed + " so its value stays visible; logged once, counted in tags_renamed");
+      }
+      renamed += s.renamed_tags;
     }
     uint64_t rejected_before = 0;
     {
@@ -72,6 +84,7 @@ struct StatsdServer::Impl {
       counters.lines_accepted += kept;
       counters.lines_unsupported += packet.unsupported;
       counters.values += values;
+      counters.tags_renamed += renamed;
       counters.scalars = scalars.counters();
       counters.lines_rejected += packet.errors.size();
       for (const StatsdError& e : packet.errors) {
@@ -92,6 +105,41 @@ struct StatsdServer::Impl {
   static void Refuse(StatsdPacket* packet, size_t i, StatsdReject reason, const std::string& why) {
     const size_t line = packet->samples[i].line;
     packet->errors.push_back({line, reason, "line " + std::to_string(line) + ": " + why});
+  }
+
+  // Whether sample i's metric name is known or may be taken now (see the header); false with a
+  // refusal recorded otherwise.
+  bool TakeName(int64_t now, const std::string& metric, StatsdPacket* packet, size_t i) {
+    if (known.count(metric) > 0) return true;
+    const double rate = options.new_metrics_per_minute;
+    if (rate > 0) {
+      if (!bucket_started) {  // starts full
+        bucket_started = true;
+        tokens = rate;
+        tokens_at = now;
+      }
+      const double elapsed = static_cast<double>(std::max<int64_t>(0, now - tokens_at));
+      tokens = std::min(rate, tokens + elapsed * rate / 60);
+      tokens_at = now;
+    }
+    if (known.size() >= options.max_metrics) {
+      Refuse(packet, i, StatsdReject::kNewMetric,
+             "metric name '" + metric + "' is new and the agent already took " +
+                 std::to_string(known.size()) + " distinct names, at most " +
+                 std::to_string(options.max_metrics) + " (statsd_max_metrics)");
+      return false;
+    }
+    if (rate > 0 && tokens < 1) {
+      Refuse(packet, i, StatsdReject::kNewMetric,
+             "metric name '" + metric + "' is new and the agent took its " +
+                 std::to_string(std::llround(rate)) +
+                 " new names of the last minute (statsd_new_metrics_per_minute); it takes more "
+                 "as the minute goes on");
+      return false;
+    }
+    tokens -= 1;
+    known.insert(metric);
+    return true;
   }
 
   // Adds sample `i` at `second`; false (and a refusal recorded) when a value does not fit.
@@ -125,6 +173,12 @@ struct StatsdServer::Impl {
   Bucketizer* bucketizer;           // not owned
   StatsdScalars scalars;            // used by the receive thread only
   std::vector<uint64_t> converted;  // scratch, receive thread
+  bool renamed_logged = false;      // receive thread
+  // The new-name bound (receive thread): names taken, the bucket and when it was last filled.
+  std::unordered_set<std::string> known;
+  bool bucket_started = false;
+  double tokens = 0;
+  int64_t tokens_at = 0;
   asio::io_context io;
   udp::socket socket;
   udp::endpoint sender;      // filled by each receive

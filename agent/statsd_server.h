@@ -10,7 +10,17 @@
 // after it is refused (reason timestamp): the per-second state of counters and sets is kept for
 // that long, and a sample so far off is more likely a wrong clock than a late one. Rejected
 // lines are counted by reason class and logged: the first `log_first_rejections`, then every
-// `log_every_rejections`-th. Events and service checks are counted as unsupported, not logged.
+// `log_every_rejections`-th. A tag with a reserved key, kept as tag_KEY (agent/statsd.h), is
+// counted in `tags_renamed` and logged the first time. Events and service checks are counted as
+// unsupported, not logged.
+//
+// New metric names. Every name the aggregators have not seen becomes a catalog entry there for
+// good, so a client that makes names up (a request id in the name) would grow every catalog
+// without bound. The server remembers the names it took; a line whose name is new is taken only
+// while fewer than `new_metrics_per_minute` new names came in the last minute (a token bucket of
+// as many, refilled evenly) and fewer than `max_metrics` are remembered. Past either bound the
+// line is refused, reason new_metric (counted and logged like any refusal): dropped, not merged
+// into a stand-in name, since any merge would mix unrelated data under one name.
 //
 // Threading: Start() binds and starts one thread running the socket (Boost.Asio); counters()
 // may be called from any thread; the destructor stops and joins it. The bucketizer must
@@ -43,6 +53,9 @@ struct StatsdServerOptions {
   std::vector<StatsdUnitRule> units;  // the unit of |h and |d lines, per metric name
   int64_t max_past_seconds = 600;     // |T window, see above
   int64_t max_future_seconds = 60;
+  // New metric names, see above: taken per minute (0 = no bound), and distinct names at most.
+  double new_metrics_per_minute = 1000;
+  size_t max_metrics = 100'000;
 };
 
 struct StatsdCounters {
@@ -52,6 +65,7 @@ struct StatsdCounters {
   std::array<uint64_t, kStatsdRejectClasses> rejected_by_reason{};  // by StatsdReject
   uint64_t lines_unsupported = 0;  // DogStatsD events and service checks (not an error)
   uint64_t values = 0;             // values and set members of accepted lines (packed: several)
+  uint64_t tags_renamed = 0;       // tags with a reserved key kept as tag_KEY (agent/statsd.h)
   StatsdScalarsCounters scalars;   // counters, gauges and sets: what their state bounds dropped
 };
 

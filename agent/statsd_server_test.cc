@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/udp.hpp>
 #include <chrono>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "core/histogram.h"
@@ -66,6 +68,58 @@ TEST(StatsdServer, FeedsTheBucketizerAtTheReceiveSecondAndCountsRejections) {
   EXPECT_EQ(h->count(), 3u);  // 1 + 2 for the 0.5 sample rate
   EXPECT_EQ(h->min(), 1'500'000u);
   EXPECT_EQ(h->max(), 3'000'000u);
+}
+
+// New metric names are taken at the rate given per minute and up to the distinct-name bound;
+// lines of further new names are refused (new_metric) and counted, known names always pass.
+TEST(StatsdServer, BoundsNewMetricNamesPerMinuteAndInAll) {
+  Bucketizer bucketizer;
+  std::atomic<int64_t> now{1'700'000'000};
+  StatsdServerOptions options = Local(0);
+  options.clock = [&now] { return now.load(); };
+  options.new_metrics_per_minute = 3;
+  options.max_metrics = 5;
+  Result<std::unique_ptr<StatsdServer>> server = StatsdServer::Start(options, &bucketizer);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  const uint16_t port = (*server)->port();
+  SendUdp(port, "a:1|ms\nb:1|ms\nc:1|c\nd:1|ms\na:2|ms\nd:1|g");
+  StatsdCounters c = WaitForPackets(**server, 1);
+  EXPECT_EQ(c.lines_accepted, 4u);  // a, b, c, a again
+  EXPECT_EQ(c.rejected_by_reason[static_cast<size_t>(StatsdReject::kNewMetric)], 2u);
+  now += 20;  // a third of a minute: one more name
+  SendUdp(port, "e:1|ms\nf:1|ms\nb:5|ms");
+  c = WaitForPackets(**server, 2);
+  EXPECT_EQ(c.lines_accepted, 6u);  // e, b
+  EXPECT_EQ(c.rejected_by_reason[static_cast<size_t>(StatsdReject::kNewMetric)], 3u);
+  now += 600;  // the bucket is full again (3), but only one more distinct name fits in 5
+  SendUdp(port, "g:1|ms\nh:1|ms");
+  c = WaitForPackets(**server, 3);
+  EXPECT_EQ(c.lines_accepted, 7u);
+  EXPECT_EQ(c.rejected_by_reason[static_cast<size_t>(StatsdReject::kNewMetric)], 4u);
+  EXPECT_EQ(c.lines_rejected, 4u);
+  // What went to the bucketizer: the names taken, nothing of d, f or h.
+  CompletedSeconds done = bucketizer.TakeAll();
+  std::set<std::string> metrics;
+  for (const SeriesDef& d : done.series) metrics.insert(d.metric);
+  for (const char* refused : {"d", "f", "h"}) EXPECT_EQ(metrics.count(refused), 0u) << refused;
+  for (const char* taken : {"a", "b", "e", "g"}) EXPECT_EQ(metrics.count(taken), 1u) << taken;
+}
+
+// A tag with a reserved key arrives as tag_KEY and is counted.
+TEST(StatsdServer, CountsTagsKeptUnderAnotherName) {
+  Bucketizer bucketizer;
+  StatsdServerOptions options = Local(0);
+  options.clock = [] { return int64_t{1'700'000'000}; };
+  Result<std::unique_ptr<StatsdServer>> server = StatsdServer::Start(options, &bucketizer);
+  ASSERT_TRUE(server.ok());
+  SendUdp((*server)->port(), "db.query:1|ms|#host:db-7\ndb.query:2|ms|#value:x,size:y\nq:1|ms");
+  const StatsdCounters c = WaitForPackets(**server, 1);
+  EXPECT_EQ(c.lines_accepted, 3u);
+  EXPECT_EQ(c.tags_renamed, 3u);
+  CompletedSeconds done = bucketizer.TakeAll();
+  std::set<std::string> fields;
+  for (const SeriesDef& d : done.series) fields.insert(d.fields);
+  EXPECT_EQ(fields, (std::set<std::string>{"", "tag_host=db-7", "tag_size=y,tag_value=x"}));
 }
 
 TEST(StatsdServer, SaysWhyItCannotBind) {

@@ -21,6 +21,25 @@ struct LineCase {
 // Shown on failure: which row of the table.
 std::string Describe(const LineCase& c) { return "line \"" + c.line + "\""; }
 
+// A reserved key is counted on the sample, and the first one named for the log.
+TEST(Statsd, ReservedTagKeysAreRenamedAndCounted) {
+  EXPECT_TRUE(IsReservedFieldName("host"));
+  EXPECT_TRUE(IsReservedFieldName("value"));
+  EXPECT_TRUE(IsReservedFieldName("latency"));
+  EXPECT_TRUE(IsReservedFieldName("size"));
+  EXPECT_TRUE(IsReservedFieldName("overflow"));
+  EXPECT_FALSE(IsReservedFieldName("hostname"));
+  EXPECT_FALSE(IsReservedFieldName("Host"));
+  Result<StatsdSample> s = ParseStatsdLine("x:1|ms|#op:r,size:9,host:db-7");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->renamed_tags, 2u);
+  EXPECT_EQ(s->renamed, "size");
+  EXPECT_EQ(s->fields, "op=r,tag_host=db-7,tag_size=9");
+  s = ParseStatsdLine("x:1|ms|#op:r");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->renamed_tags, 0u);
+}
+
 TEST(Statsd, LineTable) {
   const std::vector<LineCase> cases = {
       // Accepted.
@@ -40,6 +59,15 @@ TEST(Statsd, LineTable) {
       {"http.latency:7|d|#op:r|@0.5", "http.latency", 7'000'000, 2, "op=r", ""},
       {"http.latency:7|d|@0.5|#op:r", "http.latency", 7'000'000, 2, "op=r", ""},
       {"a-b_c.D9:1|ms", "a-b_c.D9", 1'000'000, 1, "", ""},
+      // Reserved keys are kept as tag_KEY (the host dimension, the value, the overflow series).
+      {"db.query:1|ms|#host:db-7", "db.query", 1'000'000, 1, "tag_host=db-7", ""},
+      {"db.query:1|ms|#op:r,host:db-7,latency:slow", "db.query", 1'000'000, 1,
+       "op=r,tag_host=db-7,tag_latency=slow", ""},
+      {"db.query:1|ms|#value,size:9,overflow:true", "db.query", 1'000'000, 1,
+       "tag_overflow=true,tag_size=9,tag_value=true", ""},
+      {"db.query:1|ms|#hostname:a,Host:b,tag_host:c", "db.query", 1'000'000, 1,
+       "Host=b,hostname=a,tag_host=c", ""},
+      {"db.query:1|ms|#host:a,tag_host:b", "", 0, 0, "", "tags: field 'tag_host' given twice"},
       // 2^-40: the smallest rate, standing for kMaxItemCount events.
       {"x:1|ms|@0.0000000000009094947017729282379150390625", "x", 1'000'000, 1'099'511'627'776, "",
        ""},

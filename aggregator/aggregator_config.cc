@@ -257,12 +257,11 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
   if (const toml::node* node = root.get("limits")) {
     const toml::table* limits = node->as_table();
     if (!limits) return KeyError(source, "limits", "expected a table");
-    if (Status s =
-            CheckKeys(*limits, source, "limits.",
-                      {"max_batch_bytes", "batches_per_second", "bytes_per_second",
-                       "values_per_second", "definitions_per_second", "new_series_per_minute",
-                       "burst_seconds", "max_agents", "max_pending_bytes",
-                       "max_connections", "handshake_timeout"});
+    if (Status s = CheckKeys(
+            *limits, source, "limits.",
+            {"max_batch_bytes", "batches_per_second", "bytes_per_second", "values_per_second",
+             "definitions_per_second", "new_series_per_minute", "burst_seconds", "max_agents",
+             "max_pending_bytes", "max_connections", "new_metrics_per_key", "handshake_timeout"});
         !s.ok()) {
       return s;
     }
@@ -302,6 +301,10 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
       }
       config->handshake_timeout = std::chrono::milliseconds(*ns / 1'000'000);
     }
+    if (Status s = ReadSize(*limits, source, "new_metrics_per_key", 0, 100'000'000,
+                            &config->new_metrics_per_key);
+        !s.ok())
+      return s;
   }
   if (const toml::node* node = root.get("queries")) {
     const toml::table* queries = node->as_table();

@@ -25,8 +25,9 @@
 //            bytes_per_second, values_per_second, definitions_per_second,
 //            new_series_per_minute, burst_seconds, max_agents; the ingest path's memory:
 //            max_pending_bytes (ingest_server.h); connections admitted at once on each socket:
-//            max_connections (zap_handler.h; 10,000, 0 = no cap); a connection's ZMTP and
-//            CURVE handshake: handshake_timeout = "10s" (router_server.h)
+//            max_connections (zap_handler.h; 10,000, 0 = no cap); metric names each client key
+//            may add to the catalog a day: new_metrics_per_key (metric_quota.h; 10,000, 0 = none);
+//            a connection's ZMTP and CURVE handshake: handshake_timeout = "10s" (router_server.h)
 //   [queries] workers = 4, deadline = "30s", max_keys, max_groups, max_cells, max_answer_bytes
 //             (the most one query may cost, aggregator/query_budget.h; a client may ask for less)
 //
@@ -102,6 +103,9 @@ struct AggregatorConfig {
   size_t max_connections = 10'000;
   // [limits]: a connection that has not completed its handshake within this is closed.
   std::chrono::milliseconds handshake_timeout{10'000};
+  // [limits] new_metrics_per_key: metric names new to the catalog each key may create a day
+  // (metric_quota.h); 0 = no quota.
+  size_t new_metrics_per_key = 10'000;
   size_t query_workers = kDefaultQueryWorkers;     // [queries] workers, --query-workers
   QueryLimits query_limits = kDefaultQueryLimits;  // [queries], --query-deadline
 };

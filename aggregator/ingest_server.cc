@@ -1,7 +1,10 @@
 #include "aggregator/ingest_server.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 
 #include "core/failpoint.h"
 #include "core/log.h"
@@ -69,7 +72,8 @@ IngestServer::IngestServer(zmq::context_t* context, Store* store, IngestServerOp
                 return HandleGroup(payloads, peers);
               }),
           [this] { MaybeLogSummary(); }),
-      limiter_(options_.agent_limits) {}
+      limiter_(options_.agent_limits),
+      metric_quota_(options_.metric_quota) {}
 
 IngestServer::~IngestServer() { Stop(); }
 
@@ -102,7 +106,8 @@ IngestCounters IngestServer::counters() const {
                         refused_items_.load(),
                         refused_by_key_.load(),
                         rate_limited_.load(),
-                        busy_.load()};
+                        busy_.load(),
+                        new_metrics_refused_.load()};
 }
 
 AgentRefusals IngestServer::RateLimited() const {
@@ -208,6 +213,7 @@ std::vector<std::optional<std::string>> IngestServer::HandleGroup(
         continue;
       }
     }
+    ChargeNewMetrics(peers[i], &*batch, &refused);
     pending.push_back({std::move(batch).value(), std::move(refused), i});
   }
   Commit(&pending, &replies);
@@ -306,7 +312,8 @@ std::string IngestServer::RefuseForKey(const std::string& agent, uint64_t sequen
   ++refused_by_key_;
   LogLimited("ingest: refused batch " + std::to_string(sequence) + " of agent " + agent + ": " +
              reason);
-  return AckBytes(sequence, Ack::Status::kRejected, reason);
+  // Never `rejected`: the agent would drop it, and a key is the clients file's to fix.
+  return AckBytes(sequence, Ack::Status::kUnauthorized, reason);
 }
 
 std::optional<std::string> IngestServer::Reject(const std::string& agent, uint64_t sequence,
@@ -333,6 +340,32 @@ std::optional<std::string> IngestServer::Reject(const std::string& agent, uint64
   LogLimited("ingest: rejected batch " + std::to_string(sequence) + " from agent " + agent + ": " +
              reason);
   return AckBytes(sequence, Ack::Status::kRejected, reason);
+}
+
+void IngestServer::ChargeNewMetrics(const RouterServer::Peer& peer, Batch* batch,
+                                    Refusals* refused) {
+  if (metric_quota_.options().new_metrics_per_day <= 0) return;
+  std::vector<std::string> fresh;
+  std::unordered_set<std::string_view> seen;
+  for (const SeriesDef& def : batch->series) {
+    if (!seen.insert(def.metric).second || store_->HasMetric(def.metric)) continue;
+    fresh.push_back(def.metric);
+  }
+  if (fresh.empty()) return;
+  const std::string key =
+      options_.access != nullptr ? "key " + peer.key_name : "host " + batch->host;
+  const std::vector<std::string> over = metric_quota_.Take(key, fresh, MetricQuota::Clock::now());
+  if (over.empty()) return;
+  const std::string quota =
+      std::to_string(std::llround(metric_quota_.options().new_metrics_per_day));
+  new_metrics_refused_ += DropMetrics(
+      batch, over,
+      [&](std::string_view metric) {
+        return "metric " + std::string(metric) + " is new to the catalog and " + key +
+               " created its " + quota +
+               " new metrics of the last day ([limits] new_metrics_per_key)";
+      },
+      refused);
 }
 
 void IngestServer::LogRefused(const Batch& batch, const Refusals& refused) {

@@ -16,9 +16,11 @@
 // "ingest.hold" neither applies nor acks the batches it is reached for (a replica behind).
 //
 // Identity (with CURVE, options.access set): every connection carries its client key's name
-// (RouterServer::Peer, from the ZAP handler). A batch is refused — acked `rejected` with the
+// (RouterServer::Peer, from the ZAP handler). A batch is refused — acked `unauthorized` with the
 // reason, counted in `refused_by_key`, and NO watermark moves — when its key may not ingest, when
-// its host is not one the key may write, or when its agent id is bound to another key. An agent
+// its host is not one the key may write, or when its agent id is bound to another key. The agent
+// holds such a batch and retries it (schemas/ingest.capnp, "Keys"): a clients file reloaded by
+// mistake delays data, it never loses it. An agent
 // id is bound to the first key that sends under it, and the store keeps its watermark under
 // "AGENT@KEY": so a forged agent id can neither move the real agent's watermark nor, after a
 // restart, take over its id (the bindings are rebuilt from the watermarks' names at start).
@@ -56,6 +58,7 @@
 #include <unordered_map>
 
 #include "aggregator/agent_limits.h"
+#include "aggregator/metric_quota.h"
 #include "aggregator/router_server.h"
 #include "aggregator/store.h"
 #include "aggregator/zap_handler.h"
@@ -92,6 +95,9 @@ struct IngestServerOptions {
   int receive_hwm = 64;          // messages ZeroMQ queues per connection before TCP holds back
   // [limits] handshake_timeout (RouterServer::Options::handshake_timeout).
   std::chrono::milliseconds handshake_timeout{10'000};
+  // Metric names new to the catalog each key may create (metric_quota.h): past the quota a batch
+  // applies without the series of its further new names, refused as items.
+  MetricQuotaOptions metric_quota;
 };
 
 // Totals since Start.
@@ -109,6 +115,7 @@ struct IngestCounters {
   uint64_t refused_by_key = 0;     // batches refused for their key: host, agent id or right
   uint64_t rate_limited = 0;       // batches answered retryLater: their agent was over a limit
   uint64_t busy = 0;               // batches answered retryLater: max_pending_bytes were held
+  uint64_t new_metrics_refused = 0;  // series definitions refused: their key's metric quota
   bool operator==(const IngestCounters&) const = default;
 };
 
@@ -156,6 +163,9 @@ class IngestServer {
                                     const std::string& reason);
   // The ack of a batch refused for its key (counted, logged, nothing moves).
   std::string RefuseForKey(const std::string& agent, uint64_t sequence, const std::string& reason);
+  // Leaves out of `batch` the series of metric names new to the catalog past the quota of its
+  // key (metric_quota.h), adding them and their items to `refused`. Applying thread.
+  void ChargeNewMetrics(const RouterServer::Peer& peer, Batch* batch, Refusals* refused);
   // Counts an applied batch's refused items and logs them (rate-limited).
   void LogRefused(const Batch& batch, const Refusals& refused);
   // The retryLater of a batch that finds max_pending_bytes held (socket thread).
@@ -171,8 +181,10 @@ class IngestServer {
   std::atomic<uint64_t> applied_{0}, duplicate_{0}, out_of_order_{0}, rejected_{0}, failed_{0};
   std::atomic<uint64_t> bytes_{0}, histogram_seconds_{0}, need_dictionary_{0}, stack_values_{0};
   std::atomic<uint64_t> refused_items_{0}, refused_by_key_{0}, rate_limited_{0}, busy_{0};
+  std::atomic<uint64_t> new_metrics_refused_{0};
   mutable std::mutex limiter_mu_;  // the limiter is charged on the server thread, read by any
   AgentLimiter limiter_;           // guarded by limiter_mu_
+  MetricQuota metric_quota_;       // the applying thread only
   // The applying thread only.
   std::unordered_map<std::string, std::string> bound_;  // agent id -> key name (with CURVE)
   // The log budget and summary: the applying thread, the socket's (busy, tick).

@@ -311,6 +311,7 @@ int Run(int argc, char** argv) {
   ingest_options.limits = config.limits;
   ingest_options.agent_limits = config.agent_limits;
   ingest_options.max_pending_bytes = config.max_pending_bytes;
+  ingest_options.metric_quota.new_metrics_per_day = static_cast<double>(config.new_metrics_per_key);
   ingest_options.curve_secret_key = server_key.secret_key;
   ingest_options.access = zap.get();
   ingest_options.handshake_timeout = config.handshake_timeout;
@@ -386,17 +387,10 @@ int Run(int argc, char** argv) {
     if (signal != SIGHUP) break;
     // The clients file read again: new handshakes and every request from now on follow it (a
     // removed key's connections lose their rights); a file that does not read keeps the old list.
+    // An empty file is refused unless it says it means to be (ZapHandler::ReloadKeysFrom).
     if (zap) {
-      Result<std::vector<ClientKey>> list = LoadClientKeys(config.clients);
-      if (!list.ok()) {
-        Log("SIGHUP: " + list.status().message() + "; kept the " +
-            std::to_string(zap->key_count()) + " client keys as they were");
-      } else {
-        Log("SIGHUP: clients file " + config.clients +
-            " read again: " + std::to_string(list->size()) + " client keys (were " +
-            std::to_string(zap->key_count()) + ")");
-        zap->ReloadKeys(std::move(list).value());
-      }
+      Result<std::string> reloaded = zap->ReloadKeysFrom(config.clients);
+      Log("SIGHUP: " + (reloaded.ok() ? *reloaded : reloaded.status().message()));
     }
     // The cluster file read again (core/cluster.h ReloadCluster): the owner groups of the
     // pre-aggregates follow an epoch an operator added; a file refused keeps the old cluster.

@@ -32,8 +32,8 @@ std::vector<QueryLatencies::Second> QueryLatencies::TakeBefore(int64_t second) {
 }
 
 const char* QueryLatencies::KindOf(const Answer& answer) {
-  // DecodeQuery's failure is the only answer without an id: every query trailmap sends has one.
-  if (answer.id == 0 && !answer.error.empty()) return "invalid";
+  // A query that did not decode: its answer carries its id when one read, so the prefix tells.
+  if (answer.error.starts_with(kBadQuery)) return "invalid";
   switch (answer.kind) {
     case Query::Kind::kHistograms:
       return "histograms";

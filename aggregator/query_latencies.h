@@ -18,6 +18,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -26,6 +27,9 @@
 #include "core/query_wire.h"
 
 namespace trailmap::aggregator {
+
+// How the query server's answer to a query that does not decode begins.
+inline constexpr std::string_view kBadQuery = "bad query: ";
 
 class QueryLatencies {
  public:
@@ -47,7 +51,7 @@ class QueryLatencies {
   std::vector<Second> TakeBefore(int64_t second);
 
   // "histograms", "metrics", "stacks", "status" or "completeness" for an answer to a query of
-  // that kind, "invalid" when the query did not decode (an answer with an error and no id).
+  // that kind, "invalid" when the query did not decode (an error beginning with kBadQuery).
   static const char* KindOf(const Answer& answer);
 
   // Every query recorded since the start, by kind.

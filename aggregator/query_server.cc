@@ -40,7 +40,7 @@ QueryServer::QueryServer(zmq::context_t* context, const Store* store, QueryServe
                      const RouterServer::Peer& peer) -> std::optional<std::string> {
                 if (options_.access != nullptr) {
                   std::shared_ptr<const ClientKey> key = options_.access->Find(peer.key_name);
-                  if (key == nullptr || !key->query) return Refuse(payload, peer);
+                  if (key == nullptr || !key->query) return Refuse(payload, peer, key.get());
                 }
                 return Reply(payload);
               }) {}
@@ -58,15 +58,16 @@ void QueryServer::Stop() {
 }
 
 std::string QueryServer::Refuse(const Result<std::string_view>& payload,
-                                const RouterServer::Peer& peer) const {
+                                const RouterServer::Peer& peer, const ClientKey* key) const {
   Answer answer;
   answer.shard = options_.shard;
+  answer.key_refused = true;
   answer.error = "key " + peer.key_name +
-                 " may not query this aggregator: list it in its clients file with the query right";
-  if (payload.ok()) {
-    // The id, so the client takes the refusal as its answer.
-    if (Result<Query> q = DecodeQuery(*payload); q.ok()) answer.id = q->id;
-  }
+                 (key != nullptr ? " may only ingest, not query: give it the query right"
+                                 : " is no longer listed: list it with the query right") +
+                 " in the clients file of aggregator " + options_.shard;
+  // The id, so the client takes the refusal as its answer.
+  if (payload.ok()) answer.id = QueryIdOf(*payload);
   ++errors_;
   if (options_.latencies != nullptr) {
     options_.latencies->Record("invalid", std::chrono::nanoseconds(0));
@@ -125,7 +126,10 @@ Answer QueryServer::AnswerUnder(std::string_view bytes, std::chrono::steady_cloc
   answer.shard = options_.shard;
   Result<Query> query = DecodeQuery(bytes);
   if (!query.ok()) {
-    answer.error = "bad query: " + query.status().message();
+    // With its id when one reads (0 otherwise): a fan-out takes only answers to its own query,
+    // so an answer without the id would leave it waiting out its whole deadline.
+    answer.id = QueryIdOf(bytes);
+    answer.error = std::string(kBadQuery) + query.status().message();
     ++errors_;
     return answer;
   }

@@ -82,8 +82,10 @@ class QueryServer {
  private:
   // What the socket sends back: the encoded answer, or an over-budget error if it is too big.
   std::string Reply(const Result<std::string_view>& payload) const;
-  // The answer to a peer whose key may not query: an error naming the key.
-  std::string Refuse(const Result<std::string_view>& payload, const RouterServer::Peer& peer) const;
+  // The answer to a peer whose key may not query (`key`: as listed now, nullptr when it is no
+  // longer listed): an error naming the key and what to change, marked key_refused.
+  std::string Refuse(const Result<std::string_view>& payload, const RouterServer::Peer& peer,
+                     const ClientKey* key) const;
   // AnswerQuery, and the limits it ran under.
   Answer AnswerUnder(std::string_view bytes, std::chrono::steady_clock::time_point arrived,
                      QueryLimits* limits) const;

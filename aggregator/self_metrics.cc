@@ -36,6 +36,10 @@ constexpr CounterField<IngestCounters> kIngest[] = {
      "agent batches answered retryLater because [limits] max_pending_bytes of received batches "
      "were waiting to be applied",
      &IngestCounters::busy},
+    {"trailmap.aggregator.ingest.new_metrics_refused", true, "series/s",
+     "series definitions refused as items: their metric was new to the catalog and their key "
+     "past [limits] new_metrics_per_key (the rest of each batch applied)",
+     &IngestCounters::new_metrics_refused},
     {"trailmap.aggregator.ingest.bytes", true, "B/s", "batch bytes received",
      &IngestCounters::bytes},
     {"trailmap.aggregator.ingest.histograms", true, "histograms/s",
@@ -147,6 +151,10 @@ SelfReadings AggregatorReadings(const AggregatorCounters& c, const std::string& 
                  "CURVE, malformed, or silent past [limits] handshake_timeout (handshake)",
                  total, std::string("reason=") + reason);
     }
+    AddCounter(&out, "trailmap.aggregator.clients.reloads_refused", "reloads/s",
+               "clients files refused on SIGHUP (unreadable, or listing no key without saying so; "
+               "the keys were kept)",
+               c.connections->reloads_refused);
   }
   if (c.process) AddProcessReadings("trailmap.aggregator", *c.process, &out);
   for (SelfReading& r : out) r.series.fields = Joined(r.series.fields, fields);
@@ -220,7 +228,7 @@ AggregatorCounters ReadAggregatorCounters(const AggregatorParts& parts) {
     const ZapCounters z = parts.zap->counters();
     c.connections = ConnectionCounts{parts.zap->connections("ingest"),
                                      parts.zap->connections("query"), z.refused, z.refused_at_cap,
-                                     z.failed_handshakes};
+                                     z.failed_handshakes, z.reloads_refused};
   }
   return c;
 }

@@ -78,6 +78,7 @@ struct ConnectionCounts {
   uint64_t refused_unlisted = 0;   // handshakes of keys not listed (totals since start)
   uint64_t refused_at_cap = 0;     // of listed keys, past [limits] max_connections
   uint64_t failed_handshakes = 0;  // closed before the handshake completed (ZapCounters)
+  uint64_t reloads_refused = 0;    // clients files refused on SIGHUP (ZapHandler::ReloadKeysFrom)
 };
 
 // What is read each second; absent parts are not published.

@@ -174,6 +174,9 @@ TEST(QueryLatencies, KindOfAnAnswer) {
   a.id = 0;  // what DecodeQuery's failure answers
   a.error = "bad query: query is not a Cap'n Proto message";
   EXPECT_STREQ(QueryLatencies::KindOf(a), "invalid");
+  a.id = 9;  // a query that does not decode, answered with its id
+  a.error = "bad query: metric name '' is empty";
+  EXPECT_STREQ(QueryLatencies::KindOf(a), "invalid");
 }
 
 TEST(AggregatorSelfMetrics, ARestartContinuesTheSequenceFromTheWatermark) {

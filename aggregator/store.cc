@@ -1141,6 +1141,8 @@ Result<StackAnswer> Store::QueryStacks(const StackQuery& query, QueryBudget* bud
 
 std::vector<MetricInfo> Store::Metrics() const { return catalog_.Metrics(); }
 
+bool Store::HasMetric(std::string_view name) const { return catalog_.FindMetric(name).has_value(); }
+
 size_t Store::NewSeriesIn(const Batch& batch) const {
   size_t fresh = 0;
   for (const SeriesDef& def : batch.series) {

@@ -320,6 +320,8 @@ class Store {
   // How many of `batch`'s series definitions the catalog does not hold yet (catalog growth, for
   // the per-agent limits). Any thread.
   size_t NewSeriesIn(const Batch& batch) const;
+  // Whether the catalog holds metric `name` (the per-key metric quota). Any thread.
+  bool HasMetric(std::string_view name) const;
   // One stored scalar, for tools and tests; nullopt when absent.
   std::optional<double> ScalarAt(std::string_view metric, std::string_view host,
                                  std::string_view fields, int64_t second) const;

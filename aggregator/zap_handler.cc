@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <zmq.hpp>
 
 #include "core/log.h"
@@ -33,6 +35,27 @@ Result<ZapRequest> ParseZapRequest(const std::vector<std::string>& frames) {
     r.public_key = Z85Encode(frames[6]);
   }
   return r;
+}
+
+Result<std::vector<ClientKey>> ClientKeysForReload(std::string_view text, const std::string& path,
+                                                   size_t current) {
+  Result<std::vector<ClientKey>> keys = ParseClientKeys(text, path);
+  if (!keys.ok() || !keys->empty() || current == 0) return keys;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) {
+      line.remove_suffix(1);
+    }
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    if (line == kNoClientsMarker) return keys;
+    start = end + 1;
+  }
+  return Status::InvalidArgument("clients file " + path +
+                                 " lists no client key (a file meant to admit no one must hold "
+                                 "the line \"" +
+                                 kNoClientsMarker + "\")");
 }
 
 ZapDecision DecideZap(const ZapRequest& request, const std::vector<ClientKey>& keys) {
@@ -137,6 +160,25 @@ void ZapHandler::ReloadKeys(std::vector<ClientKey> keys) {
   keys_ = std::move(next);
 }
 
+Result<std::string> ZapHandler::ReloadKeysFrom(const std::string& path) {
+  const size_t current = key_count();
+  Result<std::vector<ClientKey>> keys = Status::NotFound("cannot read " + path);
+  if (std::ifstream file(path, std::ios::binary); file) {
+    std::ostringstream text;
+    text << file.rdbuf();
+    if (!file.bad()) keys = ClientKeysForReload(text.str(), path, current);
+  }
+  if (!keys.ok()) {
+    ++reloads_refused_;
+    return Status::InvalidArgument(keys.status().message() + "; kept the " +
+                                   std::to_string(current) + " client keys as they were");
+  }
+  const size_t taken = keys->size();
+  ReloadKeys(std::move(keys).value());
+  return "clients file " + path + " read again: " + std::to_string(taken) + " client keys (were " +
+         std::to_string(current) + ")";
+}
+
 size_t ZapHandler::key_count() const {
   std::lock_guard<std::mutex> lock(keys_mu_);
   return keys_->size();
@@ -144,7 +186,7 @@ size_t ZapHandler::key_count() const {
 
 ZapCounters ZapHandler::counters() const {
   return {admitted_.load(), refused_.load(), refused_at_cap_.load(), malformed_.load(),
-          failed_handshakes_.load()};
+          failed_handshakes_.load(), reloads_refused_.load()};
 }
 
 std::string ZapHandler::MonitorEndpoint(std::string_view domain) const {

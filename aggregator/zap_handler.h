@@ -20,7 +20,12 @@
 //
 // Reload. ReloadKeys swaps the clients list (SIGHUP): new handshakes are decided by the new
 // list, and Find answers from it at once, so a removed key's open connections lose their rights
-// with their next request.
+// with their next request. ReloadKeysFrom reads the file first and refuses, keeping the list it
+// has, a file that does not read or parse, and one that lists no key while keys are listed now
+// (an editor or a config tool that truncates before it writes, a failed template): a file meant
+// to admit no one must say so with the line kNoClientsMarker. Refusals are counted
+// (reloads_refused). Agents refused meanwhile lose nothing (schemas/ingest.capnp, "Keys"), but
+// every new connection would be, so an empty list is never taken by accident.
 //
 // Anything a peer sends is answered or dropped; nothing stops the thread. Counted: admitted,
 // refused (unlisted keys), refused at the cap, malformed requests; each refused key is logged
@@ -72,6 +77,15 @@ struct ZapDecision {
   bool temporary = false;          // refused for now (status 300: too many connections)
 };
 
+// The line a clients file that lists no key must hold to be taken on a reload.
+inline constexpr char kNoClientsMarker[] = "# trailmap: no clients";
+
+// The keys of clients file `text` (read from `path`) as a reload takes them, while `current` keys
+// are listed: InvalidArgument naming the file (and line) when it does not parse, or when it lists
+// no key, `current` is not 0 and it lacks a line kNoClientsMarker.
+Result<std::vector<ClientKey>> ClientKeysForReload(std::string_view text, const std::string& path,
+                                                   size_t current);
+
 // Admits CURVE requests whose key is in `keys`; refuses every other.
 ZapDecision DecideZap(const ZapRequest& request, const std::vector<ClientKey>& keys);
 
@@ -88,6 +102,7 @@ struct ZapCounters {
   // Connections closed before their handshake completed: not ZMTP, another mechanism than
   // CURVE, a malformed command, or silent past the handshake timeout (monitor events).
   uint64_t failed_handshakes = 0;
+  uint64_t reloads_refused = 0;  // clients files refused on a reload (ReloadKeysFrom)
 };
 
 struct ZapOptions {
@@ -117,6 +132,10 @@ class ZapHandler {
   std::shared_ptr<const ClientKey> Find(std::string_view name) const;
   // Replaces the clients list (a SIGHUP's reread of the clients file).
   void ReloadKeys(std::vector<ClientKey> keys);
+  // Reads the clients file `path` and takes its keys (ClientKeysForReload): the line to log,
+  // "clients file PATH read again: N client keys (were M)", or, when refused (counted), a status
+  // whose message says why and that the keys were kept.
+  Result<std::string> ReloadKeysFrom(const std::string& path);
   size_t key_count() const;
   ZapCounters counters() const;
 
@@ -142,7 +161,7 @@ class ZapHandler {
   std::atomic<bool> stop_{false};
   std::thread thread_;
   std::atomic<uint64_t> admitted_{0}, refused_{0}, refused_at_cap_{0}, malformed_{0},
-      failed_handshakes_{0};
+      failed_handshakes_{0}, reloads_refused_{0};
   int refusal_logs_ = 0;  // server thread only
 };
 

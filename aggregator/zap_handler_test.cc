@@ -4,6 +4,8 @@
 #include <zmq.h>
 
 #include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <thread>
 #include <zmq.hpp>
 
@@ -47,6 +49,73 @@ TEST(ZapRequestTest, ParsesAndDecides) {
   EXPECT_EQ(ParseZapRequest(CurveRequest("short")).status().message(),
             "ZAP CURVE request without one 32-byte key frame");
   EXPECT_EQ(ZapReplyFrames("9", ZapDecision{}, /*malformed=*/true)[2], "500");
+}
+
+// A reload never takes an empty list by accident: a file truncated, or left with blank lines and
+// comments only, is refused while keys are listed; the marker line takes it; a file that does not
+// parse is refused with its line; a list that was empty may stay empty.
+TEST(ClientKeysForReloadTest, RefusesAnEmptyFileUnlessItSaysSo) {
+  const std::string key = Z85Encode(std::string(32, 'k'));
+  const std::string refusal =
+      "clients file /etc/clients lists no client key (a file meant to admit no one must hold "
+      "the line \"# trailmap: no clients\")";
+  for (const std::string text :
+       {"", "\n", "  \n\t\n", "# web-1 removed\n\n", "\r\n", "# trailmap: no clients, please\n"}) {
+    EXPECT_EQ(ClientKeysForReload(text, "/etc/clients", 3).status().message(), refusal)
+        << "\"" << text << "\"";
+  }
+  for (const std::string text : {"# trailmap: no clients\n", "\n  # trailmap: no clients \r\n",
+                                 "# all gone\n\t# trailmap: no clients"}) {
+    Result<std::vector<ClientKey>> keys = ClientKeysForReload(text, "/etc/clients", 3);
+    ASSERT_TRUE(keys.ok()) << keys.status().ToString();
+    EXPECT_TRUE(keys->empty());
+  }
+  Result<std::vector<ClientKey>> none = ClientKeysForReload("", "/etc/clients", 0);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  Result<std::vector<ClientKey>> one =
+      ClientKeysForReload("web-1 " + key + " ingest web-1\n", "/etc/clients", 3);
+  ASSERT_TRUE(one.ok());
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ((*one)[0].name, "web-1");
+  // Half a line (a write caught midway): refused with its line, whatever the marker says.
+  EXPECT_TRUE(
+      ClientKeysForReload("# trailmap: no clients\nweb-1 " + key.substr(0, 17), "/etc/clients", 3)
+          .status()
+          .message()
+          .starts_with("/etc/clients:2: "));
+}
+
+// ReloadKeysFrom keeps the keys it has when it refuses, counts each refusal, and says so.
+TEST(ClientKeysForReloadTest, TheHandlerKeepsItsKeysAndCountsARefusal) {
+  const std::string dir = ::testing::TempDir();
+  const std::string path = dir + "/zap_reload_clients";
+  const std::string key = Z85Encode(std::string(32, 'k'));
+  zmq::context_t context;
+  ZapHandler zap(&context, {{"web-1", key, true, false, {"web-1"}}});
+  { std::ofstream(path) << ""; }
+  Result<std::string> r = zap.ReloadKeysFrom(path);
+  EXPECT_EQ(r.status().message(),
+            "clients file " + path +
+                " lists no client key (a file meant to admit no one must hold the line \"# "
+                "trailmap: no clients\"); kept the 1 client keys as they were");
+  EXPECT_EQ(zap.key_count(), 1u);
+  EXPECT_NE(zap.Find("web-1"), nullptr);
+  EXPECT_EQ(zap.ReloadKeysFrom(dir + "/no_such_clients_file").status().message(),
+            "cannot read " + dir + "/no_such_clients_file; kept the 1 client keys as they were");
+  EXPECT_EQ(zap.counters().reloads_refused, 2u);
+  { std::ofstream(path) << "web-2 " << key << " ingest web-2\n"; }
+  r = zap.ReloadKeysFrom(path);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, "clients file " + path + " read again: 1 client keys (were 1)");
+  EXPECT_EQ(zap.Find("web-1"), nullptr);
+  EXPECT_NE(zap.Find("web-2"), nullptr);
+  { std::ofstream(path) << "# trailmap: no clients\n"; }
+  r = zap.ReloadKeysFrom(path);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, "clients file " + path + " read again: 0 client keys (were 1)");
+  EXPECT_EQ(zap.counters().reloads_refused, 2u);
+  std::remove(path.c_str());
 }
 
 struct KeyPair {

@@ -358,6 +358,8 @@ const char* AckStatusName(Ack::Status status) {
     case Ack::Status::kNeedDictionary: return "need dictionary";
     case Ack::Status::kRetryLater:
       return "retry later";
+    case Ack::Status::kUnauthorized:
+      return "unauthorized";
   }
   return "unknown";
 }
@@ -559,7 +561,7 @@ Result<Ack> DecodeAck(std::string_view bytes) {
     Ack ack;
     ack.sequence = r.getSequence();
     const auto status = static_cast<uint16_t>(r.getStatus());
-    if (status > static_cast<uint16_t>(Ack::Status::kRetryLater)) {
+    if (status > static_cast<uint16_t>(Ack::Status::kUnauthorized)) {
       return Status::InvalidArgument("ack has unknown status " + std::to_string(status));
     }
     ack.status = static_cast<Ack::Status>(status);

@@ -162,6 +162,7 @@ struct Ack {
     kOutOfOrder = 3,
     kNeedDictionary = 4,  // an unknown stack or frame id: resend from `expected` with every def
     kRetryLater = 5,      // over a limit or busy: nothing moved, resend after retry_after_ms
+    kUnauthorized = 6,    // the connection's key may not send it now: nothing moved, resend later
   };
   uint64_t sequence = 0;
   Status status = Status::kApplied;

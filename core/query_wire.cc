@@ -254,6 +254,16 @@ std::string EncodeQuery(const Query& query) {
   return MessageToBytes(message);
 }
 
+uint64_t QueryIdOf(std::string_view bytes) {
+  if (bytes.size() < 8 || bytes.size() % 8 != 0) return 0;
+  try {
+    FlatMessage message(bytes);
+    return message.Root<queryproto::Query>().getId();
+  } catch (const kj::Exception&) {
+    return 0;
+  }
+}
+
 Result<Query> DecodeQuery(std::string_view bytes) {
   if (bytes.size() < 8 || bytes.size() % 8 != 0) return Status::InvalidArgument("query is not a Cap'n Proto message");
   try {
@@ -382,6 +392,7 @@ std::string EncodeAnswer(const Answer& answer) {
   a.setShard(AsText(answer.shard));
   a.setError(AsText(answer.error));
   a.setOverBudget(answer.over_budget);
+  a.setKeyRefused(answer.key_refused);
   if (answer.kind == Query::Kind::kMetrics) {
     auto list = a.initMetrics(static_cast<unsigned>(answer.metrics.size()));
     for (size_t i = 0; i < answer.metrics.size(); ++i) {
@@ -497,6 +508,7 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
     answer.shard = Str(a.getShard());
     answer.error = Str(a.getError());
     answer.over_budget = a.getOverBudget();
+    answer.key_refused = a.getKeyRefused();
     if (a.which() == queryproto::Answer::METRICS) {
       answer.kind = Query::Kind::kMetrics;
       for (auto m : a.getMetrics()) {

@@ -221,6 +221,7 @@ struct Answer {
   std::string endpoint;  // where the fan-out asked it (set by query/fetch/fanout.h, not sent)
   std::string error;  // non-empty: this shard could not answer, and why
   bool over_budget = false;  // with error: past the query's deadline or a cost limit
+  bool key_refused = false;  // with error: the client's key may not query this shard
   Query::Kind kind = Query::Kind::kHistograms;
   HistogramAnswer histograms;
   std::vector<MetricInfo> metrics;
@@ -237,6 +238,9 @@ void SummarizeCells(HistogramAnswer* answer);
 
 std::string EncodeQuery(const Query& query);
 Result<Query> DecodeQuery(std::string_view bytes);
+// The id of a query message, read before anything is checked, so that an answer refusing it
+// still carries its id (a fan-out waits only for its own ids); 0 when not even that reads.
+uint64_t QueryIdOf(std::string_view bytes);
 std::string EncodeAnswer(const Answer& answer);
 // Decodes and checks an answer, including every cell's histogram.
 Result<Answer> DecodeAnswer(std::string_view bytes);

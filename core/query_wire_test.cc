@@ -38,6 +38,27 @@ TEST(QueryWire, QueryRoundTripsAndIsChecked) {
 
 // Issue 11: a replicated query's preferences travel with its cluster; the completeness query and
 // its answer round-trip; preferences out of order or naming what the cluster lacks are refused.
+// The id reads before anything is checked, so a refusal can carry it; garbage has none.
+TEST(QueryWire, QueryIdOfReadsTheIdOfAQueryThatDoesNotDecode) {
+  Query q;
+  q.id = 77;
+  q.histograms = {"\xff\r\n", 1000, 1600, 10, "host", {}};
+  const std::string bytes = EncodeQuery(q);
+  EXPECT_FALSE(DecodeQuery(bytes).ok());
+  EXPECT_EQ(QueryIdOf(bytes), 77u);
+  EXPECT_EQ(QueryIdOf(""), 0u);
+  EXPECT_EQ(QueryIdOf("not a query"), 0u);
+  EXPECT_EQ(QueryIdOf(std::string(64, '\xff')), 0u);
+  Answer a;
+  a.id = 77;
+  a.error = "key web may only ingest, not query";
+  a.key_refused = true;
+  Result<Answer> back = DecodeAnswer(EncodeAnswer(a));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(back->key_refused);
+  EXPECT_EQ(back->error, a.error);
+}
+
 TEST(QueryWire, CompletenessAndPreferencesRoundTrip) {
   Query c;
   c.id = 4;

@@ -12,6 +12,9 @@ std::string Status::ToString() const {
     case Code::kUnavailable: name = "unavailable"; break;
     case Code::kResourceExhausted: name = "resource exhausted"; break;
     case Code::kIOError: name = "I/O error"; break;
+    case Code::kPermissionDenied:
+      name = "permission denied";
+      break;
   }
   return std::string(name) + ": " + message_;
 }

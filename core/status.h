@@ -14,7 +14,16 @@ namespace trailmap {
 
 class Status {
  public:
-  enum class Code { kOk, kInvalidArgument, kCorruption, kNotFound, kUnavailable, kResourceExhausted, kIOError };
+  enum class Code {
+    kOk,
+    kInvalidArgument,
+    kCorruption,
+    kNotFound,
+    kUnavailable,
+    kResourceExhausted,
+    kIOError,
+    kPermissionDenied,  // the caller's key may not do this (a clients file says so)
+  };
 
   Status() = default;
   static Status Ok() { return Status(); }
@@ -24,6 +33,9 @@ class Status {
   static Status Unavailable(std::string msg) { return Status(Code::kUnavailable, std::move(msg)); }
   static Status ResourceExhausted(std::string msg) { return Status(Code::kResourceExhausted, std::move(msg)); }
   static Status IOError(std::string msg) { return Status(Code::kIOError, std::move(msg)); }
+  static Status PermissionDenied(std::string msg) {
+    return Status(Code::kPermissionDenied, std::move(msg));
+  }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <memory>
 #include <random>
 #include <zmq.hpp>
@@ -221,22 +222,73 @@ void Shipper::OnRefused(uint64_t sequence, const Refusals& refused) {
   Log(line + "; items_refused=" + std::to_string(counters_.items_refused));
 }
 
-void Shipper::OnRetryLater(const Ack& ack) {
-  auto it = std::lower_bound(held_.begin(), held_.end(), ack.sequence,
+bool Shipper::PauseAt(uint64_t sequence, std::chrono::milliseconds wait, bool* new_pause) {
+  auto it = std::lower_bound(held_.begin(), held_.end(), sequence,
                              [](const Pending& p, uint64_t s) { return p.sequence < s; });
-  if (it == held_.end() || it->sequence != ack.sequence) return;  // done with already
-  ++counters_.retry_later;
+  if (it == held_.end() || it->sequence != sequence) return false;  // done with already
   // Resend from s after the wait. Batches before s may still be unanswered (a busy aggregator
   // answers from its socket's thread, overtaking the answers to batches it queued); they stay in
   // flight and get their own answers or time out.
   in_flight_ = std::min(in_flight_, static_cast<size_t>(it - held_.begin()));
-  const auto wait = std::clamp(std::chrono::milliseconds(ack.retry_after_ms),
-                               std::chrono::milliseconds(1), options_.max_retry_wait);
   const Clock::time_point now = Clock::now();
+  *new_pause = now >= resume_at_;
   // A new pause halves the window (at least 1); each applied batch widens it by one again, so
   // an agent over a rate settles near it instead of sending a full window into every refusal.
-  if (now >= resume_at_) send_window_ = std::max<size_t>(1, send_window_ / 2);
+  if (*new_pause) send_window_ = std::max<size_t>(1, send_window_ / 2);
   resume_at_ = std::max(resume_at_, now + wait);
+  return true;
+}
+
+void Shipper::OnUnauthorized(const Ack& ack) {
+  // The answers to the rest of a window sent before the pause began extend nothing: one doubling
+  // per resend that was refused.
+  const bool pausing = Clock::now() < resume_at_;
+  const std::chrono::milliseconds wait =
+      pausing ? std::chrono::milliseconds(0)
+      : unauthorized_wait_.count() == 0
+          ? options_.unauthorized_backoff
+          : std::min(2 * unauthorized_wait_, options_.max_unauthorized_backoff);
+  bool new_pause = false;
+  if (!PauseAt(ack.sequence, wait, &new_pause)) return;
+  ++counters_.unauthorized;
+  ++unauthorized_in_episode_;
+  if (!new_pause) return;
+  const bool first = unauthorized_wait_.count() == 0;
+  unauthorized_wait_ = wait;
+  if (!first) return;
+  unauthorized_since_ = Clock::now();
+  unauthorized_sequence_ = ack.sequence;
+  Log("shipper " + Peer() + ": batch " + std::to_string(ack.sequence) + " refused for its key (" +
+      ack.reason + "); holding it and what follows, resending with a backoff from " +
+      std::to_string(options_.unauthorized_backoff.count()) + " ms up to " +
+      std::to_string(options_.max_unauthorized_backoff.count()) +
+      " ms until it is accepted (nothing is dropped but by the spool's bound); unauthorized=" +
+      std::to_string(counters_.unauthorized));
+}
+
+void Shipper::EndUnauthorized(uint64_t sequence) {
+  // An answer to a batch sent before the refused one says nothing of the key.
+  if (unauthorized_wait_.count() == 0 || sequence < unauthorized_sequence_) return;
+  const auto seconds =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - unauthorized_since_)
+          .count() /
+      1000.0;
+  char took[32];
+  std::snprintf(took, sizeof took, "%.1f", seconds);
+  Log("shipper " + Peer() + ": accepted again after " + std::to_string(unauthorized_in_episode_) +
+      " refusals for its key over " + took +
+      " s; unauthorized=" + std::to_string(counters_.unauthorized));
+  unauthorized_wait_ = std::chrono::milliseconds(0);
+  unauthorized_in_episode_ = 0;
+}
+
+void Shipper::OnRetryLater(const Ack& ack) {
+  const auto wait = std::clamp(std::chrono::milliseconds(ack.retry_after_ms),
+                               std::chrono::milliseconds(1), options_.max_retry_wait);
+  bool new_pause = false;
+  if (!PauseAt(ack.sequence, wait, &new_pause)) return;
+  ++counters_.retry_later;
+  const Clock::time_point now = Clock::now();
   if (now < retry_log_quiet_until_) {
     ++retries_not_logged_;
     return;
@@ -332,12 +384,14 @@ void Shipper::OnAck(std::string_view bytes) {
     case Ack::Status::kApplied:
       if (holds_s) OnRefused(s, ack->refused);
       counters_.acked += DoneBefore(s + 1);
+      EndUnauthorized(s);
       send_window_ = std::min(send_window_ + 1, std::max<size_t>(1, options_.window));
       break;
     case Ack::Status::kDuplicate: {
       if (holds_s) OnRefused(s, ack->refused);
       const size_t n = DoneBefore(s + 1);
       if (holds_s) ++counters_.duplicates;
+      EndUnauthorized(s);
       counters_.acked += holds_s ? n - 1 : n;
       break;
     }
@@ -376,6 +430,9 @@ void Shipper::OnAck(std::string_view bytes) {
     }
     case Ack::Status::kRetryLater:
       OnRetryLater(*ack);
+      break;
+    case Ack::Status::kUnauthorized:
+      OnUnauthorized(*ack);
       break;
     case Ack::Status::kNeedDictionary: {
       const uint64_t expected = ack->expected;

@@ -20,6 +20,13 @@
 //     the window it had (at least 1; each applied batch widens it by one, up to `window`). s is not
 //     done with and not dropped: it stays in the spool until acked, so a limit slows the agent
 //     down and loses nothing. Counted in `retry_later`, logged one line per 10 s at most;
+//   - on `unauthorized` for sequence s (its key may not send it now: a key removed from the
+//     clients file, or a host not its own; schemas/ingest.capnp, "Keys") holds s and everything
+//     after it as for `retryLater`, and resends from s after a backoff of its own:
+//     `unauthorized_backoff`, doubled by each refusal of a resend, up to
+//     `max_unauthorized_backoff`. A refusal is never a drop: the batch stays in the spool until it
+//     is accepted or the spool's bound drops it. Counted in `unauthorized`; logged once when the
+//     refusals start and once when a batch is accepted again (an episode);
 //   - when the oldest batch in flight has waited `ack_timeout` and no ack at all came in that
 //     time, closes the socket, opens a new one and resends every unacknowledged batch in order;
 //     so too when a batch is waiting and the socket has had no connection for `ack_timeout`
@@ -90,6 +97,9 @@ struct ShipperOptions {
   std::chrono::milliseconds poll_interval{50};
   // The longest a `retryLater` ack makes it wait, whatever the ack asks.
   std::chrono::milliseconds max_retry_wait{60'000};
+  // After an `unauthorized` ack: the first wait before resending, and the longest it doubles to.
+  std::chrono::milliseconds unauthorized_backoff{500};
+  std::chrono::milliseconds max_unauthorized_backoff{30'000};
   // The CURVE keys the socket connects with (core/curve_keys.h); plaintext when unkeyed.
   // SetCurve changes them while running.
   CurveClient curve;
@@ -114,6 +124,7 @@ struct ShipperCounters {
   uint64_t frame_defs_sent = 0;  // frame definitions encoded into transmitted batches
   uint64_t retry_later = 0;      // `retryLater` acks acted on (waited, then resent)
   uint64_t handshake_failures = 0;  // CURVE handshake failures logged (once per kind until an ack)
+  uint64_t unauthorized = 0;  // `unauthorized` acks: refused for its key, held and resent later
   bool operator==(const ShipperCounters&) const = default;
 };
 
@@ -163,6 +174,15 @@ class Shipper {
   void OnRefused(uint64_t sequence, const Refusals& refused);
   // A `retryLater` ack: hold, wait, resend from its batch; mu_ held.
   void OnRetryLater(const Ack& ack);
+  // An `unauthorized` ack: hold, back off, resend from its batch; mu_ held.
+  void OnUnauthorized(const Ack& ack);
+  // Holds held batch `sequence` and what follows, sending nothing until `wait` from now (or
+  // later, when a pause runs already); false when `sequence` is not held. *new_pause: no pause
+  // ran before. mu_ held.
+  bool PauseAt(uint64_t sequence, std::chrono::milliseconds wait, bool* new_pause);
+  // After an applied (or duplicate) ack for `sequence`: ends a run of `unauthorized` refusals
+  // when it is at or past the batch that began it, and says so; mu_ held.
+  void EndUnauthorized(uint64_t sequence);
   // Takes a new agent id and renumbers every held batch from 1; mu_ held.
   void Reincarnate(uint64_t expected);
   // Forgets which definitions were sent (a new dictionary epoch); mu_ held.
@@ -204,6 +224,12 @@ class Shipper {
   size_t send_window_;  // in flight at most: `window`, halved by each retryLater pause; mu_
   std::chrono::steady_clock::time_point retry_log_quiet_until_;  // mu_
   uint64_t retries_not_logged_ = 0;                              // mu_
+  // The refusals for its key since the last accepted batch (an episode): the backoff now (0 =
+  // none), when it began, how many; mu_.
+  std::chrono::milliseconds unauthorized_wait_{0};
+  std::chrono::steady_clock::time_point unauthorized_since_;
+  uint64_t unauthorized_in_episode_ = 0;
+  uint64_t unauthorized_sequence_ = 0;  // the batch whose refusal began the episode
   std::thread thread_;             // last: starts after everything above exists
 };
 

@@ -82,6 +82,13 @@ class FakeAggregator {
     std::lock_guard<std::mutex> lock(mu_);
     return shortest_retry_wait_;
   }
+  // While set, every batch is answered `unauthorized` (its key removed from the clients file).
+  void SetUnauthorized(bool refuse) { unauthorized_ = refuse; }
+  // When each `unauthorized` answer to sequence 1 went out.
+  std::vector<std::chrono::steady_clock::time_point> refusals_of_first() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return refusals_of_first_;
+  }
 
  private:
   void Restart() {
@@ -158,8 +165,13 @@ class FakeAggregator {
           std::min(shortest_retry_wait_, std::chrono::duration_cast<milliseconds>(
                                              std::chrono::steady_clock::now() - it->second.first));
     }
-    if (behaviour_.retry_later_every > 0 && ack.sequence == mark + 1 &&
-        ack.sequence % behaviour_.retry_later_every == 0 && !retried_at_.count(ack.sequence)) {
+    if (unauthorized_) {
+      ack.status = Ack::Status::kUnauthorized;
+      ack.reason = "key web may not ingest: told to";
+      if (ack.sequence == 1) refusals_of_first_.push_back(std::chrono::steady_clock::now());
+    } else if (behaviour_.retry_later_every > 0 && ack.sequence == mark + 1 &&
+               ack.sequence % behaviour_.retry_later_every == 0 &&
+               !retried_at_.count(ack.sequence)) {
       retried_at_[ack.sequence] = {std::chrono::steady_clock::now(), false};
       ack.status = Ack::Status::kRetryLater;
       ack.reason = "rate-limited: told to";
@@ -200,6 +212,8 @@ class FakeAggregator {
   // Sequence -> when it was answered retryLater, and whether it came again since; mu_.
   std::map<uint64_t, std::pair<std::chrono::steady_clock::time_point, bool>> retried_at_;
   milliseconds shortest_retry_wait_{milliseconds::max()};  // guarded by mu_
+  std::atomic<bool> unauthorized_{false};
+  std::vector<std::chrono::steady_clock::time_point> refusals_of_first_;  // guarded by mu_
   std::thread thread_;
 };
 
@@ -258,6 +272,17 @@ void ExpectAppliedOnce(const FakeAggregator& fake, int64_t first, int n) {
 }
 
 constexpr int kBatches = 300;
+
+// Polls `done` every 5 ms for up to `timeout_ms`; its last result.
+template <typename F>
+bool WaitUntil(F done, int timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + milliseconds(timeout_ms);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  return true;
+}
 
 TEST(Shipper, DeliversInOrderWithAcks) {
   FakeAggregator fake({});
@@ -333,6 +358,39 @@ TEST(Shipper, WaitsAsToldByRetryLaterAndLosesNothing) {
   EXPECT_EQ(c.acked + c.duplicates, 100u);
   EXPECT_EQ(c.rejected + c.dropped, 0u);
   EXPECT_GE(fake.shortest_retry_wait(), milliseconds(80));
+}
+
+// The agent's key is refused for a while (removed from the clients file, then listed again):
+// every batch is held and resent after a backoff that doubles up to its bound, and once the key
+// is back each is applied exactly once; none counts as rejected or dropped.
+TEST(Shipper, HoldsBatchesRefusedForItsKeyAndRetriesWithBackoff) {
+  FakeAggregator fake({});
+  fake.SetUnauthorized(true);
+  ShipperOptions options = Fast(fake.endpoint());
+  options.unauthorized_backoff = milliseconds(40);
+  options.max_unauthorized_backoff = milliseconds(160);
+  Shipper shipper(options);
+  SendSeconds(&shipper, 1000, 20);
+  ASSERT_TRUE(WaitUntil([&] { return fake.refusals_of_first().size() >= 6; }, 10'000));
+  EXPECT_TRUE(fake.applied().empty());
+  const std::vector<std::chrono::steady_clock::time_point> at = fake.refusals_of_first();
+  // Waits of 40, 80, 160, 160, 160 ms between the refusals of batch 1.
+  const milliseconds least[] = {milliseconds(40), milliseconds(80), milliseconds(160),
+                                milliseconds(160), milliseconds(160)};
+  for (size_t i = 0; i < 5; ++i) {
+    const auto gap = std::chrono::duration_cast<milliseconds>(at[i + 1] - at[i]);
+    EXPECT_GE(gap, least[i]) << i;
+    if (i >= 3) EXPECT_LT(gap, milliseconds(320)) << i;  // capped: never doubled past 160
+  }
+  EXPECT_EQ(shipper.Flush(milliseconds(0)).message(),
+            "20 batches still unacknowledged by " + fake.endpoint() + " after 0 ms");
+  fake.SetUnauthorized(false);
+  ASSERT_TRUE(shipper.Flush(milliseconds(10'000)).ok());
+  ExpectAppliedOnce(fake, 1000, 20);
+  const ShipperCounters c = shipper.counters();
+  EXPECT_GE(c.unauthorized, 6u);
+  EXPECT_EQ(c.acked, 20u);
+  EXPECT_EQ(c.rejected + c.dropped, 0u);
 }
 
 TEST(Shipper, TakesANewIncarnationWhenTheAggregatorLostItsState) {

@@ -64,6 +64,15 @@ $Cxx.namespace("trailmap::ingest");
 # dropped: the agent's spool holds it until it is acked. An agent built before `retryLater`
 # existed cannot read such an ack; it resends after its ack timeout, so it is slower, not lossy.
 #
+# Keys (aggregator/ingest_server.h, "Identity"): with CURVE, a batch its connection's key may
+# not send (the key lost the ingest right or was removed from the clients file, the host is not
+# one the key may write, the agent id belongs to another key) is answered `unauthorized` with the
+# reason: s was NOT applied, nothing moved, and the agent holds s and what follows and resends
+# from s after a backoff of its own, until it is accepted or its spool's bound drops it. A
+# clients file is the operator's to fix, and a reload that went wrong must cost a delay, never
+# data: so a key refusal is never `rejected`. An agent built before `unauthorized` existed cannot
+# read such an ack; it resends after its ack timeout.
+#
 # Bounds (core/batch.h BatchLimits): a stack has 1..1000 frames (an agent drops the deepest
 # frames of a deeper stack and ends it with the frame "[truncated]"), a frame name 1..512 bytes
 # without control characters or ';' (the folded-text separator).
@@ -171,5 +180,7 @@ struct Ack {
     needDictionary @4;    # refers to a stack/frame id not known here: resend from `expected`
                           # with every definition (see the header)
     retryLater @5;        # not applied, nothing moved: resend it after `retryAfterMs` ("Limits")
+    unauthorized @6;      # not applied, nothing moved: the connection's key may not send it now
+                          # ("Keys")
   }
 }

@@ -130,6 +130,8 @@ struct Answer {
   error @2 :Text;         # non-empty: this shard could not answer, and why
   overBudget @7 :Bool;    # with `error`: the query hit its deadline or one of its cost limits
                           # (QueryLimits): the same query would fail again; narrow it
+  keyRefused @9 :Bool;    # with `error`: the client's key may not query this aggregator (its
+                          # clients file): every query with that key is refused alike
   union {
     histograms @3 :HistogramAnswer;
     metrics @4 :List(MetricInfo);

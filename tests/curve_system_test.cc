@@ -156,7 +156,7 @@ TEST_F(CurveSystem, ForgedAgentIdIsRefusedCountedAndMovesNoWatermark) {
   for (uint64_t s = 6; s < 36; ++s) {
     std::optional<Ack> ack = forger.Send(Make("web-1/real", "web-1", s, base + s, 1000));
     ASSERT_TRUE(ack);
-    EXPECT_EQ(ack->status, Ack::Status::kRejected);
+    EXPECT_EQ(ack->status, Ack::Status::kUnauthorized);
     EXPECT_EQ(ack->sequence, s);
     EXPECT_EQ(ack->reason,
               "agent id web-1/real belongs to key web; key other may not send under it");
@@ -181,7 +181,7 @@ TEST_F(CurveSystem, BatchForAHostTheKeyMayNotWriteIsRefused) {
   IngestClient web = Client(*web_);
   std::optional<Ack> ack = web.Send(Make("web-2/x", "web-2", 1, base, 7));
   ASSERT_TRUE(ack);
-  EXPECT_EQ(ack->status, Ack::Status::kRejected);
+  EXPECT_EQ(ack->status, Ack::Status::kUnauthorized);
   EXPECT_EQ(ack->reason, "key web may not write host web-2 (it may write: web-1)");
   // A pattern: other may write web-2? (web-21) but not web-210.
   IngestClient other = Client(*other_);
@@ -195,7 +195,7 @@ TEST_F(CurveSystem, BatchForAHostTheKeyMayNotWriteIsRefused) {
   IngestClient viewer = Client(*viewer_);
   ack = viewer.Send(Make("web-1/v", "web-1", 1, base, 5));
   ASSERT_TRUE(ack);
-  EXPECT_EQ(ack->status, Ack::Status::kRejected);
+  EXPECT_EQ(ack->status, Ack::Status::kUnauthorized);
   EXPECT_EQ(ack->reason,
             "key viewer may not ingest: list it in the aggregator's clients file with the ingest "
             "right");
@@ -223,9 +223,9 @@ TEST_F(CurveSystem, UnlistedKeyAndPlaintextClientGetNoConnection) {
 
 TEST_F(CurveSystem, QueriesNeedAListedKeyWithTheQueryRight) {
   CommandResult r = Query({"stats", "--metric", "curve.latency", "--from", "-10m"}, web_->key);
-  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
-  EXPECT_NE(r.err.find("error: key web may not query this aggregator: list it in its clients "
-                       "file with the query right"),
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("refused this key: key web may only ingest, not query: give it the query "
+                       "right in the clients file of aggregator agg-1"),
             std::string::npos)
       << r.err;
   r = Query({"stats", "--metric", "curve.latency", "--from", "-10m", "--timeout", "1s"},
@@ -277,7 +277,7 @@ TEST_F(CurveSystem, SighupReadsTheClientsFileAgain) {
       << agg.Log();
   ack = web.Send(Make("web-1/h", "web-1", 2, base + 1, 2));  // its open connection
   ASSERT_TRUE(ack);
-  EXPECT_EQ(ack->status, Ack::Status::kRejected);
+  EXPECT_EQ(ack->status, Ack::Status::kUnauthorized);
   EXPECT_EQ(ack->reason,
             "key web may not ingest: list it in the aggregator's clients file with the ingest "
             "right");

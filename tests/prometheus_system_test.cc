@@ -13,6 +13,7 @@
 #include "tests/cluster.h"
 #include "tests/fault_load.h"
 #include "tests/http_client.h"
+#include "tests/prometheus_sample.h"
 
 namespace trailmap::test {
 namespace {
@@ -21,12 +22,8 @@ using namespace std::chrono_literals;
 
 constexpr char kExposition[] = "text/plain; version=0.0.4; charset=utf-8";
 
-// The value of the sample `series` (name and labels, exactly as exposed) in `text`; -1 if absent.
 double Sample(const std::string& text, const std::string& series) {
-  const std::string prefix = "\n" + series + " ";
-  const size_t at = ("\n" + text).find(prefix);
-  if (at == std::string::npos) return -1;
-  return std::stod(text.substr(at + prefix.size() - 1));
+  return PrometheusSample(text, series);
 }
 
 TEST(PrometheusSystem, EveryDaemonServesExactCountsThatPromtoolAccepts) {

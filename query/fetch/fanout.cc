@@ -25,6 +25,7 @@ struct Shard {
   std::optional<Answer> answer;
   std::string failure;      // non-empty: why there is no answer
   std::string over_budget;  // non-empty: the shard's error when the query was over its budget
+  bool key_refused = false;               // the failure is the shard refusing this client's key
   std::unique_ptr<HandshakeWatch> watch;  // keyed only; after `socket`: destroyed before it
 };
 
@@ -63,8 +64,16 @@ void Handle(Shard& shard, uint64_t query_id) {
     shard.done = true;
     return;
   }
-  if (answer->id != query_id) return;  // a stale answer to an earlier query: not ours
+  // A stale answer to an earlier query is not ours. An error with id 0 is: an aggregator echoes
+  // the id of every query it can read, so it could not read this one, and no other answer comes.
+  const bool unread = answer->id == 0 && !answer->error.empty();
+  if (answer->id != query_id && !unread) return;
   shard.done = true;
+  if (answer->key_refused && !answer->error.empty()) {
+    shard.failure = "refused this key: " + answer->error;
+    shard.key_refused = true;
+    return;
+  }
   if (!answer->error.empty()) {
     shard.failure = "error: " + answer->error;
     if (answer->over_budget) shard.over_budget = answer->error;
@@ -154,6 +163,7 @@ FanoutResult FanOutEach(zmq::context_t& context, const std::vector<std::string>&
       result.failures.push_back({shard.endpoint, std::move(reason)});
       if (!shard.over_budget.empty())
         result.over_budget.push_back({shard.endpoint, shard.over_budget});
+      if (shard.key_refused) result.key_refused.push_back(result.failures.back());
     }
   }
   return result;
@@ -345,6 +355,7 @@ FanoutResult FanOutReplicas(zmq::context_t& context, const Cluster& cluster,
     wait = std::max(wait, std::chrono::milliseconds(1));
     FanoutResult answered = FanOutEach(context, endpoints, requests, query.id, wait, options);
     for (Answer& a : answered.answers) result.answers.push_back(std::move(a));
+    for (ShardFailure& f : answered.key_refused) result.key_refused.push_back(std::move(f));
     // Over budget on one replica is over budget on the others: no further round.
     if (!answered.over_budget.empty()) {
       result.over_budget = std::move(answered.over_budget);

@@ -7,8 +7,9 @@
 //
 // A shard that does not answer by the deadline, answers with something that does not decode,
 // answers another query id or answers with `error` set is listed in `failures` with the
-// reason, and the caller still gets every other shard's answer: a partial view is better than
-// none, as long as it says what is missing (the CLI exits 3).
+// reason (an error answer with id 0 is taken as this query's: the shard could not read it), and the
+// caller still gets every other shard's answer: a partial view is better than none, as long as it
+// says what is missing (the CLI exits 3).
 //
 // Thread safety: FanOut may be called from several threads with the same zmq::context_t;
 // it creates and closes its own sockets.
@@ -58,6 +59,9 @@ struct FanoutResult {
   // with its error ("query over budget: ..."): the same query would fail again, so a replicated
   // fan-out asks no further round. Each is in `failures` too.
   std::vector<ShardFailure> over_budget;
+  // Shards that refused this client's key (Answer::key_refused), each with its reason ("refused
+  // this key: key web may only ingest, not query: ..."). Each is in `failures` too.
+  std::vector<ShardFailure> key_refused;
 };
 
 // Sends `query` to every endpoint ("tcp://host:port") and waits for the answers.

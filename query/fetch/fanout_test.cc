@@ -53,6 +53,56 @@ TEST(FanOut, AnErrorAnswerIsAFailureWithItsReason) {
   EXPECT_EQ(r.failures[0].reason, "error: unknown metric disk.latency");
 }
 
+// An aggregator that could not read the query answers with id 0 and the reason: taken at once as
+// that shard's failure, not waited out; an answer to another id still is not ours.
+TEST(FanOut, AnErrorWithIdZeroIsThisQuerysFailureAndIsNotWaitedOut) {
+  zmq::context_t context;
+  Answer unread;
+  unread.shard = "agg-2";
+  unread.error = "bad query: query is not a Cap'n Proto message";
+  testing::FakeAggregator good(context, testing::CannedAnswer("agg-1", "web-1", 5000, 7));
+  testing::FakeAggregator bad(context, unread);
+  bad.KeepAnswerId();
+  Answer stale = unread;
+  stale.id = 41;
+  testing::FakeAggregator other(context, stale);
+  other.KeepAnswerId();
+  FanoutOptions options;
+  options.deadline = std::chrono::milliseconds(5000);
+  const auto began = std::chrono::steady_clock::now();
+  FanoutResult r =
+      FanOut(context, {good.endpoint(), bad.endpoint()}, HistogramQueryOf(42), options);
+  EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::milliseconds(2000));
+  ASSERT_EQ(r.answers.size(), 1u);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0].endpoint, bad.endpoint());
+  EXPECT_EQ(r.failures[0].reason, "error: bad query: query is not a Cap'n Proto message");
+  options.deadline = std::chrono::milliseconds(300);
+  r = FanOut(context, {other.endpoint()}, HistogramQueryOf(42), options);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0].reason, "no answer within 300 ms");
+}
+
+// A shard that refuses the client's key: a failure of its own kind, listed in key_refused.
+TEST(FanOut, AKeyRefusalIsListedApart) {
+  zmq::context_t context;
+  Answer refusal;
+  refusal.shard = "agg-2";
+  refusal.key_refused = true;
+  refusal.error =
+      "key web may only ingest, not query: give it the query right in the clients "
+      "file of aggregator agg-2";
+  testing::FakeAggregator good(context, testing::CannedAnswer("agg-1", "web-1", 5000, 7));
+  testing::FakeAggregator bad(context, refusal);
+  FanoutResult r = FanOut(context, {good.endpoint(), bad.endpoint()}, HistogramQueryOf(3));
+  ASSERT_EQ(r.answers.size(), 1u);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0].reason, "refused this key: " + refusal.error);
+  ASSERT_EQ(r.key_refused.size(), 1u);
+  EXPECT_EQ(r.key_refused[0].endpoint, bad.endpoint());
+  EXPECT_EQ(r.key_refused[0].reason, r.failures[0].reason);
+}
+
 TEST(FanOut, AllAnswerWellBeforeTheDeadline) {
   zmq::context_t context;
   testing::FakeAggregator a(context, testing::CannedAnswer("agg-1", "web-1", 5000, 7));

@@ -113,6 +113,21 @@ Result<FanoutResult> FanOutAll(const QueryContext& context, const ViewRequest& r
     }
     return Status::InvalidArgument(f.endpoint + ": " + f.reason);
   }
+  // No shard answered and some refused the key: not a partial view, an error saying why.
+  if (result.answers.empty() && !result.key_refused.empty()) {
+    std::string msg;
+    for (const ShardFailure& f : result.key_refused) {
+      for (const ClusterMember& member : cluster->members) {
+        if (member.query == f.endpoint && member.name != f.endpoint) {
+          msg += (msg.empty() ? "" : "; ") + member.name + " (" + f.endpoint + ") " + f.reason;
+        }
+      }
+      if (msg.find(f.endpoint) == std::string::npos) {
+        msg += (msg.empty() ? "" : "; ") + f.endpoint + " " + f.reason;
+      }
+    }
+    return Status::PermissionDenied(msg);
+  }
   if (result.answers.empty() && !result.failures.empty() && context.empty_when_none_answer) {
     return result;  // every shard missing: the view's document says so
   }

@@ -96,8 +96,10 @@ Result<Cluster> QueryCluster(const QueryContext& context, const ViewRequest& req
 // host-second is answered once (FanOutReplicas); otherwise to every member. The query's deadline
 // is 9/10 of request.timeout, so a shard's "over budget" answer arrives before the fan-out gives
 // up on it. Fails with InvalidArgument for bad parameters and for a query a shard refused as over
-// its budget ("agg-1 (tcp://...): query over budget: ... narrow it: ..."), Unavailable when no
-// shard answered at all (unless context.empty_when_none_answer); the shards that did not answer
+// its budget ("agg-1 (tcp://...): query over budget: ... narrow it: ..."), PermissionDenied when
+// no shard answered and some refused the client's key ("agg-1 (tcp://...) refused this key: key
+// web may only ingest, not query: ..."), Unavailable when no shard answered at all (unless
+// context.empty_when_none_answer); the shards that did not answer
 // are in the result's failures (data missing) or skipped (their replicas answered instead).
 Result<FanoutResult> FanOutAll(const QueryContext& context, const ViewRequest& request,
                                Query query);

@@ -30,6 +30,9 @@ class FakeAggregator {
   FakeAggregator& operator=(const FakeAggregator&) = delete;
 
   const std::string& endpoint() const { return endpoint_; }  // "tcp://127.0.0.1:PORT"
+  // Answers with the canned answer's own id instead of the query's (an aggregator that could not
+  // read the query answers with id 0). Call before the first query.
+  void KeepAnswerId() { keep_id_ = true; }
   int queries() const { return queries_; }
   const Query& last_query() const { return last_; }  // read after queries() > 0 and join
   // The last histogram query: a view may send its catalog query beside it, in either order.
@@ -56,7 +59,7 @@ class FakeAggregator {
         answer.shard = answer_.shard;
         answer.kind = Query::Kind::kCompleteness;
       }
-      answer.id = query->id;
+      if (!keep_id_) answer.id = query->id;
       socket_.send(identity, zmq::send_flags::sndmore);
       socket_.send(zmq::buffer(EncodeAnswer(answer)));
     }
@@ -67,6 +70,7 @@ class FakeAggregator {
   bool silent_;
   std::string endpoint_;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> keep_id_{false};
   std::atomic<int> queries_{0};
   Query last_, last_histograms_;
   std::thread thread_;
