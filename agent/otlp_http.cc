@@ -13,6 +13,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "core/utf8.h"
 #include "otlp/metrics_service.pb.h"
 #include "otlp/status.pb.h"
 
@@ -71,41 +72,6 @@ HttpRouteAnswer Refuse(unsigned status, const std::string& message, bool json) {
   body.set_code(RpcCode(status));
   body.set_message(ValidUtf8(message));
   return HttpRouteAnswer{status, json ? kJson : kProtobuf, Encode(body, json)};
-}
-
-// The length of the well-formed UTF-8 sequence at text[at] (RFC 3629: no overlong forms,
-// surrogates or code points past U+10FFFF), 0 when there is none.
-size_t Utf8SequenceAt(std::string_view text, size_t at) {
-  const auto byte = [&text](size_t i) { return static_cast<unsigned char>(text[i]); };
-  const unsigned lead = byte(at);
-  if (lead < 0x80) return 1;
-  size_t length = 0;
-  uint32_t code = 0, least = 0;
-  if ((lead & 0xe0) == 0xc0) {
-    length = 2, code = lead & 0x1f, least = 0x80;
-  } else if ((lead & 0xf0) == 0xe0) {
-    length = 3, code = lead & 0x0f, least = 0x800;
-  } else if ((lead & 0xf8) == 0xf0) {
-    length = 4, code = lead & 0x07, least = 0x10000;
-  } else {
-    return 0;
-  }
-  if (at + length > text.size()) return 0;
-  for (size_t i = 1; i < length; ++i) {
-    if ((byte(at + i) & 0xc0) != 0x80) return 0;
-    code = (code << 6) | (byte(at + i) & 0x3f);
-  }
-  if (code < least || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return 0;
-  return length;
-}
-
-bool IsUtf8(std::string_view text) {
-  for (size_t at = 0; at < text.size();) {
-    const size_t n = Utf8SequenceAt(text, at);
-    if (n == 0) return false;
-    at += n;
-  }
-  return true;
 }
 
 // Walks protobuf bytes as the type they are parsed as, adding up points and memory
@@ -220,7 +186,7 @@ class WireScanner {
       }
       if (!in->ReadString(&scratch_, static_cast<int>(length))) return false;
       count_->bytes += 32 + length;  // a string object and its bytes
-      if (field->type() == pb::FieldDescriptor::TYPE_STRING && !IsUtf8(scratch_)) {
+      if (field->type() == pb::FieldDescriptor::TYPE_STRING && !IsValidUtf8(scratch_)) {
         count_->bad_string = field->full_name();
       }
     }
@@ -275,22 +241,6 @@ pb::util::TypeResolver* Resolver() {
 
 OtlpWireCount CountOtlpWire(std::string_view body, size_t max_points, size_t max_bytes) {
   return WireScanner(max_points, max_bytes).Scan(body, OtlpRequest::descriptor());
-}
-
-std::string ValidUtf8(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t at = 0; at < text.size();) {
-    const size_t n = Utf8SequenceAt(text, at);
-    if (n == 0) {
-      out += "\xef\xbf\xbd";  // U+FFFD
-      ++at;
-    } else {
-      out.append(text.substr(at, n));
-      at += n;
-    }
-  }
-  return out;
 }
 
 Result<std::string> Gunzip(std::string_view compressed, size_t max_bytes) {

@@ -91,9 +91,6 @@ class OtlpReceiver {
       unsupported_{0}, header_too_large_{0}, body_bytes_{0}, trims_{0};
 };
 
-// `text` with every byte that is not part of well-formed UTF-8 replaced by U+FFFD.
-std::string ValidUtf8(std::string_view text);
-
 // What decoding a protobuf ExportMetricsServiceRequest would build, counted on the wire without
 // building it. The walk stops once past max_points or max_bytes, or at a string that is not UTF-8.
 struct OtlpWireCount {

@@ -418,19 +418,6 @@ TEST(OtlpWire, TheEstimateCoversWhatDecodingTakes) {
   EXPECT_EQ(CountOtlpWire(shapes[0].second, SIZE_MAX, SIZE_MAX).points, 10'000u);
 }
 
-TEST(OtlpWire, ValidUtf8ReplacesWhatIsNot) {
-  EXPECT_EQ(ValidUtf8("caf\xc3\xa9 \xf0\x9f\x98\x80"), "caf\xc3\xa9 \xf0\x9f\x98\x80");
-  EXPECT_EQ(ValidUtf8("a\xff"
-                      "b"),
-            "a\xef\xbf\xbd"
-            "b");
-  EXPECT_EQ(ValidUtf8("\xc0\xaf"), "\xef\xbf\xbd\xef\xbf\xbd");                  // overlong '/'
-  EXPECT_EQ(ValidUtf8("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // a surrogate
-  EXPECT_EQ(ValidUtf8("\xf4\x90\x80\x80"),                                       // past U+10FFFF
-            "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
-  EXPECT_EQ(ValidUtf8("ab\xe2\x82"), "ab\xef\xbf\xbd\xef\xbf\xbd");  // cut short
-}
-
 // `request` as it is on its own connection; everything the server says until it closes.
 std::string RawExchange(uint16_t port, const std::string& request) {
   asio::io_context io;

@@ -10,6 +10,7 @@
 
 #include "core/predicate.h"
 #include "core/timespec.h"
+#include "core/utf8.h"
 #include "core/units.h"
 #include "query/fetch/endpoints.h"
 #include "query/fetch/fanout.h"

@@ -173,6 +173,25 @@ CommandResult RunProgram(const std::vector<std::string>& argv, std::chrono::mill
   return r;
 }
 
+int ConnectTcp(int port, std::chrono::milliseconds read_timeout) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    close(fd);
+    return -1;
+  }
+  if (read_timeout.count() > 0) {
+    timeval t{static_cast<time_t>(read_timeout.count() / 1000),
+              static_cast<suseconds_t>(read_timeout.count() % 1000 * 1000)};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &t, sizeof t);
+  }
+  return fd;
+}
+
 void SendUdp(int port, const std::string& payload) {
   int fd = socket(AF_INET, SOCK_DGRAM, 0);
   sockaddr_in addr{};

@@ -72,6 +72,10 @@ struct CommandResult {
 // Runs a program to completion (killed after `timeout`) and returns what it said.
 CommandResult RunProgram(const std::vector<std::string>& argv, std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
+// A TCP connection to 127.0.0.1:port whose reads time out after `read_timeout` (0 = never); the
+// descriptor, or -1 when it cannot connect. The caller closes it.
+int ConnectTcp(int port, std::chrono::milliseconds read_timeout = std::chrono::milliseconds(0));
+
 // Sends one UDP datagram to 127.0.0.1:port.
 void SendUdp(int port, const std::string& payload);
 

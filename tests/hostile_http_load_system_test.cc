@@ -69,22 +69,7 @@ class SilentShard {
 };
 
 // A connection to 127.0.0.1:port (-1 when it fails), reads timing out after `timeout`.
-int Connect(int port, std::chrono::milliseconds timeout = 5s) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    close(fd);
-    return -1;
-  }
-  timeval t{static_cast<time_t>(timeout.count() / 1000),
-            static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &t, sizeof t);
-  return fd;
-}
+int Connect(int port, std::chrono::milliseconds timeout = 5s) { return ConnectTcp(port, timeout); }
 
 void SendGet(int fd, const std::string& target) {
   const std::string request =

@@ -60,15 +60,8 @@ struct Reply {
 Reply Post(int port, const std::string& extra_headers, const std::string& body, bool chunked,
            std::atomic<bool>* sent = nullptr) {
   Reply reply;
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    close(fd);
-    return reply;
-  }
+  const int fd = ConnectTcp(port);
+  if (fd < 0) return reply;
   std::string request =
       "POST /v1/metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + extra_headers;
   if (chunked) {

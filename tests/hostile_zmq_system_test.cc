@@ -38,17 +38,7 @@ using Clock = std::chrono::steady_clock;
 // A raw TCP connection to 127.0.0.1:port, closed on destruction; -1 inside if it failed.
 class RawTcp {
  public:
-  explicit RawTcp(int port) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd_ >= 0 && connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-      close(fd_);
-      fd_ = -1;
-    }
-  }
+  explicit RawTcp(int port) : fd_(ConnectTcp(port)) {}
   ~RawTcp() {
     if (fd_ >= 0) close(fd_);
   }

@@ -2,6 +2,7 @@
 
 #include "core/series.h"
 #include "core/units.h"
+#include "core/utf8.h"
 #include "query/fetch/view_request.h"
 
 namespace trailmap {
@@ -61,36 +62,6 @@ std::string WithThousands(int64_t n) {
 }
 
 }  // namespace
-
-bool IsValidUtf8(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    const auto byte = [&text](size_t at) { return static_cast<unsigned char>(text[at]); };
-    const unsigned char lead = byte(i);
-    size_t length = 0;
-    uint32_t point = 0, min = 0;
-    if (lead < 0x80) {
-      ++i;
-      continue;
-    } else if ((lead & 0xe0) == 0xc0) {
-      length = 2, point = lead & 0x1f, min = 0x80;
-    } else if ((lead & 0xf0) == 0xe0) {
-      length = 3, point = lead & 0x0f, min = 0x800;
-    } else if ((lead & 0xf8) == 0xf0) {
-      length = 4, point = lead & 0x07, min = 0x10000;
-    } else {
-      return false;  // a continuation byte first, or 0xf8..0xff
-    }
-    if (i + length > text.size()) return false;
-    for (size_t k = 1; k < length; ++k) {
-      if ((byte(i + k) & 0xc0) != 0x80) return false;
-      point = point << 6 | (byte(i + k) & 0x3f);
-    }
-    if (point < min || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) return false;
-    i += length;
-  }
-  return true;
-}
 
 std::string Printable(std::string_view text, size_t max_bytes) {
   static constexpr char kHex[] = "0123456789abcdef";

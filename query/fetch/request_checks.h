@@ -30,10 +30,6 @@ inline constexpr uint64_t kMaxQueryTimeoutSeconds = 60;
 // 4096 × 4096 image, or 16384 × 1024.
 inline constexpr int64_t kMaxImagePixels = int64_t{16} * 1024 * 1024;
 
-// Whether `text` is well-formed UTF-8 (no overlong forms, surrogates or code points past
-// U+10FFFF). JSON documents can hold only such text.
-bool IsValidUtf8(std::string_view text);
-
 // `text` for an error message: printable ASCII as it is, every other byte as \xNN, cut to
 // `max_bytes` of the original with "..." after.
 std::string Printable(std::string_view text, size_t max_bytes = 64);

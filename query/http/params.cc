@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "core/utf8.h"
 #include "query/fetch/request_checks.h"
 
 namespace trailmap {
