@@ -339,6 +339,21 @@ const std::string& Shipper::Encoded(Pending& p) {
   Batch wire;
   if (!p.dropped) {
     Result<std::string> stored = spool_->Read(p.sequence);
+    if (stored.status().code() == Status::Code::kUnavailable) {
+      // For now only (out of descriptors): the batch stays held, and goes when it can be read.
+      if (!spool_read_failing_) {
+        Log("shipper " + options_.endpoint + ": batch " + std::to_string(p.sequence) +
+            " cannot be read back from the spool for now (" + stored.status().ToString() +
+            "); it stays held and is sent once it can be read");
+      }
+      spool_read_failing_ = true;
+      static const std::string kNotNow;
+      return kNotNow;
+    }
+    if (spool_read_failing_) {
+      Log("shipper " + options_.endpoint + ": the spool can be read again");
+      spool_read_failing_ = false;
+    }
     // As handed over: the aggregator judges the items (a bad one is refused there, alone).
     Result<Batch> batch =
         stored.ok() ? DecodeBatchAsWritten(*stored) : Result<Batch>(stored.status());
@@ -498,6 +513,10 @@ void Shipper::Run() {
         while (now >= resume_at_ && in_flight_ < held_.size() && in_flight_ < send_window_) {
           Pending& p = held_[in_flight_];
           const std::string& bytes = Encoded(p);
+          if (bytes.empty()) {  // its spool record cannot be read now: try again shortly
+            resume_at_ = now + options_.poll_interval;
+            break;
+          }
           zmq::message_t message(bytes.data(), bytes.size());
           if (!socket->send(message, zmq::send_flags::dontwait)) {  // no peer yet
             // Still none after an ack timeout, with nothing in flight to time out: libzmq may

@@ -190,7 +190,8 @@ class Shipper {
   // Marks the held batches the spool dropped for room; mu_ held.
   void MarkDropped(const std::vector<uint64_t>& sequences);
   // p.bytes for the current epoch, with the definitions not yet sent in it (the batch is read
-  // back from the spool, which keeps every definition it uses); mu_ held.
+  // back from the spool, which keeps every definition it uses), or "" while its record cannot
+  // be read for now (out of descriptors: it stays held); mu_ held.
   const std::string& Encoded(Pending& p);
 
   // "agg-2 (tcp://...)" or the endpoint: what messages call the aggregator.
@@ -210,6 +211,7 @@ class Shipper {
   uint64_t highest_sent_ = 0;      // mu_
   std::chrono::steady_clock::time_point last_answer_at_;  // of any ack; mu_
   bool reconnect_now_ = false;     // set by Reincarnate for the thread; mu_
+  bool spool_read_failing_ = false;  // a record could not be read for now (logged once); mu_
   uint64_t dictionary_reset_for_ = 0;  // needDictionary gap definitions were reset for; mu_
   uint64_t dictionary_boundary_ = 0;   // highest sequence sent before that reset; mu_
   uint64_t epoch_ = 1;             // dictionary epoch: what sent_* describe; mu_

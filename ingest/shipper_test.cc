@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -461,6 +462,32 @@ TEST(Shipper, ARestartSendsWhatTheSpoolHeldAndDroppedBatchesGoOutEmpty) {
   ASSERT_TRUE(shipper.Flush(milliseconds(10'000)).ok());
   ExpectAppliedOnce(fake, static_cast<int64_t>(1000 + dropped), static_cast<int>(401 - dropped));
   EXPECT_EQ(shipper.spool_counters().batches, 0u);
+  std::filesystem::remove_all(dir);
+}
+
+// The spool cannot be read for a while (failpoint spool.read, as when the agent is out of
+// descriptors): nothing is sent empty or dropped; every batch goes once it can be read.
+TEST(Shipper, ASpoolThatCannotBeReadForNowLosesNothing) {
+#ifndef TRAILMAP_FAILPOINTS
+  GTEST_SKIP() << "needs a build with -DTRAILMAP_FAILPOINTS=ON (scripts/test)";
+#endif
+  const std::string dir = ::testing::TempDir() + "/shipper-unreadable-" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  SpoolOptions spool_options;
+  spool_options.dir = dir;
+  auto spool = Spool::Open(spool_options, "web-1");
+  ASSERT_TRUE(spool.ok()) << spool.status().ToString();
+  FakeAggregator fake({});
+  ASSERT_EQ(setenv("TRAILMAP_FAILPOINTS", "spool.read=error", 1), 0);
+  Shipper shipper(Fast(fake.endpoint()), std::move(*spool));
+  SendSeconds(&shipper, 1000, 50);
+  std::this_thread::sleep_for(milliseconds(300));  // many send passes that cannot read
+  EXPECT_EQ(shipper.counters().sent, 0u);
+  ASSERT_EQ(unsetenv("TRAILMAP_FAILPOINTS"), 0);
+  ASSERT_TRUE(shipper.Flush(milliseconds(10'000)).ok());
+  ExpectAppliedOnce(fake, 1000, 50);
+  EXPECT_EQ(shipper.counters().dropped, 0u);
+  EXPECT_EQ(shipper.counters().acked, 50u);
   std::filesystem::remove_all(dir);
 }
 

@@ -618,8 +618,19 @@ Result<std::string> Spool::Read(uint64_t sequence) const {
   const Entry& e = it->second;
   if (memory_ || e.segment == kInMemory) return e.memory;
   const std::string path = SegmentPath(e.segment);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::IOError(Errno("spool " + path));
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0 && TRAILMAP_FAILPOINT("spool.read")) {  // as when out of descriptors
+    ::close(fd);
+    fd = -1;
+    errno = EMFILE;
+  }
+  if (fd < 0) {
+    // Out of descriptors or memory: the batch is still there, and a later read will have it.
+    if (errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == EINTR) {
+      return Status::Unavailable(Errno("spool " + path) + " (for now)");
+    }
+    return Status::IOError(Errno("spool " + path));
+  }
   std::string out;
   const bool ok = ReadAt(fd, e.offset, e.length, &out);
   ::close(fd);
