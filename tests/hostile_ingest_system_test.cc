@@ -127,8 +127,7 @@ TEST_F(ClientsReload, KeyRemovedForAWhileLosesNothing) {
   ASSERT_EQ(ProduceAndWait(400, 400), 400u) << agent_->Log() << aggs_[0]->Log();
   // web's key removed: its open connection loses the ingest right, and what the agent produces
   // meanwhile is refused. The agent holds it and retries.
-  ASSERT_TRUE(Reload(ClientLine(TestKeys().pair, "query"),
-                     "read again: 1 client keys (were 2)"))
+  ASSERT_TRUE(Reload(ClientLine(TestKeys().pair, "query"), "read again: 1 client keys (were 2)"))
       << aggs_[0]->Log();
   SendEvents(agent_->statsd_port(), kMetric, 500);
   EXPECT_TRUE(WaitFor([&] { return AgentCounter("batches_unauthorized") >= 2; }, 10s))
@@ -155,9 +154,9 @@ TEST_F(ClientsReload, KeyRemovedForAWhileLosesNothing) {
   EXPECT_EQ(WaitForCount(aggs_, kMetric, 1250, 20s), 1250u) << agent_->Log() << aggs_[0]->Log();
   EXPECT_EQ(AgentCounter("batches_rejected"), 0);
   EXPECT_EQ(AgentCounter("batches_dropped"), 0);
-  EXPECT_EQ(Scraped(agg_metrics_,
-                    "trailmap_aggregator_clients_reloads_refused_total{shard=\"agg-1\"}"),
-            0);
+  EXPECT_EQ(
+      Scraped(agg_metrics_, "trailmap_aggregator_clients_reloads_refused_total{shard=\"agg-1\"}"),
+      0);
 }
 
 // How many times `text` occurs in `log`.
@@ -235,8 +234,14 @@ Query HistogramQueryFor(uint64_t id, const std::string& metric) {
 // The names an attacker puts in `metric=`: each must be refused by the aggregator at once, with
 // the query's id.
 std::vector<std::string> NamesThatDoNotValidate() {
-  return {"\xff", "%ff", std::string("disk\0latency", 12), "disk\r\nlatency", std::string(10'000, 'a'),
-          "", "disk latency", "disk/../latency"};
+  return {"\xff",
+          "%ff",
+          std::string("disk\0latency", 12),
+          "disk\r\nlatency",
+          std::string(10'000, 'a'),
+          "",
+          "disk latency",
+          "disk/../latency"};
 }
 
 TEST(HostileQueries, AnErrorAnswerCarriesTheQueryIdAndTheFanOutReturnsItAtOnce) {
@@ -279,8 +284,8 @@ TEST(HostileQueries, AnErrorAnswerCarriesTheQueryIdAndTheFanOutReturnsItAtOnce) 
   EXPECT_EQ(answer->id, id);
   EXPECT_FALSE(answer->error.empty());
   // No readable id at all: answered with id 0 and the reason.
-  for (const std::string& garbage : {std::string("not a query"), std::string(64, '\xff'),
-                                     std::string(8, '\0')}) {
+  for (const std::string& garbage :
+       {std::string("not a query"), std::string(64, '\xff'), std::string(8, '\0')}) {
     answer = ask(garbage);
     ASSERT_TRUE(answer) << garbage.size();
     EXPECT_EQ(answer->id, 0u);
@@ -292,8 +297,8 @@ TEST(HostileQueries, AnErrorAnswerCarriesTheQueryIdAndTheFanOutReturnsItAtOnce) 
   options.deadline = 10s;
   for (const std::string& name : NamesThatDoNotValidate()) {
     const auto began = std::chrono::steady_clock::now();
-    FanoutResult r = FanOut(context, {"tcp://" + agg.query()}, HistogramQueryFor(++id, name),
-                            options);
+    FanoutResult r =
+        FanOut(context, {"tcp://" + agg.query()}, HistogramQueryFor(++id, name), options);
     EXPECT_LT(std::chrono::steady_clock::now() - began, 2s) << name.size();
     ASSERT_EQ(r.failures.size(), 1u);
     EXPECT_TRUE(r.failures[0].reason.starts_with("error: bad query: ")) << r.failures[0].reason;
@@ -333,8 +338,8 @@ TEST(HostileQueries, AQueryWithAnIngestOnlyKeyIsRefusedAndTheCliSaysWhy) {
     EXPECT_EQ(r.err, refusal) << r.err;
   }
   // A view too, and the same query with a key that may query works.
-  CommandResult r = Cli({"stats", "--metric", kMetric, "--from", "-5m", "--key", web.key},
-                        aggs[0]->query());
+  CommandResult r =
+      Cli({"stats", "--metric", kMetric, "--from", "-5m", "--key", web.key}, aggs[0]->query());
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(r.err, "trailmap stats: " + refused);
   r = Cli({"metrics"}, aggs[0]->query());
