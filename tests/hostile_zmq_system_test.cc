@@ -2,8 +2,8 @@
 // CURVE handshake, where no key is needed to reach the socket:
 //   - garbage of every shape an attacker would try next (random bytes, HTTP, a ZMTP greeting
 //     with the NULL mechanism, an unknown version, a CURVE HELLO of garbage, a frame header
-//     claiming 2^62 bytes, a megabyte of 0xff) is dropped at the handshake and counted, while a
-//     real agent's batch is applied and a real query answered within 1 s each;
+//     claiming 2^62 bytes, a megabyte of 0xff) is dropped at the handshake (the ZMTP-shaped ones
+//     counted), while a real agent's batch is applied and a real query answered within 1 s each;
 //   - hundreds of TCP connections that never say a word are closed after [limits]
 //     handshake_timeout, and meanwhile hold nothing from anyone else;
 //   - with its descriptors exhausted (RLIMIT_NOFILE 128, 200 silent connections) it serves again
@@ -85,8 +85,16 @@ std::string Greeting(const std::string& mechanism, char major = 3) {
   return g;
 }
 
-// The garbage an attacker tries at a ZeroMQ port, each with the name a failure reports.
-std::vector<std::pair<std::string, std::string>> Garbage() {
+struct Garbage {
+  std::string name;   // what a failure reports
+  std::string bytes;  // sent at once
+  // Starts as a ZMTP 3 greeting, so libzmq reports its failed handshake (bytes that are not ZMTP
+  // at all it closes without an event: they are dropped, not counted).
+  bool zmtp;
+};
+
+// The garbage an attacker tries at a ZeroMQ port.
+std::vector<Garbage> AllGarbage() {
   std::mt19937 random(42);
   std::string noise(4096, '\0');
   for (char& c : noise) c = static_cast<char>(random());
@@ -98,14 +106,14 @@ std::vector<std::pair<std::string, std::string>> Garbage() {
   huge_frame += "\x06";  // a long command frame ...
   huge_frame += std::string("\x40\0\0\0\0\0\0\0", 8);  // ... of 2^62 bytes
   huge_frame += std::string(1000, 'x');
-  return {{"random bytes", noise},
-          {"an HTTP request", "GET /api/metrics HTTP/1.1\r\nHost: x\r\n\r\n"},
-          {"the NULL mechanism", Greeting("NULL") + std::string("\x04\x1a\x05READY", 8)},
-          {"the PLAIN mechanism", Greeting("PLAIN")},
-          {"version 255", Greeting("CURVE", '\xff')},
-          {"a HELLO of garbage", hello_of_garbage},
-          {"a frame of 2^62 bytes", huge_frame},
-          {"a megabyte of 0xff", std::string(1 << 20, '\xff')}};
+  return {{"random bytes", noise, false},
+          {"an HTTP request", "GET /api/metrics HTTP/1.1\r\nHost: x\r\n\r\n", false},
+          {"the NULL mechanism", Greeting("NULL") + std::string("\x04\x1a\x05READY", 8), true},
+          {"the PLAIN mechanism", Greeting("PLAIN"), true},
+          {"version 255", Greeting("CURVE", '\xff'), true},
+          {"a HELLO of garbage", hello_of_garbage, true},
+          {"a frame of 2^62 bytes", huge_frame, true},
+          {"a megabyte of 0xff", std::string(1 << 20, '\xff'), false}};
 }
 
 Batch OneSecond(const std::string& host, int64_t second, uint64_t events) {
@@ -158,7 +166,7 @@ void ExpectAQueryAnsweredWithin(const std::string& query, std::chrono::milliseco
 // `metrics_port`; -1 when there is none.
 double Counter(int metrics_port, const std::string& name, const std::string& label) {
   const CommandResult r =
-      RunProgram({"curl", "-sS", "--max-time", "5",
+      RunProgram({"/usr/bin/curl", "-sS", "--max-time", "5",
                   "http://127.0.0.1:" + std::to_string(metrics_port) + "/metrics"},
                  10s);
   std::istringstream in(r.out);
@@ -175,17 +183,23 @@ constexpr char kRefused[] = "trailmap_aggregator_connections_refused_total";
 TEST(HostileZmqSystem, GarbageAtBothPortsIsDroppedCountedAndOthersAreServed) {
   TempDir dir;
   const int metrics_port = FreePort();
+  // Garbage that leaves libzmq waiting for more (a frame header of 2^62 bytes) goes at the
+  // handshake timeout; the rest at once.
+  WriteFile(dir / "agg.toml", "[limits]\nhandshake_timeout = \"2s\"\n");
   Aggregator agg(dir, "agg-garbage",
-                 {"--no-self-metrics", "--metrics", "127.0.0.1:" + std::to_string(metrics_port)});
+                 {"--no-self-metrics", "--metrics", "127.0.0.1:" + std::to_string(metrics_port),
+                  "--config", dir / "agg.toml"});
   agg.Start();
   ExpectABatchAppliedWithin(agg.ingest(), "before-1", 10s);  // also waits for its start
 
   std::vector<RawTcp> held;
+  size_t zmtp = 0;
   for (const std::string& endpoint : {agg.ingest(), agg.query()}) {
-    for (const auto& [name, bytes] : Garbage()) {
+    for (const Garbage& g : AllGarbage()) {
       RawTcp c(PortOf(endpoint));
-      ASSERT_TRUE(c.ok()) << name;
-      c.Send(bytes);
+      ASSERT_TRUE(c.ok()) << g.name;
+      c.Send(g.bytes);
+      zmtp += g.zmtp ? 1 : 0;
       held.push_back(std::move(c));  // held open: the server must close it, not the client
     }
   }
@@ -193,7 +207,8 @@ TEST(HostileZmqSystem, GarbageAtBothPortsIsDroppedCountedAndOthersAreServed) {
   ExpectABatchAppliedWithin(agg.ingest(), "during-1", 1s);
   ExpectAQueryAnsweredWithin(agg.query(), 1s);
 
-  // Every garbage connection is closed by the aggregator, and counted as a failed handshake.
+  // Every garbage connection is closed by the aggregator, and each ZMTP-shaped one is counted as
+  // a failed handshake.
   const size_t garbage = held.size();
   EXPECT_TRUE(WaitFor(
       [&] {
@@ -206,7 +221,7 @@ TEST(HostileZmqSystem, GarbageAtBothPortsIsDroppedCountedAndOthersAreServed) {
   EXPECT_TRUE(WaitFor(
       [&] {
         return Counter(metrics_port, kRefused, "reason=\"handshake\"") >=
-               static_cast<double>(garbage);
+               static_cast<double>(zmtp);
       },
       5s))
       << "protocol refusals counted: "
@@ -252,8 +267,9 @@ TEST(HostileZmqSystem, OutOfDescriptorsItServesAgainWithoutARestart) {
   const int ingest = FreePort(), query = FreePort();
   const std::string ingest_at = "127.0.0.1:" + std::to_string(ingest);
   const std::string query_at = "127.0.0.1:" + std::to_string(query);
+  TestKeys();  // sets the environment the aggregator takes its keys from
   // A hard limit of 128 descriptors, so raising the soft one to the hard one cannot help.
-  Process agg({"prlimit", "--nofile=128:128", "--", Binary("trailmap-aggregator"), "--name",
+  Process agg({"/usr/bin/prlimit", "--nofile=128:128", "--", Binary("trailmap-aggregator"), "--name",
                "agg-fds", "--data", dir / "agg-fds-data", "--ingest", ingest_at, "--query",
                query_at, "--no-self-metrics", "--config", dir / "agg.toml"},
               dir.path(), "agg-fds");
