@@ -27,6 +27,7 @@
 #include "core/histogram.h"
 #include "ingest/shipper.h"
 #include "tests/cluster.h"
+#include "tests/http_client.h"
 #include "tests/stored_events.h"
 
 namespace trailmap::test {
@@ -165,11 +166,8 @@ void ExpectAQueryAnsweredWithin(const std::string& query, std::chrono::milliseco
 // The value of counter `name` whose labels hold `label` in the aggregator's Prometheus text at
 // `metrics_port`; -1 when there is none.
 double Counter(int metrics_port, const std::string& name, const std::string& label) {
-  const CommandResult r =
-      RunProgram({"/usr/bin/curl", "-sS", "--max-time", "5",
-                  "http://127.0.0.1:" + std::to_string(metrics_port) + "/metrics"},
-                 10s);
-  std::istringstream in(r.out);
+  const HttpResult r = HttpGet(metrics_port, "/metrics");
+  std::istringstream in(r.body);
   double value = -1;
   for (std::string line; std::getline(in, line);) {
     if (line.starts_with(name + "{") && line.find(label) != std::string::npos)
