@@ -159,7 +159,7 @@ void AddShardFlags(CLI::App* command, QueryFlags* flags) {
   command
       ->add_option("--timeout", flags->timeout,
                    "How long to wait for every shard's answer, at most 60s; the shards stop the "
-                   "query at 9/10 of it and say so (bounded queries, README)")
+                   "query at 9/10 of it and say so (docs/limits.md, bounded queries)")
       ->capture_default_str();
   command->add_option("--max-keys", flags->max_keys,
                       "Ask each shard to stop after reading this many stored keys (less than its "

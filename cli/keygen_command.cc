@@ -99,7 +99,7 @@ CLI::App* AddKeygenCommand(CLI::App* app, KeygenFlags* flags) {
       "RIGHTS: ingest (send batches for the HOSTS: names or * ? patterns), query, or both.\n"
       "keygen prints the line for NAME with the host NAME; edit the rights and hosts to fit.\n"
       "A key's agent ids are bound to it: an agent's batches under an agent id another key\n"
-      "used first are refused (README.md, Security).\n"
+      "used first are refused (docs/security.md).\n"
       "Exit codes: 0 written, 1 a file exists or cannot be written, 2 usage error.");
   return cmd;
 }

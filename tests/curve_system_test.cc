@@ -12,7 +12,7 @@
 //     refused with FILE:LINE in the log while the old list stays;
 //   - per-member server keys in the cluster file: two aggregators with different key pairs take a
 //     real agent's batches and answer a query, both exact; a client given the wrong key for one
-//     member names it; one member's key is rolled as the README says (the aggregator refuses to
+//     member names it; one member's key is rolled as docs/security.md says (the aggregator refuses to
 //     start with a pair its entry does not name; the agent, sent SIGHUP, reconnects to that
 //     member alone and its spooled batches arrive).
 #include <gtest/gtest.h>
@@ -407,7 +407,7 @@ TEST_F(CurveSystem, EachMemberMayHaveItsOwnServerKeyAndRollItAlone) {
             std::string::npos)
       << r.out << r.err;
 
-  // Rolling agg-2's key (README): a new pair; its .pub into agg-2's entry; agg-2 restarted with
+  // Rolling agg-2's key (docs/security.md): a new pair; its .pub into agg-2's entry; agg-2 restarted with
   // the pair (refused with the old one, whose entry no longer names it); then SIGHUP to clients.
   const TestKey next = MakeKey(dir.path(), "agg-2-next");
   WriteFile(file, members("server_key_file = \"agg-2-next.pub\""));
