@@ -9,9 +9,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/cluster.h"
-#include "core/endpoint.h"
 #include "ingest/spool.h"
+#include "net/cluster_file.h"
+#include "net/endpoint.h"
 
 namespace trailmap {
 namespace {

@@ -19,9 +19,9 @@
 #include "agent/perf_source.h"
 #include "agent/statsd.h"
 #include "core/cluster.h"
-#include "core/endpoint.h"  // HostPort, ParseHostPort
 #include "core/series.h"
 #include "core/status.h"
+#include "net/endpoint.h"  // HostPort, ParseHostPort
 
 namespace trailmap {
 
@@ -53,7 +53,7 @@ struct AgentConfig {
   // metric name matches (the first matching table wins; none matches: ms). agent/statsd.h.
   std::vector<StatsdUnitRule> statsd_units;
   // --metrics: the self-metrics in the Prometheus text format at http://HOST:PORT/metrics
-  // (core/metrics_http.h), or "off".
+  // (net/metrics_http.h), or "off".
   std::string metrics = "off";
   // --otlp: OTLP/HTTP metrics at http://HOST:PORT/v1/metrics (agent/otlp_http.h), or "off".
   // "" = the default, 127.0.0.1:4318, where OpenTelemetry SDKs export unless told otherwise; when
@@ -65,7 +65,7 @@ struct AgentConfig {
   // the whole list; unset = the converter's (service.name, service.namespace,
   // deployment.environment, host.name). The [otlp] table's `listen` key is the same as `otlp`.
   std::optional<std::vector<std::string>> otlp_resource_fields;
-  // CURVE (core/curve_keys.h): its own .key (--key, $TRAILMAP_KEY) and the aggregators' .pub
+  // CURVE (net/curve_keys.h): its own .key (--key, $TRAILMAP_KEY) and the aggregators' .pub
   // (--server-key, $TRAILMAP_SERVER_KEY); or plaintext, explicitly (--insecure-plaintext).
   std::string key;
   std::string server_key;

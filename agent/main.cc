@@ -37,12 +37,13 @@
 #include "agent/stack_flags.h"
 #include "agent/statsd_server.h"
 #include "core/clock.h"
-#include "core/curve_keys.h"
 #include "core/log.h"
-#include "core/metrics_http.h"
 #include "core/open_files.h"
 #include "ingest/bucketizer.h"
 #include "ingest/replicated_shipper.h"
+#include "net/cluster_file.h"
+#include "net/curve_keys.h"
+#include "net/metrics_http.h"
 
 namespace trailmap {
 namespace {
@@ -342,7 +343,7 @@ int Configure(int argc, char** argv, AgentConfig* config) {
   return -1;
 }
 
-// SIGHUP: the cluster file read again (core/cluster.h ReloadCluster); batches are routed by the
+// SIGHUP: the cluster file read again (net/cluster_file.h ReloadCluster); batches are routed by the
 // new one from now on, or, when it is refused, by the old one, and the log says which. A member
 // whose server key changed is reconnected with it (`curve`: the shared keys), and only it.
 void ReloadAgentCluster(const std::string& path, const CurveClient& curve,

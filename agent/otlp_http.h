@@ -1,5 +1,5 @@
 // OtlpReceiver: OTLP/HTTP's POST /v1/metrics (the OTLP specification's "OTLP/HTTP" section) as a
-// route of the agent's HTTP listener (core/metrics_http.h), feeding an OtlpConverter.
+// route of the agent's HTTP listener (net/metrics_http.h), feeding an OtlpConverter.
 //
 //   request body          Content-Type application/x-protobuf (an ExportMetricsServiceRequest)
 //                         or application/json (OTLP/JSON: lowerCamelCase keys, int64 as strings,
@@ -10,7 +10,7 @@
 //                         error_message naming the first refusals} (agent/otlp_convert.h)
 //   400                   a body that does not decode (protobuf, JSON or gzip), or a string in it
 //                         that is not UTF-8 (the specification requires it)
-//   404, 431              the listener's: another path; a header past 8 KiB (core/metrics_http.h)
+//   404, 431              the listener's: another path; a header past 8 KiB (net/metrics_http.h)
 //   405                   a method other than POST
 //   413                   a body past max_body_bytes as sent, with a Content-Length or chunked
 //                         (the listener answers before reading it); one that inflates past
@@ -35,8 +35,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/metrics_http.h"
 #include "agent/otlp_convert.h"
+#include "net/metrics_http.h"
 
 namespace trailmap {
 

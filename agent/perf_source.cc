@@ -22,7 +22,7 @@
 #include "agent/child_process.h"
 #include "core/clock.h"
 #include "core/log.h"
-#include "core/stack_collapse.h"
+#include "stacks/stack_collapse.h"
 
 namespace trailmap {
 namespace {

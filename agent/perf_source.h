@@ -11,7 +11,7 @@
 // w.data.<timestamp> and goes on recording into a new one without a gap (a perf started per
 // window would lose its start-up time, a large share of a window on a loaded box), and the
 // finished window is read with `perf script` while the next one records. `perf script` text is
-// folded per sample by core/stack_collapse's rules (kernel frames
+// folded per sample by stacks/stack_collapse's rules (kernel frames
 // "_[k]", JIT frames "_[j]", offsets stripped, `[unknown]` named after the module), and counted
 // per (second, execname, pid, stack); the second is the sample's own timestamp, unix time
 // because of -k CLOCK_REALTIME. Each window's counts go to the sink as StackSamples, oldest

@@ -163,7 +163,7 @@ AgentCounters EveryPart() {
   return c;
 }
 
-// Every agent self-metric, as the agent's --metrics serves it (core/metrics_http.h), passes
+// Every agent self-metric, as the agent's --metrics serves it (net/metrics_http.h), passes
 // Prometheus' own linter.
 TEST(AgentSelfMetrics, EveryMetricPassesPromtool) {
   const std::string text = FormatPrometheusText(AgentReadings(EveryPart()));

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/endpoint.h"
 #include "core/series.h"
 #include "core/units.h"
+#include "net/endpoint.h"
 
 namespace trailmap::aggregator {
 namespace {

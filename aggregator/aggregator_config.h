@@ -9,7 +9,7 @@
 //   self_metrics = true                 # publish trailmap.aggregator.* (aggregator/self_metrics.h)
 //   metrics = "127.0.0.1:9126"          # serve them for Prometheus at /metrics; default "off"
 //   key     = "/etc/trailmap/agg.key"   # its CURVE key (required unless insecure_plaintext)
-//   clients = "/etc/trailmap/clients"   # the client keys it accepts (core/curve_keys.h)
+//   clients = "/etc/trailmap/clients"   # the client keys it accepts (net/curve_keys.h)
 //   insecure_plaintext = false          # true: no encryption, no authentication (a lab)
 //   aggregate_by = ["role", "op"]       # fields pre-aggregated besides the fleet (aggregates.h)
 //   aggregates = true                   # false: no pre-aggregates written or read
@@ -75,7 +75,7 @@ struct AggregatorConfig {
   std::string host;          // the self-metrics' host; "" until main() fills the hostname
   bool self_metrics = true;  // --no-self-metrics: false
   // --metrics: the self-metrics in the Prometheus text format at http://HOST:PORT/metrics
-  // (core/metrics_http.h, aggregator/self_metrics.h AggregatorPrometheusText), or "off". Off by
+  // (net/metrics_http.h, aggregator/self_metrics.h AggregatorPrometheusText), or "off". Off by
   // default: aggregators side by side on one machine would fight over one default port, and the
   // same numbers are in the store as trailmap.aggregator.* anyway.
   std::string metrics = "off";

@@ -24,14 +24,14 @@
 #include "aggregator/store.h"
 #include "aggregator/zap_handler.h"
 #include "core/clock.h"
-#include "core/cluster.h"
-#include "core/curve_keys.h"
-#include "core/endpoint.h"
 #include "core/huge_heap.h"
 #include "core/log.h"
-#include "core/metrics_http.h"
 #include "core/open_files.h"
 #include "core/units.h"
+#include "net/cluster_file.h"
+#include "net/curve_keys.h"
+#include "net/endpoint.h"
+#include "net/metrics_http.h"
 
 namespace trailmap::aggregator {
 namespace {

@@ -111,7 +111,7 @@ struct AggregatorParts {
 // Every part's counters now (what AggregatorSelfMetrics publishes each second).
 AggregatorCounters ReadAggregatorCounters(const AggregatorParts& parts);
 
-// The exposition text the aggregator's --metrics serves (core/metrics_http.h): AggregatorReadings
+// The exposition text the aggregator's --metrics serves (net/metrics_http.h): AggregatorReadings
 // of the parts now and, from `parts.latencies`, trailmap.aggregator.query.latency{kind} since the
 // start in classic buckets (core/prometheus_text.h), every series with the field shard=`shard`.
 // Thread-safe as the parts' counters are (any thread).

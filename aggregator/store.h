@@ -244,7 +244,7 @@ class Store {
   // this store holds a second of, or with none named every such host whose newest second is
   // before query.before; in host id order. Any thread.
   std::vector<HostThrough> HostsThrough(const CompletenessQuery& query) const;
-  // The cluster file read again (SIGHUP, core/cluster.h ReloadCluster): the owner groups of the
+  // The cluster file read again (SIGHUP, net/cluster_file.h ReloadCluster): the owner groups of the
   // pre-aggregates are taken from `cluster` for every batch applied from now on.
   void SetCluster(Cluster cluster);
 

@@ -1,6 +1,6 @@
 // ZapHandler: the aggregator's ZeroMQ authentication (ZAP, ZeroMQ RFC 27) for CURVE. libzmq asks
 // it, over inproc://zeromq.zap.01 in the servers' context, about every CURVE handshake; it admits
-// a client only if the client's public key is in the clients list (core/curve_keys.h), and names
+// a client only if the client's public key is in the clients list (net/curve_keys.h), and names
 // the connection by the key's name (the reply's User-Id), which RouterServer hands to the ingest
 // and query handlers with each request (RouterServer::Peer). What a key may do once admitted —
 // ingest, for which hosts; query — is for those handlers to check (Rights).
@@ -46,8 +46,8 @@
 #include <vector>
 
 #include "aggregator/connection_cap.h"
-#include "core/curve_keys.h"
 #include "core/status.h"
+#include "net/curve_keys.h"
 
 namespace zmq {
 class context_t;

@@ -10,7 +10,7 @@
 #include <zmq.hpp>
 
 #include "aggregator/router_server.h"
-#include "core/curve_socket.h"
+#include "net/curve_socket.h"
 
 namespace trailmap::aggregator {
 namespace {
@@ -221,7 +221,7 @@ TEST(ZapHandlerTest, AnExpiredReservationLeavesTheCountWithNoLaterEvent) {
   zap.Stop();
 }
 
-// What a client's HandshakeWatch (core/curve_socket.h) makes of each way a handshake fails: a
+// What a client's HandshakeWatch (net/curve_socket.h) makes of each way a handshake fails: a
 // server key that is not the server's, a key the ZAP handler does not list, a plaintext client
 // of a CURVE server; and nothing once a listed key with the right server key got through.
 TEST(ZapHandlerTest, AClientsHandshakeWatchSaysWhyItsHandshakeFailed) {

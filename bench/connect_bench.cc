@@ -23,9 +23,9 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "core/curve_keys.h"
-#include "core/curve_socket.h"
-#include "core/endpoint.h"
+#include "net/curve_keys.h"
+#include "net/curve_socket.h"
+#include "net/endpoint.h"
 
 namespace trailmap {
 namespace {

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "core/stack_collapse.h"
-#include "query/views/flame.h"
 #include "query/render/flame.h"
+#include "query/views/flame.h"
+#include "stacks/stack_collapse.h"
 
 namespace trailmap {
 namespace {

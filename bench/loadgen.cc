@@ -26,15 +26,15 @@
 #include <set>
 #include <thread>
 
-#include "ingest/replicated_shipper.h"
 #include "bench/fleet_model.h"
 #include "bench/fleet_scalars.h"
 #include "core/batch_split.h"
-#include "core/cluster.h"
-#include "core/curve_keys.h"
-#include "core/endpoint.h"
 #include "core/histogram.h"
 #include "core/log.h"
+#include "ingest/replicated_shipper.h"
+#include "net/cluster_file.h"
+#include "net/curve_keys.h"
+#include "net/endpoint.h"
 
 namespace trailmap {
 namespace {

@@ -23,9 +23,9 @@
 #include "cli/stats_command.h"
 #include "cli/trails_command.h"
 #include "core/clock.h"
-#include "core/curve_keys.h"
 #include "core/huge_heap.h"
 #include "core/log.h"
+#include "net/curve_keys.h"
 
 namespace {
 

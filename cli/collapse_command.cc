@@ -5,7 +5,7 @@
 #include <istream>
 #include <ostream>
 
-#include "core/stack_collapse.h"
+#include "stacks/stack_collapse.h"
 
 namespace trailmap {
 

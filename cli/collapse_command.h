@@ -1,6 +1,6 @@
 // `trailmap collapse`: perf script text in, folded stacks out — the same lines
 // stackcollapse-perf.pl writes for the same flags, so its output can be diffed with that tool's
-// and piped into flamegraph.pl or `trailmap flame --folded -`. See core/stack_collapse.h for
+// and piped into flamegraph.pl or `trailmap flame --folded -`. See stacks/stack_collapse.h for
 // the rules. What was dropped (other event types, lines that fit no pattern, a last record with
 // no blank line after it) is summarized on stderr; the exit code is 0 all the same, as for the
 // Perl tool, unless the input cannot be read (1).

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/stack_collapse.h"
+#include "core/folded.h"
 
 #include "cli/cli_common.h"
 #include "query/run/flame.h"

@@ -15,19 +15,19 @@
 
 #include "cli/stack_import.h"
 #include "cli/stack_import_pprof.h"
-#include "core/cluster.h"
 #include "core/counts.h"
-#include "core/endpoint.h"
 #include "core/series.h"
-#include "core/stack_collapse.h"
 #include "core/timespec.h"
 #include "core/units.h"
 #include "ingest/bucketizer.h"
 #include "ingest/hlog_reader.h"
 #include "ingest/replicated_shipper.h"
 #include "ingest/trace_source.h"
+#include "net/cluster_file.h"
+#include "net/endpoint.h"
 #include "query/draw/view_text.h"
 #include "query/fetch/endpoints.h"
+#include "stacks/stack_collapse.h"
 
 namespace trailmap {
 namespace {

@@ -4,7 +4,7 @@
 // (ingest/shipper.h) to the aggregator that owns the host: rendezvous hashing (core/cluster.h) over
 // the INGEST endpoints (port 7400), as the agents place it.
 //
-// With --stacks the file holds stacks instead: `perf script` text (folded by core/stack_collapse
+// With --stacks the file holds stacks instead: `perf script` text (folded by stacks/stack_collapse
 // as stackcollapse-perf does, one batch of counts per second of the samples' own timestamps,
 // which are shifted so the first lands at --time, or so the last lands a second before now) or
 // folded "stack count" lines (all at --time, default now), or a pprof profile

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <ostream>
 
-#include "core/curve_keys.h"
+#include "net/curve_keys.h"
 
 namespace trailmap {
 namespace {

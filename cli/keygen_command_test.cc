@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "cli/testing_cli.h"
-#include "core/curve_keys.h"
+#include "net/curve_keys.h"
 
 namespace trailmap {
 namespace {

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/stack_collapse.h"
 #include "core/status.h"
+#include "stacks/stack_collapse.h"
 
 namespace trailmap {
 
@@ -18,7 +18,7 @@ namespace trailmap {
 // the first blank-separated token of the form DIGITS.DIGITS: ; nullopt when there is none.
 std::optional<double> PerfSampleTime(std::string_view line);
 
-// perf script text folded as core/stack_collapse folds it, but a second of sample time at a
+// perf script text folded as stacks/stack_collapse folds it, but a second of sample time at a
 // time: `seconds` holds (offset from the first sample's second, that second's stacks) in the
 // order met. Without timestamps everything is at offset 0 and `timed` is false. A last record
 // without its blank line is counted (unlike stackcollapse-perf.pl, which drops it).

@@ -1,9 +1,21 @@
 #include "core/folded.h"
 
 #include <charconv>
+#include <string>
 #include <system_error>
 
 namespace trailmap {
+
+std::string FormatFolded(const FoldedStacks& stacks) {
+  std::string out;
+  for (const FoldedStack& s : stacks) {
+    out += s.stack;
+    out += ' ';
+    out += std::to_string(s.count);
+    out += '\n';
+  }
+  return out;
+}
 
 FoldedLine SplitFoldedLine(std::string_view line) {
   while (!line.empty() && IsFoldedBlank(line.back())) line.remove_suffix(1);

@@ -11,9 +11,22 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace trailmap {
+
+// One folded stack: frames root first, joined by ';', and its sample count (sum of periods).
+struct FoldedStack {
+  std::string stack;
+  uint64_t count = 0;
+  bool operator==(const FoldedStack&) const = default;
+};
+using FoldedStacks = std::vector<FoldedStack>;
+
+// "stack count\n" per entry, in the order given.
+std::string FormatFolded(const FoldedStacks& stacks);
 
 inline bool IsFoldedBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 

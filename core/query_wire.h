@@ -17,8 +17,8 @@
 
 #include "core/batch.h"
 #include "core/cluster.h"
+#include "core/folded.h"
 #include "core/histogram.h"
-#include "core/stack_collapse.h"
 #include "core/status.h"
 
 namespace trailmap {

@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/cluster.h"
 #include "fuzz/fuzz_check.h"
+#include "net/cluster_file.h"
 
 namespace {
 

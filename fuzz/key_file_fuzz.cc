@@ -1,4 +1,4 @@
-// CURVE key files and the aggregator's clients list (core/curve_keys.h): any text. Byte 0 picks
+// CURVE key files and the aggregator's clients list (net/curve_keys.h): any text. Byte 0 picks
 // the parser (even: a key file, odd: a clients list); the rest is the text.
 // Properties: a refusal says why; a parsed key file formats and parses back to itself; every
 // listed key has a valid name, a 40-character Z85 key and a right, and hosts exactly when it may
@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/curve_keys.h"
 #include "fuzz/fuzz_check.h"
+#include "net/curve_keys.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

@@ -1,4 +1,4 @@
-// A perf script window (core/stack_collapse.h, as agent/perf_source.cc reads it): the first
+// A perf script window (stacks/stack_collapse.h, as agent/perf_source.cc reads it): the first
 // byte picks the CollapseOptions and where to cut the text in two. Properties:
 //   - feeding the text in two pieces gives the same stacks and stats as feeding it whole;
 //   - the stacks are sorted and distinct, each counts at least 1, and their counts add up to
@@ -10,8 +10,8 @@
 #include <string_view>
 
 #include "core/counts.h"
-#include "core/stack_collapse.h"
 #include "fuzz/fuzz_check.h"
+#include "stacks/stack_collapse.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

@@ -8,10 +8,10 @@
 #include <zmq.hpp>
 
 #include "core/clock.h"
-#include "core/curve_socket.h"
 #include "core/failpoint.h"
 #include "core/histogram.h"
 #include "core/log.h"
+#include "net/curve_socket.h"
 
 namespace trailmap {
 namespace {

@@ -32,7 +32,7 @@
 //     so too when a batch is waiting and the socket has had no connection for `ack_timeout`
 //     (libzmq does not always retry a handshake the aggregator refused).
 // A failed CURVE handshake (a server key that is not the aggregator's, this agent's key not
-// listed there; core/curve_socket.h HandshakeWatch) is logged naming the aggregator, once until
+// listed there; net/curve_socket.h HandshakeWatch) is logged naming the aggregator, once until
 // an ack comes or it fails another way, and counted in `handshake_failures`; libzmq keeps retrying.
 // Resends are safe because the aggregator's watermark turns them into `duplicate`. If the
 // aggregator expects a sequence older than any batch still held, it has lost its state (a new
@@ -73,10 +73,10 @@
 #include <unordered_set>
 #include <vector>
 
-#include "ingest/spool.h"
 #include "core/batch.h"
-#include "core/curve_keys.h"
 #include "core/status.h"
+#include "ingest/spool.h"
+#include "net/curve_keys.h"
 
 namespace trailmap {
 
@@ -100,7 +100,7 @@ struct ShipperOptions {
   // After an `unauthorized` ack: the first wait before resending, and the longest it doubles to.
   std::chrono::milliseconds unauthorized_backoff{500};
   std::chrono::milliseconds max_unauthorized_backoff{30'000};
-  // The CURVE keys the socket connects with (core/curve_keys.h); plaintext when unkeyed.
+  // The CURVE keys the socket connects with (net/curve_keys.h); plaintext when unkeyed.
   // SetCurve changes them while running.
   CurveClient curve;
   // The aggregator's name in the cluster file, for messages ("" = the endpoint alone).

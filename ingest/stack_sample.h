@@ -2,7 +2,7 @@
 //
 // One call stack seen `count` times during one second of one process. Frames run root first
 // (the order of folded text: "main;foo;bar" is main -> foo -> bar), already folded by
-// core/stack_collapse (offsets stripped, annotations kept). `fields` is a canonical field set
+// stacks/stack_collapse (offsets stripped, annotations kept). `fields` is a canonical field set
 // (core/series.h), for perf "execname=nginx,pid=1234".
 #pragma once
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/cluster.h"
+#include "net/cluster_file.h"
 #include "tests/cluster.h"
 #include "tests/fault_load.h"
 #include "tests/stats_json.h"

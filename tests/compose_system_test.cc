@@ -12,7 +12,7 @@
 #include <sstream>
 #include <thread>
 
-#include "core/cluster.h"
+#include "net/cluster_file.h"
 #include "tests/cluster.h"
 #include "tests/http_client.h"
 #include "tests/stats_json.h"

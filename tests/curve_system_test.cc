@@ -23,8 +23,8 @@
 #include <zmq.hpp>
 
 #include "core/batch.h"
-#include "core/curve_socket.h"
 #include "core/histogram.h"
+#include "net/curve_socket.h"
 #include "tests/cluster.h"
 #include "tests/fault_load.h"
 #include "tests/stats_json.h"

@@ -19,8 +19,8 @@
 #include <thread>
 #include <zmq.hpp>
 
-#include "core/curve_keys.h"
-#include "core/curve_socket.h"
+#include "net/curve_keys.h"
+#include "net/curve_socket.h"
 
 namespace trailmap::test {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/curve_keys.h"
+#include "net/curve_keys.h"
 
 namespace zmq {
 class socket_t;

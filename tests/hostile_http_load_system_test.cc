@@ -317,7 +317,7 @@ TEST_F(HostileHttpLoad, ConnectionsPastTheCapAreClosedAtOnceAndCounted) {
   EXPECT_EQ(Count(log, "below 32 connections again; refused 48 meanwhile"), 1u) << log;
 }
 
-// The agent's --metrics listener (core/metrics_http.h, also the OTLP receiver's and the
+// The agent's --metrics listener (net/metrics_http.h, also the OTLP receiver's and the
 // aggregator's) under 128 descriptors: the same cap fitted to the limit (64), no spinning,
 // counted in its own /metrics, and served again once the connections close. (Its /proc source
 // reads an empty directory: it keeps descriptors open per process.)

@@ -39,7 +39,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr size_t kMaxBody = 8 << 20;  // the agent's defaults (agent/otlp_http.h)
 constexpr size_t kMaxInflated = 32 << 20;
-constexpr size_t kMaxHeader = 8 << 10;  // core/metrics_http.h
+constexpr size_t kMaxHeader = 8 << 10;  // net/metrics_http.h
 
 #if defined(__SANITIZE_ADDRESS__)
 // AddressSanitizer keeps freed memory from reuse in a quarantine of up to 256 MiB.

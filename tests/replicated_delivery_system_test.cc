@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <map>
 
-#include "core/cluster.h"
+#include "net/cluster_file.h"
 #include "tests/fault_load.h"
 #include "tests/stored_events.h"
 

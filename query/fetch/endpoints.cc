@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "net/cluster_file.h"
+
 namespace trailmap {
 namespace {
 

@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "core/cluster.h"
-#include "core/endpoint.h"
 #include "core/status.h"
+#include "net/endpoint.h"
 
 namespace trailmap {
 

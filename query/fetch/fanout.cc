@@ -8,7 +8,7 @@
 
 #include "core/clock.h"
 #include "core/counts.h"
-#include "core/curve_socket.h"
+#include "net/curve_socket.h"
 #include "query/fetch/replica_choice.h"
 
 namespace trailmap {

@@ -23,18 +23,18 @@
 #include <zmq.hpp>
 
 #include "core/cluster.h"
-#include "core/curve_keys.h"
 #include "core/query_wire.h"
+#include "net/curve_keys.h"
 
 namespace trailmap {
 
 struct FanoutOptions {
   // How long to wait for the last answer, counted from when the query is sent. Default 5 s.
   std::chrono::milliseconds deadline{5000};
-  // The CURVE keys every socket connects with (core/curve_keys.h); plaintext when unkeyed.
+  // The CURVE keys every socket connects with (net/curve_keys.h); plaintext when unkeyed.
   CurveClient curve;
   // Query endpoint -> that member's own server key (the cluster file's server_key), used instead
-  // of curve.server_key for it (core/cluster.h MemberCurve). FanOutAll fills it.
+  // of curve.server_key for it (net/cluster_file.h MemberCurve). FanOutAll fills it.
   std::map<std::string, std::string> server_keys;
   // Set: asked every 100 ms while the fan-out waits; once true it stops waiting, and the shards
   // not answered yet are failures ("cancelled").
@@ -44,7 +44,7 @@ struct FanoutOptions {
 struct ShardFailure {
   std::string endpoint;  // "tcp://10.0.0.7:7401"
   // "no answer within 5000 ms", "error: metric not found", ... A keyed shard that did not answer
-  // and whose CURVE handshake failed says how (core/curve_socket.h DescribeHandshakeFailure):
+  // and whose CURVE handshake failed says how (net/curve_socket.h DescribeHandshakeFailure):
   // "no answer within 5000 ms: CURVE handshake failed: ...".
   std::string reason;
 };

@@ -19,13 +19,13 @@
 #include <zmq.hpp>
 
 #include "core/clock.h"
-#include "core/cluster.h"
-#include "core/curve_keys.h"
 #include "core/huge_heap.h"
 #include "core/log.h"
 #include "core/open_files.h"
 #include "core/self_metrics.h"
 #include "core/units.h"
+#include "net/cluster_file.h"
+#include "net/curve_keys.h"
 #include "query/fetch/request_checks.h"
 #include "query/http/api.h"
 #include "query/http/server.h"

@@ -16,11 +16,11 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "core/accept_loop.h"
 #include "core/log.h"
 #include "core/open_files.h"
 #include "core/prometheus_text.h"
 #include "core/self_metrics.h"
+#include "net/accept_loop.h"
 #include "query/http/page.h"
 #include "query/http/params.h"
 
@@ -62,7 +62,7 @@ struct HttpServer::Impl {
   int streams = 0;  // guarded by streams_mu
   asio::io_context io{1};
   tcp::acceptor acceptor{io};
-  std::unique_ptr<AcceptLoop> accepts;  // destroyed before io (core/accept_loop.h)
+  std::unique_ptr<AcceptLoop> accepts;  // destroyed before io (net/accept_loop.h)
   // Declared after io: destroyed (stopped and joined) first, so no worker outlives the sockets.
   asio::thread_pool pool;
 };

@@ -8,7 +8,7 @@
 // even while every worker waits: the page's files (any path outside /api/), /api/self, /metrics.
 //
 // Bounds, each counted in /api/self and /metrics:
-// - connections: at most max_connections open (core/accept_loop.h); past it a new one is closed
+// - connections: at most max_connections open (net/accept_loop.h); past it a new one is closed
 //   at once. A failing accept (no descriptor left) pauses 10 ms, doubling to 1 s, and is logged
 //   once per episode.
 // - the queue: at most max_queue requests wait for a worker; past it 503 with Retry-After: 1.
@@ -73,7 +73,7 @@ struct HttpServerOptions {
   int workers = 8;
   // Connections open at once; past it a new one is closed at once and counted. 0 (the default):
   // kDefaultMaxConnections, or fewer to leave descriptors for the fan-out within the open-file
-  // limit (core/accept_loop.h ConnectionsWithin; logged when lowered).
+  // limit (net/accept_loop.h ConnectionsWithin; logged when lowered).
   size_t max_connections = 0;
   // Requests waiting for a worker; past it 503 with Retry-After: 1, counted. Default 64.
   int max_queue = 64;

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/stack_collapse.h"
+#include "core/folded.h"
 
 #include "core/status.h"
 #include "query/fetch/view_request.h"

@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/stack_collapse.h"
+#include "core/folded.h"
 
 namespace trailmap {
 

@@ -35,9 +35,9 @@
 #include <string>
 #include <vector>
 
-#include "core/stack_collapse.h"
 #include "core/status.h"
 #include "query/fetch/partials.h"
+#include "stacks/stack_collapse.h"
 
 namespace trailmap {
 
@@ -47,7 +47,7 @@ struct TimedSample {
   std::string stack;
 };
 
-// The samples of perf script text (core/stack_collapse rules), in the text's order. Samples
+// The samples of perf script text (stacks/stack_collapse rules), in the text's order. Samples
 // without a time column are counted in `untimed` and left out; idle ones (see above) in `idle`
 // unless include_idle.
 struct PerfSamples {

@@ -1,4 +1,4 @@
-#include "core/metrics_http.h"
+#include "net/metrics_http.h"
 
 #include <gtest/gtest.h>
 

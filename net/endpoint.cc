@@ -1,4 +1,4 @@
-#include "core/endpoint.h"
+#include "net/endpoint.h"
 
 #include <charconv>
 

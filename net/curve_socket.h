@@ -1,4 +1,4 @@
-// Applies a CurveClient (core/curve_keys.h) to a ZeroMQ client socket before it connects, and
+// Applies a CurveClient (net/curve_keys.h) to a ZeroMQ client socket before it connects, and
 // watches its CURVE handshakes. Header-only, for the libraries that already link cppzmq
 // (trailmap::core itself does not).
 #pragma once
@@ -11,7 +11,7 @@
 #include <string>
 #include <zmq.hpp>
 
-#include "core/curve_keys.h"
+#include "net/curve_keys.h"
 
 namespace trailmap {
 

@@ -1,4 +1,4 @@
-#include "core/stack_collapse.h"
+#include "stacks/stack_collapse.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -169,17 +169,6 @@ bool FindTime(std::string_view line, size_t from, int64_t* time_ns) {
 }
 
 }  // namespace
-
-std::string FormatFolded(const FoldedStacks& stacks) {
-  std::string out;
-  for (const FoldedStack& s : stacks) {
-    out += s.stack;
-    out += ' ';
-    out += std::to_string(s.count);
-    out += '\n';
-  }
-  return out;
-}
 
 StackCollapser::StackCollapser(CollapseOptions options) : options_(options) {}
 

@@ -1,5 +1,5 @@
 // AcceptLoop: the accepting side of a TCP listener, bounded and quiet under pressure. Used by
-// trailmap-query's HTTP server (query/http/server.h) and by core/metrics_http.h (the agent's
+// trailmap-query's HTTP server (query/http/server.h) and by net/metrics_http.h (the agent's
 // OTLP/HTTP and --metrics listeners, the aggregator's --metrics).
 //
 // - At most `max_connections` are open at once. A connection past it is accepted and closed at

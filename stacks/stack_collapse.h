@@ -1,6 +1,6 @@
 // Folds `perf script` text into stacks, line for line as FlameGraph's stackcollapse-perf.pl
 // (its current master) does, so `trailmap collapse` prints byte for byte what that tool prints,
-// under each of its options; core/testdata/collapse holds the inputs and the Perl's outputs that
+// under each of its options; stacks/testdata/collapse holds the inputs and the Perl's outputs that
 // prove it (stack_collapse_golden_test.cc).
 //
 // Input grammar (one line at a time; a line is the text between '\n's):
@@ -66,6 +66,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/folded.h"
+
 namespace trailmap {
 
 struct CollapseOptions {
@@ -78,17 +80,6 @@ struct CollapseOptions {
   // cpu.stacks count samples, as the agent's perf source does, whatever perf's period says.
   bool count_samples = false;
 };
-
-// One folded stack: frames root first, joined by ';', and its sample count (sum of periods).
-struct FoldedStack {
-  std::string stack;
-  uint64_t count = 0;
-  bool operator==(const FoldedStack&) const = default;
-};
-using FoldedStacks = std::vector<FoldedStack>;
-
-// "stack count\n" per entry, in the order given.
-std::string FormatFolded(const FoldedStacks& stacks);
 
 // What a run saw besides the stacks: what was dropped, and why.
 struct CollapseStats {

@@ -1,4 +1,4 @@
-#include "core/accept_loop.h"
+#include "net/accept_loop.h"
 
 #include <algorithm>
 #include <atomic>

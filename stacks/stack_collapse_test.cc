@@ -1,4 +1,4 @@
-#include "core/stack_collapse.h"
+#include "stacks/stack_collapse.h"
 
 #include "core/counts.h"
 

@@ -9,7 +9,7 @@
 //
 // One thread runs every connection (Boost.Asio, Beast), each with a 5 s deadline per read and
 // write, so a client that connects and sends nothing holds its own connection only; at most
-// max_connections are open, and a failing accept pauses rather than spins (core/accept_loop.h).
+// max_connections are open, and a failing accept pauses rather than spins (net/accept_loop.h).
 // Refused, and counted (MetricsHttpOptions::refused, HttpRoute::refuse):
 //   431  a header (request line to blank line) past 8 KiB
 //   413  a body past its limit (8 KiB, or the route's), as soon as its Content-Length says so or,
@@ -30,9 +30,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/accept_loop.h"
 #include "core/self_metrics.h"
 #include "core/status.h"
+#include "net/accept_loop.h"
 
 namespace trailmap {
 
@@ -69,7 +69,7 @@ struct MetricsHttpOptions {
   uint16_t port = 9125;               // 0 = any free port (see port())
   std::string server = "trailmap";    // the Server header: the daemon's program name
   std::vector<HttpRoute> routes;      // served besides /metrics
-  // Connections open at once (core/accept_loop.h): past it a new one is closed at once and
+  // Connections open at once (net/accept_loop.h): past it a new one is closed at once and
   // counted; lowered to fit the descriptor limit (ConnectionsWithin). Default 256.
   size_t max_connections = 256;
   // If set, called for each refusal answered outside any route (a 431 before the path was read,

@@ -1,4 +1,4 @@
-#include "core/curve_keys.h"
+#include "net/curve_keys.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

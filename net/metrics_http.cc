@@ -1,4 +1,4 @@
-#include "core/metrics_http.h"
+#include "net/metrics_http.h"
 
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
@@ -10,10 +10,10 @@
 #include <string_view>
 #include <thread>
 
-#include "core/accept_loop.h"
 #include "core/log.h"
 #include "core/open_files.h"
 #include "core/prometheus_text.h"
+#include "net/accept_loop.h"
 
 namespace trailmap {
 
@@ -250,7 +250,7 @@ struct MetricsHttpServer::Impl {
   Impl(MetricsHttpOptions o, std::function<std::string()> t)
       : options(std::move(o)), text(std::move(t)), acceptor(io) {}
 
-  // Bounded and paced by AcceptLoop (core/accept_loop.h); `this` outlives every connection: the
+  // Bounded and paced by AcceptLoop (net/accept_loop.h); `this` outlives every connection: the
   // destructor stops io first.
   void Accept(const std::string& where) {
     accepts = std::make_unique<AcceptLoop>(

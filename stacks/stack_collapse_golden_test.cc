@@ -1,7 +1,7 @@
-// `trailmap collapse` against stackcollapse-perf.pl, byte for byte: every core/testdata/collapse
+// `trailmap collapse` against stackcollapse-perf.pl, byte for byte: every stacks/testdata/collapse
 // input (perf script text written for one of the Perl's rules, or recorded here with perf 6.1)
 // folded under each option set must equal what the Perl printed for it (the .folded files; how
-// they were made is in core/testdata/collapse/README.md).
+// they were made is in stacks/testdata/collapse/README.md).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/stack_collapse.h"
+#include "stacks/stack_collapse.h"
 
 namespace trailmap {
 namespace {
@@ -41,7 +41,7 @@ const OptionSet kOptionSets[] = {
 };
 
 TEST(StackCollapseGolden, EveryInputUnderEveryOptionMatchesThePerl) {
-  const std::filesystem::path dir = TRAILMAP_CORE_TESTDATA "/collapse";
+  const std::filesystem::path dir = TRAILMAP_STACKS_TESTDATA "/collapse";
   std::vector<std::filesystem::path> inputs;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() == ".perf") inputs.push_back(entry.path());
