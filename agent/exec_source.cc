@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "agent/child_process.h"
+#include "core/boundary.h"
 #include "core/clock.h"
 #include "core/log.h"
 #include "core/units.h"
@@ -191,7 +192,13 @@ ExecSource::~ExecSource() {
 void ExecSource::Start() {
   std::lock_guard<std::mutex> lock(mu_);
   if (thread_.joinable()) return;
-  thread_ = std::thread([this] { Loop(); });  // joined by Stop(), before `this` goes away
+  // Joined by Stop(), before `this` goes away. An unexpected error ends the run it happened in,
+  // as if the command had ended: logged, counted, and started again after the longest backoff.
+  thread_ = std::thread([this] {
+    while (!CatchAtBoundary(name_, &thread_failures_, [this] { Loop(); })) {
+      if (!SleepFor(spec_.restart_max)) return;
+    }
+  });
 }
 
 void ExecSource::Stop() {
@@ -208,7 +215,9 @@ void ExecSource::Stop() {
 
 ExecCounters ExecSource::counters() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return counters_;
+  ExecCounters c = counters_;
+  c.thread_failures = thread_failures_.load(std::memory_order_relaxed);
+  return c;
 }
 
 int64_t ExecSource::Now() const { return NowSeconds(options_.clock); }

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -86,6 +87,7 @@ struct ExecCounters {
   uint64_t lines_rejected = 0;
   std::array<uint64_t, kExecRejectClasses> rejected_by_reason{};
   uint64_t stderr_lines = 0;
+  uint64_t thread_failures = 0;  // unexpected errors its thread caught (logged; it goes on)
 };
 
 struct ExecSourceOptions {
@@ -129,6 +131,7 @@ class ExecSource {
   ExecCounters counters_;  // guarded by mu_
   bool stopping_ = false;  // guarded by mu_
   std::thread thread_;
+  std::atomic<uint64_t> thread_failures_{0};
 };
 
 }  // namespace trailmap

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -281,6 +283,33 @@ TEST(ExecSource, TheCommandInheritsOnlyStdinStdoutAndStderr) {
   source.Stop();
   close(leak);
   EXPECT_EQ(source.counters().lines_accepted, 4u);
+}
+
+// An unexpected error in the source's thread (here its clock throws, once) is caught at the
+// thread's boundary: logged, counted, and the command runs again after restart_max, instead of
+// the process ending (std::terminate).
+TEST(ExecSource, AnUnexpectedErrorInItsThreadIsCountedAndTheCommandRunsAgain) {
+  Bucketizer b;
+  ExecSpec spec = LatencySpec();
+  spec.shell = "echo 1ms; sleep 30";
+  spec.restart_min = std::chrono::milliseconds(20);
+  spec.restart_max = std::chrono::milliseconds(20);
+  std::atomic<int> calls{0};
+  ExecSourceOptions options;
+  options.clock = [&calls]() -> int64_t {
+    if (calls++ == 0) throw std::runtime_error("clock unavailable");
+    return kNow;
+  };
+  ExecSource source(spec, options, &b);
+  testing::internal::CaptureStderr();
+  source.Start();
+  const bool ran_again =
+      WaitUntil([&source] { return source.counters().lines_accepted >= 1; }, std::chrono::seconds(5));
+  source.Stop();
+  const std::string log = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(ran_again) << log;
+  EXPECT_EQ(source.counters().thread_failures, 1u);
+  EXPECT_NE(log.find("unexpected error: clock unavailable"), std::string::npos) << log;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
@@ -18,6 +19,7 @@
 #include <optional>
 #include <thread>
 
+#include "core/boundary.h"
 #include "core/clock.h"
 #include "core/counts.h"
 #include "core/folded.h"
@@ -212,6 +214,7 @@ struct FoldedSource::Impl {
 
   mutable std::mutex mu;
   FoldedSourceStats stats;
+  std::atomic<uint64_t> thread_failures{0};
 
   void Line(Stream& st, std::string_view line) {
     ++st.line_number;
@@ -464,9 +467,11 @@ Status FoldedSource::Start() {
     }
   }
   m.started = true;
+  // A handler that throws unwinds io.run: logged, counted, and the loop runs on for the others.
   m.thread = std::thread([&m] {
     auto guard = asio::make_work_guard(m.io);
-    m.io.run();
+    while (!CatchAtBoundary("folded stacks", &m.thread_failures, [&m] { m.io.run(); })) {
+    }
   });
   return Status::Ok();
 }
@@ -490,7 +495,9 @@ void FoldedSource::Stop() {
 
 FoldedSourceStats FoldedSource::stats() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  return impl_->stats;
+  FoldedSourceStats s = impl_->stats;
+  s.thread_failures = impl_->thread_failures.load(std::memory_order_relaxed);
+  return s;
 }
 
 }  // namespace trailmap

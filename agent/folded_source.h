@@ -73,6 +73,7 @@ struct FoldedSourceStats {
   uint64_t truncated_frames = 0;  // cut to max_frame_bytes
   uint64_t clients = 0;           // socket connections accepted
   uint64_t clients_refused = 0;   // over max_clients
+  uint64_t thread_failures = 0;   // unexpected errors its thread caught (logged; it goes on)
   bool path_done = false;         // `path` was read to its end (not with follow or a FIFO)
   std::vector<std::string> recent_errors;  // the latest kMaxRecentErrors rejections
   static constexpr size_t kMaxRecentErrors = 20;

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <stdexcept>
+#include <vector>
 #include <cstring>
 #include <fstream>
 #include <mutex>
@@ -365,6 +367,45 @@ TEST(FoldedSource, ClientsOverTheLimitAreClosed) {
   WriteAll(b, "y 1\n");
   ASSERT_TRUE(WaitFor([&] { return got.size() == 2; }));
   for (int fd : {a, b, c}) close(fd);
+}
+
+// A sink that throws (a bug below it) unwinds the source's event loop: caught at the thread's
+// boundary, logged and counted, and the loop runs on, so the next client is still read.
+TEST(FoldedSource, AnUnexpectedErrorInItsThreadIsCountedAndItReadsOn) {
+  const std::string dir = FreshDir();
+  FoldedSourceOptions o;
+  o.socket = dir + "/stacks.sock";
+  std::mutex mu;
+  std::vector<std::string> got;
+  bool thrown = false;
+  FoldedSource source(o, [&mu, &got, &thrown](StackSample&& s) {
+    std::lock_guard lock(mu);
+    if (!thrown) {
+      thrown = true;
+      throw std::runtime_error("sink failed");
+    }
+    got.push_back(s.frames.empty() ? "" : s.frames.back());
+  });
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(source.Start().ok());
+  const int first = ConnectUnix(o.socket);
+  ASSERT_GE(first, 0);
+  ASSERT_GT(write(first, "main;a 1\n", 9), 0);
+  const bool counted = WaitFor([&] { return source.stats().thread_failures == 1; });
+  const int second = ConnectUnix(o.socket);
+  ASSERT_GE(second, 0);
+  ASSERT_GT(write(second, "main;b 2\n", 9), 0);
+  const bool read_on = WaitFor([&] {
+    std::lock_guard lock(mu);
+    return !got.empty();
+  });
+  close(first);
+  close(second);
+  source.Stop();
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(counted) << log;
+  EXPECT_TRUE(read_on) << log;
+  EXPECT_NE(log.find("folded stacks: unexpected error: sink failed"), std::string::npos) << log;
 }
 
 }  // namespace

@@ -5,15 +5,13 @@
 //
 // main() builds everything and hands it down: the bucketizer, the shippers (one per owner, each
 // its own thread and spool segment), the statsd server, the proc source, each exec source and the
-// stack sources (a thread each). This thread waits for SIGINT/SIGTERM in sigtimedwait (SIGHUP:
-// read the cluster file again, to route by an epoch an operator added; core/cluster.h
+// stack sources (a thread each). This thread waits for SIGINT/SIGTERM (net/daemon_signals.h;
+// SIGHUP: read the cluster file again, to route by an epoch an operator added; net/cluster_file.h
 // ReloadCluster), and every flush_ms turns the seconds before the current one into one batch;
 // stack samples that arrive late (perf delivers a window at a time) go out with the next batch as
 // further counts of their seconds, which the aggregator adds up.
 //
 // Exit codes: 0 after a signal, 2 on a bad flag or config, 1 when the statsd port cannot be bound.
-#include <signal.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -27,6 +25,7 @@
 #include <vector>
 
 #include "agent/agent_config.h"
+#include "agent/agent_flags.h"
 #include "agent/exec_source.h"
 #include "agent/folded_source.h"
 #include "agent/otlp_http.h"
@@ -41,8 +40,10 @@
 #include "core/open_files.h"
 #include "ingest/bucketizer.h"
 #include "ingest/replicated_shipper.h"
+#include "net/client_keys.h"
 #include "net/cluster_file.h"
-#include "net/curve_keys.h"
+#include "net/command_line.h"
+#include "net/daemon_signals.h"
 #include "net/metrics_http.h"
 
 namespace trailmap {
@@ -187,161 +188,22 @@ void ShipSecondsBefore(int64_t second, const AgentConfig& config, Bucketizer* bu
   }
 }
 
-// Parses flags over the config file; returns the exit code to use, or -1 to run.
+// Parses flags over the config file (agent/agent_flags.h); returns the exit code to use, or -1
+// to run.
 int Configure(int argc, char** argv, AgentConfig* config) {
-  CLI::App app{
-      "trailmap-agent: per-second latency histograms, scalars and CPU stack counts from statsd, "
-      "this host's /proc, any command's output, perf and folded-stack lines, shipped to "
-      "trailmap.\n"
-      "Examples:\n"
-      "  trailmap-agent --host web-1 --label role=web --aggregators 10.0.0.5:7400\n"
-      "  trailmap-agent --host web-1 --cluster /etc/trailmap/cluster.toml   # R owners each\n"
-      "  trailmap-agent --no-proc --exec 'metric=syscall.latency,command=bpftrace -e ...'\n"
-      "  trailmap-agent --exec 'metric=queue.depth,kind=scalar,unit=items,command=while sleep 1; "
-      "do wc -l </var/q; done'"};
-  std::string config_path, host, aggregators, cluster, statsd, metrics, otlp, proc_root;
-  std::vector<std::string> labels, execs, otlp_resource_fields;
-  bool no_proc = false, no_self_metrics = false;
-  int64_t flush_ms = 0, max_series = 0, window = 0, ack_timeout_ms = 0;
-  int64_t statsd_new_metrics = 0, statsd_max_metrics = 0;
-  app.add_option("--config", config_path, "TOML config (see configs/agent.toml)");
-  app.add_option("--host", host, "this host's name (default: the hostname)");
-  app.add_option("--label", labels, "host label KEY=VALUE (repeatable)");
-  app.add_option("--aggregators", aggregators,
-                 "ingest HOST:PORT[,HOST:PORT...] (default 127.0.0.1:7400): the short form of a "
-                 "cluster of one zone and R=1; not with --cluster");
-  app.add_option("--cluster", cluster,
-                 "cluster file (TOML, core/cluster.h): every aggregator with its zone and "
-                 "endpoints, the replication R and the epochs; every batch goes to each of the "
-                 "host's R owners, each with its own spool segment DIR/NAME under --spool. "
-                 "Example: replication = 2, then one [[aggregator]] table per aggregator with "
-                 "name = \"agg-1\", zone = \"a\", ingest = \"10.0.0.5:7400\", "
-                 "query = \"10.0.0.5:7401\"");
-  std::string key, server_key;
-  bool insecure_plaintext = false;
-  app.add_option("--key", key,
-                 "this agent's CURVE key, NAME.key from trailmap keygen "
-                 "(default $TRAILMAP_KEY)");
-  app.add_option("--server-key", server_key,
-                 "the aggregators' public key, their .pub (default $TRAILMAP_SERVER_KEY)");
-  app.add_flag("--insecure-plaintext", insecure_plaintext,
-               "send without encryption or authentication (lab only; logs a warning)");
-  app.add_option("--statsd", statsd, "statsd UDP HOST:PORT, or off (default 127.0.0.1:8125)");
-  app.add_option("--otlp", otlp,
-                 "OpenTelemetry metrics over OTLP/HTTP at http://HOST:PORT/v1/metrics (protobuf or "
-                 "JSON, gzip), or off (default 127.0.0.1:4318; if that port is taken the agent "
-                 "runs on without it)");
-  app.add_option("--otlp-resource-fields", otlp_resource_fields,
-                 "OTLP resource attributes that become fields, the whole list, e.g. "
-                 "service.name,k8s.pod.name (default service.name, service.namespace, "
-                 "deployment.environment, host.name)")
-      ->delimiter(',');
-  app.add_option("--metrics", metrics,
-                 "serve the agent's self-metrics for Prometheus at http://HOST:PORT/metrics, or "
-                 "off (default off)");
-  app.add_option("--flush-ms", flush_ms, "ship completed seconds this often (default 250)");
-  app.add_option("--max-series", max_series, "field sets per metric per second (default 1000)");
-  app.add_option(
-      "--statsd-new-metrics", statsd_new_metrics,
-      "statsd metric names new to this agent taken per minute; lines of further new "
-      "names are dropped and counted (rejected_new_metric), 0 = no bound (default 1000)");
-  app.add_option("--statsd-max-metrics", statsd_max_metrics,
-                 "distinct statsd metric names taken at most; lines of further names are dropped "
-                 "and counted (default 100000)");
-  app.add_option("--window", window, "batches in flight without an ack (default 64)");
-  app.add_option("--ack-timeout-ms", ack_timeout_ms, "then reconnect and resend (default 2000)");
-  app.add_flag("--no-proc", no_proc,
-               "do not read this host's /proc every second (cpu.usage, mem.rss, net.*, disk.*, "
-               "fs.*; see agent/proc_source.h for the table)");
-  app.add_option("--proc-root", proc_root, "read /proc from this directory (default /proc)");
-  app.add_flag("--no-self-metrics", no_self_metrics,
-               "do not publish the agent's own counters every second (trailmap.agent.*: statsd "
-               "lines, batches sent and acked, RSS, fds, CPU; see agent/self_metrics.h)");
-  app.add_option("--exec", execs,
-                 "run a command and read '[time] value [key=value ...]' lines from its stdout: "
-                 "'metric=M[,kind=latency|size|scalar][,unit=U][,field.K=V],command=CMD' "
-                 "(command last, run by /bin/sh -c, restarted with backoff; repeatable)")
-      ->allow_extra_args(false);
-  StackSourceFlags stack_flags;
-  AddStackSourceFlags(&app, &stack_flags);
-  SpoolFlags spool_flags;
-  AddSpoolFlags(&app, &spool_flags);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 2;
-  }
-  if (!config_path.empty()) {
-    if (Status s = LoadAgentConfigFile(config_path, config); !s.ok()) {
-      std::fprintf(stderr, "trailmap-agent: %s\n", s.message().c_str());
-      return 2;
-    }
-  }
-  if (app.count("--host")) config->host = host;
-  for (const std::string& label : labels) {
-    if (Status s = AddLabel(label, &config->labels); !s.ok()) {
-      std::fprintf(stderr, "trailmap-agent: --label: %s\n", s.message().c_str());
-      return 2;
-    }
-  }
-  if (app.count("--aggregators") && app.count("--cluster")) {
-    std::fprintf(stderr,
-                 "trailmap-agent: give --cluster FILE or --aggregators LIST, not both "
-                 "(--aggregators is the short form of a one-zone cluster with R=1)\n");
-    return 2;
-  }
-  if (app.count("--cluster")) config->cluster = cluster;
-  if (app.count("--aggregators")) {
-    config->cluster.clear();  // the flag overrides a cluster file the config names
-    config->aggregators.clear();
-    size_t start = 0;
-    while (start <= aggregators.size()) {
-      size_t end = aggregators.find(',', start);
-      if (end == std::string::npos) end = aggregators.size();
-      if (end > start) config->aggregators.push_back(aggregators.substr(start, end - start));
-      start = end + 1;
-    }
-  }
-  if (app.count("--key")) config->key = key;
-  if (app.count("--server-key")) config->server_key = server_key;
-  if (insecure_plaintext) config->insecure_plaintext = true;
-  ClientKeyPathsFromEnvironment(config->insecure_plaintext, &config->key, &config->server_key);
-  if (app.count("--statsd")) config->statsd = statsd;
-  if (app.count("--metrics")) config->metrics = metrics;
-  if (app.count("--otlp")) config->otlp = otlp;
-  if (app.count("--otlp-resource-fields")) config->otlp_resource_fields = otlp_resource_fields;
-  if (app.count("--flush-ms")) config->flush_ms = flush_ms;
-  if (app.count("--max-series")) config->max_series = max_series;
-  if (app.count("--statsd-new-metrics")) config->statsd_new_metrics_per_minute = statsd_new_metrics;
-  if (app.count("--statsd-max-metrics")) config->statsd_max_metrics = statsd_max_metrics;
-  if (app.count("--window")) config->window = window;
-  if (app.count("--ack-timeout-ms")) config->ack_timeout_ms = ack_timeout_ms;
-  if (no_proc) config->proc.enabled = false;
-  if (app.count("--proc-root")) config->proc.root = proc_root;
-  if (no_self_metrics) config->self_metrics = false;
-  for (const std::string& text : execs) {
-    Result<ExecSpec> spec = ParseExecFlag(text);
-    if (!spec.ok()) {
-      std::fprintf(stderr, "trailmap-agent: %s\n", spec.status().message().c_str());
-      return 2;
-    }
-    config->exec.push_back(std::move(*spec));
-  }
-  if (Status s = ApplyStackSourceFlags(app, stack_flags, config); !s.ok()) {
-    std::fprintf(stderr, "trailmap-agent: %s\n", s.message().c_str());
-    return 2;
-  }
-  ApplySpoolFlags(app, spool_flags, config);
-  if (config->host.empty()) config->host = DefaultHostName();
-  if (Status s = ValidateAgentConfig(*config); !s.ok()) {
+  CLI::App app;
+  AgentFlags flags;
+  AddAgentFlags(&app, &flags);
+  if (const int code = ParseCommandLine(&app, argc, argv); code >= 0) return code;
+  if (Status s = ApplyAgentFlags(app, flags, config); !s.ok()) {
     std::fprintf(stderr, "trailmap-agent: %s\n", s.message().c_str());
     return 2;
   }
   return -1;
 }
+
+// The exit code of a part that did not start: 2 for a bad setting, 1 otherwise.
+int ExitCode(const Status& s) { return s.code() == Status::Code::kInvalidArgument ? 2 : 1; }
 
 // SIGHUP: the cluster file read again (net/cluster_file.h ReloadCluster); batches are routed by the
 // new one from now on, or, when it is refused, by the old one, and the log says which. A member
@@ -361,47 +223,38 @@ void ReloadAgentCluster(const std::string& path, const CurveClient& curve,
   }
 }
 
-int Run(const AgentConfig& config) {
-  // Signals are taken by this thread alone, in sigtimedwait: block them before any thread starts
-  // so every thread inherits the mask.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGHUP);  // re-read the cluster file
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+// The shippers, one per owner of the host (ingest/replicated_shipper.h), and what the start-up
+// line says of them. Not movable once started: the shipper's factory writes the highest stack
+// and frame ids of the spools it opens into stack_high and frame_high.
+struct Shipping {
+  bool segmented = false;  // a spool segment per member (a cluster file), or the directory itself
+  uint32_t stack_high = 0, frame_high = 0;
+  std::unique_ptr<ReplicatedShipper> shipper;
+  std::vector<size_t> owners_now;  // the host's owners at start
+  std::string agents_text;         // each segment's agent id (sequences are per agent id)
+  std::string spool_text;
+};
 
-  // The proc source keeps three /proc/PID files open per process (agent/proc_source.h).
-  RaiseOpenFileLimit();
-  Result<Cluster> cluster = AgentCluster(config);
-  if (!cluster.ok()) {
-    Log(cluster.status().ToString());
-    return 2;
-  }
+// Opens a shipper for every owner of now (a spool that cannot be opened is an error at start)
+// and every segment an earlier run left, owner or not, so it drains; logs why it failed.
+Status StartShipping(const AgentConfig& config, const Cluster& cluster, const CurveClient& curve,
+                     Shipping* out) {
   // One spool segment per owner. With a cluster file each is the subdirectory named after the
   // member; the short form (R=1, one owner) keeps using the directory itself, the layout of
   // earlier versions, so a spool they left drains unchanged.
-  const bool segmented = !config.cluster.empty();
-  Result<CurveClient> curve =
-      ResolveCurveClient(config.key, config.server_key, config.insecure_plaintext);
-  if (curve.ok() && !curve->Usable().ok()) curve = curve->Usable();
-  if (!curve.ok()) {
-    Log(curve.status().message());
-    return 2;
-  }
-  if (curve->plaintext) Log(kPlaintextWarning);
+  out->segmented = !config.cluster.empty();
   ShipperOptions shipper_options;
-  shipper_options.curve = *curve;
+  shipper_options.curve = curve;
   shipper_options.window = static_cast<size_t>(config.window);
   shipper_options.ack_timeout = std::chrono::milliseconds(config.ack_timeout_ms);
-  uint32_t stack_high = 0, frame_high = 0;
-  auto open_shipper = [&config, segmented, &shipper_options, &stack_high, &frame_high](
+  auto open_shipper = [&config, shipper_options, out](
                           const ClusterMember& member) -> Result<std::unique_ptr<Shipper>> {
-    Result<std::unique_ptr<Spool>> spool = OpenAgentSpool(config, segmented ? member.name : "");
+    Result<std::unique_ptr<Spool>> spool =
+        OpenAgentSpool(config, out->segmented ? member.name : "");
     if (!spool.ok()) return spool.status();
     // Each segment keeps its agent id and the stack and frame ids used under it.
-    stack_high = std::max(stack_high, (*spool)->stack_high());
-    frame_high = std::max(frame_high, (*spool)->frame_high());
+    out->stack_high = std::max(out->stack_high, (*spool)->stack_high());
+    out->frame_high = std::max(out->frame_high, (*spool)->frame_high());
     ShipperOptions options = shipper_options;
     options.endpoint = member.ingest;
     options.curve = MemberCurve(shipper_options.curve, member);
@@ -409,29 +262,26 @@ int Run(const AgentConfig& config) {
     options.agent_id = (*spool)->agent_id();
     return std::make_unique<Shipper>(std::move(options), std::move(*spool));
   };
-  ReplicatedShipper shipper(*cluster, open_shipper);
-  // Up front: the owners of now (a spool that cannot be opened is an error at start, as it always
-  // was) and every segment an earlier run left, owner or not, so it drains; the bucketizer's ids
-  // continue above the highest of them all.
-  const std::vector<size_t> owners_now = cluster->Owners(config.host, UnixSecondsNow());
+  out->shipper = std::make_unique<ReplicatedShipper>(cluster, open_shipper);
+  out->owners_now = cluster.Owners(config.host, UnixSecondsNow());
   const std::string spool_dir = AgentSpoolDir(config);
-  std::string agents_text;  // each segment's agent id (sequences are per agent id)
-  for (size_t m = 0; m < cluster->members.size(); ++m) {
-    const bool owner = std::find(owners_now.begin(), owners_now.end(), m) != owners_now.end();
+  for (size_t m = 0; m < cluster.members.size(); ++m) {
+    const std::vector<size_t>& owners = out->owners_now;
+    const bool owner = std::find(owners.begin(), owners.end(), m) != owners.end();
     std::error_code ec;
-    const bool left = segmented && !spool_dir.empty() &&
-                      std::filesystem::is_directory(spool_dir + "/" + cluster->members[m].name, ec);
+    const bool left = out->segmented && !spool_dir.empty() &&
+                      std::filesystem::is_directory(spool_dir + "/" + cluster.members[m].name, ec);
     if (!owner && !left) continue;
-    Result<std::unique_ptr<Shipper>> made = open_shipper(cluster->members[m]);
+    Result<std::unique_ptr<Shipper>> made = open_shipper(cluster.members[m]);
     if (!made.ok()) {
       Log(made.status().ToString());
-      return made.status().code() == Status::Code::kInvalidArgument ? 2 : 1;
+      return made.status();
     }
-    agents_text += (agents_text.empty() ? "" : " ") + (*made)->agent_id();
-    shipper.Adopt(m, std::move(*made));
+    out->agents_text += (out->agents_text.empty() ? "" : " ") + (*made)->agent_id();
+    out->shipper->Adopt(m, std::move(*made));
   }
   // A spool the short form left in the directory itself names no member: it is not sent.
-  if (std::error_code ec; segmented && !spool_dir.empty()) {
+  if (std::error_code ec; out->segmented && !spool_dir.empty()) {
     for (const auto& file : std::filesystem::directory_iterator(spool_dir, ec)) {
       if (file.path().extension() != ".spool") continue;
       Log("spool " + spool_dir +
@@ -441,38 +291,60 @@ int Run(const AgentConfig& config) {
       break;
     }
   }
-  BucketizerOptions bucketizer_options{static_cast<size_t>(config.max_series)};
-  bucketizer_options.stacks.first_stack_id = stack_high + 1;
-  bucketizer_options.stacks.first_frame_id = frame_high + 1;
-  Bucketizer bucketizer(bucketizer_options);
-  std::string owners_text;
-  for (size_t m : owners_now) {
-    owners_text += (owners_text.empty() ? "" : ", ") + cluster->members[m].name +
-                   (segmented ? " (" + cluster->members[m].ingest + ")" : "");
-  }
-  const std::string spool_text = spool_dir.empty() ? std::string("in memory")
-                                 : segmented       ? spool_dir + "/MEMBER"
-                                                   : spool_dir;
+  out->spool_text = spool_dir.empty() ? std::string("in memory")
+                    : out->segmented  ? spool_dir + "/MEMBER"
+                                      : spool_dir;
+  return Status::Ok();
+}
 
+// Every source and listener of the agent; null (or empty) when off. The bucketizer they feed
+// outlives them.
+struct AgentSources {
   std::unique_ptr<StatsdServer> statsd;
-  if (config.statsd != "off") {
-    Result<HostPort> where = ParseHostPort(config.statsd);  // validated already
-    StatsdServerOptions statsd_options;
-    statsd_options.address = where->host;
-    statsd_options.port = where->port;
-    statsd_options.units = config.statsd_units;
-    statsd_options.new_metrics_per_minute =
-        static_cast<double>(config.statsd_new_metrics_per_minute);
-    statsd_options.max_metrics = static_cast<size_t>(config.statsd_max_metrics);
-    Result<std::unique_ptr<StatsdServer>> started =
-        StatsdServer::Start(std::move(statsd_options), &bucketizer);
-    if (!started.ok()) {
-      Log(started.status().ToString());
-      return started.status().code() == Status::Code::kInvalidArgument ? 2 : 1;
-    }
-    statsd = std::move(*started);
-  }
   std::unique_ptr<ProcSource> proc;
+  std::vector<std::unique_ptr<ExecSource>> execs;
+  std::unique_ptr<PerfSource> perf;
+  std::unique_ptr<FoldedSource> folded;
+  // OTLP/HTTP metrics: a converter into the bucketizer behind a /v1/metrics route.
+  std::unique_ptr<OtlpConverter> otlp_converter;
+  std::unique_ptr<OtlpReceiver> otlp_receiver;
+  std::unique_ptr<MetricsHttpServer> otlp_http;
+  std::string otlp_text = "off";
+
+  AgentParts Parts(const Bucketizer* bucketizer, const ReplicatedShipper* shipper) const {
+    AgentParts parts{bucketizer, shipper,    statsd.get(), proc.get(),
+                     &execs,     perf.get(), folded.get()};
+    parts.otlp = otlp_converter.get();
+    parts.otlp_http = otlp_receiver.get();
+    return parts;
+  }
+  std::string CountersLine(const Bucketizer& bucketizer, const ReplicatedShipper& shipper,
+                           const std::optional<StatsdCounters>& statsd_counters) const {
+    return trailmap::CountersLine(statsd_counters, bucketizer, shipper, proc.get(), execs,
+                                  perf.get(), folded.get(), otlp_converter.get());
+  }
+};
+
+Status StartStatsd(const AgentConfig& config, Bucketizer* bucketizer, AgentSources* sources) {
+  if (config.statsd == "off") return Status::Ok();
+  Result<HostPort> where = ParseHostPort(config.statsd);  // validated already
+  StatsdServerOptions statsd_options;
+  statsd_options.address = where->host;
+  statsd_options.port = where->port;
+  statsd_options.units = config.statsd_units;
+  statsd_options.new_metrics_per_minute = static_cast<double>(config.statsd_new_metrics_per_minute);
+  statsd_options.max_metrics = static_cast<size_t>(config.statsd_max_metrics);
+  Result<std::unique_ptr<StatsdServer>> started =
+      StatsdServer::Start(std::move(statsd_options), bucketizer);
+  if (!started.ok()) {
+    Log(started.status().ToString());
+    return started.status();
+  }
+  sources->statsd = std::move(*started);
+  return Status::Ok();
+}
+
+void StartProcAndExec(const AgentConfig& config, Bucketizer* bucketizer, AgentSources* sources) {
   if (config.proc.enabled) {
     ProcSourceOptions proc_options;
     proc_options.root = config.proc.root;
@@ -480,17 +352,19 @@ int Run(const AgentConfig& config) {
     proc_options.interval = std::chrono::milliseconds(config.proc.interval_ms);
     proc_options.per_process = config.proc.per_process;
     proc_options.max_process_names = static_cast<size_t>(config.proc.max_process_names);
-    proc = std::make_unique<ProcSource>(std::move(proc_options), &bucketizer);
-    proc->Start();
+    sources->proc = std::make_unique<ProcSource>(std::move(proc_options), bucketizer);
+    sources->proc->Start();
   }
-  std::vector<std::unique_ptr<ExecSource>> execs;
   for (const ExecSpec& spec : config.exec) {
-    execs.push_back(std::make_unique<ExecSource>(spec, ExecSourceOptions{}, &bucketizer));
-    execs.back()->Start();
+    sources->execs.push_back(std::make_unique<ExecSource>(spec, ExecSourceOptions{}, bucketizer));
+    sources->execs.back()->Start();
   }
-  // Stack sources deliver from their own threads; the bucketizer takes them under its lock.
-  const StackSink stack_sink = [&bucketizer](StackSample&& sample) { bucketizer.AddStack(sample); };
-  std::unique_ptr<PerfSource> perf;
+}
+
+// Stack sources deliver from their own threads; the bucketizer takes them under its lock.
+Status StartStackSources(const AgentConfig& config, Bucketizer* bucketizer,
+                         AgentSources* sources) {
+  const StackSink stack_sink = [bucketizer](StackSample&& sample) { bucketizer->AddStack(sample); };
   if (config.perf_enabled) {
     // Each timed sample's offset in its second: FlameScope's map of the host (perf_source.h).
     SeriesDef offsets;
@@ -498,142 +372,197 @@ int Run(const AgentConfig& config) {
     offsets.kind = MetricKind::kLatency;
     offsets.unit = "ns";
     offsets.description = "offset of each CPU sample within its second (trailmap subsecond)";
-    const OffsetSink offset_sink = [&bucketizer, offsets](int64_t second, uint64_t offset_ns) {
-      bucketizer.Add(second, offsets, offset_ns);
+    const OffsetSink offset_sink = [bucketizer, offsets](int64_t second, uint64_t offset_ns) {
+      bucketizer->Add(second, offsets, offset_ns);
     };
-    perf = std::make_unique<PerfSource>(config.perf, stack_sink,
-                                        config.perf.offsets ? offset_sink : OffsetSink{});
+    sources->perf = std::make_unique<PerfSource>(config.perf, stack_sink,
+                                                 config.perf.offsets ? offset_sink : OffsetSink{});
     // Where perf is missing or forbidden the source says why and retries; the agent runs on.
-    if (Status s = perf->Start(); !s.ok()) Log("perf: " + s.ToString());
+    if (Status s = sources->perf->Start(); !s.ok()) Log("perf: " + s.ToString());
   }
-  std::unique_ptr<FoldedSource> folded;
   if (!config.folded.path.empty() || !config.folded.socket.empty()) {
-    folded = std::make_unique<FoldedSource>(config.folded, stack_sink);
-    if (Status s = folded->Start(); !s.ok()) {
+    sources->folded = std::make_unique<FoldedSource>(config.folded, stack_sink);
+    if (Status s = sources->folded->Start(); !s.ok()) {
       Log("folded stacks: " + s.ToString());
-      return s.code() == Status::Code::kInvalidArgument ? 2 : 1;
+      return s;
     }
   }
-  // OTLP/HTTP metrics: a converter into the bucketizer behind a /v1/metrics route.
-  std::unique_ptr<OtlpConverter> otlp_converter;
-  std::unique_ptr<OtlpReceiver> otlp_receiver;
-  std::unique_ptr<MetricsHttpServer> otlp_http;
-  std::string otlp_text = "off";
-  if (config.otlp != "off") {
-    const std::string address = config.otlp.empty() ? "127.0.0.1:4318" : config.otlp;
-    Result<HostPort> where = ParseHostPort(address);  // validated already
-    OtlpConvertOptions otlp_options;
-    otlp_options.host = config.host;
-    if (config.otlp_resource_fields) otlp_options.resource_fields = *config.otlp_resource_fields;
-    otlp_converter = std::make_unique<OtlpConverter>(&bucketizer, std::move(otlp_options));
-    otlp_receiver = std::make_unique<OtlpReceiver>(otlp_converter.get());
-    MetricsHttpOptions listen{where->host, where->port, "trailmap-agent", {otlp_receiver->Route()}};
-    // The listener's own refusals (a 404, a 431 before the path is read) count as OTLP's too.
-    listen.refused = [receiver = otlp_receiver.get()](unsigned status) {
-      receiver->CountRefused(status);
-    };
-    Result<std::unique_ptr<MetricsHttpServer>> started =
-        MetricsHttpServer::Start(std::move(listen), {});
-    if (started.ok()) {
-      otlp_http = std::move(*started);
-      otlp_text = "http://" + address.substr(0, address.rfind(':')) + ":" +
-                  std::to_string(otlp_http->port()) + "/v1/metrics";
-    } else if (config.otlp.empty()) {  // the default port, taken: run on without it
-      Log("otlp: " + started.status().message() + "; OTLP is off (give --otlp HOST:PORT)");
-      otlp_receiver.reset();
-      otlp_converter.reset();
-    } else {
-      Log(started.status().ToString());
-      return started.status().code() == Status::Code::kInvalidArgument ? 2 : 1;
-    }
-  }
-  Log("started: host " + config.host + ", labels " + LabelsText(config.labels) + ", agent " +
-      agents_text + ", shipping to " + owners_text + " (" + std::to_string(owners_now.size()) +
-      " of " + std::to_string(cluster->members.size()) +
-      ", R=" + std::to_string(cluster->replication) + "), statsd " +
-      (statsd ? config.statsd.substr(0, config.statsd.rfind(':')) + ":" +
-                    std::to_string(statsd->port())
-              : std::string("off")) +
-      ", proc " +
-      (proc ? "every " + std::to_string(config.proc.interval_ms) + " ms from " + config.proc.root
-            : std::string("off")) +
-      ", exec " + std::to_string(execs.size()) + ", perf " +
-      (perf ? std::to_string(config.perf.frequency) + " Hz" : std::string("off")) +
-      ", folded stacks " + (folded ? std::string("on") : std::string("off")) + ", otlp " +
-      otlp_text + ", spool " + spool_text);
+  return Status::Ok();
+}
 
-  // The self-metrics for a Prometheus scrape: read afresh at every request, on the server's thread.
-  std::unique_ptr<MetricsHttpServer> metrics_http;
-  if (config.metrics != "off") {
-    Result<HostPort> where = ParseHostPort(config.metrics);  // validated already
-    AgentParts parts{&bucketizer, &shipper,   statsd.get(), proc.get(),
-                     &execs,      perf.get(), folded.get()};
-    parts.otlp = otlp_converter.get();
-    parts.otlp_http = otlp_receiver.get();
-    Result<std::unique_ptr<MetricsHttpServer>> started =
-        MetricsHttpServer::Start(MetricsHttpOptions{where->host, where->port, "trailmap-agent"},
-                                 [parts] { return AgentReadings(ReadAgentCounters(parts)); });
-    if (!started.ok()) {
-      Log(started.status().ToString());
-      return started.status().code() == Status::Code::kInvalidArgument ? 2 : 1;
-    }
-    metrics_http = std::move(*started);
-    Log("metrics: Prometheus text at " + metrics_http->url());
+Status StartOtlp(const AgentConfig& config, Bucketizer* bucketizer, AgentSources* sources) {
+  if (config.otlp == "off") return Status::Ok();
+  const std::string address = config.otlp.empty() ? "127.0.0.1:4318" : config.otlp;
+  Result<HostPort> where = ParseHostPort(address);  // validated already
+  OtlpConvertOptions otlp_options;
+  otlp_options.host = config.host;
+  if (config.otlp_resource_fields) otlp_options.resource_fields = *config.otlp_resource_fields;
+  sources->otlp_converter = std::make_unique<OtlpConverter>(bucketizer, std::move(otlp_options));
+  sources->otlp_receiver = std::make_unique<OtlpReceiver>(sources->otlp_converter.get());
+  MetricsHttpOptions listen{
+      where->host, where->port, "trailmap-agent", {sources->otlp_receiver->Route()}};
+  // The listener's own refusals (a 404, a 431 before the path is read) count as OTLP's too.
+  listen.refused = [receiver = sources->otlp_receiver.get()](unsigned status) {
+    receiver->CountRefused(status);
+  };
+  Result<std::unique_ptr<MetricsHttpServer>> started =
+      MetricsHttpServer::Start(std::move(listen), {});
+  if (started.ok()) {
+    sources->otlp_http = std::move(*started);
+    sources->otlp_text = "http://" + address.substr(0, address.rfind(':')) + ":" +
+                         std::to_string(sources->otlp_http->port()) + "/v1/metrics";
+  } else if (config.otlp.empty()) {  // the default port, taken: run on without it
+    Log("otlp: " + started.status().message() + "; OTLP is off (give --otlp HOST:PORT)");
+    sources->otlp_receiver.reset();
+    sources->otlp_converter.reset();
+  } else {
+    Log(started.status().ToString());
+    return started.status();
   }
+  return Status::Ok();
+}
 
-  std::unique_ptr<AgentSelfMetrics> self_metrics;
-  if (config.self_metrics) {
-    AgentParts parts{&bucketizer, &shipper,   statsd.get(), proc.get(),
-                     &execs,      perf.get(), folded.get()};
-    parts.otlp = otlp_converter.get();
-    parts.otlp_http = otlp_receiver.get();
-    self_metrics = std::make_unique<AgentSelfMetrics>(&bucketizer, parts);
+Status StartSources(const AgentConfig& config, Bucketizer* bucketizer, AgentSources* sources) {
+  if (Status s = StartStatsd(config, bucketizer, sources); !s.ok()) return s;
+  StartProcAndExec(config, bucketizer, sources);
+  if (Status s = StartStackSources(config, bucketizer, sources); !s.ok()) return s;
+  return StartOtlp(config, bucketizer, sources);
+}
+
+std::string StartedLine(const AgentConfig& config, const Cluster& cluster,
+                        const Shipping& shipping, const AgentSources& sources) {
+  std::string owners_text;
+  for (size_t m : shipping.owners_now) {
+    owners_text += (owners_text.empty() ? "" : ", ") + cluster.members[m].name +
+                   (shipping.segmented ? " (" + cluster.members[m].ingest + ")" : "");
   }
+  return "started: host " + config.host + ", labels " + LabelsText(config.labels) + ", agent " +
+         shipping.agents_text + ", shipping to " + owners_text + " (" +
+         std::to_string(shipping.owners_now.size()) + " of " +
+         std::to_string(cluster.members.size()) + ", R=" + std::to_string(cluster.replication) +
+         "), statsd " +
+         (sources.statsd ? config.statsd.substr(0, config.statsd.rfind(':')) + ":" +
+                               std::to_string(sources.statsd->port())
+                         : std::string("off")) +
+         ", proc " +
+         (sources.proc ? "every " + std::to_string(config.proc.interval_ms) + " ms from " +
+                             config.proc.root
+                       : std::string("off")) +
+         ", exec " + std::to_string(sources.execs.size()) + ", perf " +
+         (sources.perf ? std::to_string(config.perf.frequency) + " Hz" : std::string("off")) +
+         ", folded stacks " + (sources.folded ? std::string("on") : std::string("off")) +
+         ", otlp " + sources.otlp_text + ", spool " + shipping.spool_text;
+}
+
+// The self-metrics for a Prometheus scrape: read afresh at every request, on the server's thread.
+Result<std::unique_ptr<MetricsHttpServer>> StartMetricsHttp(const AgentConfig& config,
+                                                            const AgentParts& parts) {
+  if (config.metrics == "off") return std::unique_ptr<MetricsHttpServer>();
+  Result<HostPort> where = ParseHostPort(config.metrics);  // validated already
+  Result<std::unique_ptr<MetricsHttpServer>> started =
+      MetricsHttpServer::Start(MetricsHttpOptions{where->host, where->port, "trailmap-agent"},
+                               [parts] { return AgentReadings(ReadAgentCounters(parts)); });
+  if (!started.ok()) {
+    Log(started.status().ToString());
+    return started.status();
+  }
+  Log("metrics: Prometheus text at " + (*started)->url());
+  return started;
+}
+
+// Until SIGINT or SIGTERM: every flush_ms the seconds before now go out (self-metrics first,
+// into the second just ended), a SIGHUP reads the cluster file again, and every 10 s the
+// counters line is logged when it changed.
+void ServeUntilStopped(const DaemonSignals& signals, const AgentConfig& config,
+                       const CurveClient& curve, Bucketizer* bucketizer,
+                       ReplicatedShipper* shipper, const AgentSources& sources,
+                       AgentSelfMetrics* self_metrics) {
   const std::chrono::milliseconds tick(config.flush_ms);
   const auto report_every = std::chrono::seconds(10);
   auto last_report = std::chrono::steady_clock::now();
   std::string last_line;
   while (true) {
-    const timespec wait{static_cast<time_t>(tick.count() / 1000),
-                        static_cast<long>(tick.count() % 1000) * 1'000'000};
-    const int signal = sigtimedwait(&signals, nullptr, &wait);
-    if (signal == SIGINT || signal == SIGTERM) {
-      Log(std::string("stopping on ") + (signal == SIGINT ? "SIGINT" : "SIGTERM"));
-      break;
+    const int signal = signals.WaitFor(tick);
+    if (DaemonSignals::Stops(signal)) {
+      Log("stopping on " + DaemonSignals::Name(signal));
+      return;
     }
-    if (signal == SIGHUP) ReloadAgentCluster(config.cluster, *curve, &shipper);
+    if (signal == SIGHUP) ReloadAgentCluster(config.cluster, curve, shipper);
     const int64_t now = UnixSecondsNow();
     if (self_metrics) self_metrics->Tick(now);  // into the second before `now`, shipped next
-    ShipSecondsBefore(now, config, &bucketizer, &shipper);
+    ShipSecondsBefore(now, config, bucketizer, shipper);
     if (std::chrono::steady_clock::now() - last_report >= report_every) {
       last_report = std::chrono::steady_clock::now();
       std::string line =
-          CountersLine(StatsdCountersOf(statsd.get()), bucketizer, shipper, proc.get(), execs,
-                       perf.get(), folded.get(), otlp_converter.get());
+          sources.CountersLine(*bucketizer, *shipper, StatsdCountersOf(sources.statsd.get()));
       if (line != last_line) Log(line);
       last_line = std::move(line);
     }
   }
-  // Stop receiving, then ship everything held, the current second too: a second shipped in two
-  // parts merges at the aggregator, so nothing a client sent before the signal is lost.
-  const std::optional<StatsdCounters> statsd_counters = StatsdCountersOf(statsd.get());
-  metrics_http.reset();  // it reads the parts: stopped before any of them
-  otlp_http.reset();     // then no request converts any more
-  statsd.reset();
-  if (proc) proc->Stop();
-  for (auto& e : execs) e->Stop();
-  if (perf) perf->Stop();  // delivers nothing more; a window still recording is not read
-  if (folded) folded->Stop();
-  ShipSecondsBefore(std::numeric_limits<int64_t>::max(), config, &bucketizer, &shipper);
-  if (Status s = shipper.Flush(std::chrono::seconds(2)); !s.ok()) Log("at exit: " + s.ToString());
+}
+
+// Stop receiving, then ship everything held, the current second too: a second shipped in two
+// parts merges at the aggregator, so nothing a client sent before the signal is lost.
+void StopAndDrain(const AgentConfig& config, Bucketizer* bucketizer, ReplicatedShipper* shipper,
+                  AgentSources* sources, std::unique_ptr<MetricsHttpServer> metrics_http,
+                  AgentSelfMetrics* self_metrics) {
+  const std::optional<StatsdCounters> statsd_counters = StatsdCountersOf(sources->statsd.get());
+  metrics_http.reset();         // it reads the parts: stopped before any of them
+  sources->otlp_http.reset();  // then no request converts any more
+  sources->statsd.reset();
+  if (sources->proc) sources->proc->Stop();
+  for (auto& e : sources->execs) e->Stop();
+  if (sources->perf) sources->perf->Stop();  // delivers nothing more; a window recording is not read
+  if (sources->folded) sources->folded->Stop();
+  ShipSecondsBefore(std::numeric_limits<int64_t>::max(), config, bucketizer, shipper);
+  if (Status s = shipper->Flush(std::chrono::seconds(2)); !s.ok()) Log("at exit: " + s.ToString());
   if (self_metrics) {  // the counters since the last tick, acks included, in one last batch
     self_metrics->RecordAtExit(UnixSecondsNow(), statsd_counters);
-    ShipSecondsBefore(std::numeric_limits<int64_t>::max(), config, &bucketizer, &shipper);
-    if (Status s = shipper.Flush(std::chrono::seconds(2)); !s.ok()) Log("at exit: " + s.ToString());
+    ShipSecondsBefore(std::numeric_limits<int64_t>::max(), config, bucketizer, shipper);
+    if (Status s = shipper->Flush(std::chrono::seconds(2)); !s.ok()) {
+      Log("at exit: " + s.ToString());
+    }
   }
-  Log(CountersLine(statsd_counters, bucketizer, shipper, proc.get(), execs, perf.get(),
-                   folded.get(), otlp_converter.get()) +
-      " (at exit)");
+  Log(sources->CountersLine(*bucketizer, *shipper, statsd_counters) + " (at exit)");
+}
+
+int Run(const AgentConfig& config) {
+  // Signals are taken by this thread alone: blocked before any thread starts, so every thread
+  // inherits the mask.
+  const DaemonSignals signals;
+  // The proc source keeps three /proc/PID files open per process (agent/proc_source.h).
+  RaiseOpenFileLimit();
+  Result<Cluster> cluster = AgentCluster(config);
+  if (!cluster.ok()) {
+    Log(cluster.status().ToString());
+    return 2;
+  }
+  Result<CurveClient> curve = ClientCurve(
+      {config.key, config.server_key, config.insecure_plaintext}, /*need_keys=*/true);
+  if (!curve.ok()) {
+    Log(curve.status().message());
+    return 2;
+  }
+  Shipping shipping;
+  if (Status s = StartShipping(config, *cluster, *curve, &shipping); !s.ok()) return ExitCode(s);
+  ReplicatedShipper* shipper = shipping.shipper.get();
+  // The bucketizer's ids continue above the highest of every spool segment's.
+  BucketizerOptions bucketizer_options{static_cast<size_t>(config.max_series)};
+  bucketizer_options.stacks.first_stack_id = shipping.stack_high + 1;
+  bucketizer_options.stacks.first_frame_id = shipping.frame_high + 1;
+  Bucketizer bucketizer(bucketizer_options);
+  AgentSources sources;
+  if (Status s = StartSources(config, &bucketizer, &sources); !s.ok()) return ExitCode(s);
+  Log(StartedLine(config, *cluster, shipping, sources));
+  const AgentParts parts = sources.Parts(&bucketizer, shipper);
+  Result<std::unique_ptr<MetricsHttpServer>> metrics_http = StartMetricsHttp(config, parts);
+  if (!metrics_http.ok()) return ExitCode(metrics_http.status());
+  std::unique_ptr<AgentSelfMetrics> self_metrics;
+  if (config.self_metrics) self_metrics = std::make_unique<AgentSelfMetrics>(&bucketizer, parts);
+
+  ServeUntilStopped(signals, config, *curve, &bucketizer, shipper, sources, self_metrics.get());
+  StopAndDrain(config, &bucketizer, shipper, &sources, std::move(*metrics_http),
+               self_metrics.get());
   return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "agent/child_process.h"
+#include "core/boundary.h"
 #include "core/clock.h"
 #include "core/log.h"
 #include "stacks/stack_collapse.h"
@@ -128,7 +129,13 @@ Status PerfSource::Start() {
   dir_ = templ;
   stopping_ = false;
   backoff_ms_ = options_.backoff_min_ms;
-  thread_ = std::thread([this] { Run(); });
+  // An unexpected error ends the run it happened in, as a failed perf run does: logged, counted,
+  // and started again after the backoff.
+  thread_ = std::thread([this] {
+    while (!CatchAtBoundary("perf", &thread_failures_, [this] { Run(); })) {
+      if (!SleepFor(options_.backoff_max_ms)) return;
+    }
+  });
   return Status::Ok();
 }
 
@@ -149,7 +156,9 @@ void PerfSource::Stop() {
 
 PerfSourceStats PerfSource::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return stats_;
+  PerfSourceStats s = stats_;
+  s.thread_failures = thread_failures_.load(std::memory_order_relaxed);
+  return s;
 }
 
 bool PerfSource::SleepFor(int64_t ms) {

@@ -98,6 +98,7 @@ struct PerfSourceStats {
   uint64_t untimed_samples = 0;  // samples without a usable time, counted at the window's start
   uint64_t malformed_lines = 0;  // perf script lines that did not parse
   uint64_t recovered_comms = 0;  // samples perf named ":TID", named from an earlier window
+  uint64_t thread_failures = 0;  // unexpected errors its thread caught (logged; it goes on)
   std::string last_error;        // "" when the last attempt worked
 };
 
@@ -134,6 +135,7 @@ class PerfSource {
   OffsetSink offsets_;
   std::string dir_;
   std::thread thread_;
+  std::atomic<uint64_t> thread_failures_{0};
   std::atomic<bool> stopping_{false};
   mutable std::mutex mu_;
   std::condition_variable cv_;

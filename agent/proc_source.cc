@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "agent/proc_source_state.h"
+#include "core/boundary.h"
 #include "core/clock.h"
 #include "core/log.h"
 
@@ -116,12 +117,13 @@ void ProcSource::Loop() {
     if (stopping_) break;
     lock.unlock();
     const int64_t second = UnixSecondsNow();
-    try {
+    // A bug: logged and counted, and the agent's other sources (and the next pass) run on.
+    std::atomic<uint64_t> failed{0};
+    CatchAtBoundary("proc: pass failed", &failed, [this, second] {
       Collect(second, steady_clock::now());
-    } catch (const std::exception& e) {  // a bug; keep the agent's other sources running
-      Log(std::string("proc: pass failed: ") + e.what());
-    }
+    });
     lock.lock();
+    counters_.thread_failures += failed.load();
   }
 }
 

@@ -112,6 +112,7 @@ struct ProcCounters {
   uint64_t parse_errors = 0;  // files that did not parse
   uint64_t resets = 0;        // counters that went backwards
   uint64_t last_pass_us = 0;  // wall time of the last pass
+  uint64_t thread_failures = 0;  // passes that failed unexpectedly (logged; the next one runs)
 };
 
 class ProcSource {

@@ -20,6 +20,9 @@ constexpr CounterField<StatsdCounters> kStatsd[] = {
     {"trailmap.agent.statsd.tags_renamed", true, "tags/s",
      "statsd tags with a reserved key (host, value, latency, size, overflow) kept as tag_KEY",
      &StatsdCounters::tags_renamed},
+    {"trailmap.agent.statsd.thread_failures", true, "failures/s",
+     "unexpected errors the statsd thread caught, logged and ran on after",
+     &StatsdCounters::thread_failures},
 };
 
 constexpr CounterField<StatsdScalarsCounters> kStatsdScalars[] = {
@@ -100,6 +103,9 @@ constexpr CounterField<ShipperCounters> kShipper[] = {
      &ShipperCounters::stack_defs_sent},
     {"trailmap.agent.frame_defs.sent", true, "defs/s", "frame definitions sent",
      &ShipperCounters::frame_defs_sent},
+    {"trailmap.agent.shipper.thread_failures", true, "failures/s",
+     "unexpected errors a shipper's thread caught (logged; its socket reopened)",
+     &ShipperCounters::thread_failures},
 };
 
 // The spool's (ingest/spool.h): gauges of what it holds, counters of what went through it.
@@ -139,6 +145,9 @@ constexpr CounterField<ProcCounters> kProc[] = {
      &ProcCounters::parse_errors},
     {"trailmap.agent.proc.resets", true, "counters/s", "/proc counters that went backwards",
      &ProcCounters::resets},
+    {"trailmap.agent.proc.thread_failures", true, "failures/s",
+     "passes over /proc that failed unexpectedly (logged; the next pass runs)",
+     &ProcCounters::thread_failures},
 };
 
 constexpr CounterField<ExecCounters> kExec[] = {
@@ -150,6 +159,9 @@ constexpr CounterField<ExecCounters> kExec[] = {
      &ExecCounters::lines_accepted},
     {"trailmap.agent.exec.stderr", true, "lines/s", "exec stderr lines (logged, not data)",
      &ExecCounters::stderr_lines},
+    {"trailmap.agent.exec.thread_failures", true, "failures/s",
+     "unexpected errors an exec source's thread caught (logged; the command starts again)",
+     &ExecCounters::thread_failures},
 };
 
 constexpr CounterField<PerfSourceStats> kPerf[] = {
@@ -164,6 +176,9 @@ constexpr CounterField<PerfSourceStats> kPerf[] = {
     {"trailmap.agent.perf.untimed", true, "samples/s",
      "perf samples without a usable time (counted at the window's start)",
      &PerfSourceStats::untimed_samples},
+    {"trailmap.agent.perf.thread_failures", true, "failures/s",
+     "unexpected errors the perf source's thread caught (logged; perf starts again)",
+     &PerfSourceStats::thread_failures},
 };
 
 constexpr CounterField<FoldedSourceStats> kFolded[] = {
@@ -175,6 +190,9 @@ constexpr CounterField<FoldedSourceStats> kFolded[] = {
      &FoldedSourceStats::clients},
     {"trailmap.agent.folded.clients_refused", true, "clients/s",
      "folded-stack socket clients refused (over max_clients)", &FoldedSourceStats::clients_refused},
+    {"trailmap.agent.folded.thread_failures", true, "failures/s",
+     "unexpected errors the folded-stack source's thread caught (logged; it reads on)",
+     &FoldedSourceStats::thread_failures},
 };
 
 constexpr CounterField<OtlpCounters> kOtlp[] = {

@@ -1,6 +1,7 @@
 #include "agent/statsd_server.h"
 
 #include <algorithm>
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/udp.hpp>
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/boundary.h"
 #include "core/clock.h"
 #include "core/log.h"
 
@@ -184,6 +186,7 @@ struct StatsdServer::Impl {
   udp::endpoint sender;      // filled by each receive
   std::vector<char> buffer;  // one datagram
   mutable std::mutex mu;
+  std::atomic<uint64_t> thread_failures{0};
   StatsdCounters counters;  // guarded by mu
   std::thread thread;
 };
@@ -216,7 +219,12 @@ Result<std::unique_ptr<StatsdServer>> StatsdServer::Start(StatsdServerOptions op
   impl->socket.set_option(asio::socket_base::receive_buffer_size(4 << 20), error);
   impl->Receive();
   Impl* raw = impl.get();
-  impl->thread = std::thread([raw] { raw->io.run(); });  // joined in ~StatsdServer
+  // Joined in ~StatsdServer. A handler that throws unwinds io.run: logged, counted, and the loop
+  // runs on.
+  impl->thread = std::thread([raw] {
+    while (!CatchAtBoundary("statsd", &raw->thread_failures, [raw] { raw->io.run(); })) {
+    }
+  });
   return std::unique_ptr<StatsdServer>(new StatsdServer(std::move(impl)));
 }
 
@@ -229,7 +237,9 @@ StatsdServer::~StatsdServer() {
 
 StatsdCounters StatsdServer::counters() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  return impl_->counters;
+  StatsdCounters c = impl_->counters;
+  c.thread_failures = impl_->thread_failures.load(std::memory_order_relaxed);
+  return c;
 }
 
 uint16_t StatsdServer::port() const {

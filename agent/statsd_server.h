@@ -67,6 +67,7 @@ struct StatsdCounters {
   uint64_t values = 0;             // values and set members of accepted lines (packed: several)
   uint64_t tags_renamed = 0;       // tags with a reserved key kept as tag_KEY (agent/statsd.h)
   StatsdScalarsCounters scalars;   // counters, gauges and sets: what their state bounds dropped
+  uint64_t thread_failures = 0;    // unexpected errors its thread caught (logged; it goes on)
 };
 
 class StatsdServer {

@@ -5,7 +5,6 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
-#include <cstdlib>
 #include <iostream>
 
 #include "cli/catalog_command.h"
@@ -25,16 +24,8 @@
 #include "core/clock.h"
 #include "core/huge_heap.h"
 #include "core/log.h"
-#include "net/curve_keys.h"
-
-namespace {
-
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
-
-}  // namespace
+#include "net/client_keys.h"
+#include "query/fetch/query_environment.h"
 
 int main(int argc, char** argv) {
   using namespace trailmap;
@@ -49,17 +40,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   // Given before or after the command: every command that connects uses them.
   app.fallthrough();
-  std::string key_path, server_key_path;
-  bool insecure_plaintext = false;
-  app.add_option("--key", key_path,
-                 "this client's CURVE key (NAME.key from trailmap keygen) [$TRAILMAP_KEY]")
-      ->type_name("FILE");
-  app.add_option("--server-key", server_key_path,
-                 "the aggregators' public key (their .pub) [$TRAILMAP_SERVER_KEY]")
-      ->type_name("FILE");
-  app.add_flag("--insecure-plaintext", insecure_plaintext,
-               "connect without encryption or authentication (lab only; aggregators must run "
-               "with it too)");
+  ClientKeyFlags keys;
+  AddClientKeyFlags(&app, &keys, "this client");
   app.footer("Run `trailmap COMMAND --help` for a command's flags and examples.");
 
   HeatmapFlags heatmap;
@@ -115,21 +97,12 @@ int main(int argc, char** argv) {
 
   zmq::context_t zmq_context(1);
   CliContext context;
-  context.zmq = &zmq_context;
   context.now = UnixSecondsNow();
-  context.env_aggregators = Env("TRAILMAP_AGGREGATORS");
-  context.env_cluster = Env("TRAILMAP_CLUSTER");
-  context.env_ingest = Env("TRAILMAP_INGEST");
-  context.env_config = Env("TRAILMAP_CONFIG");
-  context.home = Env("HOME");
-  ClientKeyPathsFromEnvironment(insecure_plaintext, &key_path, &server_key_path);
-  Result<CurveClient> curve = ResolveCurveClient(key_path, server_key_path, insecure_plaintext);
-  if (!curve.ok()) {
-    std::cerr << "trailmap: " << curve.status().message() << "\n";
+  // Keys are needed only by a command that queries: its query says so (CurveClient::Usable).
+  if (Status s = SetUpQueryContext(keys, /*need_keys=*/false, &zmq_context, &context); !s.ok()) {
+    std::cerr << "trailmap: " << s.message() << "\n";
     return kExitUsage;
   }
-  context.curve = std::move(curve).value();
-  if (context.curve.plaintext) Log(kPlaintextWarning);
   context.stdout_is_terminal = isatty(STDOUT_FILENO) == 1;
   winsize ws{};
   if (context.stdout_is_terminal && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) {

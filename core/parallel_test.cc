@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -73,6 +75,59 @@ TEST(ParallelInOrderTest, ConsumesEachResultInOrderOnThisThread) {
     } else if (std::thread::hardware_concurrency() >= 2) {
       EXPECT_EQ(makers.count(caller), 0u) << "made on the cores, not here";
     }
+  }
+}
+
+// What a part throws reaches the caller once every part has ended, instead of ending the process
+// (an exception that leaves a std::thread's body calls std::terminate).
+TEST(RunParts, APartThatThrowsIsThrownOnTheCallingThreadAfterTheOthersEnd) {
+  std::atomic<int> ended{0};
+  EXPECT_THROW(RunParts(4,
+                        [&ended](int part) {
+                          if (part == 2) throw std::runtime_error("part 2");
+                          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                          ++ended;
+                        }),
+               std::runtime_error);
+  EXPECT_EQ(ended.load(), 3);
+  // Part 0 runs on the calling thread: the helpers are joined before it is thrown.
+  ended = 0;
+  EXPECT_THROW(RunParts(3,
+                        [&ended](int part) {
+                          if (part == 0) throw std::logic_error("part 0");
+                          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                          ++ended;
+                        }),
+               std::logic_error);
+  EXPECT_EQ(ended.load(), 2);
+  EXPECT_THROW(ParallelFor(100, 1, [](size_t i) {
+                 if (i == 57) throw std::runtime_error("57");
+               }),
+               std::runtime_error);
+}
+
+TEST(ParallelInOrder, WhatMakeOrConsumeThrowsStopsTheRestAndIsThrownHere) {
+  for (size_t min_parallel : {size_t{1}, size_t{1000}}) {  // on threads, and on this one
+    std::vector<size_t> consumed;
+    EXPECT_THROW(ParallelInOrder(
+                     100, min_parallel,
+                     [](size_t i) {
+                       if (i == 40) throw std::runtime_error("make 40");
+                       return i;
+                     },
+                     [&consumed](size_t i, size_t v) {
+                       EXPECT_EQ(i, v);
+                       consumed.push_back(i);
+                     }),
+                 std::runtime_error);
+    ASSERT_LE(consumed.size(), 40u) << min_parallel;
+    for (size_t i = 0; i < consumed.size(); ++i) EXPECT_EQ(consumed[i], i);
+    EXPECT_THROW(ParallelInOrder(
+                     100, min_parallel, [](size_t i) { return i; },
+                     [](size_t i, size_t) {
+                       if (i == 10) throw std::logic_error("consume 10");
+                     }),
+                 std::logic_error);
   }
 }
 

@@ -66,7 +66,7 @@ ShipperCounters& operator+=(ShipperCounters& t, const ShipperCounters& c) {
             {&C::sent, &C::acked, &C::duplicates, &C::rejected, &C::items_refused, &C::unreadable,
              &C::resent, &C::reconnects, &C::dropped, &C::out_of_order, &C::incarnations,
              &C::need_dictionary, &C::stack_defs_sent, &C::frame_defs_sent, &C::retry_later,
-             &C::handshake_failures, &C::unauthorized});
+             &C::handshake_failures, &C::unauthorized, &C::thread_failures});
   return t;
 }
 

@@ -565,6 +565,10 @@ void Shipper::Run() {
       std::this_thread::sleep_for(options_.poll_interval);
     } catch (const std::exception& e) {
       Log("shipper " + options_.endpoint + ": unexpected error: " + e.what());
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++counters_.thread_failures;
+      }
       watch.reset();
       socket.reset();
       std::this_thread::sleep_for(options_.poll_interval);

@@ -125,6 +125,7 @@ struct ShipperCounters {
   uint64_t retry_later = 0;      // `retryLater` acks acted on (waited, then resent)
   uint64_t handshake_failures = 0;  // CURVE handshake failures logged (once per kind until an ack)
   uint64_t unauthorized = 0;  // `unauthorized` acks: refused for its key, held and resent later
+  uint64_t thread_failures = 0;  // unexpected errors its thread caught (logged; socket reopened)
   bool operator==(const ShipperCounters&) const = default;
 };
 

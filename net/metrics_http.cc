@@ -1,6 +1,7 @@
 #include "net/metrics_http.h"
 
 #include <algorithm>
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
@@ -10,6 +11,7 @@
 #include <string_view>
 #include <thread>
 
+#include "core/boundary.h"
 #include "core/log.h"
 #include "core/open_files.h"
 #include "core/prometheus_text.h"
@@ -49,6 +51,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
         ((*self).*step)(ec);
       } catch (const std::exception& e) {
         Log(std::string("metrics http: unexpected error: ") + e.what());
+        self->failures_->fetch_add(1, std::memory_order_relaxed);
         self->Close();
       }
     };
@@ -56,8 +59,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
  public:
   Connection(tcp::socket socket, ConnectionSlot slot, const MetricsHttpOptions* options,
-             const std::function<std::string()>* text)
-      : stream_(std::move(socket)), slot_(std::move(slot)), options_(options), text_(text) {
+             const std::function<std::string()>* text, std::atomic<uint64_t>* failures)
+      : stream_(std::move(socket)),
+        slot_(std::move(slot)),
+        options_(options),
+        text_(text),
+        failures_(failures) {
     for (const HttpRoute& route : options_->routes) {
       largest_body_ = std::max(largest_body_, route.max_body_bytes);
     }
@@ -239,6 +246,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::optional<http::request_parser<http::string_body>> parser_;
   const MetricsHttpOptions* options_;         // owned by the server, which outlives this
   const std::function<std::string()>* text_;  // the same; empty: no /metrics
+  std::atomic<uint64_t>* failures_;           // the same: unexpected errors caught
   const HttpRoute* route_ = nullptr;           // the current request's, if any
   size_t largest_body_ = kMaxRequestBytes;     // of any route's limits and kMaxRequestBytes
   size_t transferred_ = 0;                     // by the last read (a header's: its size)
@@ -259,7 +267,9 @@ struct MetricsHttpServer::Impl {
             .name = "http " + where,
             .max_connections = ConnectionsWithin(options.max_connections, OpenFileLimit())},
         [this](tcp::socket socket, ConnectionSlot slot) {
-          std::make_shared<Connection>(std::move(socket), std::move(slot), &options, &text)->Read();
+          std::make_shared<Connection>(std::move(socket), std::move(slot), &options, &text,
+                                      &thread_failures)
+              ->Read();
         });
     accepts->Start();
   }
@@ -270,12 +280,16 @@ struct MetricsHttpServer::Impl {
   tcp::acceptor acceptor;
   std::unique_ptr<AcceptLoop> accepts;  // destroyed before io
   std::thread thread;
+  // Unexpected errors caught in a connection's handlers or the thread: logged, counted, and the
+  // listener serves on (/metrics: HTTP_PREFIX_thread_failures_total).
+  std::atomic<uint64_t> thread_failures{0};
 };
 
 namespace {
 
 // The listener's connection counters in the text format (metrics_http.h connections()).
-std::string ListenerText(const std::string& server, const AcceptLoop& accepts) {
+std::string ListenerText(const std::string& server, const AcceptLoop& accepts,
+                         uint64_t thread_failures) {
   std::string prefix = server;
   std::replace(prefix.begin(), prefix.end(), '-', '.');
   const AcceptCounts c = accepts.counts();
@@ -286,6 +300,9 @@ std::string ListenerText(const std::string& server, const AcceptLoop& accepts) {
              "connections closed at once: the listener's max_connections were open", c.refused);
   AddCounter(&r, prefix + ".http.accept_failures", "failures/s",
              "accepts that failed (no descriptor left, ...): each retried after a pause", c.failed);
+  AddCounter(&r, prefix + ".http.thread_failures", "failures/s",
+             "unexpected errors the listener caught in its handlers (logged; it serves on)",
+             thread_failures);
   return FormatPrometheusText(r);
 }
 
@@ -318,17 +335,12 @@ Result<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::StartText(
   Impl* raw = impl.get();
   if (raw->text) {  // the listener's own counters after the daemon's
     raw->text = [raw, daemon = std::move(raw->text)] {
-      return daemon() + ListenerText(raw->options.server, *raw->accepts);
+      return daemon() + ListenerText(raw->options.server, *raw->accepts,
+                                     raw->thread_failures.load(std::memory_order_relaxed));
     };
   }
   impl->thread = std::thread([raw] {
-    while (true) {
-      try {
-        raw->io.run();
-        return;
-      } catch (const std::exception& e) {
-        Log(std::string("metrics http: unexpected error: ") + e.what());
-      }
+    while (!CatchAtBoundary("metrics http", &raw->thread_failures, [raw] { raw->io.run(); })) {
     }
   });
   return std::unique_ptr<MetricsHttpServer>(new MetricsHttpServer(std::move(impl)));

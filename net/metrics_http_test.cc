@@ -8,6 +8,8 @@
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 
+#include <stdexcept>
+
 #include "core/prometheus_text.h"
 
 namespace trailmap {
@@ -29,7 +31,8 @@ std::string Exchange(uint16_t port, const std::string& request) {
 }
 
 // The lines a "trailmap-test" listener adds to its /metrics.
-std::string ListenerLines(int open, uint64_t refused, uint64_t failed) {
+std::string ListenerLines(int open, uint64_t refused, uint64_t failed,
+                          uint64_t thread_failures = 0) {
   const auto family = [](const std::string& name, const std::string& help, const char* type,
                          uint64_t value) {
     return "# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n" + name + " " +
@@ -44,7 +47,11 @@ std::string ListenerLines(int open, uint64_t refused, uint64_t failed) {
          family("trailmap_test_http_accept_failures_total",
                 "accepts that failed (no descriptor left, ...): each retried after a pause "
                 "(failures)",
-                "counter", failed);
+                "counter", failed) +
+         family("trailmap_test_http_thread_failures_total",
+                "unexpected errors the listener caught in its handlers (logged; it serves on) "
+                "(failures)",
+                "counter", thread_failures);
 }
 
 std::string Body(const std::string& reply) {
@@ -133,6 +140,31 @@ TEST(MetricsHttp, SaysWhyItCannotListen) {
       << second.status().message();
   EXPECT_EQ(MetricsHttpServer::Start(MetricsHttpOptions{"localhost", 0}, read).status().message(),
             "metrics address 'localhost:0': not an IP address");
+}
+
+// A route whose handler throws (a bug below it): the connection is closed, the error logged and
+// counted in the listener's own thread_failures, and the listener serves the next request.
+TEST(MetricsHttp, AnUnexpectedErrorInAHandlerIsCountedAndTheListenerServesOn) {
+  MetricsHttpOptions options{"127.0.0.1", 0, "trailmap-test"};
+  HttpRoute boom;
+  boom.path = "/boom";
+  boom.handle = [](const HttpRouteRequest&) -> HttpRouteAnswer {
+    throw std::runtime_error("handler failed");
+  };
+  options.routes.push_back(boom);
+  Result<std::unique_ptr<MetricsHttpServer>> server =
+      MetricsHttpServer::Start(std::move(options), [] { return SelfReadings{}; });
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  const uint16_t port = (*server)->port();
+  testing::internal::CaptureStderr();
+  const std::string reply = Exchange(port,
+                                     "POST /boom HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                                     "Content-Length: 2\r\n\r\nhi");
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(reply, "") << "closed without an answer";
+  EXPECT_NE(log.find("metrics http: unexpected error: handler failed"), std::string::npos) << log;
+  const std::string get = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  EXPECT_EQ(Body(Exchange(port, get)), ListenerLines(1, 0, 0, 1));
 }
 
 }  // namespace
