@@ -1,4 +1,4 @@
-// AgentLimiter: the per-agent rates an aggregator admits (issue 12, "Per-agent limits"), so one
+// AgentLimiter: the per-agent rates an aggregator admits (docs/limits.md), so one
 // agent — broken or hostile — cannot take the ingest path from everyone else.
 //
 // Each agent id has one token bucket per rate: batches, bytes, values (histogram deltas, scalars

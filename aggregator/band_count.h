@@ -51,7 +51,7 @@ struct BandScan {
 // Stored blocks are compressed about 2-3 times (zstd at the bottommost level), so such a scan
 // would take more than half the cache for blocks that LRU evicts again before the next scan of
 // the range comes back to them, and it would evict on the way what the stack pass and other
-// queries read next (docs/BENCHMARKS.md, issue 10).
+// queries read next (docs/benchmarks-log.md, "The web page and trailmap-query").
 bool BandFillsCache(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* hist, uint32_t metric,
                     int64_t from, int64_t to, uint64_t cache_bytes);
 

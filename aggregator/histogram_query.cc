@@ -246,7 +246,7 @@ struct KeySecond {
 // takes all its values while its buckets are in the CPU's cache. In key order each cell's
 // buckets (a window of ~1,000 counters: 8 KB) left the cache between two of its merges, 1,000
 // cells apart: the columns of 1,000 hosts x 10 minutes spent most of their time on those misses
-// (docs/BENCHMARKS.md, issue 14). The cells, and what the budget is charged, are the same as in
+// (docs/benchmarks-log.md, "The views at fleet scale"). The cells, and what the budget is charged, are the same as in
 // key order: a cell's merges add up in any order. False once out->status is an error.
 //
 // With a host range short of all hosts, each iterator reads that range of its second alone (the

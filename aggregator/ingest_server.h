@@ -34,7 +34,7 @@
 // counted in `rate_limited` and per agent (TopRateLimited), and nothing moves: it never reaches
 // the store, so neither its data nor its stack definitions are taken.
 //
-// Memory (issue 12, "Ingest memory"): the socket's thread only reads messages and queues them for
+// Memory (docs/limits.md, "Bounded ingest"): the socket's thread only reads messages and queues them for
 // one applying thread (RouterServer workers = 1, so batches are applied in the order they came,
 // up to max_group at a time). The bytes of messages received and not yet applied are bounded by
 // max_pending_bytes (plus one message): past it a batch is answered at once `retryLater` with

@@ -1,6 +1,6 @@
 // QueryBudget: what one query may still spend, checked inside the scan loops (histogram, scalar
 // and stack scans) so a query past its deadline or over a cost limit stops where it is instead of
-// running to the end (issue 12).
+// running to the end.
 //
 // The limits are QueryLimits (core/query_wire.h): the client's ask within the aggregator's own
 // (QueryLimits::Within). A scan charges every key it visits (kept by its hosts and predicate or

@@ -6,7 +6,7 @@
 // With CURVE (options.access), only keys listed with the query right are answered; others get
 // an error naming the key.
 //
-// Bounded work (issue 12). Queries run on a pool of `workers` threads (RouterServer workers), so
+// Bounded work. Queries run on a pool of `workers` threads (RouterServer workers), so
 // a slow query holds up neither another query nor ingest (its own server). Each runs within a
 // QueryBudget (aggregator/query_budget.h): the limits the query asks for within `limits`, the
 // deadline counted from its arrival. Past one the scan stops and the Answer carries `error`

@@ -21,7 +21,8 @@
 //     Why the lock and not rollups written as merge operands: a Put is idempotent, so a pass
 //     that dies half way or is redone never counts twice; deltas would need a record of what was
 //     rolled up already. The lock is held only for the write of a part (at most 16,384 keys, the
-//     compute runs outside it); docs/pending/store.md measures ingest before and after.
+//     compute runs outside it); docs/benchmarks-log.md, "Rollups serialized with ingest", measures
+//     ingest before and after.
 //   - A pending minute some of whose `hist` seconds may have aged out (its start is past the 1 s
 //     retention) is not rolled up from what is left: its rollups stand as they are, the marker
 //     goes (Store counts these as `rollup_aged_out`).

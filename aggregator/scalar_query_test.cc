@@ -139,7 +139,7 @@ TEST_F(ScalarQueryTest, SummariesAreExactInTheMetricsUnit) {
   EXPECT_DOUBLE_EQ(web1.min, 1.5);
   EXPECT_DOUBLE_EQ(web1.max, 12.34);
   EXPECT_DOUBLE_EQ(a.summaries[2].sum, 80 + 80 + 90.5);
-  // db-1's -1 is kept (issue 13: negative gauges are drawn below a zero line).
+  // db-1's -1 is kept (negative gauges are drawn below a zero line).
   const CellSummary& db1 = a.summaries[0];
   EXPECT_EQ(db1.count, 2u);
   EXPECT_DOUBLE_EQ(db1.sum, 49);

@@ -282,7 +282,7 @@ void AddSums(const std::unordered_map<uint64_t, uint64_t>& sums,
 // selected ones. Read as the difference of two exact sums: the hosts' whole range, whole minutes
 // from `stacks_60s` as an unweighted query reads it, minus `selected_once` (the selected
 // host-seconds' samples, each once, gathered by the target's pass). ~1/60 of the range's keys
-// instead of every 1 s key (docs/BENCHMARKS.md, region -> flame). Minutes are merged from the
+// instead of every 1 s key (docs/benchmarks-log.md, "The web page and trailmap-query"). Minutes are merged from the
 // same 1 s values in the same write, so under one snapshot the difference is exact. Should a sum
 // have saturated, or a minute hold less than its seconds, the range is scanned second by second
 // instead. Where the 1 s values have aged out and the minutes not, the baseline holds those
@@ -409,7 +409,7 @@ Result<StackAnswer> RunRegionQuery(const StackScan& store, const Catalog& catalo
   const Result<Predicate> all = Predicate::Parse("");
   const Predicate& everything = *all;
   // The region in time slices, one a thread: each counts its seconds' band and seeks to their
-  // stacks into sums of its own, added up after (docs/BENCHMARKS.md, issue 10).
+  // stacks into sums of its own, added up after (docs/benchmarks-log.md, "The web page and trailmap-query").
   const std::vector<int64_t> bounds = RegionSlices(query.from, query.to, store.threads);
   const int parts = static_cast<int>(bounds.size()) - 1;
   const bool fill_cache = BandFillsCache(store.db, store.hist, *events_metric, query.from,

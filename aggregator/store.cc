@@ -74,8 +74,8 @@ std::pair<uint32_t, int64_t> Retention(const StoreOptions& o, const FamilySpec& 
   return {0, 0};
 }
 
-// Compression per family, chosen by measurement (docs/BENCHMARKS.md, "Bytes on disk and long
-// ranges (issue 11)", bench/storage_bench: 100 hosts x 2 series x 6 h of the fleet model, every
+// Compression per family, chosen by measurement (docs/benchmarks-log.md, "Bytes on disk and long
+// ranges", bench/storage_bench: 100 hosts x 2 series x 6 h of the fleet model, every
 // family rewritten per codec). SST bytes per key, lz4 / zstd / zstd with a 16 KiB dictionary:
 // hist 122 / 84 / 79, hist_10s 363 / 231 / 216, hist_60s 633 / 417 / 400, hist_600s 1121 / 778
 // / 746; rewriting with zstd cost ~1.4-2x the CPU of lz4, and a dictionary ~1.3x more again.

@@ -118,7 +118,7 @@ struct StoreOptions {
   // again (470 ms of aggregator CPU, against 370 ms with 256 MiB, on bench/cluster-bench data).
   // A region -> flame query of 1,000 hosts x 10 min reads ~320 MB of blocks (histograms and
   // stacks, as the cache holds them): with 256 MiB every repeat decompressed them all again
-  // (1.6-2.1 s of aggregator CPU), with 1,024 MiB 0.9-1.0 s (docs/BENCHMARKS.md, session 12).
+  // (1.6-2.1 s of aggregator CPU), with 1,024 MiB 0.9-1.0 s (docs/benchmarks-log.md, "The web page and trailmap-query").
   // An LRU bound, not an allocation: an aggregator that is not read from stays small.
   size_t block_cache_mb = 1024;
   // Memtable size of the `hist` column family, MiB (the others use a quarter of it).
@@ -133,7 +133,7 @@ struct StoreOptions {
   // After Open, a background thread (niced) reads the newest this many seconds of each metric's
   // 1 s histograms and stacks into the block cache, so the first query after a start does not
   // read and decompress them itself: a region -> flame query of 1,000 hosts x 10 min took
-  // 0.89-1.27 s first against ~0.5 s warm (docs/BENCHMARKS.md, session 15). It stops at half the
+  // 0.89-1.27 s first against ~0.5 s warm (docs/benchmarks-log.md, "The web page and trailmap-query"). It stops at half the
   // block cache, and when the store closes. 0 = off.
   size_t warm_cache_seconds = 600;
   // Flushes plus compactions at once: sized for a 2-core box.

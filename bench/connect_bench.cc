@@ -1,4 +1,4 @@
-// What admission costs (issue 12): how many connections a second an aggregator's socket takes
+// What admission costs: how many connections a second an aggregator's socket takes
 // through the whole ZMTP handshake — CURVE with its ZAP handler (and the connection cap's
 // bookkeeping), or plaintext — from one client process. Not a Google Benchmark: real sockets to a
 // real trailmap-aggregator (bench/connect-bench runs the variants).

@@ -1,4 +1,4 @@
-// storage_bench: the figures of docs/BENCHMARKS.md, "Bytes on disk and long ranges (issue 11)".
+// storage_bench: the figures of docs/BENCHMARKS.md, "Bytes on disk".
 // Not a Google Benchmark: it fills a real Store (aggregator/store.h) and reads RocksDB's own sizes.
 //
 //   storage_bench bytes --dir DIR [--hosts 100] [--hours 4]

@@ -1,4 +1,4 @@
-// Bounded work (issue 12) against real processes on loopback: a trailmap-aggregator answering on
+// Bounded work against real processes on loopback: a trailmap-aggregator answering on
 // a pool of query workers, the real CLI and trailmap-query.
 //
 // - The ReDoS predicate `host =~ "(a+)+$"` over a host named "aaaa...a!" (26 letters; 7.5 s under
