@@ -17,6 +17,7 @@
 #include "agent/exec_source.h"
 #include "agent/folded_source.h"
 #include "agent/perf_source.h"
+#include "agent/prom_write_config.h"
 #include "agent/statsd.h"
 #include "core/cluster.h"
 #include "core/series.h"
@@ -65,6 +66,8 @@ struct AgentConfig {
   // the whole list; unset = the converter's (service.name, service.namespace,
   // deployment.environment, host.name). The [otlp] table's `listen` key is the same as `otlp`.
   std::optional<std::vector<std::string>> otlp_resource_fields;
+  // [prometheus] (--prom-write HOST:PORT): the remote-write receiver (agent/prom_write_config.h).
+  PromWriteConfig prom_write;
   // CURVE (net/curve_keys.h): its own .key (--key, $TRAILMAP_KEY) and the aggregators' .pub
   // (--server-key, $TRAILMAP_SERVER_KEY); or plaintext, explicitly (--insecure-plaintext).
   std::string key;
@@ -82,7 +85,7 @@ struct AgentConfig {
   ProcConfig proc;
   SpoolConfig spool;
   std::vector<ExecSpec> exec;  // [[exec]] sections and --exec flags, each one command
-  // Stack sources (issue 4). [perf]: CPU stacks of the whole host from Linux perf; keys
+  // Stack sources. [perf]: CPU stacks of the whole host from Linux perf; keys
   // enabled, frequency, window_ms, callgraph, pid, offsets, perf_path, metric
   // (agent/perf_source.h).
   bool perf_enabled = false;

@@ -44,6 +44,9 @@ void AddAgentFlags(CLI::App* app, AgentFlags* flags) {
                   "service.name,k8s.pod.name (default service.name, service.namespace, "
                   "deployment.environment, host.name)")
       ->delimiter(',');
+  app->add_option("--prom-write", flags->prom_write,
+                  "Prometheus remote write at http://HOST:PORT/api/v1/write, or off (the default; "
+                  "[prometheus] in the config file, agent/prom_write_config.h)");
   app->add_option("--metrics", flags->metrics,
                   "serve the agent's self-metrics for Prometheus at http://HOST:PORT/metrics, or "
                   "off (default off)");
@@ -110,6 +113,7 @@ Status ApplyAgentFlags(const CLI::App& app, const AgentFlags& flags, AgentConfig
   ClientKeyPathsFromEnvironment(config->insecure_plaintext, &config->key, &config->server_key);
   if (app.count("--statsd")) config->statsd = flags.statsd;
   if (app.count("--metrics")) config->metrics = flags.metrics;
+  if (app.count("--prom-write")) config->prom_write.listen = flags.prom_write;
   if (app.count("--otlp")) config->otlp = flags.otlp;
   if (app.count("--otlp-resource-fields"))
     config->otlp_resource_fields = flags.otlp_resource_fields;

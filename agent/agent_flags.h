@@ -29,7 +29,7 @@ class App;
 namespace trailmap {
 
 struct AgentFlags {
-  std::string config_path, host, aggregators, cluster, statsd, metrics, otlp, proc_root;
+  std::string config_path, host, aggregators, cluster, statsd, metrics, otlp, proc_root, prom_write;
   std::vector<std::string> labels, execs, otlp_resource_fields;
   bool no_proc = false, no_self_metrics = false;
   int64_t flush_ms = 0, max_series = 0, window = 0, ack_timeout_ms = 0;

@@ -31,6 +31,7 @@
 #include "agent/otlp_http.h"
 #include "agent/perf_source.h"
 #include "agent/proc_source.h"
+#include "agent/prom_remote_write.h"
 #include "agent/self_metrics.h"
 #include "agent/spool_flags.h"
 #include "agent/stack_flags.h"
@@ -310,12 +311,16 @@ struct AgentSources {
   std::unique_ptr<OtlpReceiver> otlp_receiver;
   std::unique_ptr<MetricsHttpServer> otlp_http;
   std::string otlp_text = "off";
+  // Prometheus remote write: its own listener, other hosts' data held per host, shipped by the
+  // flush loop.
+  std::unique_ptr<PromWriteInput> prom;
 
   AgentParts Parts(const Bucketizer* bucketizer, const ReplicatedShipper* shipper) const {
     AgentParts parts{bucketizer, shipper,    statsd.get(), proc.get(),
                      &execs,     perf.get(), folded.get()};
     parts.otlp = otlp_converter.get();
     parts.otlp_http = otlp_receiver.get();
+    parts.prom = prom.get();
     return parts;
   }
   std::string CountersLine(const Bucketizer& bucketizer, const ReplicatedShipper& shipper,
@@ -422,11 +427,30 @@ Status StartOtlp(const AgentConfig& config, Bucketizer* bucketizer, AgentSources
   return Status::Ok();
 }
 
-Status StartSources(const AgentConfig& config, Bucketizer* bucketizer, AgentSources* sources) {
+// Held back while the spool holds more than max_backlog_batches: remote writers then retry.
+Status StartPromWrite(const AgentConfig& config, const ReplicatedShipper* shipper,
+                      AgentSources* sources) {
+  if (config.prom_write.listen == "off") return Status::Ok();
+  const auto max_backlog = static_cast<uint64_t>(config.prom_write.max_backlog_batches);
+  Result<std::unique_ptr<PromWriteInput>> started = PromWriteInput::Start(
+      config.prom_write,
+      [shipper, max_backlog] { return shipper->TotalSpoolCounters().batches > max_backlog; });
+  if (!started.ok()) {
+    Log(started.status().ToString());
+    return started.status();
+  }
+  sources->prom = std::move(*started);
+  Log("prometheus remote write at " + sources->prom->url());
+  return Status::Ok();
+}
+
+Status StartSources(const AgentConfig& config, Bucketizer* bucketizer,
+                    const ReplicatedShipper* shipper, AgentSources* sources) {
   if (Status s = StartStatsd(config, bucketizer, sources); !s.ok()) return s;
   StartProcAndExec(config, bucketizer, sources);
   if (Status s = StartStackSources(config, bucketizer, sources); !s.ok()) return s;
-  return StartOtlp(config, bucketizer, sources);
+  if (Status s = StartOtlp(config, bucketizer, sources); !s.ok()) return s;
+  return StartPromWrite(config, shipper, sources);
 }
 
 std::string StartedLine(const AgentConfig& config, const Cluster& cluster,
@@ -481,6 +505,7 @@ void ServeUntilStopped(const DaemonSignals& signals, const AgentConfig& config,
   const auto report_every = std::chrono::seconds(10);
   auto last_report = std::chrono::steady_clock::now();
   std::string last_line;
+  const auto send = [shipper](Batch batch) { shipper->Send(std::move(batch)); };
   while (true) {
     const int signal = signals.WaitFor(tick);
     if (DaemonSignals::Stops(signal)) {
@@ -491,6 +516,7 @@ void ServeUntilStopped(const DaemonSignals& signals, const AgentConfig& config,
     const int64_t now = UnixSecondsNow();
     if (self_metrics) self_metrics->Tick(now);  // into the second before `now`, shipped next
     ShipSecondsBefore(now, config, bucketizer, shipper);
+    if (sources.prom) sources.prom->ShipSecondsBefore(now, send);
     if (std::chrono::steady_clock::now() - last_report >= report_every) {
       last_report = std::chrono::steady_clock::now();
       std::string line =
@@ -509,12 +535,17 @@ void StopAndDrain(const AgentConfig& config, Bucketizer* bucketizer, ReplicatedS
   const std::optional<StatsdCounters> statsd_counters = StatsdCountersOf(sources->statsd.get());
   metrics_http.reset();         // it reads the parts: stopped before any of them
   sources->otlp_http.reset();  // then no request converts any more
+  if (sources->prom) sources->prom->StopListening();
   sources->statsd.reset();
   if (sources->proc) sources->proc->Stop();
   for (auto& e : sources->execs) e->Stop();
   if (sources->perf) sources->perf->Stop();  // delivers nothing more; a window recording is not read
   if (sources->folded) sources->folded->Stop();
   ShipSecondsBefore(std::numeric_limits<int64_t>::max(), config, bucketizer, shipper);
+  if (sources->prom) {
+    sources->prom->ShipSecondsBefore(std::numeric_limits<int64_t>::max(),
+                                     [shipper](Batch batch) { shipper->Send(std::move(batch)); });
+  }
   if (Status s = shipper->Flush(std::chrono::seconds(2)); !s.ok()) Log("at exit: " + s.ToString());
   if (self_metrics) {  // the counters since the last tick, acks included, in one last batch
     self_metrics->RecordAtExit(UnixSecondsNow(), statsd_counters);
@@ -552,7 +583,7 @@ int Run(const AgentConfig& config) {
   bucketizer_options.stacks.first_frame_id = shipping.frame_high + 1;
   Bucketizer bucketizer(bucketizer_options);
   AgentSources sources;
-  if (Status s = StartSources(config, &bucketizer, &sources); !s.ok()) return ExitCode(s);
+  if (Status s = StartSources(config, &bucketizer, shipper, &sources); !s.ok()) return ExitCode(s);
   Log(StartedLine(config, *cluster, shipping, sources));
   const AgentParts parts = sources.Parts(&bucketizer, shipper);
   Result<std::unique_ptr<MetricsHttpServer>> metrics_http = StartMetricsHttp(config, parts);

@@ -1,4 +1,4 @@
-// MetricsHttpServer: a daemon's self-metrics for a Prometheus scrape (issue 13): the agent's
+// MetricsHttpServer: a daemon's self-metrics for a Prometheus scrape: the agent's
 // `--metrics` and the aggregator's. (trailmap-query answers GET /metrics on its own HTTP server,
 // query/http/server.h.)
 //
@@ -46,6 +46,7 @@ struct HttpRouteRequest {
   std::string_view content_type;      // the header as sent, "" when absent
   std::string_view content_encoding;  // the header as sent, "" when absent
   std::string_view body;
+  std::string_view authorization;  // the header as sent, "" when absent (set for `handle` only)
 };
 struct HttpRouteAnswer {
   unsigned status = 200;

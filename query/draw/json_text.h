@@ -10,15 +10,15 @@
 #include <string>
 #include <string_view>
 
-#include "query/views/heatmap.h"
+#include "core/batch.h"
 
 namespace trailmap {
 
 // A JSON object written key by key: compact as nlohmann's dump(), or one key a line (above).
 // Small values go in as JSON values; a large matrix of numbers is written
 // straight into the text (AddRows): building and dumping a 50 × 1,000 grid's three matrices as
-// 150,000 JSON values was a third of a columns view's time in the CLI (docs/BENCHMARKS.md,
-// session 15).
+// 150,000 JSON values was a third of a columns view's time in the CLI (docs/benchmarks-log.md,
+// "The views at fleet scale").
 class JsonObjectText {
  public:
   explicit JsonObjectText(bool pretty) : pretty_(pretty) {}
@@ -81,10 +81,5 @@ struct JsonHead {
   bool rfc3339 = false;
 };
 void AddJsonHead(const JsonHead& head, nlohmann::ordered_json* j);
-
-// The cell grid every grid view (heat map, columns) writes the same way: "row_bounds", then
-// "counts", "saturation" and "levels" as rows × columns matrices, then the "palette" (docs/json.md).
-// Defined in query/render/heatmap_json.cc.
-void AddCellGridJson(const HeatmapView& view, JsonObjectText* out);
 
 }  // namespace trailmap
