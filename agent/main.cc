@@ -539,7 +539,7 @@ void StopAndDrain(const AgentConfig& config, Bucketizer* bucketizer, ReplicatedS
   sources->statsd.reset();
   if (sources->proc) sources->proc->Stop();
   for (auto& e : sources->execs) e->Stop();
-  if (sources->perf) sources->perf->Stop();  // delivers nothing more; a window recording is not read
+  if (sources->perf) sources->perf->Stop();  // delivers nothing more, a recording window unread
   if (sources->folded) sources->folded->Stop();
   ShipSecondsBefore(std::numeric_limits<int64_t>::max(), config, bucketizer, shipper);
   if (sources->prom) {
