@@ -39,9 +39,8 @@ class AgentFlagsTest : public ::testing::Test {
 
 TEST_F(AgentFlagsTest, AFlagGivenWinsOverTheFileAndOneNotGivenLeavesIt) {
   AgentConfig config;
-  ASSERT_TRUE(Apply({"--config", file_, "--host", "web-1", "--label", "role=web",
-                     "--aggregators", "a:7400,,b", "--window", "8", "--no-proc",
-                     "--insecure-plaintext"},
+  ASSERT_TRUE(Apply({"--config", file_, "--host", "web-1", "--label", "role=web", "--aggregators",
+                     "a:7400,,b", "--window", "8", "--no-proc", "--insecure-plaintext"},
                     &config)
                   .ok());
   EXPECT_EQ(config.host, "web-1");

@@ -303,8 +303,8 @@ TEST(ExecSource, AnUnexpectedErrorInItsThreadIsCountedAndTheCommandRunsAgain) {
   ExecSource source(spec, options, &b);
   testing::internal::CaptureStderr();
   source.Start();
-  const bool ran_again =
-      WaitUntil([&source] { return source.counters().lines_accepted >= 1; }, std::chrono::seconds(5));
+  const bool ran_again = WaitUntil([&source] { return source.counters().lines_accepted >= 1; },
+                                   std::chrono::seconds(5));
   source.Stop();
   const std::string log = testing::internal::GetCapturedStderr();
   ASSERT_TRUE(ran_again) << log;

@@ -9,13 +9,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
-#include <stdexcept>
-#include <vector>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "core/counts.h"
 

@@ -248,8 +248,8 @@ Status StartShipping(const AgentConfig& config, const Cluster& cluster, const Cu
   shipper_options.curve = curve;
   shipper_options.window = static_cast<size_t>(config.window);
   shipper_options.ack_timeout = std::chrono::milliseconds(config.ack_timeout_ms);
-  auto open_shipper = [&config, shipper_options, out](
-                          const ClusterMember& member) -> Result<std::unique_ptr<Shipper>> {
+  auto open_shipper = [&config, shipper_options,
+                       out](const ClusterMember& member) -> Result<std::unique_ptr<Shipper>> {
     Result<std::unique_ptr<Spool>> spool =
         OpenAgentSpool(config, out->segmented ? member.name : "");
     if (!spool.ok()) return spool.status();
@@ -367,8 +367,7 @@ void StartProcAndExec(const AgentConfig& config, Bucketizer* bucketizer, AgentSo
 }
 
 // Stack sources deliver from their own threads; the bucketizer takes them under its lock.
-Status StartStackSources(const AgentConfig& config, Bucketizer* bucketizer,
-                         AgentSources* sources) {
+Status StartStackSources(const AgentConfig& config, Bucketizer* bucketizer, AgentSources* sources) {
   const StackSink stack_sink = [bucketizer](StackSample&& sample) { bucketizer->AddStack(sample); };
   if (config.perf_enabled) {
     // Each timed sample's offset in its second: FlameScope's map of the host (perf_source.h).
@@ -453,8 +452,8 @@ Status StartSources(const AgentConfig& config, Bucketizer* bucketizer,
   return StartPromWrite(config, shipper, sources);
 }
 
-std::string StartedLine(const AgentConfig& config, const Cluster& cluster,
-                        const Shipping& shipping, const AgentSources& sources) {
+std::string StartedLine(const AgentConfig& config, const Cluster& cluster, const Shipping& shipping,
+                        const AgentSources& sources) {
   std::string owners_text;
   for (size_t m : shipping.owners_now) {
     owners_text += (owners_text.empty() ? "" : ", ") + cluster.members[m].name +
@@ -469,9 +468,9 @@ std::string StartedLine(const AgentConfig& config, const Cluster& cluster,
                                std::to_string(sources.statsd->port())
                          : std::string("off")) +
          ", proc " +
-         (sources.proc ? "every " + std::to_string(config.proc.interval_ms) + " ms from " +
-                             config.proc.root
-                       : std::string("off")) +
+         (sources.proc
+              ? "every " + std::to_string(config.proc.interval_ms) + " ms from " + config.proc.root
+              : std::string("off")) +
          ", exec " + std::to_string(sources.execs.size()) + ", perf " +
          (sources.perf ? std::to_string(config.perf.frequency) + " Hz" : std::string("off")) +
          ", folded stacks " + (sources.folded ? std::string("on") : std::string("off")) +
@@ -498,9 +497,8 @@ Result<std::unique_ptr<MetricsHttpServer>> StartMetricsHttp(const AgentConfig& c
 // into the second just ended), a SIGHUP reads the cluster file again, and every 10 s the
 // counters line is logged when it changed.
 void ServeUntilStopped(const DaemonSignals& signals, const AgentConfig& config,
-                       const CurveClient& curve, Bucketizer* bucketizer,
-                       ReplicatedShipper* shipper, const AgentSources& sources,
-                       AgentSelfMetrics* self_metrics) {
+                       const CurveClient& curve, Bucketizer* bucketizer, ReplicatedShipper* shipper,
+                       const AgentSources& sources, AgentSelfMetrics* self_metrics) {
   const std::chrono::milliseconds tick(config.flush_ms);
   const auto report_every = std::chrono::seconds(10);
   auto last_report = std::chrono::steady_clock::now();
@@ -533,7 +531,7 @@ void StopAndDrain(const AgentConfig& config, Bucketizer* bucketizer, ReplicatedS
                   AgentSources* sources, std::unique_ptr<MetricsHttpServer> metrics_http,
                   AgentSelfMetrics* self_metrics) {
   const std::optional<StatsdCounters> statsd_counters = StatsdCountersOf(sources->statsd.get());
-  metrics_http.reset();         // it reads the parts: stopped before any of them
+  metrics_http.reset();        // it reads the parts: stopped before any of them
   sources->otlp_http.reset();  // then no request converts any more
   if (sources->prom) sources->prom->StopListening();
   sources->statsd.reset();
@@ -568,8 +566,8 @@ int Run(const AgentConfig& config) {
     Log(cluster.status().ToString());
     return 2;
   }
-  Result<CurveClient> curve = ClientCurve(
-      {config.key, config.server_key, config.insecure_plaintext}, /*need_keys=*/true);
+  Result<CurveClient> curve =
+      ClientCurve({config.key, config.server_key, config.insecure_plaintext}, /*need_keys=*/true);
   if (!curve.ok()) {
     Log(curve.status().message());
     return 2;

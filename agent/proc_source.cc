@@ -119,9 +119,8 @@ void ProcSource::Loop() {
     const int64_t second = UnixSecondsNow();
     // A bug: logged and counted, and the agent's other sources (and the next pass) run on.
     std::atomic<uint64_t> failed{0};
-    CatchAtBoundary("proc: pass failed", &failed, [this, second] {
-      Collect(second, steady_clock::now());
-    });
+    CatchAtBoundary("proc: pass failed", &failed,
+                    [this, second] { Collect(second, steady_clock::now()); });
     lock.lock();
     counters_.thread_failures += failed.load();
   }

@@ -100,9 +100,10 @@ TEST(RunParts, APartThatThrowsIsThrownOnTheCallingThreadAfterTheOthersEnd) {
                         }),
                std::logic_error);
   EXPECT_EQ(ended.load(), 2);
-  EXPECT_THROW(ParallelFor(100, 1, [](size_t i) {
-                 if (i == 57) throw std::runtime_error("57");
-               }),
+  EXPECT_THROW(ParallelFor(100, 1,
+                           [](size_t i) {
+                             if (i == 57) throw std::runtime_error("57");
+                           }),
                std::runtime_error);
 }
 

@@ -248,9 +248,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   const MetricsHttpOptions* options_;         // owned by the server, which outlives this
   const std::function<std::string()>* text_;  // the same; empty: no /metrics
   std::atomic<uint64_t>* failures_;           // the same: unexpected errors caught
-  const HttpRoute* route_ = nullptr;           // the current request's, if any
-  size_t largest_body_ = kMaxRequestBytes;     // of any route's limits and kMaxRequestBytes
-  size_t transferred_ = 0;                     // by the last read (a header's: its size)
+  const HttpRoute* route_ = nullptr;          // the current request's, if any
+  size_t largest_body_ = kMaxRequestBytes;    // of any route's limits and kMaxRequestBytes
+  size_t transferred_ = 0;                    // by the last read (a header's: its size)
 };
 
 }  // namespace
@@ -269,7 +269,7 @@ struct MetricsHttpServer::Impl {
             .max_connections = ConnectionsWithin(options.max_connections, OpenFileLimit())},
         [this](tcp::socket socket, ConnectionSlot slot) {
           std::make_shared<Connection>(std::move(socket), std::move(slot), &options, &text,
-                                      &thread_failures)
+                                       &thread_failures)
               ->Read();
         });
     accepts->Start();

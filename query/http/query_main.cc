@@ -111,8 +111,8 @@ void ReadFilesAgain(const std::string& tokens_path, std::optional<BearerTokens>*
   if (*tokens) {
     Result<BearerTokens> next = BearerTokens::Load(tokens_path);
     if (!next.ok()) {
-      Log("SIGHUP: " + next.status().message() + "; kept the " +
-          std::to_string((*tokens)->size()) + " tokens as they were");
+      Log("SIGHUP: " + next.status().message() + "; kept the " + std::to_string((*tokens)->size()) +
+          " tokens as they were");
     } else {
       Log("SIGHUP: token file " + tokens_path + " read again: " + std::to_string(next->size()) +
           " tokens (were " + std::to_string((*tokens)->size()) + ")");
