@@ -20,7 +20,7 @@ constexpr char kSecret[] = "JTKVSB%%)wK0E.X)V>+}o?pNmC{O&4W4b!Ni{Lh6";
 constexpr char kServer[] = "Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID";
 
 // The process's environment, as each test wants it, and as it was afterwards.
-class ClientKeysTest : public ::testing::Test {
+class ClientCurveTest : public ::testing::Test {
  protected:
   void SetUp() override {
     unsetenv("TRAILMAP_KEY");
@@ -40,7 +40,7 @@ class ClientKeysTest : public ::testing::Test {
   std::string dir_, key_, server_;
 };
 
-TEST_F(ClientKeysTest, TheFlagsParseIntoTheirFields) {
+TEST_F(ClientCurveTest, TheFlagsParseIntoTheirFields) {
   CLI::App app;
   ClientKeyFlags flags;
   AddClientKeyFlags(&app, &flags, "this agent");
@@ -53,7 +53,7 @@ TEST_F(ClientKeysTest, TheFlagsParseIntoTheirFields) {
             std::string::npos);
 }
 
-TEST_F(ClientKeysTest, FlagsFirstThenTheEnvironment) {
+TEST_F(ClientCurveTest, FlagsFirstThenTheEnvironment) {
   Result<CurveClient> curve = ClientCurve({key_, server_, false}, true);
   ASSERT_TRUE(curve.ok()) << curve.status().ToString();
   EXPECT_EQ(curve->name, "web-1");
@@ -72,7 +72,7 @@ TEST_F(ClientKeysTest, FlagsFirstThenTheEnvironment) {
             0u);
 }
 
-TEST_F(ClientKeysTest, PlaintextIgnoresTheEnvironmentButNotFlagsAndWarns) {
+TEST_F(ClientCurveTest, PlaintextIgnoresTheEnvironmentButNotFlagsAndWarns) {
   setenv("TRAILMAP_KEY", key_.c_str(), 1);
   setenv("TRAILMAP_SERVER_KEY", server_.c_str(), 1);
   testing::internal::CaptureStderr();
@@ -85,7 +85,7 @@ TEST_F(ClientKeysTest, PlaintextIgnoresTheEnvironmentButNotFlagsAndWarns) {
             "TRAILMAP_SERVER_KEY): choose one");
 }
 
-TEST_F(ClientKeysTest, NoKeysAreAnErrorOnlyForProgramsThatConnectAtOnce) {
+TEST_F(ClientCurveTest, NoKeysAreAnErrorOnlyForProgramsThatConnectAtOnce) {
   Result<CurveClient> later = ClientCurve({}, false);
   ASSERT_TRUE(later.ok());
   EXPECT_FALSE(later->keyed());
@@ -96,7 +96,7 @@ TEST_F(ClientKeysTest, NoKeysAreAnErrorOnlyForProgramsThatConnectAtOnce) {
 }
 
 // Every daemon answers --help and a flag CLI11 refuses alike: 0 and 2; -1 runs on.
-TEST_F(ClientKeysTest, EveryDaemonParsesItsCommandLineAlike) {
+TEST_F(ClientCurveTest, EveryDaemonParsesItsCommandLineAlike) {
   const auto parse = [](std::vector<const char*> argv) {
     CLI::App app{"test program"};
     ClientKeyFlags flags;
