@@ -39,15 +39,16 @@ class AgentFlagsTest : public ::testing::Test {
 
 TEST_F(AgentFlagsTest, AFlagGivenWinsOverTheFileAndOneNotGivenLeavesIt) {
   AgentConfig config;
-  ASSERT_TRUE(Apply({"--config", file_, "--host", "web-1", "--label", "role=web", "--aggregators",
-                     "a:7400,,b", "--window", "8", "--no-proc", "--insecure-plaintext"},
-                    &config)
-                  .ok());
+  const Status applied =
+      Apply({"--config", file_, "--host", "web-1", "--label", "role=web", "--aggregators",
+             "a:7400,,b:7401", "--window", "8", "--no-proc", "--insecure-plaintext"},
+            &config);
+  ASSERT_TRUE(applied.ok()) << applied.ToString();
   EXPECT_EQ(config.host, "web-1");
   EXPECT_EQ(config.statsd, "127.0.0.1:9125");  // the file's
   EXPECT_EQ(config.flush_ms, 500);             // the file's
   EXPECT_EQ(config.window, 8);
-  EXPECT_EQ(config.aggregators, (std::vector<std::string>{"a:7400", "b"}));
+  EXPECT_EQ(config.aggregators, (std::vector<std::string>{"a:7400", "b:7401"}));
   EXPECT_FALSE(config.proc.enabled);
   EXPECT_TRUE(config.insecure_plaintext);
   ASSERT_EQ(config.labels.size(), 1u);
