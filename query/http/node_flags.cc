@@ -107,7 +107,7 @@ void AddNodeFlags(CLI::App* app, NodeFlags* flags) {
   app->add_flag("--insecure-no-auth", flags->server.insecure_no_auth,
                 "serve the API without tokens on an address that is not loopback: anyone who "
                 "reaches it reads everything (logged as a warning)");
-  AddClientKeyFlags(app, &flags->keys, "this node (the aggregators list it with the query right)");
+  AddClientKeyFlags(app, &flags->keys, "this node");
 }
 
 Status CheckNodeFlags(NodeFlags* flags) {
