@@ -68,7 +68,7 @@ TEST(Cli, NoShardAnsweringExitsThree) {
   flags.query.aggregators = silent.endpoint();
   flags.format = "json";
   EXPECT_EQ(RunHeatmap(flags, h.context), kExitPartial);
-  // The document a partial answer prints, with no data and the silent shard missing (issue 11).
+  // The document a partial answer prints, with no data and the silent shard missing.
   const auto j = nlohmann::json::parse(h.out.str());
   EXPECT_EQ(j["view"], "heatmap");
   EXPECT_EQ(j["total"], 0);

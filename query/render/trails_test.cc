@@ -161,7 +161,7 @@ std::vector<std::pair<int, int>> DarkRuns(const Canvas& canvas, int x) {
   return runs;
 }
 
-// Issue 14: a fleet larger than the picture draws the trails that fit its height, and each drawn
+// A fleet larger than the picture draws the trails that fit its height, and each drawn
 // trail's line is its own row, with background rows between it and its neighbours.
 TEST(RenderTrails, EachDrawnTrailIsSeparableFromItsNeighbours) {
   const TrailsStyle style;  // the defaults: 900 px of waterfall
