@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "query/http/sha256.h"
+#include "core/sha256.h"
 #include "tests/cluster.h"
 #include "tests/http_client.h"
 
