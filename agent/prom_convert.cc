@@ -580,6 +580,7 @@ Result<PromWrites> PromConverter::State::Convert(
       sum = CutSuffix(&f, "_sum");
       count = !sum && CutSuffix(&f, "_count");
       if (sum || count) {
+        family = f;  // the histogram's name, whichever of its series comes first
         group_key = std::string(f) + '\n' + l.host + '\n' + l.fields;
         const bool grouped = bucket_groups.contains(group_key) ||
                              series.contains("g\n" + group_key) ||

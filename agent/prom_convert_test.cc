@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 
@@ -111,6 +112,24 @@ TEST(PromConvert, ClassicBucketsSplitAcrossRequestsAreEmittedOnceAllHaveCome) {
   ASSERT_EQ(w->histograms.size(), 1u);
   EXPECT_EQ(Total(w->histograms[0].values), 4u);
   EXPECT_EQ(CountIn(w->histograms[0].values, 0, 100'000'000), 1u);
+}
+
+TEST(PromConvert, ASumOrCountBeforeTheBucketsNamesTheHistogramAllTheSame) {
+  PromConverter c(Options());
+  prometheus::WriteRequest a, b;
+  Classic(&a, kMs - 15'000, 1, 2, 3, 1);
+  Classic(&b, kMs, 2, 4, 7, 2);
+  for (prometheus::WriteRequest* r : {&a, &b}) {  // _sum and _count first, as Prometheus may
+    std::rotate(r->mutable_timeseries()->begin(), r->mutable_timeseries()->begin() + 3,
+                r->mutable_timeseries()->end());
+  }
+  ASSERT_TRUE(c.Convert(a).ok());
+  Result<PromWrites> w = c.Convert(b);
+  ASSERT_TRUE(w.ok());
+  ASSERT_EQ(w->histograms.size(), 1u);
+  EXPECT_EQ(w->histograms[0].series,
+            (SeriesDef{"x_seconds", MetricKind::kLatency, "ns", "job=web"}));
+  EXPECT_EQ(Total(w->histograms[0].values), 4u);
 }
 
 TEST(PromConvert, ACounterResetMakesTheNewValueTheIncrease) {
