@@ -38,7 +38,7 @@
 //     event — almost entirely in the darkest shades (90% ones put every one at level 28 of 31),
 //     so the dense band no longer stood out; the mean keeps such cells mid-scale;
 //   - linear: saturation = count / the largest count, every non-zero cell at least one shade
-//     above the background (query/draw/palette.h: ShadeLevel).
+//     above the background (query/views/shade_levels.h: ShadeLevel).
 //   - per_column: the same, but over each column alone (rank among the column's non-empty
 //     cells, or count / the column's largest count), so every non-empty column has a cell of
 //     saturation 1 and a quiet second is as readable as a busy one.
@@ -54,8 +54,8 @@
 #include <vector>
 
 #include "core/status.h"
-#include "query/draw/palette.h"
 #include "query/fetch/partials.h"
+#include "query/views/shade_levels.h"
 
 namespace trailmap {
 
@@ -108,7 +108,7 @@ struct ColumnPlan {
 
 // The smallest step of at least `at_least` seconds that the stored resolutions serve exactly:
 // 1, 2, 5, 10, 20 or 30 s, 1, 2, 5, 10, 20 or 30 min, 1, 2, 3, 6 or 12 h, then whole days. Each
-// is a multiple of the 1 s, 10 s, 1 min or 10 min rollup (aggregator/keys.h) that
+// is a multiple of the 1 s, 10 s, 1 min or 10 min rollup (aggregator/store/keys.h) that
 // StoredResolutionOf names, so a column starting on a multiple of it reads whole buckets.
 uint32_t RollupStep(uint64_t at_least);
 // The coarsest stored resolution (1, 10, 60 or 600 s) that divides `step`.
@@ -149,7 +149,7 @@ struct HeatmapView {
 
   std::vector<uint64_t> counts;    // [row * columns + column]
   std::vector<double> saturation;  // same layout; 0 for empty cells
-  std::vector<uint8_t> levels;     // same layout; query/draw/palette.h shade level, 0 for empty
+  std::vector<uint8_t> levels;  // same layout; query/views/shade_levels.h shade level, 0 for empty
   uint64_t total = 0;              // all events in the range, drawn or not
   uint64_t above = 0;              // events at or above ymax, not drawn
   uint64_t below = 0;              // events below ymin, not drawn
@@ -185,13 +185,6 @@ Result<HeatmapView> AssembleHeatmap(const MergedGrid& grid, const HeatmapOptions
 // Fills view->saturation and view->levels from view->counts by view->coloring and
 // view->per_column. Exposed for tests and for renderers that recolor a view.
 void ColorHeatmap(HeatmapView* view);
-
-// The hue of group g: GroupColor(g), except the merged "other" group of a --select view, grey.
-Rgb ViewGroupColor(const HeatmapView& view, size_t g);
-
-// The fill of non-empty cell i: its level in the view's palette, or in a grouped view the blend
-// of its groups' hues (weighted by their share of the cell) faded by its level.
-Rgb CellColor(const HeatmapView& view, size_t i);
 
 // Cell details (--at): the events of one group in row `row` of the view, for each group of
 // `column_grid` (a one-column grid of the same metric and column, grouped by host, say), spread
