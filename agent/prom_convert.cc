@@ -477,7 +477,8 @@ struct PromConverter::State {
         continue;
       }
       for (auto old = g->pending.begin(); old != it;) {  // older ones can no longer complete
-        ++r->counts.incomplete;
+        // (a sum alone came after its buckets were placed: nothing is lost with it)
+        if (!old->second.increases.empty()) ++r->counts.incomplete;
         old = g->pending.erase(old);
       }
       OtlpBuckets buckets;

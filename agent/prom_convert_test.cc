@@ -133,6 +133,22 @@ TEST(PromConvert, ASumOrCountBeforeTheBucketsNamesTheHistogramAllTheSame) {
   EXPECT_EQ(Total(w->histograms[0].values), 4u);
 }
 
+TEST(PromConvert, ASumThatComesAfterItsBucketsWerePlacedIsNoIncompleteHistogram) {
+  PromConverter c(Options());
+  prometheus::WriteRequest base, buckets, sum, next;
+  Classic(&base, kMs - 30'000, 1, 2, 3, 1);
+  Classic(&next, kMs, 3, 6, 9, 3);
+  prometheus::WriteRequest second;
+  Classic(&second, kMs - 15'000, 2, 4, 6, 2);
+  for (int i = 0; i < second.timeseries_size(); ++i) {
+    *(i == 3 ? sum : buckets).add_timeseries() = second.timeseries(i);  // 3: _sum
+  }
+  for (prometheus::WriteRequest* r : {&base, &buckets, &sum, &next})
+    ASSERT_TRUE(c.Convert(*r).ok());
+  EXPECT_EQ(c.counters().incomplete, 0u);
+  EXPECT_EQ(c.counters().histogram_events, 6u);
+}
+
 TEST(PromConvert, ACounterResetMakesTheNewValueTheIncrease) {
   PromConverter c(Options());
   prometheus::WriteRequest a, b, d;
