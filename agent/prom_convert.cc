@@ -54,6 +54,9 @@ std::string NumberText(double v) {
   return std::string(text, std::to_chars(text, text + sizeof text, v).ptr);
 }
 
+// The second a time in milliseconds falls in (rounded down, for times before 1970 too).
+int64_t SecondOf(int64_t ms) { return ms / 1000 - (ms % 1000 < 0 ? 1 : 0); }
+
 bool CutSuffix(std::string_view* name, std::string_view suffix) {
   if (!name->ends_with(suffix) || name->size() == suffix.size()) return false;
   name->remove_suffix(suffix.size());
@@ -168,11 +171,17 @@ Status ReadBuckets(const Spans& spans, const Deltas& deltas, const Counts& count
   int64_t index = 0, running = 0;
   int at = 0;
   for (const prometheus::BucketSpan& s : spans) {
+    if (at > 0 && s.offset() < 0) {  // only the first span's offset may go down: an index
+      return Status::InvalidArgument(std::string(side) + " spans overlap (a later offset < 0)");
+    }
     index += s.offset();
     for (uint32_t j = 0; j < s.length(); ++j, ++index, ++at) {
       uint64_t count = 0;
       if (use_deltas) {
-        running += deltas[at];
+        if (__builtin_add_overflow(running, deltas[at], &running)) {
+          return Status::InvalidArgument(std::string(side) + " bucket " + std::to_string(index) +
+                                         " count is out of range");
+        }
         if (running < 0) {
           return Status::InvalidArgument(std::string(side) + " bucket " + std::to_string(index) +
                                          " has a negative count");
@@ -187,7 +196,7 @@ Status ReadBuckets(const Spans& spans, const Deltas& deltas, const Counts& count
           index > std::numeric_limits<int32_t>::max()) {
         return Status::InvalidArgument(std::string(side) + " bucket index out of range");
       }
-      if (count > 0) (*out)[static_cast<int32_t>(index)] += count;
+      if (count > 0) (*out)[static_cast<int32_t>(index)] = count;
     }
   }
   return Status::Ok();
@@ -247,8 +256,11 @@ Status ReadNative(const prometheus::Histogram& h, NativePoint* p) {
     }
   }
   uint64_t total = p->zero;
-  for (const auto& [i, c] : p->positive) total += c;
-  for (const auto& [i, c] : p->negative) total += c;
+  bool wrapped = false;
+  for (const auto* side : {&p->positive, &p->negative}) {
+    for (const auto& [i, c] : *side) wrapped |= __builtin_add_overflow(total, c, &total);
+  }
+  if (wrapped) return Status::InvalidArgument("buckets hold more than 2^64 events");
   // A count above the buckets' is allowed: NaN observations count but fall in no bucket.
   if (total > p->count) {
     return Status::InvalidArgument("buckets hold " + std::to_string(total) +
@@ -261,7 +273,9 @@ Status ReadNative(const prometheus::Histogram& h, NativePoint* p) {
 std::map<int32_t, uint64_t> Downscaled(const std::map<int32_t, uint64_t>& buckets, int shift) {
   if (shift == 0) return buckets;
   std::map<int32_t, uint64_t> out;
-  for (const auto& [i, c] : buckets) out[((i - 1) >> shift) + 1] += c;
+  for (const auto& [i, c] : buckets) {
+    out[static_cast<int32_t>(((int64_t{i} - 1) >> shift) + 1)] += c;
+  }
   return out;
 }
 
@@ -351,7 +365,7 @@ struct PromConverter::State {
   }
 
   bool InWindow(int64_t ms, int64_t now) const {
-    const int64_t second = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+    const int64_t second = SecondOf(ms);
     return second >= now - options.max_past_seconds && second <= now + options.max_future_seconds;
   }
 
@@ -372,7 +386,7 @@ struct PromConverter::State {
 
   void AddScalar(Request* r, const SeriesLabels& l, int64_t ms, const char* unit, double value,
                  bool add) {
-    const int64_t second = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+    const int64_t second = SecondOf(ms);
     const auto [it, fresh] =
         r->scalar_at.emplace(std::make_tuple(l.key, std::string(unit), second), 0);
     if (fresh) {
@@ -416,7 +430,7 @@ struct PromConverter::State {
 
   void EmitNative(Request* r, const SeriesLabels& l, int64_t ms, const NativePoint& p) {
     const Unit unit = UnitOfName(l.name);
-    const int64_t second = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+    const int64_t second = SecondOf(ms);
     OtlpBuckets positive, negative;
     uint64_t total = 0, negative_total = 0;
     bool ok = AddBucket(0, p.zero_threshold, p.zero, unit.multiplier, &positive, &total);
@@ -463,7 +477,8 @@ struct PromConverter::State {
         continue;
       }
       for (auto old = g->pending.begin(); old != it;) {  // older ones can no longer complete
-        ++r->counts.incomplete;
+        // (a sum alone came after its buckets were placed: nothing is lost with it)
+        if (!old->second.increases.empty()) ++r->counts.incomplete;
         old = g->pending.erase(old);
       }
       OtlpBuckets buckets;
@@ -483,7 +498,7 @@ struct PromConverter::State {
       if (it->second.sum && OtlpBaseUnits(*it->second.sum, unit.multiplier, &sum)) {
         buckets.sum = sum;
       }
-      const int64_t second = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+      const int64_t second = SecondOf(ms);
       if (ok) {
         Place(r, g->host, second, g->series, std::move(buckets));
       } else {
@@ -580,6 +595,7 @@ Result<PromWrites> PromConverter::State::Convert(
       sum = CutSuffix(&f, "_sum");
       count = !sum && CutSuffix(&f, "_count");
       if (sum || count) {
+        family = f;  // the histogram's name, whichever of its series comes first
         group_key = std::string(f) + '\n' + l.host + '\n' + l.fields;
         const bool grouped = bucket_groups.contains(group_key) ||
                              series.contains("g\n" + group_key) ||

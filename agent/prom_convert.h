@@ -36,10 +36,11 @@
 //
 // Refusals. A request is refused whole (InvalidArgument naming the series and what is wrong)
 // for: a series without a name or host label, more than 16 fields, a histogram whose buckets
-// are not cumulative, spans that do not match the buckets, an unknown schema, a count that the
-// buckets exceed. A host `admit_host` refuses refuses the request with its status. Prometheus'
-// staleness markers
-// and samples outside the time window are skipped and counted, not refused.
+// are not cumulative or not whole numbers, spans that do not match the buckets, an unknown
+// schema, buckets that hold more than the count (the count may pass them: NaN observations fall
+// in no bucket). A host that `admit_host` refuses refuses the request with its status.
+// Prometheus' staleness markers and samples outside the time window are skipped and counted,
+// not refused.
 //
 // Thread safety: Convert and counters() may be called from any thread (one mutex inside).
 #pragma once

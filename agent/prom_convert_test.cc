@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
+#include <climits>
 #include <cmath>
 
 #include "prometheus/remote.pb.h"
@@ -113,6 +115,40 @@ TEST(PromConvert, ClassicBucketsSplitAcrossRequestsAreEmittedOnceAllHaveCome) {
   EXPECT_EQ(CountIn(w->histograms[0].values, 0, 100'000'000), 1u);
 }
 
+TEST(PromConvert, ASumOrCountBeforeTheBucketsNamesTheHistogramAllTheSame) {
+  PromConverter c(Options());
+  prometheus::WriteRequest a, b;
+  Classic(&a, kMs - 15'000, 1, 2, 3, 1);
+  Classic(&b, kMs, 2, 4, 7, 2);
+  for (prometheus::WriteRequest* r : {&a, &b}) {  // _sum and _count first, as Prometheus may
+    std::rotate(r->mutable_timeseries()->begin(), r->mutable_timeseries()->begin() + 3,
+                r->mutable_timeseries()->end());
+  }
+  ASSERT_TRUE(c.Convert(a).ok());
+  Result<PromWrites> w = c.Convert(b);
+  ASSERT_TRUE(w.ok());
+  ASSERT_EQ(w->histograms.size(), 1u);
+  EXPECT_EQ(w->histograms[0].series,
+            (SeriesDef{"x_seconds", MetricKind::kLatency, "ns", "job=web"}));
+  EXPECT_EQ(Total(w->histograms[0].values), 4u);
+}
+
+TEST(PromConvert, ASumThatComesAfterItsBucketsWerePlacedIsNoIncompleteHistogram) {
+  PromConverter c(Options());
+  prometheus::WriteRequest base, buckets, sum, next;
+  Classic(&base, kMs - 30'000, 1, 2, 3, 1);
+  Classic(&next, kMs, 3, 6, 9, 3);
+  prometheus::WriteRequest second;
+  Classic(&second, kMs - 15'000, 2, 4, 6, 2);
+  for (int i = 0; i < second.timeseries_size(); ++i) {
+    *(i == 3 ? sum : buckets).add_timeseries() = second.timeseries(i);  // 3: _sum
+  }
+  for (prometheus::WriteRequest* r : {&base, &buckets, &sum, &next})
+    ASSERT_TRUE(c.Convert(*r).ok());
+  EXPECT_EQ(c.counters().incomplete, 0u);
+  EXPECT_EQ(c.counters().histogram_events, 6u);
+}
+
 TEST(PromConvert, ACounterResetMakesTheNewValueTheIncrease) {
   PromConverter c(Options());
   prometheus::WriteRequest a, b, d;
@@ -204,9 +240,8 @@ prometheus::Histogram* Native(prometheus::TimeSeries* ts, int64_t ms, int32_t sc
   h->set_schema(schema);
   h->set_zero_threshold(1e-9);
   h->set_zero_count_int(zero);
-  uint64_t count = zero;
-  int64_t running = 0;
-  for (int64_t d : deltas) count += static_cast<uint64_t>(running += d);
+  uint64_t count = zero, running = 0;  // unsigned: hostile deltas wrap here, not in the code
+  for (int64_t d : deltas) count += running += static_cast<uint64_t>(d);
   h->set_count_int(count);
   h->set_sum(sum);
   h->set_timestamp(ms);
@@ -277,6 +312,44 @@ TEST(PromConvert, NativeCustomBucketsAreClassicBoundsAndSpansThatDoNotMatchAreRe
   EXPECT_EQ(c.Convert(bad).status().message(),
             "series q_bytes{} at 1700000000000 ms: schema 9 is not one of -4..8 or -53 (custom "
             "buckets)");
+}
+
+TEST(PromConvert, ExtremeTimesAndBucketIndexesAreSkippedOrRefusedWithoutOverflow) {
+  PromConverter c(Options());
+  prometheus::WriteRequest r;
+  prometheus::TimeSeries* g = Series(&r, "g", {{"instance", "h"}});
+  AddSample(g, 1, INT64_MIN);
+  AddSample(g, 1, INT64_MAX);
+  prometheus::TimeSeries* n = Series(&r, "n_seconds", {{"instance", "h"}});
+  Native(n, INT64_MIN, 8, 0, INT32_MIN, {1}, 0);
+  Result<PromWrites> w = c.Convert(r);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_TRUE(w->scalars.empty());
+  EXPECT_EQ(c.counters().out_of_window, 3u);
+  // The same native series at the lowest index, then a coarser schema: downscaled, not overflowed.
+  prometheus::WriteRequest a, b;
+  Native(Series(&a, "n_seconds", {{"instance", "h"}}), kMs - 1000, 8, 0, INT32_MIN, {1}, 0);
+  Native(Series(&b, "n_seconds", {{"instance", "h"}}), kMs, 0, 0, INT32_MIN / 256, {2}, 0);
+  ASSERT_TRUE(c.Convert(a).ok());
+  EXPECT_TRUE(c.Convert(b).ok());
+  // Deltas that would overflow a running count, counts that would overflow their sum.
+  prometheus::WriteRequest big, many;
+  Native(Series(&big, "n_seconds", {{"instance", "h"}}), kMs, 0, 0, 0, {INT64_MAX, 1}, 0);
+  EXPECT_EQ(c.Convert(big).status().message(),
+            "series n_seconds{} at 1700000000000 ms: positive bucket 1 count is out of range");
+  prometheus::Histogram* h =
+      Native(Series(&many, "n_seconds", {{"instance", "h"}}), kMs, 0, 0, 0, {INT64_MAX, 0, 0}, 0);
+  h->set_count_int(UINT64_MAX);
+  EXPECT_EQ(c.Convert(many).status().message(),
+            "series n_seconds{} at 1700000000000 ms: buckets hold more than 2^64 events");
+  prometheus::WriteRequest overlap;
+  h = Native(Series(&overlap, "n_seconds", {{"instance", "h"}}), kMs, 0, 0, 0, {1, 0}, 0);
+  h->mutable_positive_spans(0)->set_length(1);
+  prometheus::BucketSpan* back = h->add_positive_spans();
+  back->set_offset(-1);
+  back->set_length(1);
+  EXPECT_EQ(c.Convert(overlap).status().message(),
+            "series n_seconds{} at 1700000000000 ms: positive spans overlap (a later offset < 0)");
 }
 
 TEST(PromConvert, RememberedSeriesAreBounded) {

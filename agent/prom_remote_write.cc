@@ -160,9 +160,11 @@ HttpRouteAnswer PromReceiver::Handle(const HttpRouteRequest& request) {
   ++requests_;
   body_bytes_ += request.body.size();
   if (request.method != "POST") return Refuse(405, "remote write is POST /api/v1/write");
+  const PromWriter* writer = nullptr;  // nullptr: no writers file, every host may be written
   if (writers_ != nullptr) {
-    Result<const PromWriter*> writer = writers_->Admit(request.authorization);
-    if (!writer.ok()) return Refuse(401, writer.status().message());
+    Result<const PromWriter*> admitted = writers_->Admit(request.authorization);
+    if (!admitted.ok()) return Refuse(401, admitted.status().message());
+    writer = *admitted;
   }
   if (!StartsWithMediaType(request.content_type, "application/x-protobuf")) {
     return Refuse(415, "Content-Type must be application/x-protobuf (remote write 1.0), not \"" +
@@ -196,8 +198,6 @@ HttpRouteAnswer PromReceiver::Handle(const HttpRouteRequest& request) {
   if (!decoded->ParseFromString(raw)) {
     return Refuse(400, "the body is not a remote-write WriteRequest (protobuf; strings UTF-8)");
   }
-  const PromWriter* writer = nullptr;
-  if (writers_ != nullptr) writer = *writers_->Admit(request.authorization);
   std::set<std::string, std::less<>> fresh;  // hosts this request would add
   const auto admit_host = [this, writer, &fresh](std::string_view host) {
     if (writer != nullptr && !writer->MayWrite(host)) {

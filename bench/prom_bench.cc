@@ -42,8 +42,10 @@ double CpuSeconds() {
 prometheus::TimeSeries* Series(prometheus::WriteRequest* r, const std::string& name,
                                const std::string& host, size_t route, const char* le) {
   prometheus::TimeSeries* ts = r->add_timeseries();
-  const std::pair<const char*, std::string> labels[] = {
-      {"__name__", name}, {"instance", host}, {"job", "api"}, {"route", "/api/" + std::to_string(route)}};
+  const std::pair<const char*, std::string> labels[] = {{"__name__", name},
+                                                        {"instance", host},
+                                                        {"job", "api"},
+                                                        {"route", "/api/" + std::to_string(route)}};
   for (const auto& [k, v] : labels) {
     prometheus::Label* l = ts->add_labels();
     l->set_name(k);
@@ -80,8 +82,8 @@ std::vector<std::string> Scrape(const std::string& kind, size_t hosts, size_t se
         double cumulative = 0;
         for (int b = 0; b < 12; ++b) {
           cumulative += grow * (1 + (b * 3 + s) % 4);
-          prometheus::Sample* x = Series(&r, "http_request_duration_seconds_bucket", host, s,
-                                         kLe[b])->add_samples();
+          prometheus::Sample* x =
+              Series(&r, "http_request_duration_seconds_bucket", host, s, kLe[b])->add_samples();
           x->set_value(cumulative);
           x->set_timestamp(ms);
         }
@@ -127,7 +129,8 @@ int Run(const std::string& kind, size_t hosts, size_t series, size_t per_request
         double seconds) {
   std::vector<std::string> bodies;
   for (int k = 0; k < scrapes; ++k) {
-    for (std::string& b : Scrape(kind, hosts, series, k, per_request)) bodies.push_back(std::move(b));
+    for (std::string& b : Scrape(kind, hosts, series, k, per_request))
+      bodies.push_back(std::move(b));
   }
   PromWriteConfig config;
   config.max_hosts = static_cast<int64_t>(hosts);
