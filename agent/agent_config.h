@@ -73,8 +73,8 @@ struct AgentConfig {
   std::string key;
   std::string server_key;
   bool insecure_plaintext = false;
-  int64_t flush_ms = 250;         // how often completed seconds become a batch
-  int64_t max_series = 1000;      // distinct field sets per metric per second
+  int64_t flush_ms = 250;     // how often completed seconds become a batch
+  int64_t max_series = 1000;  // distinct field sets per metric per second
   // statsd metric names new to the agent admitted per minute (0 = no bound), and distinct names
   // taken at most (agent/statsd_server.h "New metric names").
   int64_t statsd_new_metrics_per_minute = 1000;

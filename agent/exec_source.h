@@ -40,10 +40,10 @@
 #include <thread>
 #include <vector>
 
-#include "ingest/bucketizer.h"
 #include "core/batch.h"
 #include "core/series.h"
 #include "core/status.h"
+#include "ingest/bucketizer.h"
 
 namespace trailmap {
 

@@ -43,23 +43,23 @@
 #include <string_view>
 #include <vector>
 
-#include "ingest/stack_sample.h"
 #include "core/series.h"
 #include "core/status.h"
+#include "ingest/stack_sample.h"
 
 namespace trailmap {
 
 struct FoldedSourceOptions {
-  std::string path;                  // file, FIFO or "-"; "" = none
-  bool follow = false;               // keep reading a regular file as it grows
-  std::string socket;                // unix socket path to listen on; "" = none
+  std::string path;     // file, FIFO or "-"; "" = none
+  bool follow = false;  // keep reading a regular file as it grows
+  std::string socket;   // unix socket path to listen on; "" = none
   std::string metric = "app.stacks";
-  FieldSet fields;                   // added to every line, e.g. service=api
+  FieldSet fields;  // added to every line, e.g. service=api
   size_t max_line_bytes = 1 << 20;
-  size_t max_depth = 1000;           // frames per stack
-  size_t max_frame_bytes = 1000;     // bytes per frame
-  size_t max_clients = 256;          // socket connections at once; more are closed at once
-  int64_t poll_ms = 200;             // follow: how often to look for appended lines
+  size_t max_depth = 1000;        // frames per stack
+  size_t max_frame_bytes = 1000;  // bytes per frame
+  size_t max_clients = 256;       // socket connections at once; more are closed at once
+  int64_t poll_ms = 200;          // follow: how often to look for appended lines
 };
 
 Status ValidateFoldedSourceOptions(const FoldedSourceOptions& options);
@@ -84,11 +84,11 @@ struct FoldedSourceStats {
 class FoldedLineParser {
  public:
   struct Parsed {
-    bool ok = true;            // a sample or nothing (comment, blank, #fields)
+    bool ok = true;  // a sample or nothing (comment, blank, #fields)
     bool has_sample = false;
     StackSample sample;
-    std::string error;         // when !ok: the reason, without the stream and line
-    bool over_count = false;   // refused for a count past kMaxItemCount
+    std::string error;        // when !ok: the reason, without the stream and line
+    bool over_count = false;  // refused for a count past kMaxItemCount
     bool truncated_stack = false;
     uint64_t truncated_frames = 0;
   };

@@ -125,7 +125,8 @@ TEST(FoldedLineParser, BadLinesSayWhy) {
       {"main;foo 2.5", "count '2.5' is not a whole number from 1 to 2^40"},
       {"main;foo 0", "count '0' is not a whole number from 1 to 2^40"},
       {"main;foo -3", "count '-3' is not a whole number from 1 to 2^40"},
-      {"main;foo 99999999999999999999", "count '99999999999999999999' is not a whole number from 1 to 2^40"},
+      {"main;foo 99999999999999999999",
+       "count '99999999999999999999' is not a whole number from 1 to 2^40"},
       {"main;;foo 1", "empty frame (frame 2) in the stack"},
       {";foo 1", "empty frame (frame 1) in the stack"},
       {"main; 1", "empty frame (frame 2) in the stack"},
@@ -208,11 +209,8 @@ TEST(FoldedSource, UnixSocketManyClients) {
   ASSERT_TRUE(WaitFor([&] { return got.size() == 6; })) << got.size();
   const auto by_key = got.ByKey();
   const std::map<std::string, uint64_t> want{
-      {"service=a,team=core|main;x", 5},
-      {"service=b,team=core|main;y", 1},
-      {"team=core|main;z", 4},
-      {"team=core|main;x", 6},
-      {"team=core|main;late", 9},
+      {"service=a,team=core|main;x", 5}, {"service=b,team=core|main;y", 1}, {"team=core|main;z", 4},
+      {"team=core|main;x", 6},           {"team=core|main;late", 9},
   };
   EXPECT_EQ(by_key, want);
   {
@@ -265,7 +263,8 @@ TEST(FoldedSource, FifoWithComingAndGoingWriters) {
     WriteAll(fd, "main;round" + std::to_string(round) + " " + std::to_string(round + 1) + "\n");
     if (round == 1) WriteAll(fd, std::string(100, 'z') + " 1\nmain;after 1\nmain 1 x\n");
     close(fd);
-    ASSERT_TRUE(WaitFor([&] { return got.size() >= static_cast<size_t>(round + 1 + (round > 0)); }));
+    ASSERT_TRUE(
+        WaitFor([&] { return got.size() >= static_cast<size_t>(round + 1 + (round > 0)); }));
   }
   const auto by_key = got.ByKey();
   const std::map<std::string, uint64_t> want{
@@ -276,9 +275,9 @@ TEST(FoldedSource, FifoWithComingAndGoingWriters) {
   EXPECT_FALSE(st.path_done);
   ASSERT_EQ(st.recent_errors.size(), 2u);
   EXPECT_EQ(st.recent_errors[0], "file " + fifo + " line 3: line longer than 64 bytes");
-  EXPECT_EQ(st.recent_errors[1],
-            "file " + fifo + " line 5: count 'x' is not a whole number from 1 to 2^40: "
-            "'main 1 x'");
+  EXPECT_EQ(st.recent_errors[1], "file " + fifo +
+                                     " line 5: count 'x' is not a whole number from 1 to 2^40: "
+                                     "'main 1 x'");
   source.Stop();
 }
 
@@ -315,8 +314,8 @@ TEST(FoldedSource, FileReadOnceAndFollowed) {
       out << "1\nmain;d 4\n";
     }
     ASSERT_TRUE(WaitFor([&] { return got.size() == 4; }));
-    EXPECT_EQ(got.ByKey(), (std::map<std::string, uint64_t>{
-                               {"|main;a", 11}, {"|main;c", 21}, {"|main;d", 4}}));
+    EXPECT_EQ(got.ByKey(),
+              (std::map<std::string, uint64_t>{{"|main;a", 11}, {"|main;c", 21}, {"|main;d", 4}}));
     EXPECT_FALSE(source.stats().path_done);
   }
   FoldedSource missing({.path = dir + "/nope"}, [](StackSample&&) {});

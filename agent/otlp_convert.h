@@ -106,12 +106,12 @@ struct OtlpCounters {
   uint64_t points_accepted = 0;
   uint64_t points_rejected = 0;
   std::array<uint64_t, kOtlpRejectClasses> rejected_by_reason{};
-  uint64_t no_value = 0;              // points flagged "no recorded value": skipped
-  uint64_t baselines = 0;             // first cumulative points only remembered
-  uint64_t resets = 0;                // cumulative series that started again
-  uint64_t evicted_series = 0;        // cumulative series forgotten at max_cumulative_series
-  uint64_t histogram_events = 0;      // events recorded from histogram points
-  uint64_t inexact_deltas = 0;  // cumulative deltas recorded without their sum (it did not fit)
+  uint64_t no_value = 0;          // points flagged "no recorded value": skipped
+  uint64_t baselines = 0;         // first cumulative points only remembered
+  uint64_t resets = 0;            // cumulative series that started again
+  uint64_t evicted_series = 0;    // cumulative series forgotten at max_cumulative_series
+  uint64_t histogram_events = 0;  // events recorded from histogram points
+  uint64_t inexact_deltas = 0;    // cumulative deltas recorded without their sum (it did not fit)
   uint64_t attributes_rewritten = 0;  // keys or values made to fit a field (rule above)
 };
 

@@ -59,28 +59,28 @@
 #include <thread>
 #include <unordered_map>
 
-#include "ingest/stack_sample.h"
 #include "core/status.h"
+#include "ingest/stack_sample.h"
 
 namespace trailmap {
 
 struct PerfSourceOptions {
-  std::string perf_path = "perf";       // a name is looked up in PATH
-  int frequency = 99;                   // samples per second per CPU (-F)
+  std::string perf_path = "perf";  // a name is looked up in PATH
+  int frequency = 99;              // samples per second per CPU (-F)
   // Length of one window. Each window costs a fixed ~0.25 CPU s (perf re-reads /proc for the
   // new file, perf script loads symbols again): on a 2-core box, 2 s windows cost 14% of a
   // core, 10 s windows 3% (docs/BENCHMARKS.md). Samples reach the sink 1-2 windows late.
   int64_t window_ms = 10'000;
-  std::string callgraph = "fp";         // fp (-g), dwarf or lbr (--call-graph MODE)
-  bool pid_field = true;                // add pid=PID to the fields
+  std::string callgraph = "fp";  // fp (-g), dwarf or lbr (--call-graph MODE)
+  bool pid_field = true;         // add pid=PID to the fields
   // Record each timed sample's offset in its second as `cpu.offsets` (the sub-second map; about
   // 1-2 values a host-second more in the batch at 99 Hz). false: no offsets (perf.offsets).
   bool offsets = true;
   std::string metric = "cpu.stacks";
-  std::string temp_dir;                 // "" = $TMPDIR, or /tmp
-  size_t max_depth = 1000;              // frames per stack
-  size_t max_frame_bytes = 1000;        // bytes per frame name
-  int64_t backoff_min_ms = 1000;        // first retry delay after a failure
+  std::string temp_dir;           // "" = $TMPDIR, or /tmp
+  size_t max_depth = 1000;        // frames per stack
+  size_t max_frame_bytes = 1000;  // bytes per frame name
+  int64_t backoff_min_ms = 1000;  // first retry delay after a failure
   int64_t backoff_max_ms = 300'000;
 };
 
@@ -88,18 +88,18 @@ struct PerfSourceOptions {
 Status ValidatePerfSourceOptions(const PerfSourceOptions& options);
 
 struct PerfSourceStats {
-  uint64_t windows = 0;          // windows read and delivered
-  uint64_t samples = 0;          // perf samples folded
-  uint64_t stack_samples = 0;    // StackSamples delivered
-  uint64_t offsets = 0;          // sub-second offsets delivered (timed samples, with a sink)
-  uint64_t failures = 0;         // failed perf runs (record or script)
-  uint64_t truncated_stacks = 0; // stacks cut to max_depth
-  uint64_t truncated_frames = 0; // frame names cut to max_frame_bytes
-  uint64_t untimed_samples = 0;  // samples without a usable time, counted at the window's start
-  uint64_t malformed_lines = 0;  // perf script lines that did not parse
-  uint64_t recovered_comms = 0;  // samples perf named ":TID", named from an earlier window
-  uint64_t thread_failures = 0;  // unexpected errors its thread caught (logged; it goes on)
-  std::string last_error;        // "" when the last attempt worked
+  uint64_t windows = 0;           // windows read and delivered
+  uint64_t samples = 0;           // perf samples folded
+  uint64_t stack_samples = 0;     // StackSamples delivered
+  uint64_t offsets = 0;           // sub-second offsets delivered (timed samples, with a sink)
+  uint64_t failures = 0;          // failed perf runs (record or script)
+  uint64_t truncated_stacks = 0;  // stacks cut to max_depth
+  uint64_t truncated_frames = 0;  // frame names cut to max_frame_bytes
+  uint64_t untimed_samples = 0;   // samples without a usable time, counted at the window's start
+  uint64_t malformed_lines = 0;   // perf script lines that did not parse
+  uint64_t recovered_comms = 0;   // samples perf named ":TID", named from an earlier window
+  uint64_t thread_failures = 0;   // unexpected errors its thread caught (logged; it goes on)
+  std::string last_error;         // "" when the last attempt worked
 };
 
 // The metric the agent records offsets as (`trailmap subsecond` reads it by default).

@@ -1,10 +1,10 @@
 #include "agent/perf_source.h"
 
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
 

@@ -87,8 +87,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ingest/bucketizer.h"
 #include "agent/procfs.h"
+#include "ingest/bucketizer.h"
 
 namespace trailmap {
 
@@ -106,12 +106,12 @@ struct ProcSourceOptions {
 
 struct ProcCounters {
   uint64_t passes = 0;
-  uint64_t processes = 0;     // processes read in the last pass
-  uint64_t vanished = 0;      // exited between listing and reading
-  uint64_t unreadable = 0;    // files skipped for a reason other than the process exiting
-  uint64_t parse_errors = 0;  // files that did not parse
-  uint64_t resets = 0;        // counters that went backwards
-  uint64_t last_pass_us = 0;  // wall time of the last pass
+  uint64_t processes = 0;        // processes read in the last pass
+  uint64_t vanished = 0;         // exited between listing and reading
+  uint64_t unreadable = 0;       // files skipped for a reason other than the process exiting
+  uint64_t parse_errors = 0;     // files that did not parse
+  uint64_t resets = 0;           // counters that went backwards
+  uint64_t last_pass_us = 0;     // wall time of the last pass
   uint64_t thread_failures = 0;  // passes that failed unexpectedly (logged; the next one runs)
 };
 

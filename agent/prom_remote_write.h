@@ -36,9 +36,9 @@
 #include "agent/prom_convert.h"
 #include "agent/prom_write_config.h"
 #include "agent/prom_writers.h"
-#include "net/metrics_http.h"
 #include "core/self_metrics.h"
 #include "ingest/bucketizer.h"
+#include "net/metrics_http.h"
 
 namespace trailmap {
 

@@ -1,7 +1,7 @@
 #include "agent/prom_write_config.h"
 
-#include "net/endpoint.h"
 #include "core/series.h"
+#include "net/endpoint.h"
 
 namespace trailmap {
 

@@ -40,16 +40,16 @@
 #include <utility>
 #include <vector>
 
-#include "ingest/bucketizer.h"
 #include "agent/exec_source.h"
 #include "agent/folded_source.h"
 #include "agent/otlp_http.h"
 #include "agent/perf_source.h"
 #include "agent/proc_source.h"
 #include "agent/prom_remote_write.h"
-#include "ingest/replicated_shipper.h"
 #include "agent/statsd_server.h"
 #include "core/self_metrics.h"
+#include "ingest/bucketizer.h"
+#include "ingest/replicated_shipper.h"
 
 namespace trailmap {
 

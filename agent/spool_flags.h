@@ -12,8 +12,8 @@
 #include <string>
 
 #include "agent/agent_config.h"
-#include "ingest/spool.h"
 #include "core/status.h"
+#include "ingest/spool.h"
 
 namespace CLI {
 class App;

@@ -86,13 +86,15 @@ TEST(StackConfig, ErrorsNameTheKey) {
 TEST(StackConfig, FlagsOverrideTheFile) {
   AgentConfig c;
   c.host = "h";
-  ASSERT_TRUE(ParseAgentConfig("[perf]\nfrequency = 49\n[folded]\nmetric = \"x.y\"\n", "t", &c).ok());
+  ASSERT_TRUE(
+      ParseAgentConfig("[perf]\nfrequency = 49\n[folded]\nmetric = \"x.y\"\n", "t", &c).ok());
   CLI::App app;
   StackSourceFlags flags;
   AddStackSourceFlags(&app, &flags);
-  const char* argv[] = {"agent",          "--perf",          "--perf-frequency", "199",
-                        "--perf-no-pid",  "--folded-socket", "/tmp/s.sock",      "--folded-field",
-                        "team=core",      "--folded-field",  "service=a",        "--perf-no-offsets"};
+  const char* argv[] = {
+      "agent",         "--perf",          "--perf-frequency", "199",
+      "--perf-no-pid", "--folded-socket", "/tmp/s.sock",      "--folded-field",
+      "team=core",     "--folded-field",  "service=a",        "--perf-no-offsets"};
   app.parse(static_cast<int>(std::size(argv)), const_cast<char**>(argv));
   ASSERT_TRUE(ApplyStackSourceFlags(app, flags, &c).ok());
   EXPECT_TRUE(c.perf_enabled);

@@ -1,6 +1,6 @@
-// Flags of the agent's stack sources (perf, folded files, commands), for trailmap-agent's main() to add beside its
-// own: they override the [perf] and [folded] sections of the config file the same way the other
-// flags override theirs (parse flags, load the file, then ApplyStackSourceFlags).
+// Flags of the agent's stack sources (perf, folded files, commands), for trailmap-agent's main() to
+// add beside its own: they override the [perf] and [folded] sections of the config file the same
+// way the other flags override theirs (parse flags, load the file, then ApplyStackSourceFlags).
 //
 //   --perf                      sample CPU stacks with perf (perf.enabled)
 //   --perf-frequency HZ         samples per second per CPU (perf.frequency, default 99)

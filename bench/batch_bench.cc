@@ -1,8 +1,9 @@
 // What ingest's batch codec costs per histogram-second: EncodeBatch (the agent), DecodeBatch with
 // every item checked (the aggregator, before its write) and EncodedBatchBytes, SplitBatch's check
-// of a batch that needs no cut (every producer). One batch: 60 seconds x 100 series of one busy disk's
-// latencies (~1,000 values each). Uses only EncodeBatch/DecodeBatch, so the same file measures
-// an older core/ too (docs/benchmarks-log.md, "Per-item validation and SplitBatch", has the commands).
+// of a batch that needs no cut (every producer). One batch: 60 seconds x 100 series of one busy
+// disk's latencies (~1,000 values each). Uses only EncodeBatch/DecodeBatch, so the same file
+// measures an older core/ too (docs/benchmarks-log.md, "Per-item validation and SplitBatch", has
+// the commands).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -71,10 +72,13 @@ int main() {
   std::printf("batch: %zu histogram-seconds, %zu bytes\n", items, bytes.size());
   std::printf("EncodeBatch: %.0f histogram-seconds/s\n",
               HistogramSecondsPerSecond([&] { sink += EncodeBatch(batch).size(); }, items));
-  std::printf("DecodeBatch: %.0f histogram-seconds/s\n", HistogramSecondsPerSecond([&] {
-                Result<Batch> r = DecodeBatch(bytes);
-                sink += r.ok() ? r->seconds.size() : 0;
-              }, items));
+  std::printf("DecodeBatch: %.0f histogram-seconds/s\n", HistogramSecondsPerSecond(
+                                                             [&] {
+                                                               Result<Batch> r = DecodeBatch(bytes);
+                                                               sink +=
+                                                                   r.ok() ? r->seconds.size() : 0;
+                                                             },
+                                                             items));
 #ifdef HAVE_SPLIT
   std::printf("EncodedBatchBytes (SplitBatch's check): %.0f histogram-seconds/s\n",
               HistogramSecondsPerSecond([&] { sink += EncodedBatchBytes(batch); }, items));

@@ -8,9 +8,9 @@
 // A connection refused at the aggregator's cap (ZAP "300") is dropped silently, by the CURVE RFC:
 // the client sees either a failed handshake (the server closed the connection: EPIPE) or no event
 // at all, libzmq closing it only at the handshake timeout (ZMQ_HANDSHAKE_IVL, 30 s;
-// aggregator/server/connection_cap.h). So with --quiet-ms Q a round also ends Q ms after its last event,
-// and the sockets still waiting then count as unanswered; the time counted is each round's time
-// to its last event, so R is the rate of the decided handshakes, not of the waiting. One line:
+// aggregator/server/connection_cap.h). So with --quiet-ms Q a round also ends Q ms after its last
+// event, and the sockets still waiting then count as unanswered; the time counted is each round's
+// time to its last event, so R is the rate of the decided handshakes, not of the waiting. One line:
 //   "N handshakes in T ms: R handshakes/s (F failed, U unanswered, at once C)"
 // R counts the succeeded ones; at a cap F + U are the refusals (the aggregator's refused_at_cap
 // counts them exactly). Exit 1 when any failed or went unanswered.

@@ -34,11 +34,21 @@ std::string MakePerfScript(size_t target_bytes, int distinct_stacks) {
     const int m = static_cast<int>(rng() % 5);
     std::string sym;
     switch (m) {
-      case 0: sym = "trailmap::Server::Handle" + std::to_string(i) + "(Request const&)"; break;
-      case 1: sym = "__libc_func_" + std::to_string(i); break;
-      case 2: sym = "std::vector<int, std::allocator<int> >::_M_op" + std::to_string(i); break;
-      case 3: sym = "do_syscall_" + std::to_string(i); break;
-      default: sym = "Lcom/example/Service;.call" + std::to_string(i); break;
+      case 0:
+        sym = "trailmap::Server::Handle" + std::to_string(i) + "(Request const&)";
+        break;
+      case 1:
+        sym = "__libc_func_" + std::to_string(i);
+        break;
+      case 2:
+        sym = "std::vector<int, std::allocator<int> >::_M_op" + std::to_string(i);
+        break;
+      case 3:
+        sym = "do_syscall_" + std::to_string(i);
+        break;
+      default:
+        sym = "Lcom/example/Service;.call" + std::to_string(i);
+        break;
     }
     if (i % 37 == 0) sym = "[unknown]";
     pool.push_back({sym, kModules[m], 0x7f0000000000ull + rng() % 0xffffffffull});
@@ -58,8 +68,8 @@ std::string MakePerfScript(size_t target_bytes, int distinct_stacks) {
   while (text.size() < target_bytes) {
     const int s = pick(rng) % distinct_stacks;
     ts += 0.000101;
-    snprintf(buf, sizeof buf, "server 4242/%d [%03d] %.6f:     250000 cycles:u: \n",
-             4242 + s % 8, s % 4, ts);
+    snprintf(buf, sizeof buf, "server 4242/%d [%03d] %.6f:     250000 cycles:u: \n", 4242 + s % 8,
+             s % 4, ts);
     text += buf;
     for (auto it = stacks[s].rbegin(); it != stacks[s].rend(); ++it) {
       const Frame& f = pool[*it];
@@ -91,9 +101,8 @@ BENCHMARK(BM_CollapsePerfScript)->Unit(benchmark::kMillisecond);
 
 // Folded input of `distinct` stacks: collapsed from perf script text with that many stacks.
 std::string Folded(int distinct) {
-  return FormatFolded(CollapsePerfScript(MakePerfScript(static_cast<size_t>(distinct) * 8000,
-                                                        distinct),
-                                         {}));
+  return FormatFolded(
+      CollapsePerfScript(MakePerfScript(static_cast<size_t>(distinct) * 8000, distinct), {}));
 }
 
 void BM_RenderFlameSvg(benchmark::State& state) {

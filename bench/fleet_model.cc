@@ -14,10 +14,10 @@ namespace {
 constexpr const char* kZones[] = {"a", "b", "c"};
 constexpr const char* kProcesses[] = {"nginx", "java", "postgres", "python3"};
 constexpr const char* kModules[] = {"ngx_http_", "jvm_", "pg_", "py_", "libc_", "ssl_", "tcp_"};
-constexpr const char* kVerbs[] = {"read", "parse", "hash", "alloc", "send", "lock", "copy",
-                                  "encode", "decode", "flush", "scan", "sort", "match", "free"};
-constexpr const char* kNouns[] = {"request", "buffer", "header", "page", "tuple", "frame",
-                                  "event", "block", "index", "socket", "string", "object"};
+constexpr const char* kVerbs[] = {"read",   "parse",  "hash",  "alloc", "send", "lock",  "copy",
+                                  "encode", "decode", "flush", "scan",  "sort", "match", "free"};
+constexpr const char* kNouns[] = {"request", "buffer", "header", "page",   "tuple",  "frame",
+                                  "event",   "block",  "index",  "socket", "string", "object"};
 // The hot paths of the planted slow hosts, three stacks for each way of being slow (SlowKind
 // kSlowTail, kShiftedMode, kStalls in that order): the process index (kProcesses) and the frames.
 struct HotPath {
@@ -68,8 +68,8 @@ void FleetModel::BuildStackCatalog() {
       ids = {frame(kProcesses[process]), frame(std::string(kProcesses[process]) + "_main")};
     }
     for (int k = extra(rng); k > 0; --k) {
-      ids.push_back(frame(std::string(kModules[module(rng)]) + kVerbs[verb(rng)] + "_" +
-                          kNouns[noun(rng)]));
+      ids.push_back(
+          frame(std::string(kModules[module(rng)]) + kVerbs[verb(rng)] + "_" + kNouns[noun(rng)]));
     }
     if (!seen.insert(ids).second) continue;
     stacks_.push_back(StackDef{static_cast<uint32_t>(stacks_.size() + 1), std::move(ids)});
@@ -171,7 +171,8 @@ const std::vector<std::string>& FleetModel::Ops() {
 
 Batch FleetModel::HostSecond(size_t host, int64_t second) const {
   const SimulatedHost& h = hosts_[host];
-  std::mt19937_64 rng(options_.seed * 0x9e3779b97f4a7c15ull ^ (static_cast<uint64_t>(second) << 20) ^ host);
+  std::mt19937_64 rng(options_.seed * 0x9e3779b97f4a7c15ull ^
+                      (static_cast<uint64_t>(second) << 20) ^ host);
   const bool drifting = (second % 60) < 10;
   const double load = DailyLoad(second);
   double disk_ns =

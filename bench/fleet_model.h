@@ -51,14 +51,14 @@
 namespace trailmap {
 
 struct FleetOptions {
-  size_t hosts = 50;                      // simulated hosts, named <prefix>001, <prefix>002, ...
+  size_t hosts = 50;  // simulated hosts, named <prefix>001, <prefix>002, ...
   std::string prefix = "sim-";
   std::string metric = "disk.latency";
-  double events_per_second = 200;         // per host, all ops together
+  double events_per_second = 200;  // per host, all ops together
   uint64_t seed = 1;
-  double stack_rate = 0;                  // stack samples per host per second; 0 = no stacks
-  size_t distinct_stacks = 300;           // stacks in the fleet's catalog (plus 9 hot ones)
-  bool histograms = true;                 // false: stacks only (wire-size measurements)
+  double stack_rate = 0;         // stack samples per host per second; 0 = no stacks
+  size_t distinct_stacks = 300;  // stacks in the fleet's catalog (plus 9 hot ones)
+  bool histograms = true;        // false: stacks only (wire-size measurements)
 };
 
 enum class DiskKind { kSsd, kSpinning };
@@ -98,10 +98,10 @@ class FleetModel {
 
   FleetOptions options_;
   std::vector<SimulatedHost> hosts_;
-  std::vector<FrameDef> frames_;        // frame id = index + 1
-  std::vector<StackDef> stacks_;        // stack id = index + 1; the last 9 are the hot ones
-  std::vector<uint32_t> process_of_;    // stack index -> process index
-  std::vector<double> zipf_cdf_;        // over ranks 0..distinct_stacks-1
+  std::vector<FrameDef> frames_;      // frame id = index + 1
+  std::vector<StackDef> stacks_;      // stack id = index + 1; the last 9 are the hot ones
+  std::vector<uint32_t> process_of_;  // stack index -> process index
+  std::vector<double> zipf_cdf_;      // over ranks 0..distinct_stacks-1
 };
 
 }  // namespace trailmap

@@ -15,8 +15,8 @@ namespace {
 // 0.1% outliers near 200 ms.
 std::vector<uint64_t> RealisticLatencies(size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::lognormal_distribution<double> cache(std::log(40'000.0), 0.35), disk(std::log(4'000'000.0), 0.5),
-      outlier(std::log(200'000'000.0), 0.4);
+  std::lognormal_distribution<double> cache(std::log(40'000.0), 0.35),
+      disk(std::log(4'000'000.0), 0.5), outlier(std::log(200'000'000.0), 0.4);
   std::uniform_real_distribution<double> pick(0, 1);
   std::vector<uint64_t> v(n);
   for (auto& x : v) {
@@ -51,7 +51,8 @@ void BM_EncodeRealistic(benchmark::State& state) {
   }
   state.counters["buckets"] = static_cast<double>(h.BucketsUsed());
   state.counters["bytes"] = static_cast<double>(out.size());
-  state.counters["bytes_per_bucket"] = static_cast<double>(out.size()) / static_cast<double>(h.BucketsUsed());
+  state.counters["bytes_per_bucket"] =
+      static_cast<double>(out.size()) / static_cast<double>(h.BucketsUsed());
 }
 BENCHMARK(BM_EncodeRealistic)->Arg(100)->Arg(1000)->Arg(10000)->Arg(100000);
 

@@ -1,16 +1,17 @@
 // http_load: requests per second of one trailmap-query endpoint under N concurrent clients, each
 // a thread with its own keep-alive connection sending GET after GET for a fixed time. Prints the
-// count, requests/s, the status codes seen and latency percentiles (docs/BENCHMARKS.md, "The page and trailmap-query").
+// count, requests/s, the status codes seen and latency percentiles (docs/BENCHMARKS.md, "The page
+// and trailmap-query").
 //
 //   http_load --port 7402 --clients 20 --seconds 10 \
 //     '/api/heatmap?metric=disk.latency&from=-5m'
 #include <utility>  // before Boost 1.74's asio, which uses std::exchange without it
 
+#include <algorithm>
+#include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -98,11 +99,11 @@ int main(int argc, char** argv) {
     return latencies_ms[std::min(latencies_ms.size() - 1,
                                  static_cast<size_t>(p / 100 * latencies_ms.size()))];
   };
-  std::printf("%zu requests in %d s with %d clients: %.1f requests/s; latency p50 %.1f ms, p99 "
-              "%.1f ms, max %.1f ms\n",
-              latencies_ms.size(), seconds, clients,
-              static_cast<double>(latencies_ms.size()) / seconds, pct(50), pct(99),
-              latencies_ms.empty() ? 0.0 : latencies_ms.back());
+  std::printf(
+      "%zu requests in %d s with %d clients: %.1f requests/s; latency p50 %.1f ms, p99 "
+      "%.1f ms, max %.1f ms\n",
+      latencies_ms.size(), seconds, clients, static_cast<double>(latencies_ms.size()) / seconds,
+      pct(50), pct(99), latencies_ms.empty() ? 0.0 : latencies_ms.back());
   for (const auto& [code, n] : statuses) std::printf("  status %d: %ld\n", code, n);
   return 0;
 }

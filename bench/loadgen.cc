@@ -54,7 +54,9 @@ std::vector<std::string> SplitList(const std::string& s) {
 }
 
 int64_t NowSeconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 // Seconds with a unit suffix: 90, 90s, 10m, 2h.
@@ -100,7 +102,8 @@ class ShardedShippers {
 // Statsd timings to agents, the way an application would send them.
 class StatsdSender {
  public:
-  explicit StatsdSender(const std::vector<std::string>& targets) : fd_(socket(AF_INET, SOCK_DGRAM, 0)) {
+  explicit StatsdSender(const std::vector<std::string>& targets)
+      : fd_(socket(AF_INET, SOCK_DGRAM, 0)) {
     for (const auto& t : targets) {
       const size_t colon = t.rfind(':');
       addrinfo hints{}, *res = nullptr;
@@ -129,7 +132,8 @@ class StatsdSender {
         const double ms = url == 1 ? slow(rng) : fast(rng);
         packet += fmt::format("http.server.latency:{:.3f}|ms|#url:{}\n", ms, kUrls[url]);
       }
-      sendto(fd_, packet.data(), packet.size(), 0, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+      sendto(fd_, packet.data(), packet.size(), 0, reinterpret_cast<const sockaddr*>(&addr),
+             sizeof addr);
     }
   }
 
@@ -143,7 +147,8 @@ class StatsdSender {
 int RunBench(ShardedShippers& shippers, size_t hosts, size_t series, int64_t seconds) {
   FleetModel model({.hosts = 64, .events_per_second = 400});
   std::vector<std::string> pool;
-  for (size_t i = 0; i < 64; ++i) pool.push_back(model.HostSecond(i, 1000).seconds[0].histograms[0].encoded);
+  for (size_t i = 0; i < 64; ++i)
+    pool.push_back(model.HostSecond(i, 1000).seconds[0].histograms[0].encoded);
   const int64_t start_second = NowSeconds() - seconds - 60;
   size_t histograms = 0;
   const auto t0 = std::chrono::steady_clock::now();
@@ -154,7 +159,8 @@ int RunBench(ShardedShippers& shippers, size_t hosts, size_t series, int64_t sec
       SecondDelta sd;
       sd.time = start_second + s;
       for (uint32_t k = 0; k < series; ++k) {
-        b.series.push_back({"bench.latency", MetricKind::kLatency, "ns", fmt::format("op=op{}", k)});
+        b.series.push_back(
+            {"bench.latency", MetricKind::kLatency, "ns", fmt::format("op=op{}", k)});
         sd.histograms.push_back({k, pool[(h * 31 + k * 7 + static_cast<size_t>(s)) % pool.size()]});
       }
       histograms += series;
@@ -169,7 +175,8 @@ int RunBench(ShardedShippers& shippers, size_t hosts, size_t series, int64_t sec
       return 1;
     }
   }
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const ShipperCounters c = shippers.Totals();
   fmt::print(
       "bench: {} hosts x {} series x {} s = {} histogram-seconds in {:.2f} s: {:.0f} acknowledged "
@@ -182,7 +189,10 @@ int RunBench(ShardedShippers& shippers, size_t hosts, size_t series, int64_t sec
 // --wire-bytes: one host's seconds encoded as the shipper sends them on one connection (each
 // stack and frame definition only in the first batch that uses it).
 int RunWireBytes(double rate, size_t distinct, int64_t seconds) {
-  FleetModel model({.hosts = 1, .seed = 3, .stack_rate = rate, .distinct_stacks = distinct,
+  FleetModel model({.hosts = 1,
+                    .seed = 3,
+                    .stack_rate = rate,
+                    .distinct_stacks = distinct,
                     .histograms = false});
   std::set<uint32_t> sent_stacks, sent_frames;
   size_t first = 0, steady = 0, samples = 0, first_defs = 0, later_defs = 0;
@@ -206,22 +216,25 @@ int RunWireBytes(double rate, size_t distinct, int64_t seconds) {
     const size_t bytes = EncodeBatch(b).size();
     (s == 0 ? first : steady) += bytes;
   }
-  fmt::print("wire: {:.0f} stack samples/s over {} distinct stacks, {} s: first batch {} bytes ({} "
-             "stack definitions), then {:.0f} bytes per host-second ({} more definitions in all, "
-             "{:.1f} samples a second)\n",
-             rate, distinct, seconds, first, first_defs,
-             static_cast<double>(steady) / static_cast<double>(seconds - 1), later_defs,
-             static_cast<double>(samples) / static_cast<double>(seconds));
+  fmt::print(
+      "wire: {:.0f} stack samples/s over {} distinct stacks, {} s: first batch {} bytes ({} "
+      "stack definitions), then {:.0f} bytes per host-second ({} more definitions in all, "
+      "{:.1f} samples a second)\n",
+      rate, distinct, seconds, first, first_defs,
+      static_cast<double>(steady) / static_cast<double>(seconds - 1), later_defs,
+      static_cast<double>(samples) / static_cast<double>(seconds));
   return 0;
 }
 
 int Main(int argc, char** argv) {
   SetLogProgram("trailmap-loadgen");
-  CLI::App app{"Simulate a fleet of hosts that speak trailmap's ingest protocol.\n"
-               "  trailmap-loadgen --hosts 50 --backfill 10m            # history, then live seconds\n"
-               "  trailmap-loadgen --bench --hosts 5000 --series 20 --seconds 20   # ingest benchmark\n"
-               "  trailmap-loadgen --cluster cluster.toml --hosts 50   # each host to its R owners"};
-  std::string aggregators = "127.0.0.1:7400", cluster_path, statsd, backfill = "0", prefix = "sim-", metric = "disk.latency";
+  CLI::App app{
+      "Simulate a fleet of hosts that speak trailmap's ingest protocol.\n"
+      "  trailmap-loadgen --hosts 50 --backfill 10m            # history, then live seconds\n"
+      "  trailmap-loadgen --bench --hosts 5000 --series 20 --seconds 20   # ingest benchmark\n"
+      "  trailmap-loadgen --cluster cluster.toml --hosts 50   # each host to its R owners"};
+  std::string aggregators = "127.0.0.1:7400", cluster_path, statsd, backfill = "0", prefix = "sim-",
+              metric = "disk.latency";
   size_t hosts = 50, series = 20;
   uint64_t max_bytes = uint64_t{4} << 30;
   int64_t duration = 0, bench_seconds = 20;
@@ -240,7 +253,8 @@ int Main(int argc, char** argv) {
   app.add_option("--prefix", prefix, "Host name prefix (hosts are PREFIX001, PREFIX002, ...)");
   app.add_option("--metric", metric, "Metric name of the simulated disk latency");
   app.add_option("--rate", rate, "Events per host per second")->check(CLI::Range(1.0, 1e6));
-  app.add_flag("--realtime", realtime, "Send each second as it passes (the default unless --bench)");
+  app.add_flag("--realtime", realtime,
+               "Send each second as it passes (the default unless --bench)");
   app.add_option("--backfill", backfill, "First send this much history: 90s, 10m, 1h");
   app.add_flag("--backfill-only", backfill_only, "Exit once the backfill is acknowledged");
   int64_t backfill_end = 0;
@@ -257,7 +271,8 @@ int Main(int argc, char** argv) {
   app.add_flag("--insecure-plaintext", insecure_plaintext,
                "send without encryption or authentication (lab only)");
   app.add_flag("--bench", bench, "Measure acknowledged ingest throughput and exit");
-  app.add_option("--series", series, "--bench: series (field sets) per host")->check(CLI::Range(1, 1000));
+  app.add_option("--series", series, "--bench: series (field sets) per host")
+      ->check(CLI::Range(1, 1000));
   app.add_option("--seconds", bench_seconds, "--bench: seconds of data per host");
   app.add_option(
       "--max-bytes", max_bytes,
@@ -307,18 +322,26 @@ int Main(int argc, char** argv) {
   ShardedShippers shippers(*cluster, std::string("loadgen@") + self, max_bytes, *curve);
   if (bench) return RunBench(shippers, hosts, series, bench_seconds);
 
-  FleetModel model({.hosts = hosts, .prefix = prefix, .metric = metric, .events_per_second = rate, .seed = seed,
-                    .stack_rate = stacks_rate, .distinct_stacks = distinct_stacks});
+  FleetModel model({.hosts = hosts,
+                    .prefix = prefix,
+                    .metric = metric,
+                    .events_per_second = rate,
+                    .seed = seed,
+                    .stack_rate = stacks_rate,
+                    .distinct_stacks = distinct_stacks});
   const int64_t now = backfill_end > 0 ? backfill_end : NowSeconds();
   if (const int64_t back = ParseSeconds(backfill); back > 0) {
     Log(fmt::format("backfilling {} s of {} hosts", back, hosts));
     for (int64_t s = now - back; s < now && !g_stop; ++s) {
-      for (size_t h = 0; h < hosts; ++h) shippers.Send(WithFleetScalars(model.HostSecond(h, s), h, s));
+      for (size_t h = 0; h < hosts; ++h)
+        shippers.Send(WithFleetScalars(model.HostSecond(h, s), h, s));
       if ((s - now + back) % 60 == 59) {
-        if (Status st = shippers.Flush(std::chrono::seconds(30)); !st.ok()) Log("backfill: " + st.ToString());
+        if (Status st = shippers.Flush(std::chrono::seconds(30)); !st.ok())
+          Log("backfill: " + st.ToString());
       }
     }
-    if (Status st = shippers.Flush(std::chrono::seconds(30)); !st.ok()) Log("backfill: " + st.ToString());
+    if (Status st = shippers.Flush(std::chrono::seconds(30)); !st.ok())
+      Log("backfill: " + st.ToString());
     Log("backfill done");
     if (backfill_only) return shippers.Totals().rejected == 0 ? 0 : 1;
   }
@@ -335,14 +358,15 @@ int Main(int argc, char** argv) {
     }
     // Seconds [next, current) have passed: send them (usually exactly one).
     for (; next < current; ++next) {
-      for (size_t h = 0; h < hosts; ++h) shippers.Send(WithFleetScalars(model.HostSecond(h, next), h, next));
+      for (size_t h = 0; h < hosts; ++h)
+        shippers.Send(WithFleetScalars(model.HostSecond(h, next), h, next));
       statsd_sender.SendSecond(rng);
     }
   }
   const Status st = shippers.Flush(std::chrono::seconds(5));
   const ShipperCounters c = shippers.Totals();
-  Log(fmt::format("stopped: {} batches sent, {} acknowledged, {} rejected, {} dropped{}", c.sent, c.acked,
-                  c.rejected, c.dropped, st.ok() ? "" : "; " + st.ToString()));
+  Log(fmt::format("stopped: {} batches sent, {} acknowledged, {} rejected, {} dropped{}", c.sent,
+                  c.acked, c.rejected, c.dropped, st.ok() ? "" : "; " + st.ToString()));
   return st.ok() && c.rejected == 0 ? 0 : 1;
 }
 

@@ -16,15 +16,15 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "agent/proc_source.h"
 #include "core/open_files.h"
 #include "ingest/bucketizer.h"
-#include "agent/proc_source.h"
 
 extern char** environ;
 
@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
       for (const auto& v : s.scalars) ++per_metric[done.series[v.series].metric];
     }
     if (verbose && i == seconds) {
-      for (const auto& [metric, count] : per_metric) std::printf("  %s: %d\n", metric.c_str(), count);
+      for (const auto& [metric, count] : per_metric)
+        std::printf("  %s: %d\n", metric.c_str(), count);
     }
     trailmap::Batch batch = trailmap::MakeBatch(std::move(done), "bench-host", {});
     batch.agent = "bench-host/1";

@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <string>
 
+#include "core/log.h"
 #include "ingest/shipper.h"
 #include "ingest/spool.h"
-#include "core/log.h"
 
 namespace trailmap {
 namespace {

@@ -68,9 +68,9 @@ int RunPerf(double seconds, int frequency, int64_t window_ms, const std::string&
       frequency, static_cast<long long>(window_ms), callgraph.c_str(), wall,
       std::thread::hardware_concurrency(), static_cast<unsigned long long>(st.windows),
       static_cast<unsigned long long>(samples.load()), samples.load() / wall,
-      static_cast<unsigned long long>(stacks.load()),
-      static_cast<unsigned long long>(st.failures), st.last_error.empty() ? "" : ": ",
-      st.last_error.c_str(), self, child, self + child, 100 * (self + child) / wall);
+      static_cast<unsigned long long>(stacks.load()), static_cast<unsigned long long>(st.failures),
+      st.last_error.empty() ? "" : ": ", st.last_error.c_str(), self, child, self + child,
+      100 * (self + child) / wall);
   return st.windows > 0 ? 0 : 1;
 }
 
@@ -131,9 +131,10 @@ int RunFolded(size_t n, int clients, int depth) {
     for (std::thread& t : writers) t.join();
     while (got < n) std::this_thread::sleep_for(std::chrono::microseconds(200));
     const double secs = std::chrono::duration<double>(Clock::now() - start).count();
-    std::printf("folded source, unix socket, %d clients, %zu lines of %d frames (%.1f MiB): "
-                "%.2f s, %.0f lines/s, %.1f MiB/s\n",
-                clients, n, depth, bytes / 1048576.0, secs, n / secs, bytes / 1048576.0 / secs);
+    std::printf(
+        "folded source, unix socket, %d clients, %zu lines of %d frames (%.1f MiB): "
+        "%.2f s, %.0f lines/s, %.1f MiB/s\n",
+        clients, n, depth, bytes / 1048576.0, secs, n / secs, bytes / 1048576.0 / secs);
   }
   got = 0;
   const std::string file = std::string(dir) + "/lines.folded";

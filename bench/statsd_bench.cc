@@ -1,8 +1,8 @@
 // statsd_bench: statsd lines per second the agent's statsd path sustains (docs/BENCHMARKS.md,
-// "The agent's sources and inputs"). Not a Google Benchmark: a real StatsdServer on loopback UDP feeding a real
-// Bucketizer, a flush thread taking completed seconds every 250 ms as the agent does, and one
-// sender that keeps at most --window datagrams unreceived (so the kernel buffer never drops and
-// the figure is what the receive thread keeps up with, not what UDP loses).
+// "The agent's sources and inputs"). Not a Google Benchmark: a real StatsdServer on loopback UDP
+// feeding a real Bucketizer, a flush thread taking completed seconds every 250 ms as the agent
+// does, and one sender that keeps at most --window datagrams unreceived (so the kernel buffer never
+// drops and the figure is what the receive thread keeps up with, not what UDP loses).
 //
 //   statsd_bench --mix timings --seconds 10     only |ms lines
 //   statsd_bench --mix mixed --seconds 10       ms, h, d (3 packed values), c @0.5, g, g delta,

@@ -1,5 +1,6 @@
 // storage_bench: the figures of docs/BENCHMARKS.md, "Bytes on disk".
-// Not a Google Benchmark: it fills a real Store (aggregator/store/store.h) and reads RocksDB's own sizes.
+// Not a Google Benchmark: it fills a real Store (aggregator/store/store.h) and reads RocksDB's own
+// sizes.
 //
 //   storage_bench bytes --dir DIR [--hosts 100] [--hours 4]
 //     Backfills HOURS of the fleet model (bench/fleet_model.h: HOSTS hosts, series op=read and
@@ -14,18 +15,19 @@
 //     Store's families (minute histograms merged from the fleet model's seconds, blocks the merge
 //     of their minutes), then times the fleet heat map (all hosts, no grouping) over the last week
 //     at 600 s columns and over all DAYS at 8 h columns, read with `hist_600s`
-//     (QueryPlan::kHosts: the coarsest plan, from the hosts' keys) and without it (QueryPlan::kUpToMinutes, `hist_60s` kept as long),
-//     checks that both answers are the same and prints the median of REPEAT runs (after one
-//     unmeasured run that fills the block cache). The store is compacted with its own
-//     per-family compression first.
+//     (QueryPlan::kHosts: the coarsest plan, from the hosts' keys) and without it
+//     (QueryPlan::kUpToMinutes, `hist_60s` kept as long), checks that both answers are the same and
+//     prints the median of REPEAT runs (after one unmeasured run that fills the block cache). The
+//     store is compacted with its own per-family compression first.
 //   storage_bench fleetweek --dir DIR [--hosts 1000] [--days 7] [--repeat 5]
-//     The fleet heat map of HOSTS hosts read from the fleet pre-aggregate (aggregator/store/aggregates.h)
-//     over the last week of DAYS: writes the aggregate's `hist_60s` and `hist_600s` keys straight
-//     into a Store, each the exact merge of the minute (block) keys of all HOSTS hosts x 2 series
-//     that `query` would write for them (what ingest and the rollups leave in the aggregate), and
-//     times Store::QueryHistograms of the fleet at 600 s columns and at the CLI's default 20-minute
-//     columns. It leaves the store in DIR and prints the `trailmap heatmap` range, so the same
-//     week can be timed end to end through trailmap-aggregator and the CLI.
+//     The fleet heat map of HOSTS hosts read from the fleet pre-aggregate
+//     (aggregator/store/aggregates.h) over the last week of DAYS: writes the aggregate's `hist_60s`
+//     and `hist_600s` keys straight into a Store, each the exact merge of the minute (block) keys
+//     of all HOSTS hosts x 2 series that `query` would write for them (what ingest and the rollups
+//     leave in the aggregate), and times Store::QueryHistograms of the fleet at 600 s columns and
+//     at the CLI's default 20-minute columns. It leaves the store in DIR and prints the `trailmap
+//     heatmap` range, so the same week can be timed end to end through trailmap-aggregator and the
+//     CLI.
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
@@ -318,9 +320,10 @@ int QueryLongRanges(const std::string& dir, size_t hosts, int days, int repeat) 
       if (!raw->db->Flush(rocksdb::FlushOptions(), family).ok()) return Fail("flushing");
     }
   }
-  std::printf("wrote %llu minute keys (and a tenth as many 600 s keys) of %zu hosts x 2 series, "
-              "%d days, in %.1f s\n",
-              static_cast<unsigned long long>(written), hosts, days, MillisSince(fill) / 1000);
+  std::printf(
+      "wrote %llu minute keys (and a tenth as many 600 s keys) of %zu hosts x 2 series, "
+      "%d days, in %.1f s\n",
+      static_cast<unsigned long long>(written), hosts, days, MillisSince(fill) / 1000);
 
   Result<std::unique_ptr<Store>> opened = Store::Open(dir, BenchStoreOptions());
   if (!opened.ok()) return Fail(opened.status().ToString());
@@ -480,8 +483,9 @@ int FleetWeek(const std::string& dir, size_t hosts, int days, int repeat) {
 }  // namespace trailmap
 
 int main(int argc, char** argv) {
-  CLI::App app("storage_bench: bytes on disk per resolution and compression; long-range heat maps "
-               "with and without hist_600s (docs/BENCHMARKS.md)");
+  CLI::App app(
+      "storage_bench: bytes on disk per resolution and compression; long-range heat maps "
+      "with and without hist_600s (docs/BENCHMARKS.md)");
   app.require_subcommand(1);
   std::string dir;
   size_t hosts = 0;

@@ -8,11 +8,11 @@
 #include <sstream>
 
 #include "cli/cli_common.h"
-#include "cli/testing_cli.h"
-#include "query/testing/fake_aggregator.h"
 #include "cli/heatmap_command.h"
-#include "query/draw/raster.h"
 #include "cli/stats_command.h"
+#include "cli/testing_cli.h"
+#include "query/draw/raster.h"
+#include "query/testing/fake_aggregator.h"
 
 namespace trailmap {
 namespace {

@@ -66,8 +66,7 @@ int RunCollapse(const CollapseFlags& flags, const CliContext& context, std::istr
     err << "\n";
   }
   if (stats.malformed_lines > 0) {
-    err << "trailmap collapse: skipped " << stats.malformed_lines
-        << " unrecognized lines, first:";
+    err << "trailmap collapse: skipped " << stats.malformed_lines << " unrecognized lines, first:";
     for (const auto& m : stats.malformed_examples) {
       err << "\n  line " << m.line_number << ": " << m.text;
     }

@@ -4,8 +4,8 @@
 // --hosts and --where and answers with its merged folded stacks, which are merged again here.
 // Output: an interactive SVG (default), the d3-flame-graph JSON tree, or the merged folded stacks.
 //
-// Differential (query/views/flame.h BuildDiffFlameTree): widths from the target, red/blue by the change
-// against a BASELINE — a local file (--baseline-folded) or, from the fleet,
+// Differential (query/views/flame.h BuildDiffFlameTree): widths from the target, red/blue by the
+// change against a BASELINE — a local file (--baseline-folded) or, from the fleet,
 // --baseline-from/--baseline-to/--baseline-where (any of them not given is the target's), fetched
 // the same way. Both paths come out as the folded text a --folded file holds and feed one
 // renderer; `--format folded` then writes difffolded.pl's "stack baseline target".

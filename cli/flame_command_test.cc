@@ -67,9 +67,7 @@ TEST(FlameCommand, RendersAFoldedFile) {
 TEST(FlameCommand, DifferentialFromTwoFiles) {
   const std::string dir = ::testing::TempDir();
   const std::string base = dir + "/flame_base.folded";
-  {
-    std::ofstream(base) << "main;a 2\nmain;b 2\nbad line\n";
-  }
+  { std::ofstream(base) << "main;a 2\nmain;b 2\nbad line\n"; }
   std::ostringstream out, err;
   CliContext context;
   context.out = &out;

@@ -3,15 +3,15 @@
 #include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <algorithm>
 #include <cstdlib>
-#include <unordered_map>
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <unordered_map>
 
 #include "cli/stack_import.h"
 #include "cli/stack_import_pprof.h"
@@ -40,10 +40,10 @@ std::string CountOf(uint64_t n, const std::string& one, const std::string& many 
 // What both kinds of import need from the flags: the host's canonical --field set, the ack
 // timeout, and the cluster whose owners of --host get every batch. Errors name the flag.
 struct ImportTarget {
-  FieldSet field_set;  // --field, as given
-  std::string fields;  // the same, canonical
-  uint64_t ack_timeout = 0;  // as ParseDuration gives it
-  Cluster cluster;     // --cluster FILE, or the ingest endpoints' short form (R=1)
+  FieldSet field_set;            // --field, as given
+  std::string fields;            // the same, canonical
+  uint64_t ack_timeout = 0;      // as ParseDuration gives it
+  Cluster cluster;               // --cluster FILE, or the ingest endpoints' short form (R=1)
   std::optional<int64_t> start;  // --start: the first event's (or interval's) second
 };
 
@@ -150,9 +150,11 @@ int ShipAll(Bucketizer* bucketizer, const std::string& host, const Cluster& clus
             uint64_t ack_timeout_ns, std::chrono::steady_clock::time_point began,
             const std::string& summary, const CliContext& context) {
   if (const uint64_t refused = bucketizer->counters().refused_events; refused > 0) {
-    return Fail(context, Status::InvalidArgument(
-                             std::to_string(refused) + " events would take a second of the series "
-                             "(or of one stack) past 2^40, the most one item carries; nothing sent"));
+    return Fail(context,
+                Status::InvalidArgument(
+                    std::to_string(refused) +
+                    " events would take a second of the series "
+                    "(or of one stack) past 2^40, the most one item carries; nothing sent"));
   }
   if (Status s = context.curve.Usable(); !s.ok()) return Fail(context, s);
   ReplicatedShipper shipper(
@@ -191,12 +193,12 @@ int ShipAll(Bucketizer* bucketizer, const std::string& host, const Cluster& clus
   const Status flushed = shipper.Flush(wait);
   const ShipperCounters c = shipper.TotalCounters();
   std::string owners;
-  for (const std::string& member : shipper.members()) owners += (owners.empty() ? "" : ", ") + member;
+  for (const std::string& member : shipper.members())
+    owners += (owners.empty() ? "" : ", ") + member;
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   *context.err << "trailmap import: " << summary << " → " << owners << ": "
-               << CountOf(c.sent, "batch", "batches") << " sent, "
-               << FormatCount(c.acked)
+               << CountOf(c.sent, "batch", "batches") << " sent, " << FormatCount(c.acked)
                << " acknowledged, " << FormatCount(c.duplicates) << " duplicates, "
                << FormatCount(c.rejected) << " rejected, in " << FormatSignificant(took) << "s\n";
   if (!flushed.ok()) return Fail(context, Status::IOError(flushed.message()));
@@ -259,8 +261,8 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
   std::string pprof_type;
   if (pprof) {
     Result<PprofStacks> decoded = DecodePprof(*text, {.sample_type = flags.sample_type});
-    if (!decoded.ok()) return Fail(context, Status::InvalidArgument(flags.file + ": " +
-                                                                    decoded.status().message()));
+    if (!decoded.ok())
+      return Fail(context, Status::InvalidArgument(flags.file + ": " + decoded.status().message()));
     if (decoded->negative_values + decoded->labels_dropped > 0) {
       *context.err << "trailmap import: " << decoded->negative_values
                    << " pprof samples with a negative value and " << decoded->labels_dropped
@@ -269,10 +271,10 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
     for (const PprofStack& s : decoded->stacks) {
       if (s.count > kMaxItemCount) {
         return Fail(context,
-                    Status::InvalidArgument(
-                        flags.file + ": a stack holds " + std::to_string(s.count) + " " +
-                        decoded->sample_type + ", more than one stack may carry (2^40); import "
-                        "a count type (--sample-type samples) instead"));
+                    Status::InvalidArgument(flags.file + ": a stack holds " +
+                                            std::to_string(s.count) + " " + decoded->sample_type +
+                                            ", more than one stack may carry (2^40); import "
+                                            "a count type (--sample-type samples) instead"));
       }
     }
     pprof_type = decoded->sample_type;
@@ -287,7 +289,8 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
     }
     const int64_t span = timed.seconds.empty() ? 0 : timed.seconds.back().first;
     const int64_t base = at ? *at : context.now - 1 - span;
-    for (auto& [offset, stacks] : timed.seconds) seconds.emplace_back(base + offset, std::move(stacks));
+    for (auto& [offset, stacks] : timed.seconds)
+      seconds.emplace_back(base + offset, std::move(stacks));
   } else {
     Result<FoldedStacks> folded = ParseFoldedStackLines(*text);
     if (!folded.ok()) return Fail(context, folded.status());
@@ -296,9 +299,9 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
 
   // perf script stacks start with the process name, which becomes the execname field (as the
   // agent's perf source sets it), unless --field gives one.
-  const bool own_execname =
-      !perf || std::any_of(fields.begin(), fields.end(),
-                           [](const Field& f) { return f.first == "execname"; });
+  const bool own_execname = !perf || std::any_of(fields.begin(), fields.end(), [](const Field& f) {
+    return f.first == "execname";
+  });
   std::unordered_map<std::string, std::string> fields_of_comm;
   const auto fields_for = [&](const std::string& comm) -> const std::string& {
     auto [it, added] = fields_of_comm.emplace(comm, canonical);
@@ -334,8 +337,10 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
     }
     Result<std::string> c = CanonicalFields(std::move(with));
     if (!c.ok()) {
-      return Fail(context, Status::InvalidArgument(flags.file + ": a sample's labels with the "
-                                                   "--field fields: " + c.status().message()));
+      return Fail(context, Status::InvalidArgument(flags.file +
+                                                   ": a sample's labels with the "
+                                                   "--field fields: " +
+                                                   c.status().message()));
     }
     sample.second = seconds.front().first;
     sample.fields = *c;
@@ -355,9 +360,11 @@ int RunStackImport(const ImportFlags& flags, const CliContext& context) {
                  << " frame names at the length bound\n";
   }
   const std::string summary = FormatCount(samples) + " " +
-                              (pprof ? "pprof (" + pprof_type + ")" : perf ? "perf" : "folded") +
-                              " stack samples over " + CountOf(seconds.size(), "second") +
-                              " (" + FormatRfc3339(seconds.front().first) + " to " +
+                              (pprof  ? "pprof (" + pprof_type + ")"
+                               : perf ? "perf"
+                                      : "folded") +
+                              " stack samples over " + CountOf(seconds.size(), "second") + " (" +
+                              FormatRfc3339(seconds.front().first) + " to " +
                               FormatRfc3339(seconds.back().first) + ") for " + flags.host + " " +
                               metric;
   return ShipAll(&bucketizer, flags.host, cluster, ack_timeout, began, summary, context);
@@ -501,10 +508,11 @@ CLI::App* AddImportCommand(CLI::App* app, ImportFlags* flags) {
   cmd->add_option("--sample-type", flags->sample_type,
                   "With a pprof profile: the sample type to import (cpu, samples, alloc_space, "
                   "...; default the first counted in \"count\", else the profile's default)");
-  cmd->add_option("--time", flags->time,
-                  "With --stacks: folded and pprof stacks land at this second (default now); perf script "
-                  "samples are shifted so the first lands here (default: the last lands a "
-                  "second before now)");
+  cmd->add_option(
+      "--time", flags->time,
+      "With --stacks: folded and pprof stacks land at this second (default now); perf script "
+      "samples are shifted so the first lands here (default: the last lands a "
+      "second before now)");
   cmd->add_flag("--hlog", flags->hlog,
                 "The file is an HdrHistogram interval log (.hlog: HistogramLogWriter, wrk2, "
                 "jHiccup, cassandra-stress); each interval lands at its start second");

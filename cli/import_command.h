@@ -43,10 +43,10 @@ struct ImportFlags {
   std::string start;                // "" = as in the file; else shift the first event to this time
   std::string ingest;               // INGEST endpoints HOST:PORT,...; see query/fetch/endpoints.h
   std::string config;
-  std::string cluster;  // --cluster FILE (core/cluster.h); not with ingest
+  std::string cluster;              // --cluster FILE (core/cluster.h); not with ingest
   std::string ack_timeout = "60s";  // how long to wait for the last acknowledgement
   bool quiet = false;
-  std::string file;  // "-" = standard input
+  std::string file;                    // "-" = standard input
   bool stacks = false;                 // --stacks: the file holds perf script or folded stacks
   std::string stacks_format = "auto";  // auto | perf | folded | pprof
   std::string sample_type;             // --sample-type: the pprof value to import ("" = default)

@@ -1,6 +1,5 @@
 #include "cli/stack_import.h"
 
-
 #include <cstdlib>
 
 #include "core/counts.h"

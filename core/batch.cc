@@ -53,7 +53,6 @@ Status CheckWholeWords(std::string_view bytes) {
                                  " bytes is not a Cap'n Proto message (not whole words)");
 }
 
-
 // Cap'n Proto charges every object a reader follows against a traversal limit, a list of
 // zero-sized structs one word per element although it takes no bytes on the wire. A batch or an
 // ack is read with a limit of kReadsPerWord times its own words: the decoders below follow each
@@ -123,8 +122,7 @@ class SeriesMap {
   Result<uint32_t> Find(uint32_t i, const Batch& b, bool (*kind_ok)(MetricKind),
                         const char* kind_name) const {
     if (i >= new_index_.size()) {
-      return Status::InvalidArgument("series index " + std::to_string(i) +
-                                     " past the series list");
+      return Status::InvalidArgument("series index " + std::to_string(i) + " past the series list");
     }
     if (new_index_[i] == kRefused) {
       return Status::InvalidArgument("its series " + std::to_string(i) + " was refused (" +
@@ -160,18 +158,23 @@ Result<Batch> Read(ingest::Batch::Reader r, const BatchLimits& limits, Refusals*
 
   auto labels = r.getLabels();
   if (labels.size() > limits.max_labels) {
-    return Status::InvalidArgument(std::to_string(labels.size()) + " labels, at most " + std::to_string(limits.max_labels));
+    return Status::InvalidArgument(std::to_string(labels.size()) + " labels, at most " +
+                                   std::to_string(limits.max_labels));
   }
-  for (auto l : labels) b.labels.emplace_back(std::string(View(l.getKey())), std::string(View(l.getValue())));
-  if (Result<std::string> c = CanonicalFields(b.labels); !c.ok()) return Where("labels", c.status());
+  for (auto l : labels)
+    b.labels.emplace_back(std::string(View(l.getKey())), std::string(View(l.getValue())));
+  if (Result<std::string> c = CanonicalFields(b.labels); !c.ok())
+    return Where("labels", c.status());
 
   auto series = r.getSeries();
   if (series.size() > limits.max_series) {
-    return Status::InvalidArgument(std::to_string(series.size()) + " series, at most " + std::to_string(limits.max_series));
+    return Status::InvalidArgument(std::to_string(series.size()) + " series, at most " +
+                                   std::to_string(limits.max_series));
   }
   auto seconds = r.getSeconds();
   if (seconds.size() > limits.max_seconds) {
-    return Status::InvalidArgument(std::to_string(seconds.size()) + " seconds, at most " + std::to_string(limits.max_seconds));
+    return Status::InvalidArgument(std::to_string(seconds.size()) + " seconds, at most " +
+                                   std::to_string(limits.max_seconds));
   }
   size_t histograms = 0, stack_counts = 0;
   for (auto sr : seconds) {
@@ -179,10 +182,12 @@ Result<Batch> Read(ingest::Batch::Reader r, const BatchLimits& limits, Refusals*
     stack_counts += sr.getStacks().size();
   }
   if (histograms > limits.max_histograms) {
-    return Status::InvalidArgument("more than " + std::to_string(limits.max_histograms) + " histograms");
+    return Status::InvalidArgument("more than " + std::to_string(limits.max_histograms) +
+                                   " histograms");
   }
   if (stack_counts > limits.max_stack_counts) {
-    return Status::InvalidArgument("more than " + std::to_string(limits.max_stack_counts) + " stack counts");
+    return Status::InvalidArgument("more than " + std::to_string(limits.max_stack_counts) +
+                                   " stack counts");
   }
   std::unordered_set<uint32_t> refused_stacks;
   if (Status s = ReadDefinitions(r, limits, &b, refused, &refused_stacks); !s.ok()) return s;
@@ -231,7 +236,7 @@ Result<Batch> Read(ingest::Batch::Reader r, const BatchLimits& limits, Refusals*
       const std::string at = where + ", scalar " + std::to_string(j);
       Result<uint32_t> to = map.Find(scalars[j].getSeries(), b, AnyKind, "");
       const double value = scalars[j].getValue();
-      Status s = !to.ok()                ? to.status()
+      Status s = !to.ok()               ? to.status()
                  : std::isfinite(value) ? Status::Ok()
                                         : Status::InvalidArgument("value is not finite");
       if (!s.ok() || !time_ok) {
@@ -277,11 +282,13 @@ Status ReadDefinitions(ingest::Batch::Reader r, const BatchLimits& limits, Batch
                        Refusals* refused, std::unordered_set<uint32_t>* refused_stacks) {
   auto frames = r.getFrames();
   if (frames.size() > limits.max_frame_defs) {
-    return Status::InvalidArgument(std::to_string(frames.size()) + " frame definitions, at most " + std::to_string(limits.max_frame_defs));
+    return Status::InvalidArgument(std::to_string(frames.size()) + " frame definitions, at most " +
+                                   std::to_string(limits.max_frame_defs));
   }
   auto stacks = r.getStacks();
   if (stacks.size() > limits.max_stack_defs) {
-    return Status::InvalidArgument(std::to_string(stacks.size()) + " stack definitions, at most " + std::to_string(limits.max_stack_defs));
+    return Status::InvalidArgument(std::to_string(stacks.size()) + " stack definitions, at most " +
+                                   std::to_string(limits.max_stack_defs));
   }
   std::unordered_set<uint32_t> ids, twice, bad_frames;
   for (auto f : frames) {
@@ -293,7 +300,8 @@ Status ReadDefinitions(ingest::Batch::Reader r, const BatchLimits& limits, Batch
     const std::string where = "frame " + std::to_string(i) + " (id " + std::to_string(f.id) + ")";
     Status s = twice.count(f.id) ? Status::InvalidArgument("id defined twice")
                                  : CheckText("name", f.name, limits.max_frame_bytes, false);
-    if (s.ok() && f.name.find(';') != std::string::npos) s = Status::InvalidArgument("name has a ';'");
+    if (s.ok() && f.name.find(';') != std::string::npos)
+      s = Status::InvalidArgument("name has a ';'");
     if (!s.ok()) {
       bad_frames.insert(f.id);
       refused->Add({RefusedItem::Kind::kFrameDef, 0, i, where + ": " + s.message()});
@@ -318,12 +326,14 @@ Status ReadDefinitions(ingest::Batch::Reader r, const BatchLimits& limits, Batch
     } else if (list.size() == 0) {
       bad = "no frames";
     } else if (list.size() > limits.max_stack_depth) {
-      bad = std::to_string(list.size()) + " frames, at most " + std::to_string(limits.max_stack_depth);
+      bad = std::to_string(list.size()) + " frames, at most " +
+            std::to_string(limits.max_stack_depth);
     }
     if (bad.empty()) {
       d.frames.reserve(list.size());
       for (uint32_t f : list) {
-        if (bad.empty() && bad_frames.count(f)) bad = "frame id " + std::to_string(f) + " was refused";
+        if (bad.empty() && bad_frames.count(f))
+          bad = "frame id " + std::to_string(f) + " was refused";
         d.frames.push_back(f);
       }
     }
@@ -341,21 +351,30 @@ Status ReadDefinitions(ingest::Batch::Reader r, const BatchLimits& limits, Batch
 
 const char* MetricKindName(MetricKind kind) {
   switch (kind) {
-    case MetricKind::kLatency: return "latency";
-    case MetricKind::kSize: return "size";
-    case MetricKind::kScalar: return "scalar";
-    case MetricKind::kStacks: return "stacks";
+    case MetricKind::kLatency:
+      return "latency";
+    case MetricKind::kSize:
+      return "size";
+    case MetricKind::kScalar:
+      return "scalar";
+    case MetricKind::kStacks:
+      return "stacks";
   }
   return "unknown";
 }
 
 const char* AckStatusName(Ack::Status status) {
   switch (status) {
-    case Ack::Status::kApplied: return "applied";
-    case Ack::Status::kDuplicate: return "duplicate";
-    case Ack::Status::kRejected: return "rejected";
-    case Ack::Status::kOutOfOrder: return "out of order";
-    case Ack::Status::kNeedDictionary: return "need dictionary";
+    case Ack::Status::kApplied:
+      return "applied";
+    case Ack::Status::kDuplicate:
+      return "duplicate";
+    case Ack::Status::kRejected:
+      return "rejected";
+    case Ack::Status::kOutOfOrder:
+      return "out of order";
+    case Ack::Status::kNeedDictionary:
+      return "need dictionary";
     case Ack::Status::kRetryLater:
       return "retry later";
     case Ack::Status::kUnauthorized:
@@ -421,7 +440,8 @@ std::string EncodeBatch(const Batch& batch) {
     for (size_t i = 0; i < batch.stacks.size(); ++i) {
       stacks[i].setId(batch.stacks[i].id);
       auto list = stacks[i].initFrames(static_cast<unsigned>(batch.stacks[i].frames.size()));
-      for (size_t j = 0; j < batch.stacks[i].frames.size(); ++j) list.set(static_cast<unsigned>(j), batch.stacks[i].frames[j]);
+      for (size_t j = 0; j < batch.stacks[i].frames.size(); ++j)
+        list.set(static_cast<unsigned>(j), batch.stacks[i].frames[j]);
     }
   }
   return MessageToBytes(message);
@@ -498,7 +518,8 @@ Result<Batch> DecodeBatchAsWritten(std::string_view bytes) {
         sd.histograms.push_back({h.getSeries(), std::string(View(h.getEncoded()))});
       }
       for (auto v : sr.getScalars()) sd.scalars.push_back({v.getSeries(), v.getValue()});
-      for (auto c : sr.getStacks()) sd.stacks.push_back({c.getSeries(), c.getStack(), c.getCount()});
+      for (auto c : sr.getStacks())
+        sd.stacks.push_back({c.getSeries(), c.getStack(), c.getCount()});
     }
     for (auto f : r.getFrames()) b.frames.push_back({f.getId(), std::string(View(f.getName()))});
     for (auto d : r.getStacks()) {
@@ -515,12 +536,18 @@ Result<Batch> DecodeBatchAsWritten(std::string_view bytes) {
 
 const char* RefusedKindName(RefusedItem::Kind kind) {
   switch (kind) {
-    case RefusedItem::Kind::kSeries: return "series";
-    case RefusedItem::Kind::kHistogram: return "histogram";
-    case RefusedItem::Kind::kScalar: return "scalar";
-    case RefusedItem::Kind::kStackCount: return "stack count";
-    case RefusedItem::Kind::kFrameDef: return "frame definition";
-    case RefusedItem::Kind::kStackDef: return "stack definition";
+    case RefusedItem::Kind::kSeries:
+      return "series";
+    case RefusedItem::Kind::kHistogram:
+      return "histogram";
+    case RefusedItem::Kind::kScalar:
+      return "scalar";
+    case RefusedItem::Kind::kStackCount:
+      return "stack count";
+    case RefusedItem::Kind::kFrameDef:
+      return "frame definition";
+    case RefusedItem::Kind::kStackDef:
+      return "stack definition";
   }
   return "unknown";
 }
@@ -554,7 +581,8 @@ std::string EncodeAck(const Ack& ack) {
 }
 
 Result<Ack> DecodeAck(std::string_view bytes) {
-  if (bytes.size() < 8 || bytes.size() % 8 != 0) return Status::InvalidArgument("ack is not a Cap'n Proto message");
+  if (bytes.size() < 8 || bytes.size() % 8 != 0)
+    return Status::InvalidArgument("ack is not a Cap'n Proto message");
   try {
     FlatMessage message(bytes, TraversalLimit(bytes));
     auto r = message.Root<ingest::Ack>();

@@ -27,14 +27,14 @@ struct SeriesDef {
   std::string metric;  // dotted name
   MetricKind kind = MetricKind::kLatency;
   std::string unit = "ns";
-  std::string fields;  // canonical field set (core/series.h)
+  std::string fields;       // canonical field set (core/series.h)
   std::string description;  // one line, "" = none (at most BatchLimits::max_description bytes)
   bool operator==(const SeriesDef&) const = default;
 };
 
 struct HistogramDelta {
-  uint32_t series = 0;   // index into Batch::series
-  std::string encoded;   // core/histogram.h encoding
+  uint32_t series = 0;  // index into Batch::series
+  std::string encoded;  // core/histogram.h encoding
 };
 
 struct ScalarValue {
@@ -86,20 +86,20 @@ struct Batch {
 
 // Limits on what one batch may hold. Defaults fit 60 seconds of a busy host.
 struct BatchLimits {
-  size_t max_bytes = 32 << 20;           // the encoded message
-  size_t max_series = 100'000;           // distinct series in one batch
-  size_t max_seconds = 3'600;            // seconds in one batch
-  size_t max_histograms = 1'000'000;     // histogram deltas over all seconds
+  size_t max_bytes = 32 << 20;        // the encoded message
+  size_t max_series = 100'000;        // distinct series in one batch
+  size_t max_seconds = 3'600;         // seconds in one batch
+  size_t max_histograms = 1'000'000;  // histogram deltas over all seconds
   size_t max_labels = 16;
-  size_t max_text = 256;                 // agent, host, unit
-  size_t max_description = 1024;         // a series' description
-  size_t max_frame_defs = 1'000'000;     // frame definitions in one batch
-  size_t max_stack_defs = 1'000'000;     // stack definitions in one batch
-  size_t max_stack_counts = 1'000'000;   // stack counts over all seconds
-  size_t max_stack_depth = 1000;         // frames in one stack (kTruncatedFrame included)
-  size_t max_frame_bytes = 512;          // one frame name
-  int64_t min_time = 0;                  // 1970
-  int64_t max_time = 4'102'444'800;      // 2100-01-01
+  size_t max_text = 256;                // agent, host, unit
+  size_t max_description = 1024;        // a series' description
+  size_t max_frame_defs = 1'000'000;    // frame definitions in one batch
+  size_t max_stack_defs = 1'000'000;    // stack definitions in one batch
+  size_t max_stack_counts = 1'000'000;  // stack counts over all seconds
+  size_t max_stack_depth = 1000;        // frames in one stack (kTruncatedFrame included)
+  size_t max_frame_bytes = 512;         // one frame name
+  int64_t min_time = 0;                 // 1970
+  int64_t max_time = 4'102'444'800;     // 2100-01-01
 };
 
 // An item DecodeBatch left out of a batch it could otherwise read.
@@ -168,7 +168,7 @@ struct Ack {
   Status status = Status::kApplied;
   std::string reason;
   uint64_t expected = 0;
-  Refusals refused;  // kApplied, kDuplicate: the items left out of the batch
+  Refusals refused;             // kApplied, kDuplicate: the items left out of the batch
   uint32_t retry_after_ms = 0;  // kRetryLater: the least wait before resending
 };
 const char* AckStatusName(Ack::Status status);

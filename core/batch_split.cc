@@ -220,7 +220,7 @@ class Cutter {
   std::vector<Batch> done_;
   // The batch being built.
   Batch out_;
-  std::vector<uint32_t> series_map_;  // in_ series -> out_ series
+  std::vector<uint32_t> series_map_;              // in_ series -> out_ series
   std::unordered_set<uint32_t> stacks_, frames_;  // ids defined in out_
   Totals have_;
   size_t items_ = 0;

@@ -57,7 +57,8 @@ std::multiset<Item> Items(const Batch& b) {
   std::multiset<Item> items;
   for (const SecondDelta& s : b.seconds) {
     auto name = [&b](uint32_t i) { return b.series[i].metric + "{" + b.series[i].fields + "}"; };
-    for (const HistogramDelta& h : s.histograms) items.insert({s.time, name(h.series), 'h', h.encoded});
+    for (const HistogramDelta& h : s.histograms)
+      items.insert({s.time, name(h.series), 'h', h.encoded});
     for (const ScalarValue& v : s.scalars) {
       items.insert({s.time, name(v.series), 's', std::to_string(v.value)});
     }
@@ -128,7 +129,7 @@ TEST(SplitBatch, TooManySeriesInOneSecondIsCutNotRefused) {
   BatchLimits limits;
   limits.max_series = 100;
   EXPECT_FALSE(DecodeBatch(EncodeBatch(b), limits).ok());  // as one batch: refused whole
-  EXPECT_EQ(CheckSplit(b, limits), 3u);  // 252 series, 100 at a time
+  EXPECT_EQ(CheckSplit(b, limits), 3u);                    // 252 series, 100 at a time
 }
 
 TEST(SplitBatch, TooManyBytesIsCutUnderTheByteLimit) {

@@ -54,10 +54,12 @@ TEST(Batch, RejectsWithAReasonThatSaysWhere) {
       {[](Batch* b) { b->series[0].metric = "disk latency"; }, "series 0 (disk latency)"},
       {[](Batch* b) { b->series[0].fields = "url=/,op=read"; }, "not canonical"},
       {[](Batch* b) { b->seconds[0].histograms[0].series = 3; }, "histogram 0: series index 3"},
-      {[](Batch* b) { b->seconds[0].histograms[0].encoded[1] = 9; }, "second 0 (1700000000), histogram 0: histogram:"},
+      {[](Batch* b) { b->seconds[0].histograms[0].encoded[1] = 9; },
+       "second 0 (1700000000), histogram 0: histogram:"},
       {[](Batch* b) { b->seconds[0].time = -5; }, "outside 1970..2100"},
       {[](Batch* b) { b->series[0].kind = MetricKind::kScalar; }, "not a distribution"},
-      {[](Batch* b) { b->seconds[0].histograms[0].encoded = Histogram().Encode(); }, "histogram 0: empty histogram"},
+      {[](Batch* b) { b->seconds[0].histograms[0].encoded = Histogram().Encode(); },
+       "histogram 0: empty histogram"},
       {[](Batch* b) {
          Histogram h;
          h.Record(5, kMaxItemCount + 1);
@@ -87,10 +89,12 @@ TEST(Batch, GarbageIsRefusedNotCrashedOn) {
     spoiled[i] = static_cast<char>(spoiled[i] ^ 0x5a);
     (void)DecodeBatch(spoiled);
   }
-  EXPECT_NE(DecodeBatch(std::string(16, '\0')).status().message().find("not a valid Cap'n Proto"), std::string::npos);
+  EXPECT_NE(DecodeBatch(std::string(16, '\0')).status().message().find("not a valid Cap'n Proto"),
+            std::string::npos);
   std::string empty_root(16, '\0');  // one segment of one word: a null root struct
   empty_root[4] = 1;
-  EXPECT_NE(DecodeBatch(empty_root).status().message().find("agent id is empty"), std::string::npos);
+  EXPECT_NE(DecodeBatch(empty_root).status().message().find("agent id is empty"),
+            std::string::npos);
 }
 
 TEST(Ack, RoundTrips) {
@@ -141,16 +145,22 @@ TEST(BatchStacks, RejectsWithAReasonThatSaysWhere) {
   const std::vector<Case> cases = {
       {[](Batch* b) { b->frames[1].name = "a;b"; }, "frame 1 (id 2): name has a ';'"},
       {[](Batch* b) { b->frames[2].name = ""; }, "frame 2 (id 3): name is empty"},
-      {[](Batch* b) { b->frames[0].name = std::string(513, 'x'); }, "frame 0 (id 1): name is 513 bytes, at most 512"},
-      {[](Batch* b) { b->frames[0].name = "a\nb"; }, "frame 0 (id 1): name has a control character"},
+      {[](Batch* b) { b->frames[0].name = std::string(513, 'x'); },
+       "frame 0 (id 1): name is 513 bytes, at most 512"},
+      {[](Batch* b) { b->frames[0].name = "a\nb"; },
+       "frame 0 (id 1): name has a control character"},
       // Both definitions of an id are refused (which was meant cannot be known): the first named.
       {[](Batch* b) { b->frames[1].id = 1; }, "frame 0 (id 1): id defined twice"},
       {[](Batch* b) { b->stacks[1].id = 1; }, "stack 0 (id 1): id defined twice"},
       {[](Batch* b) { b->stacks[0].frames.clear(); }, "stack 0 (id 1): no frames"},
-      {[](Batch* b) { b->stacks[0].frames.assign(1001, 1); }, "stack 0 (id 1): 1001 frames, at most 1000"},
-      {[](Batch* b) { b->seconds[1].stacks[0].count = 0; }, "second 1 (1700000001), stack count 0: count 0"},
-      {[](Batch* b) { b->seconds[1].stacks[0].count = kMaxItemCount + 1; }, "stack count 0: count 1099511627777, at most 2^40"},
-      {[](Batch* b) { b->seconds[0].stacks[1].series = 4; }, "second 0 (1700000000), stack count 1: series index 4"},
+      {[](Batch* b) { b->stacks[0].frames.assign(1001, 1); },
+       "stack 0 (id 1): 1001 frames, at most 1000"},
+      {[](Batch* b) { b->seconds[1].stacks[0].count = 0; },
+       "second 1 (1700000001), stack count 0: count 0"},
+      {[](Batch* b) { b->seconds[1].stacks[0].count = kMaxItemCount + 1; },
+       "stack count 0: count 1099511627777, at most 2^40"},
+      {[](Batch* b) { b->seconds[0].stacks[1].series = 4; },
+       "second 0 (1700000000), stack count 1: series index 4"},
       {[](Batch* b) { b->series[0].kind = MetricKind::kLatency; }, "is not of kind stacks"},
   };
   for (const Case& c : cases) {
@@ -162,7 +172,10 @@ TEST(BatchStacks, RejectsWithAReasonThatSaysWhere) {
   }
   BatchLimits tight;
   tight.max_stack_counts = 2;
-  EXPECT_NE(DecodeBatch(EncodeBatch(StackSampleBatch()), tight).status().message().find("more than 2 stack counts"),
+  EXPECT_NE(DecodeBatch(EncodeBatch(StackSampleBatch()), tight)
+                .status()
+                .message()
+                .find("more than 2 stack counts"),
             std::string::npos);
 }
 
@@ -179,13 +192,14 @@ TEST(BatchStacks, ABadDefinitionTakesOnlyTheStacksUsingIt) {
   Result<Batch> r = DecodeBatch(EncodeBatch(b), {}, nullptr, nullptr, &refused);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(refused.total, 3u);
-  EXPECT_EQ(refused.named[0], (RefusedItem{RefusedItem::Kind::kFrameDef, 0, 2,
-                                           "frame 2 (id 3): name has a ';'"}));
+  EXPECT_EQ(refused.named[0],
+            (RefusedItem{RefusedItem::Kind::kFrameDef, 0, 2, "frame 2 (id 3): name has a ';'"}));
   EXPECT_EQ(refused.named[1], (RefusedItem{RefusedItem::Kind::kStackDef, 0, 1,
                                            "stack 1 (id 2): frame id 3 was refused"}));
   EXPECT_EQ(refused.named[2],
-            (RefusedItem{RefusedItem::Kind::kStackCount, 0, 1,
-                         "second 0 (1700000000), stack count 1: stack id 2: its definition was refused"}));
+            (RefusedItem{
+                RefusedItem::Kind::kStackCount, 0, 1,
+                "second 0 (1700000000), stack count 1: stack id 2: its definition was refused"}));
   EXPECT_EQ(r->frames, (std::vector<FrameDef>{{1, "main"}, {2, "foo"}}));
   EXPECT_EQ(r->stacks, (std::vector<StackDef>{{1, {1, 2}}}));
   EXPECT_EQ(r->seconds[0].stacks, (std::vector<StackCount>{{0, 1, 5}}));
@@ -199,7 +213,8 @@ TEST(BatchStacks, ABadDefinitionTakesOnlyTheStacksUsingIt) {
 }
 
 TEST(BatchStacks, NeedDictionaryAckRoundTrips) {
-  Result<Ack> back = DecodeAck(EncodeAck(Ack{9, Ack::Status::kNeedDictionary, "stack 4 unknown", 9}));
+  Result<Ack> back =
+      DecodeAck(EncodeAck(Ack{9, Ack::Status::kNeedDictionary, "stack 4 unknown", 9}));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->status, Ack::Status::kNeedDictionary);
   EXPECT_EQ(back->expected, 9u);
@@ -261,9 +276,9 @@ Batch Mixed() {
 
 TEST(BatchItems, ABadItemIsLeftOutAloneAndNamed) {
   Batch b = Mixed();
-  b.seconds[1].histograms[0].encoded[1] = 9;                    // does not decode
-  b.seconds[0].scalars[0].value = std::nan("");                 // not finite
-  b.seconds[1].stacks[0].count = 0;                             // count 0
+  b.seconds[1].histograms[0].encoded[1] = 9;     // does not decode
+  b.seconds[0].scalars[0].value = std::nan("");  // not finite
+  b.seconds[1].stacks[0].count = 0;              // count 0
   Refusals refused;
   Result<Batch> r = DecodeBatch(EncodeBatch(b), {}, nullptr, nullptr, &refused);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -314,9 +329,9 @@ TEST(BatchItems, AsWrittenKeepsEveryItemTheAggregatorWouldRefuse) {
 
 TEST(BatchItems, ARefusedSeriesTakesItsItemsAndTheRestAreRenumbered) {
   Batch b = Mixed();
-  b.series[0].unit = "";                              // series 0 refused
-  b.seconds[0].stacks[0].count = kMaxItemCount + 1;   // over the item bound
-  b.seconds[1].time = 5'000'000'000;                  // past 2100: all its items
+  b.series[0].unit = "";                             // series 0 refused
+  b.seconds[0].stacks[0].count = kMaxItemCount + 1;  // over the item bound
+  b.seconds[1].time = 5'000'000'000;                 // past 2100: all its items
   Refusals refused;
   Result<Batch> r = DecodeBatch(EncodeBatch(b), {}, nullptr, nullptr, &refused);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -327,8 +342,7 @@ TEST(BatchItems, ARefusedSeriesTakesItsItemsAndTheRestAreRenumbered) {
             "second 0 (1700000000), histogram 0: its series 0 was refused (unit is empty)");
   EXPECT_EQ(refused.named[2].kind, RefusedItem::Kind::kStackCount);
   EXPECT_NE(refused.named[2].reason.find("at most 2^40"), std::string::npos);
-  EXPECT_EQ(refused.named[3].reason,
-            "second 1 (5000000000), histogram 0: time outside 1970..2100");
+  EXPECT_EQ(refused.named[3].reason, "second 1 (5000000000), histogram 0: time outside 1970..2100");
   ASSERT_EQ(r->series.size(), 2u);
   EXPECT_EQ(r->series[0].metric, "cpu.user");
   ASSERT_EQ(r->seconds.size(), 1u);  // second 1 had nothing left

@@ -35,7 +35,9 @@ class FlatMessage {
   FlatMessage& operator=(const FlatMessage&) = delete;
 
   template <typename T>
-  typename T::Reader Root() { return reader_->getRoot<T>(); }
+  typename T::Reader Root() {
+    return reader_->getRoot<T>();
+  }
 
  private:
   kj::Array<capnp::word> words_;

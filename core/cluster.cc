@@ -52,9 +52,9 @@ Status CheckClusterEpochs(const Cluster& c, std::string_view source) {
     const std::string where = "epoch " + std::to_string(i + 1);
     if (c.epochs[i].members.empty()) return error(where, "no members");
     if (c.epochs[i].members.size() < c.replication) {
-      return error(where, std::to_string(c.epochs[i].members.size()) +
-                              " member(s), fewer than replication = " +
-                              std::to_string(c.replication));
+      return error(where,
+                   std::to_string(c.epochs[i].members.size()) +
+                       " member(s), fewer than replication = " + std::to_string(c.replication));
     }
     if (i > 0 && c.epochs[i].from <= c.epochs[i - 1].from) {
       return error(where, "from must come after the previous epoch's");

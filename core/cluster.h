@@ -15,9 +15,9 @@
 // or removing one of N members moves only the hosts it gains or loses, about R/N of them; the
 // order of the list does not matter.
 //
-// An epoch may begin at any second. A rollup bucket (10 s, 60 s, 600 s; aggregator/store/keys.h) of a
-// host can then hold seconds of two epochs, so a replicated query never reads a bucket across
-// an epoch's start: its plan is cut there and the edges read finer (EpochCuts).
+// An epoch may begin at any second. A rollup bucket (10 s, 60 s, 600 s; aggregator/store/keys.h) of
+// a host can then hold seconds of two epochs, so a replicated query never reads a bucket across an
+// epoch's start: its plan is cut there and the edges read finer (EpochCuts).
 //
 // Replicas in queries. With R > 1 a host-second is stored on each of its owners, and histograms
 // merge by addition, so a query that added every owner's answer would count it R times. A query
@@ -52,16 +52,16 @@ namespace trailmap {
 
 struct ClusterMember {
   std::string name;
-  std::string zone;    // "" = no zone given (all such members share one zone)
-  std::string ingest;  // "tcp://host:port"
-  std::string query;   // "tcp://host:port"
+  std::string zone;        // "" = no zone given (all such members share one zone)
+  std::string ingest;      // "tcp://host:port"
+  std::string query;       // "tcp://host:port"
   std::string server_key;  // Z85 public key of its own key pair; "" = the clients' shared one
   bool operator==(const ClusterMember&) const = default;
 };
 
 struct ClusterEpoch {
-  int64_t from = INT64_MIN;      // Unix seconds; the first epoch also holds before it
-  std::vector<size_t> members;   // indexes into Cluster::members, sorted
+  int64_t from = INT64_MIN;     // Unix seconds; the first epoch also holds before it
+  std::vector<size_t> members;  // indexes into Cluster::members, sorted
   bool operator==(const ClusterEpoch&) const = default;
 };
 
@@ -101,10 +101,10 @@ struct ReplicaPreference {
 
 // Which host-seconds a member answers for in one round of a replicated query (above).
 struct ReplicaSelection {
-  std::string member;              // the member asked
-  uint32_t round = 0;              // 0 for the first round
-  std::vector<std::string> down;   // members found down in earlier rounds
-  std::vector<uint32_t> down_in;   // down[i] failed round down_in[i] (< round)
+  std::string member;             // the member asked
+  uint32_t round = 0;             // 0 for the first round
+  std::vector<std::string> down;  // members found down in earlier rounds
+  std::vector<uint32_t> down_in;  // down[i] failed round down_in[i] (< round)
   // Hosts whose most complete owner is not their first (above), sorted by (host, epoch), at
   // most one per (host, epoch). The same in every round and for every member asked.
   std::vector<ReplicaPreference> prefer;

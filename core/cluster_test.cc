@@ -275,7 +275,8 @@ TEST(Cluster, CheckNamesWhatPlacementCannotUse) {
   c = Plain(2);
   c.epochs.push_back({5, {0, 1}});
   c.epochs[0].from = 5;
-  EXPECT_EQ(CheckCluster(c).message(), "cluster: epoch 2: from must come after the previous epoch's");
+  EXPECT_EQ(CheckCluster(c).message(),
+            "cluster: epoch 2: from must come after the previous epoch's");
   c.epochs[1].members = {0, 7};
   c.epochs[1].from = 6;
   EXPECT_EQ(CheckCluster(c).message(), "cluster: epoch 2: member index out of range");

@@ -9,9 +9,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <vector>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/log.h"
 
@@ -54,7 +54,8 @@ FailpointTable Parse(std::string_view text) {
       point->action = Failpoint::Action::kSleep;
       point->sleep_ms = std::atoi(std::string(action.substr(6)).c_str());
     } else {
-      Log("TRAILMAP_FAILPOINTS: unknown action '" + std::string(action) + "' (kill, error, sleep:MS)");
+      Log("TRAILMAP_FAILPOINTS: unknown action '" + std::string(action) +
+          "' (kill, error, sleep:MS)");
       continue;
     }
     table.emplace(std::string(spec.substr(0, eq)), std::move(point));

@@ -19,8 +19,8 @@ TEST(FailpointTest, FiresAsTheEnvironmentSays) {
   EXPECT_FALSE(TRAILMAP_FAILPOINT("test.third"));
   EXPECT_TRUE(TRAILMAP_FAILPOINT("test.third"));
   EXPECT_FALSE(TRAILMAP_FAILPOINT("test.third"));
-  EXPECT_FALSE(TRAILMAP_FAILPOINT("test.nap"));   // sleeps, then goes on
-  EXPECT_FALSE(TRAILMAP_FAILPOINT("test.x"));     // unknown action: ignored (and logged)
+  EXPECT_FALSE(TRAILMAP_FAILPOINT("test.nap"));  // sleeps, then goes on
+  EXPECT_FALSE(TRAILMAP_FAILPOINT("test.x"));    // unknown action: ignored (and logged)
   EXPECT_FALSE(TRAILMAP_FAILPOINT("test.unset"));
 }
 #else

@@ -16,7 +16,7 @@ struct Header {
   uint64_t nbuckets = 0;
   uint64_t min = 0;
   uint64_t max = 0;
-  uint128_t excess = 0;  // sum - count * min
+  uint128_t excess = 0;   // sum - count * min
   size_t buckets_at = 0;  // offset of the first bucket
 };
 
@@ -101,7 +101,8 @@ void Histogram::Merge(const Histogram& other) {
   // 2^63, sums below 2^127. Only then is the total cut back.
   const uint32_t other_last = other.first_ + static_cast<uint32_t>(other.counts_.size()) - 1;
   Cover(other.first_, other_last);
-  for (size_t i = 0; i < other.counts_.size(); ++i) counts_[other.first_ + i - first_] += other.counts_[i];
+  for (size_t i = 0; i < other.counts_.size(); ++i)
+    counts_[other.first_ + i - first_] += other.counts_[i];
   min_ = count_ == 0 ? other.min_ : std::min(min_, other.min_);
   max_ = std::max(max_, other.max_);
   count_ += other.count_;
@@ -127,7 +128,8 @@ void Histogram::ScaleToMaxTotal() {
   size_t largest = 0;
   for (size_t i = 0; i < counts_.size(); ++i) {
     if (counts_[i] == 0) continue;
-    const auto scaled = static_cast<uint64_t>(static_cast<uint128_t>(counts_[i]) * kMaxTotalCount / total);
+    const auto scaled =
+        static_cast<uint64_t>(static_cast<uint128_t>(counts_[i]) * kMaxTotalCount / total);
     counts_[i] = std::max<uint64_t>(scaled, 1);
     kept += counts_[i];  // at most kMaxTotalCount + kBucketCount
     if (counts_[i] > counts_[largest]) largest = i;
@@ -164,9 +166,11 @@ inline bool ReadVarint64(std::string_view in, size_t* pos, uint64_t* v) {
 //
 // The position, index and running total are locals, written out once at the end: through the
 // pointers, every add into a histogram's uint64_t buckets could alias them, and the compiler
-// kept them in memory (this loop is most of a query's CPU time: docs/benchmarks-log.md, "The views at fleet scale").
+// kept them in memory (this loop is most of a query's CPU time: docs/benchmarks-log.md, "The views
+// at fleet scale").
 template <typename Add>
-Status WalkBuckets(std::string_view in, const Header& h, Add&& add, uint64_t* total, uint64_t* added) {
+Status WalkBuckets(std::string_view in, const Header& h, Add&& add, uint64_t* total,
+                   uint64_t* added) {
   size_t pos = h.buckets_at;
   uint64_t index = 0, first = 0, sum = 0, b = 0;
   const auto stop = [&](Status s) {
@@ -214,7 +218,8 @@ Status WalkBuckets(std::string_view in, const Header& h, Add&& add, uint64_t* to
     if (count == 0) [[unlikely]] {
       return stop(Corrupt("bucket " + std::to_string(index) + " has count 0"));
     }
-    if (count > UINT64_MAX - sum) [[unlikely]] return stop(Corrupt("total count past 2^64"));
+    if (count > UINT64_MAX - sum) [[unlikely]]
+      return stop(Corrupt("total count past 2^64"));
     sum += count;
     if (b == 0) first = index;
     add(static_cast<uint32_t>(index), count);
@@ -239,7 +244,8 @@ Status Check(std::string_view encoded, uint64_t* total) {
   Header h;
   if (Status s = ParseHeader(encoded, &h); !s.ok()) return s;
   uint64_t added = 0;
-  return WalkBuckets(encoded, h, [](uint32_t, uint64_t) {}, total, &added);
+  return WalkBuckets(
+      encoded, h, [](uint32_t, uint64_t) {}, total, &added);
 }
 
 }  // namespace
@@ -252,9 +258,11 @@ Status Histogram::Validate(std::string_view encoded) {
 Status Histogram::ValidateItem(std::string_view encoded) {
   uint64_t total = 0;
   if (Status s = Check(encoded, &total); !s.ok()) return s;
-  if (total == 0) return Status::InvalidArgument("empty histogram: an item holds at least one event");
+  if (total == 0)
+    return Status::InvalidArgument("empty histogram: an item holds at least one event");
   if (total > kMaxItemCount) {
-    return Status::InvalidArgument("histogram of " + std::to_string(total) + " events: one item holds at most " +
+    return Status::InvalidArgument("histogram of " + std::to_string(total) +
+                                   " events: one item holds at most " +
                                    std::to_string(kMaxItemCount) + " (2^40)");
   }
   return Status::Ok();
@@ -423,7 +431,8 @@ double Histogram::StdDev() const {
 }
 
 size_t Histogram::BucketsUsed() const {
-  return static_cast<size_t>(std::count_if(counts_.begin(), counts_.end(), [](uint64_t c) { return c != 0; }));
+  return static_cast<size_t>(
+      std::count_if(counts_.begin(), counts_.end(), [](uint64_t c) { return c != 0; }));
 }
 
 namespace {
@@ -450,7 +459,8 @@ void Histogram::EncodeTo(std::string* out) const {
   PutVarint(out, sum_ - static_cast<uint128_t>(count_) * min_);
   out->reserve(out->size() + 2 * nbuckets + 8);  // exact when every gap and count is one byte
   // The buckets go through a small buffer: a string's push_back per byte costs more than the
-  // rest of the encoding (an answer encodes a cell per host: docs/benchmarks-log.md, "The views at fleet scale").
+  // rest of the encoding (an answer encodes a cell per host: docs/benchmarks-log.md, "The views at
+  // fleet scale").
   char buffer[512];
   char* p = buffer;
   constexpr size_t kBucketMax = 20;  // two varints of up to 10 bytes
@@ -476,9 +486,12 @@ Result<Histogram> Histogram::Decode(std::string_view encoded) {
 }
 
 bool operator==(const Histogram& a, const Histogram& b) {
-  if (a.count_ != b.count_ || a.sum_ != b.sum_ || a.min_ != b.min_ || a.max_ != b.max_) return false;
+  if (a.count_ != b.count_ || a.sum_ != b.sum_ || a.min_ != b.min_ || a.max_ != b.max_)
+    return false;
   bool same = true;
-  a.ForEachBucket([&b, &same](uint32_t index, uint64_t count) { same = same && b.BucketCount(index) == count; });
+  a.ForEachBucket([&b, &same](uint32_t index, uint64_t count) {
+    same = same && b.BucketCount(index) == count;
+  });
   return same && a.BucketsUsed() == b.BucketsUsed();
 }
 

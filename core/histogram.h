@@ -154,7 +154,9 @@ class Histogram {
   uint128_t sum() const { return sum_; }
   uint64_t min() const { return min_; }  // 0 when empty
   uint64_t max() const { return max_; }  // 0 when empty
-  double mean() const { return count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0; }
+  double mean() const {
+    return count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0;
+  }
   // Nearest-rank percentile, p in [0, 100]: the midpoint of the bucket holding the value of rank
   // ceil(p/100 * count), clamped to [min, max]. 0 when empty.
   uint64_t Percentile(double p) const;

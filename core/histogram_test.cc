@@ -176,7 +176,8 @@ TEST_P(HistogramProperty, PercentilesWithinHalfABucket) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Distributions, HistogramProperty,
-                         ::testing::Combine(::testing::Values("uniform", "lognormal", "bimodal", "heavytail"),
+                         ::testing::Combine(::testing::Values("uniform", "lognormal", "bimodal",
+                                                              "heavytail"),
                                             ::testing::Values(1, 2, 10, 1000, 100'000, 1'000'000)));
 
 TEST(Histogram, MergeIsAssociativeCommutativeAndConservesCounts) {
@@ -396,7 +397,8 @@ TEST(HistogramSaturation, AnItemHoldsOneToMaxItemCountEvents) {
   h.Record(1000);
   Status s = Histogram::ValidateItem(h.Encode());
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
-  EXPECT_NE(s.message().find("histogram of 1099511627777 events"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("histogram of 1099511627777 events"), std::string::npos)
+      << s.message();
   EXPECT_TRUE(Histogram::Validate(h.Encode()).ok());  // a valid value: only too big for an item
   s = Histogram::ValidateItem(Histogram().Encode());
   EXPECT_NE(s.message().find("empty histogram"), std::string::npos) << s.message();
@@ -568,8 +570,8 @@ TEST(Histogram, TheFourBucketWalkAgreesWithTheGrammarOnEveryByteChanged) {
         EXPECT_EQ(target, before) << "byte " << at << " = " << int{value};
         continue;
       }
-      ASSERT_EQ(want.ok, got.ok()) << "byte " << at << " = " << int{value} << ": "
-                            << got.status().message();
+      ASSERT_EQ(want.ok, got.ok())
+          << "byte " << at << " = " << int{value} << ": " << got.status().message();
       ++accepted;
       EXPECT_EQ(got->count(), want.count);
       EXPECT_EQ(got->min(), want.min);
@@ -590,8 +592,8 @@ TEST(Histogram, TheFourBucketWalkAgreesWithTheGrammarOnEveryByteChanged) {
   zero[sixth_count] = 0;
   Result<Histogram> r = Histogram::Decode(zero);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "histogram: bucket " + std::to_string(BucketIndex(220)) +
-                                      " has count 0");
+  EXPECT_EQ(r.status().message(),
+            "histogram: bucket " + std::to_string(BucketIndex(220)) + " has count 0");
 }
 
 TEST(Histogram, EncodingIsSmallOnARealisticDistribution) {
@@ -599,7 +601,8 @@ TEST(Histogram, EncodingIsSmallOnARealisticDistribution) {
   std::mt19937_64 rng(7);
   Histogram h;
   for (uint64_t v : Sample("bimodal", 5000, rng)) h.Record(v);
-  const double per_bucket = static_cast<double>(h.Encode().size()) / static_cast<double>(h.BucketsUsed());
+  const double per_bucket =
+      static_cast<double>(h.Encode().size()) / static_cast<double>(h.BucketsUsed());
   EXPECT_LE(per_bucket, 3.0) << h.BucketsUsed() << " buckets";
 }
 

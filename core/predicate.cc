@@ -5,15 +5,15 @@
 #include <cmath>
 #include <limits>
 
-#include <nlohmann/json.hpp>
 #include <re2/re2.h>
+#include <nlohmann/json.hpp>
 
 #include "core/units.h"
 
 namespace trailmap {
 
 struct Literal {
-  std::string text;      // the string's content, or the number as written ("10ms")
+  std::string text;  // the string's content, or the number as written ("10ms")
   bool is_string = false;
   bool numeric = false;  // a number, or a string that reads as one
   uint64_t number = 0;   // in base units (ns, bytes) when numeric
@@ -22,19 +22,32 @@ struct Literal {
 
 struct Predicate::Node {
   Op op = Op::kTrue;
-  std::string name;                     // comparisons
-  std::vector<Literal> literals;        // one, or the "in" list
-  std::shared_ptr<const re2::RE2> regex;  // compiled once; RE2 matching is thread-safe
+  std::string name;                                   // comparisons
+  std::vector<Literal> literals;                      // one, or the "in" list
+  std::shared_ptr<const re2::RE2> regex;              // compiled once; RE2 matching is thread-safe
   std::vector<std::shared_ptr<const Node>> children;  // and, or, not
 };
 
 namespace {
 
-enum class Tok { kName, kString, kNumber, kOp, kLParen, kRParen, kComma, kAnd, kOr, kNot, kIn, kEnd };
+enum class Tok {
+  kName,
+  kString,
+  kNumber,
+  kOp,
+  kLParen,
+  kRParen,
+  kComma,
+  kAnd,
+  kOr,
+  kNot,
+  kIn,
+  kEnd
+};
 
 struct Token {
   Tok kind = Tok::kEnd;
-  std::string text;  // a string's unescaped content; otherwise as written
+  std::string text;   // a string's unescaped content; otherwise as written
   size_t column = 0;  // 1-based
 };
 
@@ -94,8 +107,11 @@ Result<std::vector<Token>> Lex(std::string_view in) {
       while (j < in.size() && NameChar(in[j])) ++j;
       t.text = std::string(in.substr(i, j - i));
       if (t.text.size() > kMaxLiteral) return ErrorAt(t.column, "name too long");
-      t.kind = t.text == "and" ? Tok::kAnd : t.text == "or" ? Tok::kOr : t.text == "not" ? Tok::kNot
-             : t.text == "in"  ? Tok::kIn  : Tok::kName;
+      t.kind = t.text == "and"   ? Tok::kAnd
+               : t.text == "or"  ? Tok::kOr
+               : t.text == "not" ? Tok::kNot
+               : t.text == "in"  ? Tok::kIn
+                                 : Tok::kName;
       i = j;
     } else {
       static constexpr std::string_view kOps[] = {"==", "!=", "<=", ">=", "=~", "!~", "<", ">"};
@@ -141,19 +157,32 @@ Predicate::Op OpOf(std::string_view text) {
 const char* OpText(Predicate::Op op) {
   using Op = Predicate::Op;
   switch (op) {
-    case Op::kEq: return "==";
-    case Op::kNe: return "!=";
-    case Op::kLt: return "<";
-    case Op::kLe: return "<=";
-    case Op::kGt: return ">";
-    case Op::kGe: return ">=";
-    case Op::kMatch: return "=~";
-    case Op::kNotMatch: return "!~";
-    case Op::kIn: return "in";
-    case Op::kAnd: return "and";
-    case Op::kOr: return "or";
-    case Op::kNot: return "not";
-    case Op::kTrue: return "true";
+    case Op::kEq:
+      return "==";
+    case Op::kNe:
+      return "!=";
+    case Op::kLt:
+      return "<";
+    case Op::kLe:
+      return "<=";
+    case Op::kGt:
+      return ">";
+    case Op::kGe:
+      return ">=";
+    case Op::kMatch:
+      return "=~";
+    case Op::kNotMatch:
+      return "!~";
+    case Op::kIn:
+      return "in";
+    case Op::kAnd:
+      return "and";
+    case Op::kOr:
+      return "or";
+    case Op::kNot:
+      return "not";
+    case Op::kTrue:
+      return "true";
   }
   return "?";
 }
@@ -179,7 +208,8 @@ bool ReadNumber(std::string_view text, uint64_t* out, double* real = nullptr) {
   if (Result<uint64_t> s = ParseSize(text); s.ok()) return give(static_cast<double>(*s));
   std::string_view t = text;
   if (t.ends_with("/s")) {
-    if (Result<uint64_t> s = ParseSize(t.substr(0, t.size() - 2)); s.ok()) return give(static_cast<double>(*s));
+    if (Result<uint64_t> s = ParseSize(t.substr(0, t.size() - 2)); s.ok())
+      return give(static_cast<double>(*s));
   }
   if (t.ends_with("%")) t.remove_suffix(1);
   double d = 0;
@@ -202,7 +232,9 @@ std::string Quote(const std::string& s) {
 
 }  // namespace
 
-bool IsValueName(std::string_view name) { return name == "value" || name == "latency" || name == "size"; }
+bool IsValueName(std::string_view name) {
+  return name == "value" || name == "latency" || name == "size";
+}
 
 // Recursive descent over the tokens; depth is bounded so nesting cannot exhaust the stack.
 class PredicateParser {
@@ -251,7 +283,8 @@ class PredicateParser {
 
   Result<std::shared_ptr<const Node>> Unary(size_t depth) {
     if (depth >= kMaxPredicateDepth) {
-      return ErrorAt(Peek().column, "nested deeper than " + std::to_string(kMaxPredicateDepth) + " levels");
+      return ErrorAt(Peek().column,
+                     "nested deeper than " + std::to_string(kMaxPredicateDepth) + " levels");
     }
     if (Peek().kind == Tok::kNot) {
       Next();
@@ -267,7 +300,8 @@ class PredicateParser {
       Result<std::shared_ptr<const Node>> inner = Or(depth + 1);
       if (!inner.ok()) return inner;
       if (Peek().kind != Tok::kRParen) {
-        return ErrorAt(Peek().column, "expected ')' to close the '(' at column " + std::to_string(column));
+        return ErrorAt(Peek().column,
+                       "expected ')' to close the '(' at column " + std::to_string(column));
       }
       Next();
       return inner;
@@ -286,13 +320,15 @@ class PredicateParser {
     }
     if (t.kind == Tok::kNumber) {
       if (!ReadNumber(lit.text, &lit.number, &lit.real)) {
-        return ErrorAt(t.column, "'" + t.text + "' is not a number with a unit (10ms, 1.5s, 4KiB, 50%)");
+        return ErrorAt(t.column,
+                       "'" + t.text + "' is not a number with a unit (10ms, 1.5s, 4KiB, 50%)");
       }
       lit.numeric = true;
       return lit;
     }
     if (t.kind == Tok::kName) {
-      return ErrorAt(t.column, "expected a value after " + after + "; write the string in quotes: \"" + t.text + "\"");
+      return ErrorAt(t.column, "expected a value after " + after +
+                                   "; write the string in quotes: \"" + t.text + "\"");
     }
     return ErrorAt(t.column, "expected a value after " + after);
   }
@@ -300,7 +336,9 @@ class PredicateParser {
   Result<std::shared_ptr<const Node>> Comparison() {
     const Token& name = Next();
     if (name.kind != Tok::kName) {
-      return ErrorAt(name.column, name.kind == Tok::kEnd ? "expected a comparison, got the end" : "expected a field name, got '" + name.text + "'");
+      return ErrorAt(name.column, name.kind == Tok::kEnd
+                                      ? "expected a comparison, got the end"
+                                      : "expected a field name, got '" + name.text + "'");
     }
     auto node = std::make_shared<Node>();
     node->name = name.text;
@@ -313,7 +351,8 @@ class PredicateParser {
         if (!lit.ok()) return lit.status();
         node->literals.push_back(std::move(lit).value());
         if (node->literals.size() > kMaxInList) {
-          return ErrorAt(op.column, "more than " + std::to_string(kMaxInList) + " values in the list");
+          return ErrorAt(op.column,
+                         "more than " + std::to_string(kMaxInList) + " values in the list");
         }
         const Token& sep = Next();
         if (sep.kind == Tok::kRParen) break;
@@ -322,7 +361,8 @@ class PredicateParser {
       return std::shared_ptr<const Node>(std::move(node));
     }
     if (op.kind != Tok::kOp) {
-      return ErrorAt(op.column, "expected an operator (== != < <= > >= =~ !~ in) after '" + name.text + "'");
+      return ErrorAt(op.column,
+                     "expected an operator (== != < <= > >= =~ !~ in) after '" + name.text + "'");
     }
     node->op = OpOf(op.text);
     Result<Literal> lit = ReadLiteral("\"" + op.text + "\"");
@@ -330,9 +370,11 @@ class PredicateParser {
     node->literals.push_back(std::move(lit).value());
     const Literal& l = node->literals.back();
     if (node->op == Op::kMatch || node->op == Op::kNotMatch) {
-      if (!l.is_string) return ErrorAt(op.column, "a regular expression is written as a string: \"web.*\"");
+      if (!l.is_string)
+        return ErrorAt(op.column, "a regular expression is written as a string: \"web.*\"");
       if (l.text.size() > kMaxRegex) {
-        return ErrorAt(op.column, "regular expression longer than " + std::to_string(kMaxRegex) + " bytes");
+        return ErrorAt(op.column,
+                       "regular expression longer than " + std::to_string(kMaxRegex) + " bytes");
       }
       // RE2 matches in time linear in the value, whatever the pattern: no pattern can make a
       // query backtrack for minutes ("(a+)+$" over "aaaa...a!"). What RE2 refuses (a
@@ -342,13 +384,14 @@ class PredicateParser {
       options.set_max_mem(kMaxRegexMemory);
       auto regex = std::make_shared<const re2::RE2>(l.text, options);
       if (!regex->ok()) {
-        return ErrorAt(op.column + 3, "bad regular expression \"" + l.text + "\": " + regex->error() +
-                                          " (RE2 syntax, see docs/predicates.md)");
+        return ErrorAt(op.column + 3, "bad regular expression \"" + l.text + "\": " +
+                                          regex->error() + " (RE2 syntax, see docs/predicates.md)");
       }
       node->regex = std::move(regex);
     }
     if (IsValueName(node->name) && (!l.numeric || (l.is_string && !LexesAsNumber(l.text)))) {
-      return ErrorAt(op.column, "'" + node->name + "' is the metric's value: compare it with a number, e.g. 10ms");
+      return ErrorAt(op.column, "'" + node->name +
+                                    "' is the metric's value: compare it with a number, e.g. 10ms");
     }
     // On the value name a quoted number is that number: `value <= "2"` is `value <= 2`, and
     // prints so, as its JSON form does (found by fuzz/predicate_fuzz: the text printed "2"
@@ -363,7 +406,8 @@ class PredicateParser {
   Status CheckValueComparisons(const Node& n, bool conjunctive) const {
     if (!n.children.empty()) {
       for (const auto& c : n.children) {
-        if (Status s = CheckValueComparisons(*c, conjunctive && n.op == Op::kAnd); !s.ok()) return s;
+        if (Status s = CheckValueComparisons(*c, conjunctive && n.op == Op::kAnd); !s.ok())
+          return s;
       }
       return Status::Ok();
     }
@@ -373,9 +417,11 @@ class PredicateParser {
       if (node == &n) column = col;
     }
     if (!conjunctive) {
-      return ErrorAt(column, "a comparison on '" + n.name + "' selects buckets and may only be joined with 'and'");
+      return ErrorAt(column, "a comparison on '" + n.name +
+                                 "' selects buckets and may only be joined with 'and'");
     }
-    if (n.op != Op::kLt && n.op != Op::kLe && n.op != Op::kGt && n.op != Op::kGe && n.op != Op::kEq) {
+    if (n.op != Op::kLt && n.op != Op::kLe && n.op != Op::kGt && n.op != Op::kGe &&
+        n.op != Op::kEq) {
       return ErrorAt(column, "'" + n.name + "' takes < <= > >= or ==");
     }
     return Status::Ok();
@@ -390,7 +436,8 @@ Result<Predicate> Predicate::Parse(std::string_view text) {
   const size_t first = text.find_first_not_of(" \t\r\n");
   const bool json = first != std::string_view::npos && text[first] == '{';
   if (!json && text.size() > kMaxPredicateText) {
-    return Status::InvalidArgument("predicate longer than " + std::to_string(kMaxPredicateText) + " bytes");
+    return Status::InvalidArgument("predicate longer than " + std::to_string(kMaxPredicateText) +
+                                   " bytes");
   }
   Result<std::string> converted = json ? PredicateJsonToText(text) : std::string();
   if (!converted.ok()) return converted.status();
@@ -430,24 +477,34 @@ bool Compare(Predicate::Op op, const std::string& value, const Literal& lit) {
   uint64_t v = 0;
   if (!lit.numeric || !ReadNumber(value, &v)) return false;  // ordering needs numbers on both sides
   switch (op) {
-    case Op::kLt: return v < lit.number;
-    case Op::kLe: return v <= lit.number;
-    case Op::kGt: return v > lit.number;
-    case Op::kGe: return v >= lit.number;
-    default: return false;
+    case Op::kLt:
+      return v < lit.number;
+    case Op::kLe:
+      return v <= lit.number;
+    case Op::kGt:
+      return v > lit.number;
+    case Op::kGe:
+      return v >= lit.number;
+    default:
+      return false;
   }
 }
 
 bool Eval(const Predicate::Node& n, const FieldLookup& fields) {
   using Op = Predicate::Op;
   switch (n.op) {
-    case Op::kTrue: return true;
+    case Op::kTrue:
+      return true;
     case Op::kAnd:
-      return std::all_of(n.children.begin(), n.children.end(), [&fields](const auto& c) { return Eval(*c, fields); });
+      return std::all_of(n.children.begin(), n.children.end(),
+                         [&fields](const auto& c) { return Eval(*c, fields); });
     case Op::kOr:
-      return std::any_of(n.children.begin(), n.children.end(), [&fields](const auto& c) { return Eval(*c, fields); });
-    case Op::kNot: return !Eval(*n.children[0], fields);
-    default: break;
+      return std::any_of(n.children.begin(), n.children.end(),
+                         [&fields](const auto& c) { return Eval(*c, fields); });
+    case Op::kNot:
+      return !Eval(*n.children[0], fields);
+    default:
+      break;
   }
   if (IsValueName(n.name)) return true;  // selects buckets, not series
   const std::string* value = fields.Find(n.name);
@@ -455,10 +512,14 @@ bool Eval(const Predicate::Node& n, const FieldLookup& fields) {
     case Op::kIn:
       return value && std::any_of(n.literals.begin(), n.literals.end(),
                                   [value](const Literal& l) { return *value == l.text; });
-    case Op::kMatch: return value && re2::RE2::FullMatch(*value, *n.regex);
-    case Op::kNotMatch: return !value || !re2::RE2::FullMatch(*value, *n.regex);
-    case Op::kNe: return !value || Compare(n.op, *value, n.literals[0]);
-    default: return value && Compare(n.op, *value, n.literals[0]);
+    case Op::kMatch:
+      return value && re2::RE2::FullMatch(*value, *n.regex);
+    case Op::kNotMatch:
+      return !value || !re2::RE2::FullMatch(*value, *n.regex);
+    case Op::kNe:
+      return !value || Compare(n.op, *value, n.literals[0]);
+    default:
+      return value && Compare(n.op, *value, n.literals[0]);
   }
 }
 
@@ -472,20 +533,48 @@ void Range(const Predicate::Node& n, uint64_t* low, uint64_t* high) {
   if (lit.real != std::floor(lit.real) && lit.real < 9.0e18) {
     const uint64_t below = static_cast<uint64_t>(std::floor(lit.real));  // the integer under it
     switch (n.op) {
-      case Op::kGt: case Op::kGe: *low = std::max(*low, below + 1); break;
-      case Op::kLt: case Op::kLe: *high = std::min(*high, below); break;
-      case Op::kEq: *low = 1; *high = 0; break;  // no integer equals it
-      default: break;
+      case Op::kGt:
+      case Op::kGe:
+        *low = std::max(*low, below + 1);
+        break;
+      case Op::kLt:
+      case Op::kLe:
+        *high = std::min(*high, below);
+        break;
+      case Op::kEq:
+        *low = 1;
+        *high = 0;
+        break;  // no integer equals it
+      default:
+        break;
     }
     return;
   }
   switch (n.op) {
-    case Op::kGt: *low = std::max(*low, v == UINT64_MAX ? v : v + 1); if (v == UINT64_MAX) *high = 0; break;
-    case Op::kGe: *low = std::max(*low, v); break;
-    case Op::kLt: if (v == 0) { *low = 1; *high = 0; } else { *high = std::min(*high, v - 1); } break;
-    case Op::kLe: *high = std::min(*high, v); break;
-    case Op::kEq: *low = std::max(*low, v); *high = std::min(*high, v); break;
-    default: break;
+    case Op::kGt:
+      *low = std::max(*low, v == UINT64_MAX ? v : v + 1);
+      if (v == UINT64_MAX) *high = 0;
+      break;
+    case Op::kGe:
+      *low = std::max(*low, v);
+      break;
+    case Op::kLt:
+      if (v == 0) {
+        *low = 1;
+        *high = 0;
+      } else {
+        *high = std::min(*high, v - 1);
+      }
+      break;
+    case Op::kLe:
+      *high = std::min(*high, v);
+      break;
+    case Op::kEq:
+      *low = std::max(*low, v);
+      *high = std::min(*high, v);
+      break;
+    default:
+      break;
   }
 }
 
@@ -538,12 +627,18 @@ bool ValueHolds(const Predicate::Node& n, double v) {
   if (!n.children.empty() || !IsValueName(n.name)) return true;
   const double x = n.literals[0].real;
   switch (n.op) {
-    case Op::kGt: return v > x;
-    case Op::kGe: return v >= x;
-    case Op::kLt: return v < x;
-    case Op::kLe: return v <= x;
-    case Op::kEq: return v == x;
-    default: return true;
+    case Op::kGt:
+      return v > x;
+    case Op::kGe:
+      return v >= x;
+    case Op::kLt:
+      return v < x;
+    case Op::kLe:
+      return v <= x;
+    case Op::kEq:
+      return v == x;
+    default:
+      return true;
   }
 }
 
@@ -583,9 +678,7 @@ namespace {
 // True when `l` is a bare number written as JSON writes it: digits, no leading zero. Only then
 // is it a JSON number; "06" is not, since `host == 06` compares the text "06" and `host == 6`
 // the text "6" (found by fuzz/predicate_fuzz: 06 became 6 in the JSON form).
-bool IsJsonInteger(const Literal& l) {
-  return l.numeric && std::to_string(l.number) == l.text;
-}
+bool IsJsonInteger(const Literal& l) { return l.numeric && std::to_string(l.number) == l.text; }
 
 nlohmann::json LiteralJson(const Literal& l, bool value_name) {
   if (l.is_string) return l.text;

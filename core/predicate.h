@@ -39,13 +39,13 @@
 
 namespace trailmap {
 
-inline constexpr size_t kMaxPredicateText = 4096;  // bytes of predicate text
-inline constexpr size_t kMaxPredicateDepth = 32;   // nested parentheses and "not"s
-inline constexpr size_t kMaxLiteral = 256;         // bytes of one string literal
-inline constexpr size_t kMaxRegex = 256;           // bytes of one regular expression
-inline constexpr int64_t kMaxRegexMemory = 1 << 20;  // RE2 program and DFA memory of one regex
-inline constexpr size_t kMaxInList = 256;          // values in one "in" list
-inline constexpr size_t kMaxPredicateJson = 16384;  // bytes of a JSON predicate
+inline constexpr size_t kMaxPredicateText = 4096;     // bytes of predicate text
+inline constexpr size_t kMaxPredicateDepth = 32;      // nested parentheses and "not"s
+inline constexpr size_t kMaxLiteral = 256;            // bytes of one string literal
+inline constexpr size_t kMaxRegex = 256;              // bytes of one regular expression
+inline constexpr int64_t kMaxRegexMemory = 1 << 20;   // RE2 program and DFA memory of one regex
+inline constexpr size_t kMaxInList = 256;             // values in one "in" list
+inline constexpr size_t kMaxPredicateJson = 16384;    // bytes of a JSON predicate
 inline constexpr size_t kMaxPredicateJsonDepth = 16;  // nested objects of a JSON predicate
 
 // What a predicate is evaluated against: one series of one host.
@@ -58,7 +58,21 @@ class FieldLookup {
 
 class Predicate {
  public:
-  enum class Op : uint8_t { kEq, kNe, kLt, kLe, kGt, kGe, kMatch, kNotMatch, kIn, kAnd, kOr, kNot, kTrue };
+  enum class Op : uint8_t {
+    kEq,
+    kNe,
+    kLt,
+    kLe,
+    kGt,
+    kGe,
+    kMatch,
+    kNotMatch,
+    kIn,
+    kAnd,
+    kOr,
+    kNot,
+    kTrue
+  };
 
   // The empty text parses to a predicate that is always true. Text that starts with '{' (after
   // blanks) is the JSON form (docs/predicates.md); its errors name the JSON path of the mistake

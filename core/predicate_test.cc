@@ -27,16 +27,17 @@ Predicate Must(std::string_view text) {
 }
 
 TEST(Predicate, TheDesignExample) {
-  const Predicate p =
-      Must(R"(host =~ "web.*" and op == "read" and not (disk in ("sdb", "sdc")) and latency > 10ms)");
+  const Predicate p = Must(
+      R"(host =~ "web.*" and op == "read" and not (disk in ("sdb", "sdc")) and latency > 10ms)");
   EXPECT_TRUE(p.Matches(Fields{{"host", "web-1"}, {"op", "read"}, {"disk", "sda"}}));
   EXPECT_FALSE(p.Matches(Fields{{"host", "web-1"}, {"op", "read"}, {"disk", "sdb"}}));
   EXPECT_FALSE(p.Matches(Fields{{"host", "db-1"}, {"op", "read"}, {"disk", "sda"}}));
   EXPECT_FALSE(p.Matches(Fields{{"host", "web-1"}, {"op", "write"}, {"disk", "sda"}}));
   EXPECT_EQ(p.ValueRange(), (std::pair<uint64_t, uint64_t>{10'000'001, UINT64_MAX}));
   EXPECT_EQ(p.Names(), (std::vector<std::string>{"host", "op", "disk"}));
-  EXPECT_EQ(p.ToString(),
-            R"(host =~ "web.*" and op == "read" and not (disk in ("sdb", "sdc")) and latency > 10ms)");
+  EXPECT_EQ(
+      p.ToString(),
+      R"(host =~ "web.*" and op == "read" and not (disk in ("sdb", "sdc")) and latency > 10ms)");
   // The canonical text parses back to the same predicate.
   EXPECT_EQ(Must(p.ToString()).ToString(), p.ToString());
 }
@@ -76,7 +77,8 @@ TEST(Predicate, ErrorsPointAtTheColumn) {
   };
   const std::vector<Case> cases = {
       {R"(op = "read")", "column 4: '=' is not an operator; use '=='"},
-      {R"(op == read)", "column 7: expected a value after \"==\"; write the string in quotes: \"read\""},
+      {R"(op == read)",
+       "column 7: expected a value after \"==\"; write the string in quotes: \"read\""},
       {R"(op == "read)", "column 7: string is not closed"},
       {R"(op == "read" && a == "b")", "column 14: use 'and', 'or', 'not'"},
       {R"((op == "read")", "column 14: expected ')' to close the '(' at column 1"},
@@ -128,12 +130,16 @@ TEST(Predicate, HostileInputIsRefusedCheaply) {
   EXPECT_NE(Predicate::Parse(deep).status().message().find("longer than"), std::string::npos);
   std::string nested(40, '(');
   nested += R"(a == "b")" + std::string(40, ')');
-  EXPECT_NE(Predicate::Parse(nested).status().message().find("nested deeper than 32"), std::string::npos);
+  EXPECT_NE(Predicate::Parse(nested).status().message().find("nested deeper than 32"),
+            std::string::npos);
   std::string nots;
   for (int i = 0; i < 100; ++i) nots += "not ";
   EXPECT_FALSE(Predicate::Parse(nots + R"(a == "b")").ok());
   // Huge literals.
-  EXPECT_NE(Predicate::Parse("a == \"" + std::string(1000, 'x') + "\"").status().message().find("string longer than"),
+  EXPECT_NE(Predicate::Parse("a == \"" + std::string(1000, 'x') + "\"")
+                .status()
+                .message()
+                .find("string longer than"),
             std::string::npos);
   EXPECT_FALSE(Predicate::Parse("latency > " + std::string(300, '9')).ok());
   EXPECT_FALSE(Predicate::Parse("latency > 99999999999999999999999ms").ok());
@@ -158,14 +164,17 @@ TEST(Predicate, HostileListsFieldsAndRegexes) {
   EXPECT_FALSE(Must(R"(no.such-field == "x")").Matches(Fields{{"host", "a"}}));
   EXPECT_TRUE(Must(R"(no.such-field != "x")").Matches(Fields{{"host", "a"}}));
   // Bad regular expressions name the column of the pattern.
-  for (const char* bad : {R"(host =~ "(")", R"(host =~ "a{2,1}")", R"(host =~ "[z-a]")", R"(host !~ "*")"}) {
+  for (const char* bad :
+       {R"(host =~ "(")", R"(host =~ "a{2,1}")", R"(host =~ "[z-a]")", R"(host !~ "*")"}) {
     Result<Predicate> r = Predicate::Parse(bad);
     ASSERT_FALSE(r.ok()) << bad;
-    EXPECT_EQ(r.status().message().rfind("column 9: bad regular expression", 0), 0u) << r.status().message();
+    EXPECT_EQ(r.status().message().rfind("column 9: bad regular expression", 0), 0u)
+        << r.status().message();
   }
   // A name at the literal limit passes, one byte more is refused.
   EXPECT_TRUE(Predicate::Parse(std::string(256, 'a') + " == \"b\"").ok());
-  EXPECT_EQ(Predicate::Parse(std::string(257, 'a') + " == \"b\"").status().message(), "column 1: name too long");
+  EXPECT_EQ(Predicate::Parse(std::string(257, 'a') + " == \"b\"").status().message(),
+            "column 1: name too long");
 }
 
 // `host =~ "(a+)+$"` over a 26-letter name "aaaa...a!" took 7.5 s under std::regex,
@@ -216,8 +225,8 @@ TEST(Predicate, RegexesRe2RefusesAreUsageErrors) {
   for (const Case& c : cases) {
     Result<Predicate> p = Predicate::Parse("host =~ \"" + quote(c.regex) + "\"");
     ASSERT_FALSE(p.ok()) << c.regex;
-    EXPECT_EQ(p.status().message(), "column 9: bad regular expression \"" + c.regex + "\": " +
-                                        c.says + " (RE2 syntax, see docs/predicates.md)");
+    EXPECT_EQ(p.status().message(), "column 9: bad regular expression \"" + c.regex +
+                                        "\": " + c.says + " (RE2 syntax, see docs/predicates.md)");
   }
 }
 
@@ -237,7 +246,8 @@ TEST(Predicate, ScalarValues) {
   // On a histogram's integer values a fraction bounds the integers on its side.
   EXPECT_EQ(Must("latency > 12.5").ValueRange(), (std::pair<uint64_t, uint64_t>{13, UINT64_MAX}));
   EXPECT_EQ(Must("latency <= 12.5").ValueRange(), (std::pair<uint64_t, uint64_t>{0, 12}));
-  EXPECT_EQ(Must("latency >= 1.5us").ValueRange(), (std::pair<uint64_t, uint64_t>{1500, UINT64_MAX}));
+  EXPECT_EQ(Must("latency >= 1.5us").ValueRange(),
+            (std::pair<uint64_t, uint64_t>{1500, UINT64_MAX}));
   EXPECT_EQ(Must("latency == 0.5").ValueRange().first, 1u);
   EXPECT_EQ(Must("latency == 0.5").ValueRange().second, 0u);
 }
@@ -247,12 +257,15 @@ TEST(Predicate, JsonFormParsesToTheSameTree) {
       {"field": "op", "op": "==", "value": "read"},
       {"not": {"field": "disk", "op": "in", "value": ["sdb", "sdc"]}},
       {"field": "latency", "op": ">", "value": "10ms"}]})");
-  EXPECT_EQ(p.ToString(), R"(host =~ "web.*" and op == "read" and not (disk in ("sdb", "sdc")) and latency > 10ms)");
+  EXPECT_EQ(
+      p.ToString(),
+      R"(host =~ "web.*" and op == "read" and not (disk in ("sdb", "sdc")) and latency > 10ms)");
   EXPECT_TRUE(p.Matches(Fields{{"host", "web-1"}, {"op", "read"}, {"disk", "sda"}}));
   EXPECT_FALSE(p.Matches(Fields{{"host", "web-1"}, {"op", "read"}, {"disk", "sdb"}}));
   EXPECT_EQ(p.ValueRange(), (std::pair<uint64_t, uint64_t>{10'000'001, UINT64_MAX}));
   EXPECT_EQ(Must(R"(  {"field": "pid", "op": ">", "value": 100})").ToString(), "pid > 100");
-  EXPECT_EQ(Must(R"({"field": "x", "op": ">=", "value": {"number": "1.5s"}})").ToString(), "x >= 1.5s");
+  EXPECT_EQ(Must(R"({"field": "x", "op": ">=", "value": {"number": "1.5s"}})").ToString(),
+            "x >= 1.5s");
   EXPECT_EQ(Must(R"({"field": "value", "op": "<", "value": 12.5})").ToString(), "value < 12.5");
 }
 
@@ -275,19 +288,25 @@ TEST(Predicate, JsonRoundTrip) {
     EXPECT_EQ(q.ToJson(), json);
     EXPECT_EQ(q.ValueRange(), p.ValueRange()) << text;
   }
-  EXPECT_EQ(Must("op == \"read\" and latency > 10ms").ToJson(),
-            R"({"and":[{"field":"op","op":"==","value":"read"},{"field":"latency","op":">","value":"10ms"}]})");
+  EXPECT_EQ(
+      Must("op == \"read\" and latency > 10ms").ToJson(),
+      R"({"and":[{"field":"op","op":"==","value":"read"},{"field":"latency","op":">","value":"10ms"}]})");
   EXPECT_EQ(Must("").ToJson(), "");
 }
 
 // A literal that is not UTF-8 (fuzz/corpus/predicate/not_utf8): ToJson threw nlohmann's
 // type_error 316; now the bad bytes become U+FFFD and the rest round-trips.
 TEST(Predicate, JsonOfALiteralThatIsNotUtf8) {
-  const Predicate p = Must("disk in (\"s\xff\xff\x04" "c\") and latency > 90ms");
+  const Predicate p = Must(
+      "disk in (\"s\xff\xff\x04"
+      "c\") and latency > 90ms");
   const std::string json = p.ToJson();
-  EXPECT_EQ(json, "{\"and\":[{\"field\":\"disk\",\"op\":\"in\",\"value\":[\"s\xef\xbf\xbd\xef\xbf\xbd"
-                  "\\u0004c\"]},{\"field\":\"latency\",\"op\":\">\",\"value\":\"90ms\"}]}");
-  EXPECT_EQ(Must(json).ToString(), "disk in (\"s\xef\xbf\xbd\xef\xbf\xbd\x04" "c\") and latency > 90ms");
+  EXPECT_EQ(json,
+            "{\"and\":[{\"field\":\"disk\",\"op\":\"in\",\"value\":[\"s\xef\xbf\xbd\xef\xbf\xbd"
+            "\\u0004c\"]},{\"field\":\"latency\",\"op\":\">\",\"value\":\"90ms\"}]}");
+  EXPECT_EQ(Must(json).ToString(),
+            "disk in (\"s\xef\xbf\xbd\xef\xbf\xbd\x04"
+            "c\") and latency > 90ms");
 }
 
 // Found by fuzz/predicate_fuzz ("vAluevAe >= 06"): ToJson wrote the literal 06 as the JSON number
@@ -342,16 +361,19 @@ TEST(Predicate, JsonErrorsNameThePath) {
        "at $.and[1]: '=' is not an operator; use '=='"},
       {R"({"or": [{"field": "a", "op": "==", "value": "1"}, {"field": "latency", "op": ">", "value": "10ms"}]})",
        "at $.or[1]: a comparison on 'latency' selects buckets"},
-      {R"({"not": {"field": "host", "op": "=~", "value": "web["}})", "at $.not: bad regular expression"},
+      {R"({"not": {"field": "host", "op": "=~", "value": "web["}})",
+       "at $.not: bad regular expression"},
       {R"({"and": []})", "at $.and: expected a non-empty list"},
-      {R"({"and": [{"field": "a", "op": "==", "value": "1"}], "x": 1})", "at $: \"and\" takes no other keys"},
+      {R"({"and": [{"field": "a", "op": "==", "value": "1"}], "x": 1})",
+       "at $: \"and\" takes no other keys"},
       {R"({"field": "a", "op": "=="})", "at $: missing \"value\""},
       {R"({"field": "a", "op": "==", "value": "1", "extra": true})", "at $: unknown key \"extra\""},
       {R"({"field": 3, "op": "==", "value": "1"})", "at $.field: expected a string"},
       {R"({"field": "a", "op": "==", "value": -1})", "at $.value: numbers are not negative"},
       {R"({"field": "a", "op": "==", "value": [1]})", "at $.value: expected a string, a number"},
       {R"({"field": "a", "op": "in", "value": "x"})", "at $.value: \"in\" takes a non-empty list"},
-      {R"({"field": "latency", "op": ">", "value": "slow"})", "at $.value: \"slow\" is not a number"},
+      {R"({"field": "latency", "op": ">", "value": "slow"})",
+       "at $.value: \"slow\" is not a number"},
       {R"({"field": "a", "op": "==", "value": "1e3"})", ""},  // a string: fine, checked below
       {R"({"field": "a b", "op": "==", "value": "1"})", "at $: expected an operator"},
       {R"({"field": "a", "op": "==", "value": "1"},)", "JSON predicate does not parse at byte"},
@@ -383,18 +405,24 @@ TEST(Predicate, HostileJson) {
   // JSON nesting far past any limit (arrays the walk never reaches) costs nothing to refuse.
   std::string arrays = R"({"and": )" + std::string(8000, '[') + std::string(8000, ']') + "}";
   EXPECT_FALSE(Predicate::Parse(arrays).ok());
-  EXPECT_NE(Predicate::Parse(std::string(20000, ' ') + "{}").status().message().find("longer than 16384"),
-            std::string::npos);
+  EXPECT_NE(
+      Predicate::Parse(std::string(20000, ' ') + "{}").status().message().find("longer than 16384"),
+      std::string::npos);
   // A huge string literal and a huge in list.
-  EXPECT_NE(Predicate::Parse(R"({"field": "a", "op": "==", "value": ")" + std::string(300, 'x') + "\"}")
-                .status().message().find("at $.value: string longer than 256 bytes"),
-            std::string::npos);
+  EXPECT_NE(
+      Predicate::Parse(R"({"field": "a", "op": "==", "value": ")" + std::string(300, 'x') + "\"}")
+          .status()
+          .message()
+          .find("at $.value: string longer than 256 bytes"),
+      std::string::npos);
   std::string list = R"({"field": "a", "op": "in", "value": [)";
   for (int i = 0; i < 300; ++i) list += (i ? ",\"v" : "\"v") + std::to_string(i) + "\"";
-  EXPECT_NE(Predicate::Parse(list + "]}").status().message().find("at $.value: more than 256 values"),
-            std::string::npos);
+  EXPECT_NE(
+      Predicate::Parse(list + "]}").status().message().find("at $.value: more than 256 values"),
+      std::string::npos);
   // An empty object is not "true": it says what a predicate is.
-  EXPECT_NE(Predicate::Parse("{}").status().message().find("at $: missing \"field\""), std::string::npos);
+  EXPECT_NE(Predicate::Parse("{}").status().message().find("at $: missing \"field\""),
+            std::string::npos);
 }
 
 }  // namespace

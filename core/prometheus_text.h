@@ -10,11 +10,11 @@
 //
 // Names: the metric with every character outside [a-zA-Z0-9_:] made '_' ("trailmap.agent.x" ->
 // "trailmap_agent_x"), then the unit's suffix in Prometheus' base units — "B" -> "_bytes",
-// "ns" -> "_seconds" with the value divided by 1e9, "s" -> "_seconds" — then "_total" for a counter; a suffix the
-// name already ends with is not repeated ("rocksdb.memtable_bytes" -> "..._memtable_bytes"). A counter is
-// exposed as its running total (what the reading holds), not as the per-second gain trailmap
-// stores: Prometheus takes rate() itself. Other units ("packets/s", "fds") name what is
-// counted and go into the HELP text, not the name.
+// "ns" -> "_seconds" with the value divided by 1e9, "s" -> "_seconds" — then "_total" for a
+// counter; a suffix the name already ends with is not repeated ("rocksdb.memtable_bytes" ->
+// "..._memtable_bytes"). A counter is exposed as its running total (what the reading holds), not as
+// the per-second gain trailmap stores: Prometheus takes rate() itself. Other units ("packets/s",
+// "fds") name what is counted and go into the HELP text, not the name.
 //
 // Labels: the reading's canonical fields, each key sanitized like a name (a leading digit gets a
 // '_'), each value escaped ('\\', '"', newline). All series of one metric are written together

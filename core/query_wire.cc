@@ -28,8 +28,8 @@ Status Check(const HistogramQuery& q) {
     return Status::InvalidArgument("--where: " + p.status().message());
   }
   if (q.to <= q.from) {
-    return Status::InvalidArgument("empty time range: from " + std::to_string(q.from) + " is not before to " +
-                                   std::to_string(q.to));
+    return Status::InvalidArgument("empty time range: from " + std::to_string(q.from) +
+                                   " is not before to " + std::to_string(q.to));
   }
   // to > from, so the unsigned difference is exact even where the signed one would overflow.
   const uint64_t span = static_cast<uint64_t>(q.to) - static_cast<uint64_t>(q.from);
@@ -67,7 +67,8 @@ Status CheckStackQuery(const StackQuery& q) {
       return Status::InvalidArgument("region: its predicate must compare the value (the band)");
     }
     if (!q.where.empty() || !q.group_by.empty()) {
-      return Status::InvalidArgument("region: --where and --by apply to its metric, not the stacks");
+      return Status::InvalidArgument(
+          "region: --where and --by apply to its metric, not the stacks");
     }
     if (r.baseline && (r.baseline_from > q.from || r.baseline_to < q.to)) {
       return Status::InvalidArgument("region: the baseline's range must hold the region's");
@@ -127,7 +128,8 @@ Result<std::optional<ReplicaScope>> DecodeReplicas(queryproto::Replicas::Reader 
   // bytes for millions of them) from costing time.
   constexpr unsigned kMaxMembers = 4096, kMaxEpochs = 4096;
   if (in.getMembers().size() > kMaxMembers || in.getEpochs().size() > kMaxEpochs ||
-      in.getDown().size() > in.getMembers().size() || in.getDownIn().size() > in.getMembers().size()) {
+      in.getDown().size() > in.getMembers().size() ||
+      in.getDownIn().size() > in.getMembers().size()) {
     return Status::InvalidArgument("replicas: more than " + std::to_string(kMaxMembers) +
                                    " members or epochs, or more down than members");
   }
@@ -149,7 +151,8 @@ Result<std::optional<ReplicaScope>> DecodeReplicas(queryproto::Replicas::Reader 
     }
     c.epochs.push_back(std::move(epoch));
   }
-  if (Status s = CheckCluster(c); !s.ok()) return Status::InvalidArgument("replicas: " + s.message());
+  if (Status s = CheckCluster(c); !s.ok())
+    return Status::InvalidArgument("replicas: " + s.message());
   ReplicaSelection& s = scope.selection;
   s.member = Str(in.getMember());
   for (auto n : in.getDown()) s.down.push_back(Str(n));
@@ -212,7 +215,8 @@ std::string EncodeQuery(const Query& query) {
     w.setFrom(sq.from);
     w.setTo(sq.to);
     auto hosts = w.initHosts(static_cast<unsigned>(sq.hosts.size()));
-    for (size_t i = 0; i < sq.hosts.size(); ++i) hosts.set(static_cast<unsigned>(i), AsText(sq.hosts[i]));
+    for (size_t i = 0; i < sq.hosts.size(); ++i)
+      hosts.set(static_cast<unsigned>(i), AsText(sq.hosts[i]));
     w.setWhere(AsText(sq.where));
     w.setGroupBy(AsText(sq.group_by));
     if (sq.region) {
@@ -233,7 +237,8 @@ std::string EncodeQuery(const Query& query) {
     hq.setStep(h.step);
     hq.setGroupBy(AsText(h.group_by));
     auto hosts = hq.initHosts(static_cast<unsigned>(h.hosts.size()));
-    for (size_t i = 0; i < h.hosts.size(); ++i) hosts.set(static_cast<unsigned>(i), AsText(h.hosts[i]));
+    for (size_t i = 0; i < h.hosts.size(); ++i)
+      hosts.set(static_cast<unsigned>(i), AsText(h.hosts[i]));
     hq.setWhere(AsText(h.where));
     hq.setSummaries(h.summaries);
   }
@@ -265,7 +270,8 @@ uint64_t QueryIdOf(std::string_view bytes) {
 }
 
 Result<Query> DecodeQuery(std::string_view bytes) {
-  if (bytes.size() < 8 || bytes.size() % 8 != 0) return Status::InvalidArgument("query is not a Cap'n Proto message");
+  if (bytes.size() < 8 || bytes.size() % 8 != 0)
+    return Status::InvalidArgument("query is not a Cap'n Proto message");
   try {
     FlatMessage message(bytes);
     auto q = message.Root<queryproto::Query>();
@@ -338,7 +344,8 @@ Result<Query> DecodeQuery(std::string_view bytes) {
     }
     return Status::InvalidArgument("unknown query kind");
   } catch (const kj::Exception& e) {
-    return Status::InvalidArgument(std::string("query is not a valid Cap'n Proto message: ") + e.getDescription().cStr());
+    return Status::InvalidArgument(std::string("query is not a valid Cap'n Proto message: ") +
+                                   e.getDescription().cStr());
   }
 }
 
@@ -377,10 +384,9 @@ void SummarizeCells(HistogramAnswer* answer) {
   for (QueryCell& c : answer->cells) {
     (void)c.Materialize();  // a value that does not decode summarizes as an empty cell
     if (c.histogram.empty()) continue;
-    answer->summaries.push_back(CellSummary{c.column, c.group, c.histogram.count(),
-                                            static_cast<double>(c.histogram.sum()),
-                                            static_cast<double>(c.histogram.min()),
-                                            static_cast<double>(c.histogram.max())});
+    answer->summaries.push_back(CellSummary{
+        c.column, c.group, c.histogram.count(), static_cast<double>(c.histogram.sum()),
+        static_cast<double>(c.histogram.min()), static_cast<double>(c.histogram.max())});
   }
   answer->cells.clear();
 }
@@ -402,7 +408,8 @@ std::string EncodeAnswer(const Answer& answer) {
       list[i].setDescription(AsText(answer.metrics[i].description));
       const auto& keys = answer.metrics[i].fields;
       auto fields = list[i].initFields(static_cast<unsigned>(keys.size()));
-      for (size_t k = 0; k < keys.size(); ++k) fields.set(static_cast<unsigned>(k), AsText(keys[k]));
+      for (size_t k = 0; k < keys.size(); ++k)
+        fields.set(static_cast<unsigned>(k), AsText(keys[k]));
     }
   } else if (answer.kind == Query::Kind::kStatus) {
     const ShardStatus& s = answer.status;
@@ -467,7 +474,8 @@ std::string EncodeAnswer(const Answer& answer) {
     ha.setKind(static_cast<ingest::MetricKind>(h.kind));
     ha.setUnit(AsText(h.unit));
     auto groups = ha.initGroups(static_cast<unsigned>(h.groups.size()));
-    for (size_t i = 0; i < h.groups.size(); ++i) groups.set(static_cast<unsigned>(i), AsText(h.groups[i]));
+    for (size_t i = 0; i < h.groups.size(); ++i)
+      groups.set(static_cast<unsigned>(i), AsText(h.groups[i]));
     auto cells = ha.initCells(static_cast<unsigned>(h.cells.size()));
     std::string buf;
     for (size_t i = 0; i < h.cells.size(); ++i) {
@@ -499,7 +507,8 @@ std::string EncodeAnswer(const Answer& answer) {
 }
 
 Result<Answer> DecodeAnswer(std::string_view bytes) {
-  if (bytes.size() < 8 || bytes.size() % 8 != 0) return Status::InvalidArgument("answer is not a Cap'n Proto message");
+  if (bytes.size() < 8 || bytes.size() % 8 != 0)
+    return Status::InvalidArgument("answer is not a Cap'n Proto message");
   try {
     FlatMessage message(bytes, 1ull << 30);
     auto a = message.Root<queryproto::Answer>();
@@ -512,7 +521,8 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
     if (a.which() == queryproto::Answer::METRICS) {
       answer.kind = Query::Kind::kMetrics;
       for (auto m : a.getMetrics()) {
-        MetricInfo info{Str(m.getName()), static_cast<MetricKind>(m.getKind()), Str(m.getUnit()), {}};
+        MetricInfo info{
+            Str(m.getName()), static_cast<MetricKind>(m.getKind()), Str(m.getUnit()), {}};
         // Every metric has a name. Refusing one without it also stops a list of empty structs,
         // which costs no bytes each, from growing a tiny message into millions of entries
         // (found by fuzz/query_fuzz: 216 bytes gave 385,024 metrics).
@@ -618,7 +628,9 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
       QueryCell cell;
       cell.column = c.getColumn();
       cell.group = c.getGroup();
-      if (cell.group >= h.groups.size()) return Status::Corruption("answer cell refers to group " + std::to_string(cell.group) + " of " + std::to_string(h.groups.size()));
+      if (cell.group >= h.groups.size())
+        return Status::Corruption("answer cell refers to group " + std::to_string(cell.group) +
+                                  " of " + std::to_string(h.groups.size()));
       auto d = c.getEncoded();
       encoded.emplace_back(reinterpret_cast<const char*>(d.begin()), d.size());
       // A cell without bytes never decodes: refused here, at the first, as the metrics above,
@@ -639,10 +651,12 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
       }
     }
     for (auto s : ha.getSummaries()) {
-      CellSummary summary{s.getColumn(), s.getGroup(), s.getCount(), s.getSum(), s.getMin(), s.getMax()};
+      CellSummary summary{s.getColumn(), s.getGroup(), s.getCount(),
+                          s.getSum(),    s.getMin(),   s.getMax()};
       if (summary.group >= h.groups.size()) {
-        return Status::Corruption("answer summary refers to group " + std::to_string(summary.group) +
-                                  " of " + std::to_string(h.groups.size()));
+        return Status::Corruption("answer summary refers to group " +
+                                  std::to_string(summary.group) + " of " +
+                                  std::to_string(h.groups.size()));
       }
       if (summary.count == 0 || !std::isfinite(summary.sum) || !(summary.min <= summary.max)) {
         return Status::Corruption("answer summary of cell " + std::to_string(summary.column) +
@@ -652,7 +666,8 @@ Result<Answer> DecodeAnswer(std::string_view bytes) {
     }
     return answer;
   } catch (const kj::Exception& e) {
-    return Status::InvalidArgument(std::string("answer is not a valid Cap'n Proto message: ") + e.getDescription().cStr());
+    return Status::InvalidArgument(std::string("answer is not a valid Cap'n Proto message: ") +
+                                   e.getDescription().cStr());
   }
 }
 

@@ -33,16 +33,15 @@ struct ReplicaScope {
   ReplicaSelection selection;
 };
 
-
 struct HistogramQuery {
   std::string metric;
-  int64_t from = 0;   // unix seconds, inclusive
-  int64_t to = 0;     // unix seconds, exclusive
-  uint32_t step = 1;  // seconds per column; column c covers [from + c*step, from + (c+1)*step)
-  std::string group_by;            // "" = one group, "host", or a field key
-  std::vector<std::string> hosts;  // only these hosts; empty = all
-  std::string where = "";          // predicate (core/predicate.h); "" = everything
-  bool summaries = false;  // answer with CellSummary per cell instead of histograms
+  int64_t from = 0;      // unix seconds, inclusive
+  int64_t to = 0;        // unix seconds, exclusive
+  uint32_t step = 1;     // seconds per column; column c covers [from + c*step, from + (c+1)*step)
+  std::string group_by;  // "" = one group, "host", or a field key
+  std::vector<std::string> hosts;        // only these hosts; empty = all
+  std::string where = "";                // predicate (core/predicate.h); "" = everything
+  bool summaries = false;                // answer with CellSummary per cell instead of histograms
   std::optional<ReplicaScope> replicas;  // absent: every host the shard holds
 
   uint32_t columns() const { return static_cast<uint32_t>((to - from + step - 1) / step); }
@@ -114,10 +113,10 @@ struct Query {
   enum class Kind : uint8_t { kHistograms, kMetrics, kStacks, kStatus, kCompleteness };
   uint64_t id = 0;
   Kind kind = Kind::kHistograms;
-  HistogramQuery histograms;  // when kind == kHistograms
-  StackQuery stacks;          // when kind == kStacks
+  HistogramQuery histograms;       // when kind == kHistograms
+  StackQuery stacks;               // when kind == kStacks
   CompletenessQuery completeness;  // when kind == kCompleteness
-  QueryLimits limits;         // what the client allows; all 0 = the aggregator's own
+  QueryLimits limits;              // what the client allows; all 0 = the aggregator's own
 };
 
 // One shard's merge of a StackQuery: each distinct stack ("main;foo;bar") once with its count.
@@ -167,8 +166,8 @@ struct CellSummary {
 struct HistogramAnswer {
   MetricKind kind = MetricKind::kLatency;
   std::string unit;
-  std::vector<std::string> groups;  // "" when not grouped
-  std::vector<QueryCell> cells;     // non-empty cells only
+  std::vector<std::string> groups;     // "" when not grouped
+  std::vector<QueryCell> cells;        // non-empty cells only
   std::vector<CellSummary> summaries;  // instead of cells, when the query asked for summaries
 };
 
@@ -185,19 +184,19 @@ inline constexpr size_t kMaxLimitedAgents = 16;
 
 // A shard's health (schemas/query.capnp ShardStatus; aggregator/store/store_health.h fills it).
 struct ShardStatus {
-  std::string background_error;    // RocksDB's background error now, "" = none
-  uint64_t background_errors = 0;  // background errors RocksDB reported since start
-  uint64_t recoveries = 0;         // times the store recovered from one (by itself or Resume)
-  uint64_t rollup_failures = 0;    // minute rollups that failed (each retried after a backoff)
-  uint64_t rollup_aged_out = 0;    // pending minutes dropped because their 1 s data aged out
-  uint64_t pending_rollups = 0;    // minutes whose rollups are behind the 1 s data
-  uint64_t agents = 0;             // agents with a watermark
-  uint64_t agents_pruned = 0;      // watermarks of idle agents forgotten since start
-  uint64_t hosts = 0;              // hosts it holds data of
-  uint64_t disk_bytes = 0;         // bytes of its RocksDB files (SST and WAL)
-  int64_t newest_second = 0;       // newest second of data applied since start; 0 = none
-  std::string last_error;          // the last write or rollup error since start, "" = none
-  uint64_t refused_batches = 0;    // batches of a key for a host or agent id not its own
+  std::string background_error;      // RocksDB's background error now, "" = none
+  uint64_t background_errors = 0;    // background errors RocksDB reported since start
+  uint64_t recoveries = 0;           // times the store recovered from one (by itself or Resume)
+  uint64_t rollup_failures = 0;      // minute rollups that failed (each retried after a backoff)
+  uint64_t rollup_aged_out = 0;      // pending minutes dropped because their 1 s data aged out
+  uint64_t pending_rollups = 0;      // minutes whose rollups are behind the 1 s data
+  uint64_t agents = 0;               // agents with a watermark
+  uint64_t agents_pruned = 0;        // watermarks of idle agents forgotten since start
+  uint64_t hosts = 0;                // hosts it holds data of
+  uint64_t disk_bytes = 0;           // bytes of its RocksDB files (SST and WAL)
+  int64_t newest_second = 0;         // newest second of data applied since start; 0 = none
+  std::string last_error;            // the last write or rollup error since start, "" = none
+  uint64_t refused_batches = 0;      // batches of a key for a host or agent id not its own
   uint64_t refused_connections = 0;  // CURVE handshakes of unlisted keys (ZAP)
   uint64_t rate_limited = 0;         // batches answered retryLater: agent over its [limits]
   uint64_t busy = 0;                 // batches answered retryLater: too many unapplied bytes
@@ -208,25 +207,25 @@ struct ShardStatus {
     bool operator==(const LimitedAgent&) const = default;
   };
   std::vector<LimitedAgent> limited_agents;  // the agents limited most, most first (at most 16)
-  uint64_t ingest_connections = 0;  // CURVE connections admitted now on the ingest socket
-  uint64_t query_connections = 0;   // and on the query socket
-  uint64_t max_connections = 0;     // each socket's cap ([limits] max_connections; 0 = none)
-  uint64_t refused_at_cap = 0;      // handshakes of listed keys refused at the cap
+  uint64_t ingest_connections = 0;           // CURVE connections admitted now on the ingest socket
+  uint64_t query_connections = 0;            // and on the query socket
+  uint64_t max_connections = 0;  // each socket's cap ([limits] max_connections; 0 = none)
+  uint64_t refused_at_cap = 0;   // handshakes of listed keys refused at the cap
   bool operator==(const ShardStatus&) const = default;
 };
 
 struct Answer {
   uint64_t id = 0;
-  std::string shard;     // which aggregator answered (its --name)
-  std::string endpoint;  // where the fan-out asked it (set by query/fetch/fanout.h, not sent)
-  std::string error;  // non-empty: this shard could not answer, and why
+  std::string shard;         // which aggregator answered (its --name)
+  std::string endpoint;      // where the fan-out asked it (set by query/fetch/fanout.h, not sent)
+  std::string error;         // non-empty: this shard could not answer, and why
   bool over_budget = false;  // with error: past the query's deadline or a cost limit
   bool key_refused = false;  // with error: the client's key may not query this shard
   Query::Kind kind = Query::Kind::kHistograms;
   HistogramAnswer histograms;
   std::vector<MetricInfo> metrics;
-  StackAnswer stacks;  // when kind == kStacks
-  ShardStatus status;  // when kind == kStatus
+  StackAnswer stacks;                     // when kind == kStacks
+  ShardStatus status;                     // when kind == kStatus
   std::vector<HostThrough> completeness;  // when kind == kCompleteness
 };
 

@@ -23,11 +23,13 @@ TEST(QueryWire, QueryRoundTripsAndIsChecked) {
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->histograms.where, q.histograms.where);
   q.histograms.where = "op = 1";
-  EXPECT_NE(DecodeQuery(EncodeQuery(q)).status().message().find("--where: column 4"), std::string::npos);
+  EXPECT_NE(DecodeQuery(EncodeQuery(q)).status().message().find("--where: column 4"),
+            std::string::npos);
   q.histograms.where = "";
 
   q.histograms.to = 1000;
-  EXPECT_NE(DecodeQuery(EncodeQuery(q)).status().message().find("empty time range"), std::string::npos);
+  EXPECT_NE(DecodeQuery(EncodeQuery(q)).status().message().find("empty time range"),
+            std::string::npos);
   q.histograms.to = 1000 + 10'000'000;
   q.histograms.step = 1;
   EXPECT_NE(DecodeQuery(EncodeQuery(q)).status().message().find("larger step"), std::string::npos);
@@ -313,8 +315,7 @@ TEST(StackQueryWire, RefusesValueComparisonsAndEmptyRanges) {
             std::string::npos);
   q.stacks.where = "";
   q.stacks.group_by = "a;b";
-  EXPECT_NE(DecodeQuery(EncodeQuery(q)).status().message().find("--by \"a;b\""),
-            std::string::npos);
+  EXPECT_NE(DecodeQuery(EncodeQuery(q)).status().message().find("--by \"a;b\""), std::string::npos);
 }
 
 // fuzz/corpus/query/answer_empty_metrics: 216 bytes whose metrics list holds 385,024 empty

@@ -30,8 +30,8 @@ uint64_t Nanos(const timeval& t) {
 
 }  // namespace
 
-void AddGauge(SelfReadings* readings, std::string metric, std::string unit,
-              std::string description, double value, std::string fields) {
+void AddGauge(SelfReadings* readings, std::string metric, std::string unit, std::string description,
+              double value, std::string fields) {
   Add(readings, false, std::move(metric), std::move(unit), std::move(description), value,
       std::move(fields));
 }
@@ -63,8 +63,8 @@ std::vector<double> CounterDeltas::Take(const SelfReadings& readings) {
 Result<uint64_t> ParseStatmResidentPages(std::string_view text) {
   const size_t space = text.find(' ');
   if (space == std::string_view::npos) {
-    return Status::InvalidArgument("statm: no resident field in '" + std::string(text.substr(0, 64)) +
-                                   "'");
+    return Status::InvalidArgument("statm: no resident field in '" +
+                                   std::string(text.substr(0, 64)) + "'");
   }
   std::string_view rest = text.substr(space + 1);
   rest = rest.substr(0, rest.find_first_of(" \n"));
@@ -110,7 +110,8 @@ Result<ProcessStats> ReadProcessStats(const std::string& proc_self) {
 void AddProcessReadings(std::string_view prefix, const ProcessStats& stats,
                         SelfReadings* readings) {
   const std::string p = std::string(prefix) + ".process.";
-  AddGauge(readings, p + "rss", "B", "resident memory of the process", static_cast<double>(stats.rss_bytes));
+  AddGauge(readings, p + "rss", "B", "resident memory of the process",
+           static_cast<double>(stats.rss_bytes));
   AddGauge(readings, p + "fds", "fds", "open file descriptors of the process",
            static_cast<double>(stats.open_fds));
   const std::string cpu = "CPU time of the process in each mode; per second, 1s = one core busy";

@@ -43,8 +43,8 @@ struct SelfReading {
 using SelfReadings = std::vector<SelfReading>;
 
 // Appends a gauge / a counter of metric `metric` with the canonical field set `fields`.
-void AddGauge(SelfReadings* readings, std::string metric, std::string unit,
-              std::string description, double value, std::string fields = "");
+void AddGauge(SelfReadings* readings, std::string metric, std::string unit, std::string description,
+              double value, std::string fields = "");
 void AddCounter(SelfReadings* readings, std::string metric, std::string unit,
                 std::string description, uint64_t total, std::string fields = "");
 
@@ -67,8 +67,8 @@ void AddFields(const Counters& counters, const CounterField<Counters> (&table)[N
     if (m.counter) {
       AddCounter(readings, m.metric, m.unit, m.description, counters.*m.field, fields);
     } else {
-      AddGauge(readings, m.metric, m.unit, m.description,
-               static_cast<double>(counters.*m.field), fields);
+      AddGauge(readings, m.metric, m.unit, m.description, static_cast<double>(counters.*m.field),
+               fields);
     }
   }
 }
@@ -96,7 +96,6 @@ Result<uint64_t> ParseStatmResidentPages(std::string_view text);
 // naming the file when statm or the fd directory cannot be read.
 Result<ProcessStats> ReadProcessStats(const std::string& proc_self = "/proc/self");
 // PREFIX.process.rss, .fds and .cpu (see the header) of `stats`.
-void AddProcessReadings(std::string_view prefix, const ProcessStats& stats,
-                        SelfReadings* readings);
+void AddProcessReadings(std::string_view prefix, const ProcessStats& stats, SelfReadings* readings);
 
 }  // namespace trailmap

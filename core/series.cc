@@ -15,11 +15,13 @@ bool IsNameChar(char c) {
 Status ValidateMetricName(std::string_view name) {
   if (name.empty()) return Status::InvalidArgument("empty metric name");
   if (name.size() > kMaxMetricName) {
-    return Status::InvalidArgument("metric name longer than " + std::to_string(kMaxMetricName) + " bytes");
+    return Status::InvalidArgument("metric name longer than " + std::to_string(kMaxMetricName) +
+                                   " bytes");
   }
   for (char c : name) {
     if (!IsNameChar(c)) {
-      return Status::InvalidArgument("metric name '" + std::string(name) + "' has a character outside [A-Za-z0-9_.-]");
+      return Status::InvalidArgument("metric name '" + std::string(name) +
+                                     "' has a character outside [A-Za-z0-9_.-]");
     }
   }
   return Status::Ok();
@@ -27,11 +29,13 @@ Status ValidateMetricName(std::string_view name) {
 
 Status ValidateField(std::string_view key, std::string_view value) {
   if (key.empty() || key.size() > kMaxFieldKey) {
-    return Status::InvalidArgument("field key must be 1.." + std::to_string(kMaxFieldKey) + " bytes");
+    return Status::InvalidArgument("field key must be 1.." + std::to_string(kMaxFieldKey) +
+                                   " bytes");
   }
   for (char c : key) {
     if (!IsNameChar(c)) {
-      return Status::InvalidArgument("field key '" + std::string(key) + "' has a character outside [A-Za-z0-9_.-]");
+      return Status::InvalidArgument("field key '" + std::string(key) +
+                                     "' has a character outside [A-Za-z0-9_.-]");
     }
   }
   if (value.empty() || value.size() > kMaxFieldValue) {
@@ -40,7 +44,8 @@ Status ValidateField(std::string_view key, std::string_view value) {
   }
   for (char c : value) {
     if (c < 0x21 || c > 0x7e || c == ',') {
-      return Status::InvalidArgument("field '" + std::string(key) + "' value has a space, ',' or non-printable byte");
+      return Status::InvalidArgument("field '" + std::string(key) +
+                                     "' value has a space, ',' or non-printable byte");
     }
   }
   return Status::Ok();
@@ -48,7 +53,8 @@ Status ValidateField(std::string_view key, std::string_view value) {
 
 Result<std::string> CanonicalFields(FieldSet fields) {
   if (fields.size() > kMaxFields) {
-    return Status::InvalidArgument(std::to_string(fields.size()) + " fields, at most " + std::to_string(kMaxFields));
+    return Status::InvalidArgument(std::to_string(fields.size()) + " fields, at most " +
+                                   std::to_string(kMaxFields));
   }
   std::sort(fields.begin(), fields.end());
   std::string out;
@@ -82,7 +88,9 @@ Result<FieldSet> ParseFields(std::string_view canonical) {
   }
   Result<std::string> again = CanonicalFields(fields);
   if (!again.ok()) return again.status();
-  if (*again != canonical) return Status::InvalidArgument("field set '" + std::string(canonical) + "' is not canonical (keys sorted, unique)");
+  if (*again != canonical)
+    return Status::InvalidArgument("field set '" + std::string(canonical) +
+                                   "' is not canonical (keys sorted, unique)");
   return fields;
 }
 

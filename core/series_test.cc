@@ -16,7 +16,8 @@ TEST(Series, CanonicalFieldsSortsAndJoins) {
 }
 
 TEST(Series, RejectsBadFieldsWithAReason) {
-  EXPECT_NE(CanonicalFields({{"op", "a"}, {"op", "b"}}).status().message().find("given twice"), std::string::npos);
+  EXPECT_NE(CanonicalFields({{"op", "a"}, {"op", "b"}}).status().message().find("given twice"),
+            std::string::npos);
   EXPECT_NE(CanonicalFields({{"o p", "a"}}).status().message().find("outside"), std::string::npos);
   EXPECT_NE(CanonicalFields({{"op", "a,b"}}).status().message().find("','"), std::string::npos);
   EXPECT_FALSE(CanonicalFields({{"op", ""}}).ok());

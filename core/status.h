@@ -27,11 +27,15 @@ class Status {
 
   Status() = default;
   static Status Ok() { return Status(); }
-  static Status InvalidArgument(std::string msg) { return Status(Code::kInvalidArgument, std::move(msg)); }
+  static Status InvalidArgument(std::string msg) {
+    return Status(Code::kInvalidArgument, std::move(msg));
+  }
   static Status Corruption(std::string msg) { return Status(Code::kCorruption, std::move(msg)); }
   static Status NotFound(std::string msg) { return Status(Code::kNotFound, std::move(msg)); }
   static Status Unavailable(std::string msg) { return Status(Code::kUnavailable, std::move(msg)); }
-  static Status ResourceExhausted(std::string msg) { return Status(Code::kResourceExhausted, std::move(msg)); }
+  static Status ResourceExhausted(std::string msg) {
+    return Status(Code::kResourceExhausted, std::move(msg));
+  }
   static Status IOError(std::string msg) { return Status(Code::kIOError, std::move(msg)); }
   static Status PermissionDenied(std::string msg) {
     return Status(Code::kPermissionDenied, std::move(msg));
@@ -53,8 +57,8 @@ class Status {
 template <typename T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}                 // NOLINT: implicit by design
-  Result(Status status) : v_(std::move(status)) {}          // NOLINT: must not be ok()
+  Result(T value) : v_(std::move(value)) {}         // NOLINT: implicit by design
+  Result(Status status) : v_(std::move(status)) {}  // NOLINT: must not be ok()
   bool ok() const { return std::holds_alternative<T>(v_); }
   const Status& status() const {
     static const Status kOk;

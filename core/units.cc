@@ -93,7 +93,8 @@ Result<uint64_t> ParseWith(std::string_view text, const UnitScale (&units)[N],
 
 bool IsBytes(std::string_view unit) { return unit == "B" || unit == "bytes" || unit == "byte"; }
 bool IsBytesRate(std::string_view unit) {
-  return unit.size() > 2 && unit.substr(unit.size() - 2) == "/s" && IsBytes(unit.substr(0, unit.size() - 2));
+  return unit.size() > 2 && unit.substr(unit.size() - 2) == "/s" &&
+         IsBytes(unit.substr(0, unit.size() - 2));
 }
 
 }  // namespace
@@ -117,9 +118,10 @@ Result<uint64_t> ParseQuantity(std::string_view text, std::string_view unit) {
     double number = 0;
     std::string_view suffix;
     if (!SplitNumber(Trim(t), &number, &suffix) || !suffix.empty()) {
-      return Status::InvalidArgument("\"" + std::string(text) + "\" is not a number in " +
-                                     (base.empty() ? std::string("plain numbers") : std::string(base)) +
-                                     ", e.g. 12.5" + std::string(base));
+      return Status::InvalidArgument(
+          "\"" + std::string(text) + "\" is not a number in " +
+          (base.empty() ? std::string("plain numbers") : std::string(base)) + ", e.g. 12.5" +
+          std::string(base));
     }
     return ToBase(number / step, text);
   }

@@ -6,8 +6,8 @@ namespace trailmap {
 namespace {
 
 TEST(Varint, RoundTripsEdgeValues) {
-  for (uint64_t v : {uint64_t{0}, uint64_t{1}, uint64_t{127}, uint64_t{128}, uint64_t{300}, uint64_t{1} << 56,
-                     uint64_t{1} << 63, UINT64_MAX}) {
+  for (uint64_t v : {uint64_t{0}, uint64_t{1}, uint64_t{127}, uint64_t{128}, uint64_t{300},
+                     uint64_t{1} << 56, uint64_t{1} << 63, UINT64_MAX}) {
     std::string bytes;
     PutVarint(&bytes, v);
     size_t pos = 0;

@@ -46,8 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const char last = s.frames.back().back();
     if (last == ' ' || last == '\t' || last == '\r') continue;
     trailmap::FoldedLineParser::Parsed back = reparser.Parse(again, 0);
-    FUZZ_CHECK(back.has_sample, "'%s' does not parse again: %s", again.c_str(),
-               back.error.c_str());
+    FUZZ_CHECK(back.has_sample, "'%s' does not parse again: %s", again.c_str(), back.error.c_str());
     FUZZ_CHECK(back.sample.second == s.second && back.sample.frames == s.frames &&
                    back.sample.count == s.count,
                "'%s' parses to another sample", again.c_str());

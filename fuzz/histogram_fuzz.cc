@@ -31,8 +31,7 @@ bool CheckOne(std::string_view part, Histogram* out) {
     // it gives must hold exactly kMaxTotalCount and be canonical itself.
     FUZZ_CHECK(h->count() == trailmap::kMaxTotalCount);
     trailmap::Result<Histogram> again = Histogram::Decode(h->Encode());
-    FUZZ_CHECK(again.ok() && !again->saturated() && *again == *h &&
-                   again->Encode() == h->Encode(),
+    FUZZ_CHECK(again.ok() && !again->saturated() && *again == *h && again->Encode() == h->Encode(),
                "a saturated histogram does not re-encode to itself");
   } else {
     FUZZ_CHECK(h->Encode() == part, "encoding is not canonical");

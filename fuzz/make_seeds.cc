@@ -38,8 +38,8 @@ Batch SampleBatch() {
   b.series = {{"disk.latency", MetricKind::kLatency, "ns", "op=read"},
               {"cpu.util", MetricKind::kScalar, "%", ""},
               {"cpu.stacks", MetricKind::kStacks, "samples", "execname=nginx,pid=12"}};
-  b.seconds.push_back({1'700'000'000, {{0, Hist({{1500, 1}, {20'000, 3}}).Encode()}},
-                       {{1, 12.5}}, {{2, 1, 4}}});
+  b.seconds.push_back(
+      {1'700'000'000, {{0, Hist({{1500, 1}, {20'000, 3}}).Encode()}}, {{1, 12.5}}, {{2, 1, 4}}});
   b.seconds.push_back({1'700'000'001, {{0, Hist({{7, 2}}).Encode()}}, {}, {}});
   b.frames = {{1, "main"}, {2, "work"}, {3, "[truncated]"}};
   b.stacks = {{1, {1, 2}}, {2, {1, 3}}};
@@ -117,8 +117,14 @@ int main(int argc, char** argv) {
   // query: [0 = query, 1 = answer] MESSAGE
   Query hq;
   hq.id = 4;
-  hq.histograms = {"disk.latency", 1'700'000'000, 1'700'000'060, 10, "host", {"web-1"},
-                   "op == \"read\" and latency > 1ms", false};
+  hq.histograms = {"disk.latency",
+                   1'700'000'000,
+                   1'700'000'060,
+                   10,
+                   "host",
+                   {"web-1"},
+                   "op == \"read\" and latency > 1ms",
+                   false};
   Write("query", "histograms", std::string(1, '\0') + EncodeQuery(hq));
   Query sq;
   sq.kind = Query::Kind::kStacks;

@@ -61,6 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(records == whole_stats.records, "per-record mode saw %llu records, not %llu",
              static_cast<unsigned long long>(records),
              static_cast<unsigned long long>(whole_stats.records));
-  FUZZ_CHECK(saturated || periods == total, "the stacks' counts do not add up to the records' periods");
+  FUZZ_CHECK(saturated || periods == total,
+             "the stacks' counts do not add up to the records' periods");
   return 0;
 }

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "ingest/trace_source.h"
 #include "fuzz/fuzz_check.h"
+#include "ingest/trace_source.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
@@ -34,8 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     crlf += c;
   }
   std::vector<std::pair<int64_t, uint64_t>> again;
-  trailmap::Result<trailmap::TraceSummary> r2 = trailmap::ParseTrace(
-      crlf, options, [&](int64_t t, uint64_t v) { again.emplace_back(t, v); });
+  trailmap::Result<trailmap::TraceSummary> r2 =
+      trailmap::ParseTrace(crlf, options, [&](int64_t t, uint64_t v) { again.emplace_back(t, v); });
   FUZZ_CHECK(r2.ok() == r.ok() && again == events, "\\r\\n line ends changed the parse");
   return 0;
 }

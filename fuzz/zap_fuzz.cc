@@ -1,5 +1,5 @@
-// ZAP requests (aggregator/server/zap_handler.h) as libzmq, or a hostile peer of the inproc endpoint,
-// could hand them to the handler: frames, each one length byte then that many bytes.
+// ZAP requests (aggregator/server/zap_handler.h) as libzmq, or a hostile peer of the inproc
+// endpoint, could hand them to the handler: frames, each one length byte then that many bytes.
 // Properties: a refusal says why; a CURVE request carries its 32-byte key as 40 Z85 characters
 // that decode back to the frame; a listed key is admitted with its name as User-Id, an unlisted
 // one refused; every reply has 6 frames, status 200 exactly when admitted.

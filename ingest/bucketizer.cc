@@ -46,8 +46,7 @@ std::vector<Batch> MakeBatches(CompletedSeconds done, const std::string& host,
   return SplitBatch(MakeBatch(std::move(done), host, labels), limits);
 }
 
-Bucketizer::Bucketizer(BucketizerOptions options)
-    : options_(options), interner_(options.stacks) {}
+Bucketizer::Bucketizer(BucketizerOptions options) : options_(options), interner_(options.stacks) {}
 
 Histogram* Bucketizer::FindOrAdd(Second* second, const SeriesDef& series, uint64_t count) {
   SeriesKey(series, &key_);
@@ -177,7 +176,8 @@ CompletedSeconds Bucketizer::TakeSecondsBefore(int64_t second, size_t max_second
     if (interner_.stack_count() > options_.max_dictionary_stacks) {
       std::unordered_set<uint32_t> pending;
       for (const auto& [time, sec] : seconds_) {
-        for (const auto& [key, count] : sec.stack_counts) pending.insert(static_cast<uint32_t>(key));
+        for (const auto& [key, count] : sec.stack_counts)
+          pending.insert(static_cast<uint32_t>(key));
       }
       interner_.Retain(pending);
     }

@@ -41,10 +41,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ingest/stack_interner.h"
-#include "ingest/stack_sample.h"
 #include "core/batch.h"
 #include "core/histogram.h"
+#include "ingest/stack_interner.h"
+#include "ingest/stack_sample.h"
 
 namespace trailmap {
 
@@ -61,23 +61,24 @@ struct BucketizerOptions {
 };
 
 struct BucketizerCounters {
-  uint64_t events = 0;           // events added (sum of counts)
-  uint64_t overflow_events = 0;  // of which went to an overflow series
-  uint64_t late_events = 0;      // of which were for a second <= the newest taken
-  uint64_t refused_events = 0;   // not added: past kMaxItemCount in their second and series
+  uint64_t events = 0;            // events added (sum of counts)
+  uint64_t overflow_events = 0;   // of which went to an overflow series
+  uint64_t late_events = 0;       // of which were for a second <= the newest taken
+  uint64_t refused_events = 0;    // not added: past kMaxItemCount in their second and series
   uint64_t scalars = 0;           // SetScalar calls kept
   uint64_t overflow_scalars = 0;  // of which were summed into an overflow series
   uint64_t bad_scalars = 0;       // SetScalar calls dropped: the value was NaN or infinite
-  uint64_t stack_samples = 0;    // stack samples added (sum of counts; also in `events`)
-  uint64_t truncated_stacks = 0; // stacks cut at the depth bound (ending in "[truncated]")
-  uint64_t truncated_frames = 0; // frame names cut at the length bound
+  uint64_t stack_samples = 0;     // stack samples added (sum of counts; also in `events`)
+  uint64_t truncated_stacks = 0;  // stacks cut at the depth bound (ending in "[truncated]")
+  uint64_t truncated_frames = 0;  // frame names cut at the length bound
 };
 
 // Completed seconds, ready to become a Batch: `series` is the table the seconds refer to.
 struct CompletedSeconds {
   std::vector<SeriesDef> series;
-  std::vector<SecondDelta> seconds;  // increasing time, each with a histogram, scalar or stack count
-  std::vector<FrameDef> frames;      // every frame and stack the seconds' stack counts use
+  std::vector<SecondDelta>
+      seconds;                   // increasing time, each with a histogram, scalar or stack count
+  std::vector<FrameDef> frames;  // every frame and stack the seconds' stack counts use
   std::vector<StackDef> stacks;
   bool empty() const { return seconds.empty(); }
 };

@@ -105,11 +105,11 @@ TEST(Bucketizer, RefusesWhatWouldTakeASecondOfASeriesPastTheItemBound) {
   const SeriesDef x = Latency("x"), y = Latency("y");
   b.Add(100, x, 5, kMaxItemCount - 1);
   b.Add(100, y, 7, 3);
-  b.Add(100, x, 5, 2);                 // would make 2^40 + 1: refused whole
-  b.Add(100, x, 6, 1);                 // 2^40 exactly: taken (the fast path)
-  b.Add(100, x, 6, 1);                 // refused
-  b.Add(100, y, 7, UINT64_MAX);        // refused (a count no statsd line can carry any more)
-  b.Add(101, x, 5, kMaxItemCount);     // another second: taken
+  b.Add(100, x, 5, 2);              // would make 2^40 + 1: refused whole
+  b.Add(100, x, 6, 1);              // 2^40 exactly: taken (the fast path)
+  b.Add(100, x, 6, 1);              // refused
+  b.Add(100, y, 7, UINT64_MAX);     // refused (a count no statsd line can carry any more)
+  b.Add(101, x, 5, kMaxItemCount);  // another second: taken
   const BucketizerCounters c = b.counters();
   EXPECT_EQ(c.refused_events, kMaxTotalCount);  // 2 + 1 + (2^64 - 1): saturated, not wrapped
   EXPECT_EQ(c.events, 2 * kMaxItemCount + 3);
@@ -295,8 +295,8 @@ TEST(BucketizerStacks, CountsPerSecondSeriesAndStackWithDefinitions) {
 TEST(BucketizerStacks, RefusesWhatWouldTakeAStackCountPastTheItemBound) {
   Bucketizer b;
   b.AddStack(Sample(100, "execname=nginx", {"main", "foo"}, kMaxItemCount));
-  b.AddStack(Sample(100, "execname=nginx", {"main", "foo"}, 1));       // refused
-  b.AddStack(Sample(100, "execname=nginx", {"main", "bar"}, 7));       // another stack: taken
+  b.AddStack(Sample(100, "execname=nginx", {"main", "foo"}, 1));           // refused
+  b.AddStack(Sample(100, "execname=nginx", {"main", "bar"}, 7));           // another stack: taken
   b.AddStack(Sample(100, "execname=redis", {"main"}, kMaxItemCount + 1));  // refused
   EXPECT_EQ(b.counters().refused_events, kMaxItemCount + 2);
   EXPECT_EQ(b.counters().stack_samples, kMaxItemCount + 7);

@@ -42,8 +42,7 @@ std::vector<RoutedBatch> RouteBatch(const Cluster& cluster, Batch batch) {
       out.push_back({cluster.Owners(batch.host, second.time), batch});
       out.back().batch.seconds.push_back(std::move(second));
     } else {
-      out[static_cast<size_t>(at - part_epochs.begin())].batch.seconds.push_back(
-          std::move(second));
+      out[static_cast<size_t>(at - part_epochs.begin())].batch.seconds.push_back(std::move(second));
     }
   }
   return out;
@@ -72,9 +71,10 @@ ShipperCounters& operator+=(ShipperCounters& t, const ShipperCounters& c) {
 
 SpoolCounters& operator+=(SpoolCounters& t, const SpoolCounters& c) {
   using C = SpoolCounters;
-  AddFields(t, c, {&C::bytes, &C::batches, &C::appended, &C::replayed, &C::dropped_batches,
-                   &C::dropped_bytes, &C::dropped_events, &C::truncated_bytes, &C::fsyncs,
-                   &C::held_in_memory});
+  AddFields(
+      t, c,
+      {&C::bytes, &C::batches, &C::appended, &C::replayed, &C::dropped_batches, &C::dropped_bytes,
+       &C::dropped_events, &C::truncated_bytes, &C::fsyncs, &C::held_in_memory});
   return t;
 }
 

@@ -31,10 +31,10 @@
 #include <string>
 #include <vector>
 
-#include "ingest/shipper.h"
 #include "core/batch.h"
 #include "core/cluster.h"
 #include "core/status.h"
+#include "ingest/shipper.h"
 
 namespace trailmap {
 
@@ -58,8 +58,7 @@ struct OwnerCounters {
 };
 
 // Builds the shipper of a member (the agent: with that member's spool segment).
-using ShipperFactory =
-    std::function<Result<std::unique_ptr<Shipper>>(const ClusterMember& member)>;
+using ShipperFactory = std::function<Result<std::unique_ptr<Shipper>>(const ClusterMember& member)>;
 
 class ReplicatedShipper {
  public:

@@ -16,8 +16,8 @@ Cluster TestCluster() {
   c.replication = 2;
   const char* zones[] = {"a", "b", "c", "c"};
   for (int i = 0; i < 4; ++i) {
-    c.members.push_back({"agg-" + std::to_string(i + 1), zones[i], "tcp://127.0.0.1:1",
-                         "tcp://127.0.0.1:1"});
+    c.members.push_back(
+        {"agg-" + std::to_string(i + 1), zones[i], "tcp://127.0.0.1:1", "tcp://127.0.0.1:1"});
   }
   c.epochs = {{1000, {0, 1, 2}}, {2000, {0, 1, 3}}};
   return c;
@@ -152,11 +152,11 @@ TEST(ReplicatedShipper, AnOwnerWhoseShipperCannotBeMadeFailsOnlyItsCopy) {
   const Cluster c = TestCluster();
   std::vector<std::string> made;
   const ShipperFactory in_memory = InMemory(&made);
-  ReplicatedShipper shipper(c, [&in_memory](const ClusterMember& m)
-                                   -> Result<std::unique_ptr<Shipper>> {
-    if (m.name == "agg-1") return Status::IOError("spool agg-1: read-only file system");
-    return in_memory(m);
-  });
+  ReplicatedShipper shipper(
+      c, [&in_memory](const ClusterMember& m) -> Result<std::unique_ptr<Shipper>> {
+        if (m.name == "agg-1") return Status::IOError("spool agg-1: read-only file system");
+        return in_memory(m);
+      });
   std::string host;  // one owned by agg-1 and another
   for (int i = 0; host.empty(); ++i) {
     const std::vector<size_t> owners = c.Owners("h" + std::to_string(i), 1500);

@@ -108,23 +108,23 @@ struct ShipperOptions {
 };
 
 struct ShipperCounters {
-  uint64_t sent = 0;          // batches sent for the first time
-  uint64_t acked = 0;         // applied: acked so, or a later ack showed the watermark past it
-  uint64_t duplicates = 0;    // acked `duplicate` (a resend the aggregator already had)
-  uint64_t rejected = 0;      // acked `rejected` (malformed; dropped by the aggregator)
+  uint64_t sent = 0;           // batches sent for the first time
+  uint64_t acked = 0;          // applied: acked so, or a later ack showed the watermark past it
+  uint64_t duplicates = 0;     // acked `duplicate` (a resend the aggregator already had)
+  uint64_t rejected = 0;       // acked `rejected` (malformed; dropped by the aggregator)
   uint64_t items_refused = 0;  // items the aggregator left out of applied batches (named in acks)
-  uint64_t unreadable = 0;    // `rejected` acks with sequence 0 (a message it could not read)
-  uint64_t resent = 0;        // transmissions after the first, of any batch
-  uint64_t reconnects = 0;    // sockets reopened (ack timeout, new incarnation)
-  uint64_t dropped = 0;       // dropped by the spool to make room, or that Send() could not spool
-  uint64_t out_of_order = 0;  // `outOfOrder` acks received
-  uint64_t incarnations = 0;  // new agent ids taken because the aggregator lost its state
-  uint64_t need_dictionary = 0;  // `needDictionary` acks acted on (definitions resent)
-  uint64_t stack_defs_sent = 0;  // stack definitions encoded into transmitted batches
-  uint64_t frame_defs_sent = 0;  // frame definitions encoded into transmitted batches
-  uint64_t retry_later = 0;      // `retryLater` acks acted on (waited, then resent)
+  uint64_t unreadable = 0;     // `rejected` acks with sequence 0 (a message it could not read)
+  uint64_t resent = 0;         // transmissions after the first, of any batch
+  uint64_t reconnects = 0;     // sockets reopened (ack timeout, new incarnation)
+  uint64_t dropped = 0;        // dropped by the spool to make room, or that Send() could not spool
+  uint64_t out_of_order = 0;   // `outOfOrder` acks received
+  uint64_t incarnations = 0;   // new agent ids taken because the aggregator lost its state
+  uint64_t need_dictionary = 0;     // `needDictionary` acks acted on (definitions resent)
+  uint64_t stack_defs_sent = 0;     // stack definitions encoded into transmitted batches
+  uint64_t frame_defs_sent = 0;     // frame definitions encoded into transmitted batches
+  uint64_t retry_later = 0;         // `retryLater` acks acted on (waited, then resent)
   uint64_t handshake_failures = 0;  // CURVE handshake failures logged (once per kind until an ack)
-  uint64_t unauthorized = 0;  // `unauthorized` acks: refused for its key, held and resent later
+  uint64_t unauthorized = 0;     // `unauthorized` acks: refused for its key, held and resent later
   uint64_t thread_failures = 0;  // unexpected errors its thread caught (logged; socket reopened)
   bool operator==(const ShipperCounters&) const = default;
 };
@@ -134,7 +134,7 @@ class Shipper {
   // Starts the thread; connecting is lazy/async. Without `spool`, an in-memory one of
   // options.max_bytes under options.agent_id.
   explicit Shipper(ShipperOptions options, std::unique_ptr<Spool> spool = nullptr);
-  ~Shipper();                                // stops the thread (does not wait for acks)
+  ~Shipper();  // stops the thread (does not wait for acks)
   Shipper(const Shipper&) = delete;
   Shipper& operator=(const Shipper&) = delete;
 
@@ -159,7 +159,7 @@ class Shipper {
   struct Pending {
     uint64_t sequence = 0;
     bool dropped = false;  // dropped by the spool: goes out as an empty batch
-    std::string bytes;  // its encoding for dictionary epoch `epoch` ("" = not yet encoded)
+    std::string bytes;     // its encoding for dictionary epoch `epoch` ("" = not yet encoded)
     uint64_t epoch = 0;
     bool sent_before = false;
     std::chrono::steady_clock::time_point sent_at;  // last transmission
@@ -211,18 +211,18 @@ class Shipper {
   uint64_t gap_boundary_ = 0;      // highest sequence sent before that resend; mu_
   uint64_t highest_sent_ = 0;      // mu_
   std::chrono::steady_clock::time_point last_answer_at_;  // of any ack; mu_
-  bool reconnect_now_ = false;     // set by Reincarnate for the thread; mu_
-  bool spool_read_failing_ = false;  // a record could not be read for now (logged once); mu_
+  bool reconnect_now_ = false;                            // set by Reincarnate for the thread; mu_
+  bool spool_read_failing_ = false;    // a record could not be read for now (logged once); mu_
   uint64_t dictionary_reset_for_ = 0;  // needDictionary gap definitions were reset for; mu_
   uint64_t dictionary_boundary_ = 0;   // highest sequence sent before that reset; mu_
-  uint64_t epoch_ = 1;             // dictionary epoch: what sent_* describe; mu_
+  uint64_t epoch_ = 1;                 // dictionary epoch: what sent_* describe; mu_
   std::unordered_set<uint32_t> sent_stacks_, sent_frames_;  // defined in epoch_; mu_
-  uint64_t accepted_total_ = 0;    // batches Send() accepted, ever; mu_
-  uint64_t done_total_ = 0;        // batches done with (acked/rejected), ever; mu_
-  bool stop_ = false;              // guarded by mu_
-  ShipperCounters counters_;       // guarded by mu_
+  uint64_t accepted_total_ = 0;                             // batches Send() accepted, ever; mu_
+  uint64_t done_total_ = 0;   // batches done with (acked/rejected), ever; mu_
+  bool stop_ = false;         // guarded by mu_
+  ShipperCounters counters_;  // guarded by mu_
   std::chrono::steady_clock::time_point refusal_log_quiet_until_;  // mu_
-  uint64_t refusals_not_logged_ = 0;                                // mu_
+  uint64_t refusals_not_logged_ = 0;                               // mu_
   std::chrono::steady_clock::time_point resume_at_;  // nothing is sent before (retryLater); mu_
   size_t send_window_;  // in flight at most: `window`, halved by each retryLater pause; mu_
   std::chrono::steady_clock::time_point retry_log_quiet_until_;  // mu_
@@ -233,7 +233,7 @@ class Shipper {
   std::chrono::steady_clock::time_point unauthorized_since_;
   uint64_t unauthorized_in_episode_ = 0;
   uint64_t unauthorized_sequence_ = 0;  // the batch whose refusal began the episode
-  std::thread thread_;             // last: starts after everything above exists
+  std::thread thread_;                  // last: starts after everything above exists
 };
 
 // host + "/" + 16 random hex digits.

@@ -134,7 +134,8 @@ class FakeAggregator {
       }
       router_->send(identity, zmq::send_flags::sndmore);
       router_->send(zmq::buffer(ack), zmq::send_flags::none);
-      if (behaviour_.forget_dictionary_after > 0 && received == behaviour_.forget_dictionary_after) {
+      if (behaviour_.forget_dictionary_after > 0 &&
+          received == behaviour_.forget_dictionary_after) {
         std::lock_guard<std::mutex> lock(mu_);
         known_frames_.clear();
         known_stacks_.clear();
@@ -205,11 +206,11 @@ class FakeAggregator {
   std::atomic<bool> stop_{false};
   std::atomic<bool> restart_requested_{false};
   mutable std::mutex mu_;
-  std::map<std::string, uint64_t> watermark_;  // guarded by mu_
-  std::map<int64_t, int> applied_;             // guarded by mu_
+  std::map<std::string, uint64_t> watermark_;                              // guarded by mu_
+  std::map<int64_t, int> applied_;                                         // guarded by mu_
   std::map<std::string, std::set<uint32_t>> known_frames_, known_stacks_;  // guarded by mu_
-  uint64_t stack_defs_received_ = 0;           // guarded by mu_
-  uint64_t need_dictionary_sent_ = 0;          // guarded by mu_
+  uint64_t stack_defs_received_ = 0;                                       // guarded by mu_
+  uint64_t need_dictionary_sent_ = 0;                                      // guarded by mu_
   // Sequence -> when it was answered retryLater, and whether it came again since; mu_.
   std::map<uint64_t, std::pair<std::chrono::steady_clock::time_point, bool>> retried_at_;
   milliseconds shortest_retry_wait_{milliseconds::max()};  // guarded by mu_
@@ -473,7 +474,8 @@ TEST(Shipper, ASpoolThatCannotBeReadForNowLosesNothing) {
 #ifndef TRAILMAP_FAILPOINTS
   GTEST_SKIP() << "needs a build with -DTRAILMAP_FAILPOINTS=ON (scripts/test)";
 #endif
-  const std::string dir = ::testing::TempDir() + "/shipper-unreadable-" + std::to_string(::getpid());
+  const std::string dir =
+      ::testing::TempDir() + "/shipper-unreadable-" + std::to_string(::getpid());
   std::filesystem::remove_all(dir);
   SpoolOptions spool_options;
   spool_options.dir = dir;

@@ -11,9 +11,9 @@
 #include <cstring>
 #include <filesystem>
 
-#include "ingest/shipper.h"
 #include "core/failpoint.h"
 #include "core/log.h"
+#include "ingest/shipper.h"
 
 namespace trailmap {
 namespace {
@@ -485,8 +485,8 @@ Status Spool::Append(uint64_t sequence, uint64_t events, uint32_t stack_high, ui
           "the agent is killed before they are acknowledged)");
     }
     unwritable_ = true;
-    owed_[sequence] = Entry{kInMemory, 0, static_cast<uint32_t>(batch.size()), events, false,
-                            std::string(batch)};
+    owed_[sequence] =
+        Entry{kInMemory, 0, static_cast<uint32_t>(batch.size()), events, false, std::string(batch)};
     memory_bytes_ += batch.size();
     ++counters_.held_in_memory;
   } else if (unwritable_) {

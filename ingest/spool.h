@@ -103,7 +103,7 @@ struct SpoolCounters {
   uint64_t dropped_events = 0;   // histogram events and stack samples in the dropped batches
   uint64_t truncated_bytes = 0;  // torn or corrupt tails cut off on Open
   uint64_t fsyncs = 0;
-  uint64_t held_in_memory = 0;   // batches the disk refused, held in memory instead (see Append)
+  uint64_t held_in_memory = 0;  // batches the disk refused, held in memory instead (see Append)
   bool operator==(const SpoolCounters&) const = default;
 };
 
@@ -200,7 +200,7 @@ class Spool {
   const bool memory_;  // options_.dir empty
   int lock_fd_ = -1;
   int held_fd_ = -1;  // HELD, or -1 (in memory, or it could not be made: logged)
-  int fd_ = -1;  // current segment, opened for append
+  int fd_ = -1;       // current segment, opened for append
   std::string agent_id_;
   uint64_t next_sequence_ = 1;
   uint32_t stack_high_ = 0, frame_high_ = 0;
@@ -210,7 +210,7 @@ class Spool {
   bool unsynced_ = false;
   std::chrono::steady_clock::time_point last_sync_;
   bool unwritable_ = false;  // the disk refused the last append (logged at start and end)
-  bool dropping_ = false;  // in a drop episode (logged at its start and end)
+  bool dropping_ = false;    // in a drop episode (logged at its start and end)
   uint64_t episode_batches_ = 0, episode_events_ = 0;
   SpoolCounters counters_;
 };

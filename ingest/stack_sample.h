@@ -14,7 +14,7 @@
 namespace trailmap {
 
 struct StackSample {
-  int64_t second = 0;               // unix seconds of the samples
+  int64_t second = 0;  // unix seconds of the samples
   std::string metric = "cpu.stacks";
   std::string fields;               // canonical, e.g. "execname=nginx,pid=1234"
   std::vector<std::string> frames;  // root first, each at most the source's frame length bound

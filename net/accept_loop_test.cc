@@ -3,13 +3,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
-#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <future>
@@ -120,7 +120,8 @@ class NoDescriptorLeft {
     getrlimit(RLIMIT_NOFILE, &was_);
     int highest = 0;
     DIR* dir = opendir("/proc/self/fd");
-    while (const dirent* entry = readdir(dir)) highest = std::max(highest, std::atoi(entry->d_name));
+    while (const dirent* entry = readdir(dir))
+      highest = std::max(highest, std::atoi(entry->d_name));
     closedir(dir);
     rlimit low = was_;
     low.rlim_cur = static_cast<rlim_t>(highest) + 1;

@@ -46,8 +46,8 @@ class Reader {
     }
     return Status::Ok();
   }
-  Status String(const toml::table& t, const std::string& where, std::string_view key,
-                bool required, std::string* out) const {
+  Status String(const toml::table& t, const std::string& where, std::string_view key, bool required,
+                std::string* out) const {
     const toml::node* node = t.get(key);
     if (!node) {
       return required ? Error(where, "missing " + std::string(key)) : Status::Ok();
@@ -67,12 +67,14 @@ Result<int64_t> ReadFrom(const toml::node& node) {
   if (const auto* i = node.as_integer()) return i->get();
   if (const auto* dt = node.as_date_time()) {
     const toml::date_time& v = dt->get();
-    if (!v.offset) return Status::InvalidArgument("a date-time needs its offset, e.g. ...T00:00:00Z");
+    if (!v.offset)
+      return Status::InvalidArgument("a date-time needs its offset, e.g. ...T00:00:00Z");
     const int64_t days = DaysFromCivil(v.date.year, v.date.month, v.date.day);
     return days * 86400 + v.time.hour * 3600 + v.time.minute * 60 + v.time.second -
            int64_t{v.offset->minutes} * 60;
   }
-  return Status::InvalidArgument("expected a date-time such as 2026-11-01T00:00:00Z, or Unix seconds");
+  return Status::InvalidArgument(
+      "expected a date-time such as 2026-11-01T00:00:00Z, or Unix seconds");
 }
 
 // A member's `server_key` (Z85) or `server_key_file` (a .pub or .key; relative to the directory
@@ -128,8 +130,9 @@ Result<Cluster> ParseCluster(std::string_view text, std::string_view source) {
   r.Nowhere();
   const toml::array* aggregators = root.get_as<toml::array>("aggregator");
   if (!aggregators || aggregators->empty()) {
-    return r.Error("aggregator", "no [[aggregator]] tables: list every aggregator with its name, "
-                                 "zone, ingest and query endpoints");
+    return r.Error("aggregator",
+                   "no [[aggregator]] tables: list every aggregator with its name, "
+                   "zone, ingest and query endpoints");
   }
   for (size_t i = 0; i < aggregators->size(); ++i) {
     const std::string where = "aggregator " + std::to_string(i + 1);
@@ -275,7 +278,8 @@ Result<Cluster> ClusterFromList(std::string_view aggregators, uint16_t default_p
   if (!endpoints.ok()) return endpoints.status();
   Result<Cluster> c = ClusterFromEndpoints(*endpoints);
   if (!c.ok()) {
-    return Status::InvalidArgument(c.status().message() + " in \"" + std::string(aggregators) + "\"");
+    return Status::InvalidArgument(c.status().message() + " in \"" + std::string(aggregators) +
+                                   "\"");
   }
   return c;
 }

@@ -51,7 +51,8 @@ TEST(Cluster, ParsesMembersZonesEndpointsAndEpochs) {
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->replication, 2u);
   ASSERT_EQ(c->members.size(), 4u);
-  EXPECT_EQ(c->members[0], (ClusterMember{"agg-1", "a", "tcp://10.0.0.1:7400", "tcp://10.0.0.1:7401"}));
+  EXPECT_EQ(c->members[0],
+            (ClusterMember{"agg-1", "a", "tcp://10.0.0.1:7400", "tcp://10.0.0.1:7401"}));
   EXPECT_EQ(c->members[1].query, "tcp://10.0.0.2:7501");
   ASSERT_EQ(c->epochs.size(), 2u);
   EXPECT_EQ(c->epochs[0].from, 1'793'491'200);  // 2026-11-01T00:00:00Z
@@ -158,8 +159,7 @@ TEST(Cluster, AMemberNamesItsOwnServerKeyInlineOrInAFileBesideTheClusterFile) {
 }
 
 TEST(Cluster, MistakesAreNamedWithWhere) {
-  const std::string one =
-      "[[aggregator]]\nname = \"a\"\ningest = \"h1\"\nquery = \"h1\"\n";
+  const std::string one = "[[aggregator]]\nname = \"a\"\ningest = \"h1\"\nquery = \"h1\"\n";
   const std::string two = one + "[[aggregator]]\nname = \"b\"\ningest = \"h2\"\nquery = \"h2\"\n";
   const std::map<std::string, std::string> cases = {
       {"",

@@ -84,9 +84,9 @@ struct CollapseOptions {
 // What a run saw besides the stacks: what was dropped, and why.
 struct CollapseStats {
   uint64_t lines = 0;
-  uint64_t records = 0;                // records that became (part of) a stack
-  std::string event;                   // the event type kept; "" when lines had none
-  uint64_t other_event_records = 0;    // records skipped for another event type
+  uint64_t records = 0;                   // records that became (part of) a stack
+  std::string event;                      // the event type kept; "" when lines had none
+  uint64_t other_event_records = 0;       // records skipped for another event type
   std::vector<std::string> other_events;  // their types, first seen first
   uint64_t malformed_lines = 0;
   struct Malformed {
@@ -94,7 +94,7 @@ struct CollapseStats {
     std::string text;          // the line, cut at 200 bytes
   };
   std::vector<Malformed> malformed_examples;  // the first kMaxExamples
-  bool unterminated_record = false;  // the text ended inside a record, which was dropped
+  bool unterminated_record = false;           // the text ended inside a record, which was dropped
   static constexpr size_t kMaxExamples = 5;
 };
 

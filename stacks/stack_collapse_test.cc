@@ -27,7 +27,8 @@ CollapseOptions All() { return {.annotate_kernel = true, .annotate_jit = true}; 
 CollapseOptions Addrs() { return {.include_addrs = true}; }
 
 const CollapseCase kCases[] = {
-    {"basic, offsets stripped, merged, sorted", {},
+    {"basic, offsets stripped, merged, sorted",
+     {},
      "# ========\n"
      "# cmdline : /usr/bin/perf record -g ./a.out\n"
      "a.out 1234 [001] 100.000001: 1 cycles:\n"
@@ -45,7 +46,8 @@ const CollapseCase kCases[] = {
      "\n",
      "a.out;main 1\n"
      "a.out;main;foo;bar 2\n"},
-    {"period counted instead of 1; period 0 counts 1", {},
+    {"period counted instead of 1; period 0 counts 1",
+     {},
      "java 12688 [002] 6544038.708352: 10309278 cpu-clock:\n"
      "\t7f00 run (/lib/x.so)\n"
      "\n"
@@ -54,7 +56,8 @@ const CollapseCase kCases[] = {
      "\n",
      "java;run 10309279\n"},
     // Found by fuzz/perf_script_fuzz: "00" is not the string "0" but is still zero; it counted 0.
-    {"a period of several zeros counts 1, like 0", {},
+    {"a period of several zeros counts 1, like 0",
+     {},
      "java 1 [000] 1.0: 00 cycles:\n"
      "\t7f00 run (/lib/x.so)\n"
      "\n"
@@ -62,7 +65,8 @@ const CollapseCase kCases[] = {
      "\t7f00 run (/lib/x.so)\n"
      "\n",
      "java;run 2\n"},
-    {"no period on the line counts 1", {},
+    {"no period on the line counts 1",
+     {},
      "sleep 99 1.5: cpu-clock:\n"
      "\tffff schedule ([kernel.kallsyms])\n"
      "\n",
@@ -85,7 +89,8 @@ const CollapseCase kCases[] = {
      "\n",
      "V8_WorkerThread-24636/25607;Run 1\n"
      "swapper-?/0;cpu_idle 1\n"},
-    {"kernel frames plain by default", {},
+    {"kernel frames plain by default",
+     {},
      "cat 7 [000] 2.0: 1 cycles:\n"
      "\tffffffff8105 native_write_msr+0x6 ([kernel.kallsyms])\n"
      "\tffffffff8200 do_syscall_64+0x1a (/boot/vmlinux)\n"
@@ -100,7 +105,8 @@ const CollapseCase kCases[] = {
      "\t7f00 write (/lib/libc.so.6)\n"
      "\n",
      "cat;write;[unknown];do_syscall_64_[k];native_write_msr_[k] 1\n"},
-    {"[unknown] takes the module's basename; --addrs keeps the PC in angle brackets", {},
+    {"[unknown] takes the module's basename; --addrs keeps the PC in angle brackets",
+     {},
      "aa 1 [000] 1.0: 1 cycles:\n"
      "\t7f12ab [unknown] (/usr/lib/libc.so.6)\n"
      "\t0 [unknown] ([unknown])\n"
@@ -136,7 +142,8 @@ const CollapseCase kCases[] = {
      "\t7f03 Ljava/lang/Thread;::run (/tmp/perf-4242.map)\n"
      "\n",
      "java-4242/4250;Ljava/lang/Thread:::run 1\njava-?/4251;Ljava/lang/Thread:::run 1\n"},
-    {"Java tidy: not for javac, Java or VM Thread; L without a '/' stays", {},
+    {"Java tidy: not for javac, Java or VM Thread; L without a '/' stays",
+     {},
      "javac 1/1 [001] 5.0: 1 cycles:\n"
      "\t7f03 Ljava/lang/Thread;::run (/tmp/perf-4242.map)\n"
      "\n"
@@ -161,21 +168,25 @@ const CollapseCase kCases[] = {
      "\n",
      "node;entry_SYSCALL_64_[k];v8::internal::Invoke;RegExp:[&<>]_[j];"
      "LazyCompile:*parse /srv/app/lib/parser.js:42_[j] 1\n"},
-    {"inlined chains a->b and perf's (inlined) frames", {},
+    {"inlined chains a->b and perf's (inlined) frames",
+     {},
      "a.out 5 [000] 1.0: 1 cycles:\n"
      "\t4005d8 leaf+0x4 (inlined)\n"
      "\t4005d8 mid->inner (/tmp/a.out)\n"
      "\t400600 main (/tmp/a.out)\n"
      "\n",
      "a.out;main;mid;inner_[i];leaf 1\n"},
-    {"Go-style names keep their dots and parens; C++ templates keep <>; a name starting with ( is dropped", {},
+    {"Go-style names keep their dots and parens; C++ templates keep <>; a name starting with ( is "
+     "dropped",
+     {},
      "go 5 [000] 1.0: 1 cycles:\n"
      "\t1 main.(*T).Run (/bin/go)\n"
      "\t2 std::vector<int>::push_back(int const&) (/bin/go)\n"
      "\t3 (anonymous namespace)::Helper(int) (/bin/go)\n"
      "\n",
      "go;std::vector<int>::push_back;main.(*T).Run 1\n"},
-    {"only the first event type is kept", {},
+    {"only the first event type is kept",
+     {},
      "a.out 1 [000] 1.0: 100 cycles:\n"
      "\t1 work (/a)\n"
      "\n"
@@ -187,7 +198,8 @@ const CollapseCase kCases[] = {
      "\t1 work (/a)\n"
      "\n",
      "a.out;work 200\n"},
-    {"records end at blank lines; frames of a line that fits neither are skipped", {},
+    {"records end at blank lines; frames of a line that fits neither are skipped",
+     {},
      "aa 1 [000] 1.0: 1 cycles:\n"
      "\t1 one (/a)\n"
      "\n"
@@ -199,7 +211,8 @@ const CollapseCase kCases[] = {
      "bb 2 [000] 1.0: 1 cycles:\n"
      "\t1 three (/a)\n",  // no blank line at the end: dropped, as the Perl does
      "aa;one 1\n"},
-    {"frames starting with ( are process names and dropped; ; in names becomes :", {},
+    {"frames starting with ( are process names and dropped; ; in names becomes :",
+     {},
      "aa 1 [000] 1.0: 1 cycles:\n"
      "\t1 (/usr/bin/aa) (/usr/bin/aa)\n"
      "\t2 a;b (/a)\n"
@@ -299,8 +312,8 @@ TEST(StackCollapse, RecordSinkGivesEachSampleWithItsTime) {
       if (!stack.empty()) stack += ';';
       stack += f;
     }
-    got.push_back({std::string(r.comm), std::string(r.pid), std::string(r.tid), stack,
-                   r.has_time, r.time_ns, r.period});
+    got.push_back({std::string(r.comm), std::string(r.pid), std::string(r.tid), stack, r.has_time,
+                   r.time_ns, r.period});
   });
   collapser.Add(kPerSample);
   EXPECT_TRUE(collapser.Finish().empty()) << "records went to the sink, not the counts";
@@ -364,8 +377,9 @@ TEST(StackCollapse, TimeThatOverflowsNanosecondsIsNoTime) {
   StackCollapser collapser;
   collapser.SetRecordSink(
       [&](const CollapsedRecord& r) { times.emplace_back(r.has_time, r.time_ns); });
-  collapser.Add("V8 24636/25607 [000] 9456101429.6: 1 cycles:\n\t7f0 f (/a)\n\n"
-                "V8 24636/25607 [000] 9223372035.999999999: 1 cycles:\n\t7f0 f (/a)\n\n");
+  collapser.Add(
+      "V8 24636/25607 [000] 9456101429.6: 1 cycles:\n\t7f0 f (/a)\n\n"
+      "V8 24636/25607 [000] 9223372035.999999999: 1 cycles:\n\t7f0 f (/a)\n\n");
   collapser.Finish();
   ASSERT_EQ(times.size(), 2u);
   EXPECT_FALSE(times[0].first);

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 
 #include <atomic>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <future>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -45,8 +45,8 @@ double MsSince(Clock::time_point start) {
 class BoundedQuerySystem : public ::testing::Test {
  protected:
   void SetUp() override {
-    // The failpoint holds every query of kHeld before its scan (aggregator/server/query_server.h); the
-    // aggregator reads the variable from its environment.
+    // The failpoint holds every query of kHeld before its scan (aggregator/server/query_server.h);
+    // the aggregator reads the variable from its environment.
     setenv("TRAILMAP_FAILPOINTS", (std::string("query.hold.") + kHeld + "=error").c_str(), 1);
     agg_ = std::make_unique<Aggregator>(
         dir_, "agg-1", std::vector<std::string>{"--no-self-metrics", "--query-workers", "4"});
@@ -64,7 +64,8 @@ class BoundedQuerySystem : public ::testing::Test {
     std::string trace = "time latency\n";
     for (int s = 0; s < 60; ++s) {
       for (int i = 0; i < 3; ++i) {
-        trace += std::to_string((t0 + s) * 1'000'000 + i * 1000) + " " + std::to_string(100 + i) + "\n";
+        trace +=
+            std::to_string((t0 + s) * 1'000'000 + i * 1000) + " " + std::to_string(100 + i) + "\n";
       }
     }
     const std::string file = dir_ / (host + ".trace");
@@ -76,18 +77,36 @@ class BoundedQuerySystem : public ::testing::Test {
   }
 
   CommandResult Stats(std::vector<std::string> extra) {
-    std::vector<std::string> args = {"stats", "--metric", "disk.latency", "--by", "host",
-                                     "--from", std::to_string(t0_), "--to",
-                                     std::to_string(t0_ + 60), "--format", "json"};
+    std::vector<std::string> args = {"stats",
+                                     "--metric",
+                                     "disk.latency",
+                                     "--by",
+                                     "host",
+                                     "--from",
+                                     std::to_string(t0_),
+                                     "--to",
+                                     std::to_string(t0_ + 60),
+                                     "--format",
+                                     "json"};
     args.insert(args.end(), extra.begin(), extra.end());
     return Cli(args, agg_->query());
   }
 
   // `trailmap heatmap --by host` at 1 s: it reads every host-second's key of `hist`.
   CommandResult Heatmap(int64_t seconds, std::vector<std::string> extra) {
-    std::vector<std::string> args = {"heatmap", "--metric", "disk.latency", "--by", "host",
-                                     "--step", "1s", "--from", std::to_string(t0_), "--to",
-                                     std::to_string(t0_ + seconds), "--format", "json"};
+    std::vector<std::string> args = {"heatmap",
+                                     "--metric",
+                                     "disk.latency",
+                                     "--by",
+                                     "host",
+                                     "--step",
+                                     "1s",
+                                     "--from",
+                                     std::to_string(t0_),
+                                     "--to",
+                                     std::to_string(t0_ + seconds),
+                                     "--format",
+                                     "json"};
     args.insert(args.end(), extra.begin(), extra.end());
     return Cli(args, agg_->query());
   }
@@ -238,8 +257,9 @@ TEST_F(BoundedQuerySystem, TrailmapQueryNeedsABearerToken) {
                 "--aggregators", agg_->query(), "--tokens", dir_ / "tokens.txt"},
                dir_.path(), "trailmap-query");
   ASSERT_TRUE(WaitFor([port] { return HttpGet(port, "/").status == 200; }, 10s)) << node.Stderr();
-  const std::string target = "/api/stats?metric=disk.latency&by=host&format=json&from=" +
-                             std::to_string(t0_) + "&to=" + std::to_string(t0_ + 60);
+  const std::string target =
+      "/api/stats?metric=disk.latency&by=host&format=json&from=" + std::to_string(t0_) +
+      "&to=" + std::to_string(t0_ + 60);
   const HttpResult none = HttpGet(port, target);
   EXPECT_EQ(none.status, 401);
   EXPECT_EQ(none.www_authenticate, "Bearer realm=\"trailmap\"");
@@ -336,8 +356,9 @@ TEST_F(BoundedQuerySystem, TrailmapQueryNeedsABearerToken) {
   EXPECT_EQ(HttpGet(port, target, "Bearer " + token).status, 401);
 
   // Without --tokens, an address that is not loopback needs --insecure-no-auth.
-  const CommandResult open = RunProgram({Binary("trailmap-query"), "--listen", "0.0.0.0:" +
-                                         std::to_string(FreePort()), "--aggregators", agg_->query()});
+  const CommandResult open =
+      RunProgram({Binary("trailmap-query"), "--listen", "0.0.0.0:" + std::to_string(FreePort()),
+                  "--aggregators", agg_->query()});
   EXPECT_EQ(open.exit_code, 2);
   EXPECT_NE(open.err.find("not a loopback address, and the API would be open to anyone who "
                           "reaches it: give --tokens FILE (bearer tokens), or --insecure-no-auth"),

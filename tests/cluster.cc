@@ -7,12 +7,23 @@
 namespace trailmap::test {
 
 Aggregator::Aggregator(const TempDir& dir, std::string name, std::vector<std::string> extra_args)
-    : dir_(dir), name_(std::move(name)), extra_args_(std::move(extra_args)),
-      ingest_port_(FreePort()), query_port_(FreePort()), data_dir_(dir / (name_ + "-data")) {}
+    : dir_(dir),
+      name_(std::move(name)),
+      extra_args_(std::move(extra_args)),
+      ingest_port_(FreePort()),
+      query_port_(FreePort()),
+      data_dir_(dir / (name_ + "-data")) {}
 
 void Aggregator::Start() {
-  std::vector<std::string> args{Binary("trailmap-aggregator"), "--name", name_, "--data", data_dir_,
-                                "--ingest", ingest(), "--query", query()};
+  std::vector<std::string> args{Binary("trailmap-aggregator"),
+                                "--name",
+                                name_,
+                                "--data",
+                                data_dir_,
+                                "--ingest",
+                                ingest(),
+                                "--query",
+                                query()};
   args.insert(args.end(), extra_args_.begin(), extra_args_.end());
   process_ = std::make_unique<Process>(args, dir_.path(), name_);
 }
@@ -51,7 +62,9 @@ Agent::Agent(const TempDir& dir, std::string host, std::string aggregators_inges
 namespace {
 size_t CountStarts(const std::string& log) {
   size_t n = 0;
-  for (size_t at = log.find(" started: "); at != std::string::npos; at = log.find(" started: ", at + 1)) ++n;
+  for (size_t at = log.find(" started: "); at != std::string::npos;
+       at = log.find(" started: ", at + 1))
+    ++n;
   return n;
 }
 }  // namespace

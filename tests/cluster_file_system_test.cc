@@ -23,11 +23,13 @@ TEST(ClusterFileSystem, AnAggregatorTakesItsEndpointsFromItsEntry) {
   const std::string ingest_a = "127.0.0.1:" + std::to_string(FreePort());
   const std::string query_a = "127.0.0.1:" + std::to_string(FreePort());
   const std::string file = dir / "cluster.toml";
-  WriteFile(file, "replication = 1\n"
-                  "[[aggregator]]\nname = \"agg-a\"\nzone = \"z1\"\ningest = \"" + ingest_a +
-                      "\"\nquery = \"" + query_a + "\"\n"
-                      "[[aggregator]]\nname = \"agg-b\"\nzone = \"z2\"\ningest = \"127.0.0.1:1\"\n"
-                      "query = \"127.0.0.1:2\"\n");
+  WriteFile(file,
+            "replication = 1\n"
+            "[[aggregator]]\nname = \"agg-a\"\nzone = \"z1\"\ningest = \"" +
+                ingest_a + "\"\nquery = \"" + query_a +
+                "\"\n"
+                "[[aggregator]]\nname = \"agg-b\"\nzone = \"z2\"\ningest = \"127.0.0.1:1\"\n"
+                "query = \"127.0.0.1:2\"\n");
   Process aggregator({Binary("trailmap-aggregator"), "--cluster", file, "--name", "agg-a", "--data",
                       dir / "data", "--no-self-metrics"},
                      dir.path(), "agg-a");

@@ -7,8 +7,8 @@
 #include <signal.h>
 
 #include <map>
-#include <set>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -129,7 +129,8 @@ class Twin {
   }
   std::string Translate(const std::string& service, std::string text) const {
     for (const auto& [from, to] : ports_) {
-      const std::string svc = from.substr(0, from.find(':')), port = from.substr(from.find(':') + 1);
+      const std::string svc = from.substr(0, from.find(':')),
+                        port = from.substr(from.find(':') + 1);
       if (svc == service) text = std::regex_replace(text, std::regex("0\\.0\\.0\\.0:" + port), to);
       text = std::regex_replace(text, std::regex("\\b" + svc + ":" + port + "\\b"), to);
     }
@@ -151,10 +152,11 @@ using Counts = std::map<std::string, uint64_t>;  // host -> events
 // Events of `metric` per host in [from, to): from the whole cluster (`query` empty: --cluster,
 // each host-second once) or from one aggregator alone (its query endpoint). Empty on an error.
 Counts CountsByHost(const Twin& twin, const std::string& query, const std::string& metric,
-                    int64_t from, int64_t to, int* exit_code = nullptr, std::string* err = nullptr) {
-  std::vector<std::string> argv = {Binary("trailmap"), "stats", "--metric", metric, "--by", "host",
-                                   "--from", std::to_string(from), "--to", std::to_string(to),
-                                   "--format", "json", "--timeout", "2s"};
+                    int64_t from, int64_t to, int* exit_code = nullptr,
+                    std::string* err = nullptr) {
+  std::vector<std::string> argv = {
+      Binary("trailmap"),   "stats", "--metric",         metric,     "--by", "host",      "--from",
+      std::to_string(from), "--to",  std::to_string(to), "--format", "json", "--timeout", "2s"};
   for (const std::string& flag : twin.QueryKeys()) argv.push_back(flag);
   if (query.empty()) {
     argv.insert(argv.end(), {"--cluster", twin.cluster_path()});
@@ -192,8 +194,8 @@ TEST(Compose, ThreeZonesWithTwoReplicasStayExactThroughAnOutageAndAJoin) {
   Twin twin(commands);
   const int64_t started = Now();
   const std::vector<std::string> aggs = {"agg-1", "agg-2", "agg-3"};
-  for (const std::string service : {"agg-1", "agg-2", "agg-3", "agent-web-1", "agent-web-2",
-                                    "agent-db-1", "fleet", "query"}) {
+  for (const std::string service :
+       {"agg-1", "agg-2", "agg-3", "agent-web-1", "agent-web-2", "agent-db-1", "fleet", "query"}) {
     twin.Start(service);
   }
   Result<Cluster> cluster = LoadCluster(twin.cluster_path());
@@ -213,13 +215,15 @@ TEST(Compose, ThreeZonesWithTwoReplicasStayExactThroughAnOutageAndAJoin) {
       },
       40s))
       << disk.size() << " disk hosts, " << http.size() << " http hosts; trailmap exit "
-      << first_code << ": " << first_err << "\n" << twin.Logs();
+      << first_code << ": " << first_err << "\n"
+      << twin.Logs();
 
   // Spread: each aggregator holds exactly the hosts it owns, about two thirds of them.
   const int64_t t = Now();
   for (const std::string& agg : aggs) {
     Counts alone = CountsByHost(twin, twin.Port(agg, "7401"), "disk.latency", t - 30, t);
-    Counts alone_http = CountsByHost(twin, twin.Port(agg, "7401"), "http.server.latency", t - 30, t);
+    Counts alone_http =
+        CountsByHost(twin, twin.Port(agg, "7401"), "http.server.latency", t - 30, t);
     alone.insert(alone_http.begin(), alone_http.end());
     std::set<std::string> held, owned;
     for (const auto& [h, n] : alone) held.insert(h);
@@ -251,7 +255,8 @@ TEST(Compose, ThreeZonesWithTwoReplicasStayExactThroughAnOutageAndAJoin) {
         *why = h + ": " + o[0] + " " + std::to_string(alone[o[0]][h]) + ", " + o[1] + " " +
                std::to_string(alone[o[1]][h]) + " over [" + std::to_string(from) + ", " +
                std::to_string(to) + "); hosts held:";
-        for (const auto& [agg, counts] : alone) *why += " " + agg + " " + std::to_string(counts.size());
+        for (const auto& [agg, counts] : alone)
+          *why += " " + agg + " " + std::to_string(counts.size());
         return false;
       }
     }
@@ -261,7 +266,8 @@ TEST(Compose, ThreeZonesWithTwoReplicasStayExactThroughAnOutageAndAJoin) {
   std::this_thread::sleep_for(std::chrono::seconds(std::max<int64_t>(0, started + 28 - Now())));
   const int64_t t1 = Now() - 4, t0 = t1 - 20;
   std::string why;
-  ASSERT_TRUE(WaitFor([&] { return owners_agree(t0, t1, "", &why); }, 20s)) << why << "\n" << twin.Logs();
+  ASSERT_TRUE(WaitFor([&] { return owners_agree(t0, t1, "", &why); }, 20s)) << why << "\n"
+                                                                            << twin.Logs();
   const Counts whole = per_host("", t0, t1);
   ASSERT_EQ(whole.size(), hosts.size());
   std::map<std::string, Counts> settled;  // each aggregator alone over [t0, t1)
@@ -289,23 +295,25 @@ TEST(Compose, ThreeZonesWithTwoReplicasStayExactThroughAnOutageAndAJoin) {
   twin.Start("agg-2");
   const int64_t restarted = Now();
   EXPECT_TRUE(WaitFor([&] { return owners_agree(killed - 2, restarted + 3, "agg-2", &why); }, 60s))
-      << why << "\n" << twin.Logs();
+      << why << "\n"
+      << twin.Logs();
 
   // A fourth member joins from E on: restart every process with the new file; only the hosts
   // whose new owners include agg-4 move, and no second before or after E is lost.
   twin.AddService("agg-4", "agg-1");
   const int64_t e = Now() + 15;
   std::string toml = ReadFile(std::string(TRAILMAP_SOURCE_DIR) + "/configs/cluster.toml");
-  toml += "\n[[aggregator]]\nname = \"agg-4\"\nzone = \"a\"\ningest = \"agg-4:7400\"\n"
-          "query = \"agg-4:7401\"\n[[epoch]]\nfrom = 0\nmembers = [\"agg-1\", \"agg-2\", "
-          "\"agg-3\"]\n[[epoch]]\nfrom = " + std::to_string(e) +
-          "\nmembers = [\"agg-1\", \"agg-2\", \"agg-3\", \"agg-4\"]\n";
+  toml +=
+      "\n[[aggregator]]\nname = \"agg-4\"\nzone = \"a\"\ningest = \"agg-4:7400\"\n"
+      "query = \"agg-4:7401\"\n[[epoch]]\nfrom = 0\nmembers = [\"agg-1\", \"agg-2\", "
+      "\"agg-3\"]\n[[epoch]]\nfrom = " +
+      std::to_string(e) + "\nmembers = [\"agg-1\", \"agg-2\", \"agg-3\", \"agg-4\"]\n";
   twin.WriteCluster(toml);
   Result<Cluster> grown = LoadCluster(twin.cluster_path());
   ASSERT_TRUE(grown.ok()) << grown.status().ToString();
   twin.Start("agg-4");
-  for (const std::string service : {"agg-1", "agg-2", "agg-3", "agent-web-1", "agent-web-2",
-                                    "agent-db-1", "fleet"}) {
+  for (const std::string service :
+       {"agg-1", "agg-2", "agg-3", "agent-web-1", "agent-web-2", "agent-db-1", "fleet"}) {
     twin.Stop(service, SIGTERM);
     twin.Start(service);
   }

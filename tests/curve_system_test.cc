@@ -12,8 +12,8 @@
 //     refused with FILE:LINE in the log while the old list stays;
 //   - per-member server keys in the cluster file: two aggregators with different key pairs take a
 //     real agent's batches and answer a query, both exact; a client given the wrong key for one
-//     member names it; one member's key is rolled as docs/security.md says (the aggregator refuses to
-//     start with a pair its entry does not name; the agent, sent SIGHUP, reconnects to that
+//     member names it; one member's key is rolled as docs/security.md says (the aggregator refuses
+//     to start with a pair its entry does not name; the agent, sent SIGHUP, reconnects to that
 //     member alone and its spooled batches arrive).
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -250,8 +250,8 @@ TEST_F(CurveSystem, SighupReadsTheClientsFileAgain) {
     return key.name + " " + key.public_key + " " + rights + "\n";
   };
   WriteFile(clients, line(*viewer_, "query") + line(*web_, "ingest web-1"));
-  Aggregator agg(dir, "agg-hup", {"--key", agg_key_->key, "--clients", clients,
-                                  "--no-self-metrics"});
+  Aggregator agg(dir, "agg-hup",
+                 {"--key", agg_key_->key, "--clients", clients, "--no-self-metrics"});
   agg.Start();
   auto client = [&](const TestKey& key, std::chrono::milliseconds timeout = 20s) {
     return IngestClient(agg.ingest(), key.key, agg_key_->pub, timeout);
@@ -291,17 +291,17 @@ TEST_F(CurveSystem, SighupReadsTheClientsFileAgain) {
   // A file that does not parse: refused with its line, the list kept.
   WriteFile(clients, line(*viewer_, "query") + "web-2 not-a-key ingest web-2\n");
   agg.process().Kill(SIGHUP);
-  ASSERT_TRUE(logged("SIGHUP: " + clients + ":2: public key of web-2: a CURVE key is 40 Z85 "
+  ASSERT_TRUE(logged("SIGHUP: " + clients +
+                     ":2: public key of web-2: a CURVE key is 40 Z85 "
                      "characters; \"not-a-key\" has 9; kept the 2 client keys as they were"))
       << agg.Log();
   IngestClient other_third = client(*other_);
   ack = other_third.Send(Make("other-1/h", "other-1", 2, base + 1, 4));
   ASSERT_TRUE(ack) << agg.Log();
   EXPECT_EQ(ack->status, Ack::Status::kApplied) << ack->reason;
-  const CommandResult r =
-      Cli({"stats", "--metric", "curve.latency", "--from", "-10m", "--format", "json", "--key",
-           viewer_->key, "--server-key", agg_key_->pub},
-          agg.query());
+  const CommandResult r = Cli({"stats", "--metric", "curve.latency", "--from", "-10m", "--format",
+                               "json", "--key", viewer_->key, "--server-key", agg_key_->pub},
+                              agg.query());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   int64_t total = 0;
   for (const auto& [group, stats] : ParseStats(r.out)) total += static_cast<int64_t>(stats.count);
@@ -407,8 +407,9 @@ TEST_F(CurveSystem, EachMemberMayHaveItsOwnServerKeyAndRollItAlone) {
             std::string::npos)
       << r.out << r.err;
 
-  // Rolling agg-2's key (docs/security.md): a new pair; its .pub into agg-2's entry; agg-2 restarted with
-  // the pair (refused with the old one, whose entry no longer names it); then SIGHUP to clients.
+  // Rolling agg-2's key (docs/security.md): a new pair; its .pub into agg-2's entry; agg-2
+  // restarted with the pair (refused with the old one, whose entry no longer names it); then SIGHUP
+  // to clients.
   const TestKey next = MakeKey(dir.path(), "agg-2-next");
   WriteFile(file, members("server_key_file = \"agg-2-next.pub\""));
   agg2->Kill(SIGTERM);

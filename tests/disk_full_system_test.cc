@@ -18,8 +18,8 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -39,8 +39,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr int kSeries = 50;           // series per batch
-constexpr int kValuesPerSeries = 4;   // values per series per batch
+constexpr int kSeries = 50;          // series per batch
+constexpr int kValuesPerSeries = 4;  // values per series per batch
 constexpr uint64_t kBatchCount = kSeries * kValuesPerSeries;
 
 int64_t Now() {
@@ -100,8 +100,10 @@ int FillDisk(const std::string& path) {
   int error = 0;
   for (int i = 0; i < 4096 && error == 0; ++i) {
     ssize_t n = ::write(fd, block.data(), block.size());
-    if (n < 0) error = errno;
-    else if (n < static_cast<ssize_t>(block.size())) error = ENOSPC;
+    if (n < 0)
+      error = errno;
+    else if (n < static_cast<ssize_t>(block.size()))
+      error = ENOSPC;
   }
   // Then byte by byte what is left of the last page.
   while (error == ENOSPC && ::write(fd, "x", 1) == 1) {
@@ -195,7 +197,8 @@ TEST(DiskFullSystem, WritesFailUnackedAndIngestResumesWhenSpaceReturns) {
   const std::string config = dir / "aggregator.toml";
   // Small memtables: RocksDB preallocates its WAL by the memtable size.
   WriteFile(config, "data = \"" + disk + "/data\"\ningest = \"" + ingest + "\"\nquery = \"" +
-                        query + "\"\nname = \"agg-full\"\n[store]\nwrite_buffer_mb = 1\nmin_free_mb = 4\n");
+                        query +
+                        "\"\nname = \"agg-full\"\n[store]\nwrite_buffer_mb = 1\nmin_free_mb = 4\n");
   auto start = [&] {
     return std::make_unique<Process>(
         std::vector<std::string>{Binary("trailmap-aggregator"), "--config", config}, dir.path(),
@@ -238,7 +241,8 @@ TEST(DiskFullSystem, WritesFailUnackedAndIngestResumesWhenSpaceReturns) {
   EXPECT_NE(log.find("not written, not acked"), std::string::npos) << log;
   EXPECT_NE(log.find("disk full: "), std::string::npos) << log;
   ShardStatus status = Status(&context, query);
-  EXPECT_NE(status.background_error.find("disk full"), std::string::npos) << status.background_error;
+  EXPECT_NE(status.background_error.find("disk full"), std::string::npos)
+      << status.background_error;
   // Reads go on, and say exactly what was acked.
   EXPECT_EQ(StoredCount(query), acked);
 

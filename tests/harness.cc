@@ -198,7 +198,8 @@ void SendUdp(int port, const std::string& payload) {
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = htons(static_cast<uint16_t>(port));
-  (void)sendto(fd, payload.data(), payload.size(), 0, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  (void)sendto(fd, payload.data(), payload.size(), 0, reinterpret_cast<sockaddr*>(&addr),
+               sizeof addr);
   close(fd);
 }
 

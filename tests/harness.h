@@ -52,7 +52,8 @@ class Process {
   pid_t pid() const { return pid_; }
   bool Running();
   void Kill(int signal);
-  // Waits for exit (up to `timeout`), returns the exit code, or -signal if killed, or -1000 on timeout.
+  // Waits for exit (up to `timeout`), returns the exit code, or -signal if killed, or -1000 on
+  // timeout.
   int Wait(std::chrono::milliseconds timeout = std::chrono::seconds(10));
   std::string Stdout() const;
   std::string Stderr() const;
@@ -70,7 +71,8 @@ struct CommandResult {
   std::string err;
 };
 // Runs a program to completion (killed after `timeout`) and returns what it said.
-CommandResult RunProgram(const std::vector<std::string>& argv, std::chrono::milliseconds timeout = std::chrono::seconds(60));
+CommandResult RunProgram(const std::vector<std::string>& argv,
+                         std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
 // A TCP connection to 127.0.0.1:port whose reads time out after `read_timeout` (0 = never); the
 // descriptor, or -1 when it cannot connect. The caller closes it.

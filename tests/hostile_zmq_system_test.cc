@@ -104,7 +104,7 @@ std::vector<Garbage> AllGarbage() {
   hello_of_garbage += "\x05HELLO";
   hello_of_garbage += std::string(194, '\x5a');
   std::string huge_frame = Greeting("CURVE");
-  huge_frame += "\x06";  // a long command frame ...
+  huge_frame += "\x06";                                // a long command frame ...
   huge_frame += std::string("\x40\0\0\0\0\0\0\0", 8);  // ... of 2^62 bytes
   huge_frame += std::string(1000, 'x');
   return {{"random bytes", noise, false},
@@ -218,12 +218,10 @@ TEST(HostileZmqSystem, GarbageAtBothPortsIsDroppedCountedAndOthersAreServed) {
       << agg.Log();
   EXPECT_TRUE(WaitFor(
       [&] {
-        return Counter(metrics_port, kRefused, "reason=\"handshake\"") >=
-               static_cast<double>(zmtp);
+        return Counter(metrics_port, kRefused, "reason=\"handshake\"") >= static_cast<double>(zmtp);
       },
       5s))
-      << "protocol refusals counted: "
-      << Counter(metrics_port, kRefused, "reason=\"handshake\"");
+      << "protocol refusals counted: " << Counter(metrics_port, kRefused, "reason=\"handshake\"");
   EXPECT_TRUE(agg.process().Running()) << agg.Log();
   ExpectABatchAppliedWithin(agg.ingest(), "after-1", 1s);
 }
@@ -267,9 +265,9 @@ TEST(HostileZmqSystem, OutOfDescriptorsItServesAgainWithoutARestart) {
   const std::string query_at = "127.0.0.1:" + std::to_string(query);
   TestKeys();  // sets the environment the aggregator takes its keys from
   // A hard limit of 128 descriptors, so raising the soft one to the hard one cannot help.
-  Process agg({"/usr/bin/prlimit", "--nofile=128:128", "--", Binary("trailmap-aggregator"), "--name",
-               "agg-fds", "--data", dir / "agg-fds-data", "--ingest", ingest_at, "--query",
-               query_at, "--no-self-metrics", "--config", dir / "agg.toml"},
+  Process agg({"/usr/bin/prlimit", "--nofile=128:128", "--", Binary("trailmap-aggregator"),
+               "--name", "agg-fds", "--data", dir / "agg-fds-data", "--ingest", ingest_at,
+               "--query", query_at, "--no-self-metrics", "--config", dir / "agg.toml"},
               dir.path(), "agg-fds");
   ExpectABatchAppliedWithin(ingest_at, "before-3", 10s);
 

@@ -10,7 +10,7 @@ namespace trailmap::test {
 struct HttpResult {
   int status = -1;  // -1: no connection or no answer
   std::string content_type;
-  std::string missing;  // X-Trailmap-Missing-Shards
+  std::string missing;           // X-Trailmap-Missing-Shards
   std::string www_authenticate;  // WWW-Authenticate (a 401's)
   std::string body;
 };

@@ -1,5 +1,5 @@
-// An agent that comes back after the aggregator forgot its watermark (docs/failures.md, "watermarks of
-// long-gone agents"): a real trailmap-aggregator with `[retention] agents = "2s"` and the
+// An agent that comes back after the aggregator forgot its watermark (docs/failures.md, "watermarks
+// of long-gone agents"): a real trailmap-aggregator with `[retention] agents = "2s"` and the
 // agent's real Shipper (ingest/shipper.h). The agent's first batches are acked; the aggregator
 // stops; the agent holds two more; the aggregator comes back after the idle time, prunes the
 // watermark as it opens, and answers the held batches outOfOrder, expected 1. The shipper takes
@@ -11,9 +11,9 @@
 #include <thread>
 #include <zmq.hpp>
 
-#include "ingest/shipper.h"
 #include "core/histogram.h"
 #include "core/query_wire.h"
+#include "ingest/shipper.h"
 #include "tests/cluster.h"
 #include "tests/stored_events.h"
 
@@ -48,11 +48,10 @@ TEST(IdleAgentSystem, AnAgentBackAfterItsWatermarkWasPrunedLosesAndRepeatsNothin
   const std::string ingest = "127.0.0.1:" + std::to_string(FreePort());
   const std::string query = "127.0.0.1:" + std::to_string(FreePort());
   const std::string config = dir / "aggregator.toml";
-  WriteFile(config, "data = \"" + (dir / "data") + "\"\ningest = \"" + ingest +
-                        "\"\nquery = \"" + query + "\"\nname = \"agg-idle\"\n" +
+  WriteFile(config, "data = \"" + (dir / "data") + "\"\ningest = \"" + ingest + "\"\nquery = \"" +
+                        query + "\"\nname = \"agg-idle\"\n" +
                         // Its own self-metrics agent would be idle (and pruned) too.
-                        "self_metrics = false\n[retention]\n" +
-                        "agents = \"2s\"\n");
+                        "self_metrics = false\n[retention]\n" + "agents = \"2s\"\n");
   auto start = [&] {
     return std::make_unique<Process>(
         std::vector<std::string>{Binary("trailmap-aggregator"), "--config", config}, dir.path(),

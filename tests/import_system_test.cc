@@ -45,14 +45,17 @@ TEST(ImportSystem, HeatmapCellsEqualADirectCountOfTheTrace) {
   std::uniform_real_distribution<double> pick(0, 1);
   std::uniform_int_distribution<int64_t> when(0, int64_t{kSeconds} * 1'000'000 - 1);
   std::vector<std::vector<int64_t>> direct(kRows, std::vector<int64_t>(cols, 0));
-  std::vector<std::vector<int64_t>> edge(kRows, std::vector<int64_t>(cols, 0));  // straddling events
+  std::vector<std::vector<int64_t>> edge(kRows,
+                                         std::vector<int64_t>(cols, 0));  // straddling events
   int64_t above = 0, above_edge = 0;
   const int events = 60'000;
   std::string trace = "time latency\n";
   for (int i = 0; i < events; ++i) {
     const int64_t t_us = t0 * 1'000'000 + when(rng);
     const double p = pick(rng);
-    const uint64_t v_us = 1 + static_cast<uint64_t>(p < 0.6 ? fast(rng) : p < 0.995 ? disk(rng) : 20'000 + pick(rng) * 200'000);
+    const uint64_t v_us = 1 + static_cast<uint64_t>(p < 0.6     ? fast(rng)
+                                                    : p < 0.995 ? disk(rng)
+                                                                : 20'000 + pick(rng) * 200'000);
     trace += std::to_string(t_us) + " " + std::to_string(v_us) + "\n";
     const uint64_t v_ns = v_us * 1000;
     const int col = static_cast<int>((t_us / 1'000'000 - t0) / kStep);
@@ -72,13 +75,14 @@ TEST(ImportSystem, HeatmapCellsEqualADirectCountOfTheTrace) {
   }
   WriteFile(dir / "trace.txt", trace);
 
-  CommandResult imp = RunProgram({Binary("trailmap"), "import", "--host", "db-7", "--metric", "disk.latency", "--time-unit",
-                           "us", "--value-unit", "us", "--ingest", aggs[0]->ingest(), dir / "trace.txt"});
+  CommandResult imp = RunProgram({Binary("trailmap"), "import", "--host", "db-7", "--metric",
+                                  "disk.latency", "--time-unit", "us", "--value-unit", "us",
+                                  "--ingest", aggs[0]->ingest(), dir / "trace.txt"});
   ASSERT_EQ(imp.exit_code, 0) << imp.out << imp.err << aggs[0]->Log();
 
-  CommandResult r = Cli({"heatmap", "--metric", "disk.latency", "--from", std::to_string(t0), "--to",
-                         std::to_string(t0 + kSeconds), "--step", std::to_string(kStep), "--rows",
-                         std::to_string(kRows), "--ymax", "10ms", "--format", "json"},
+  CommandResult r = Cli({"heatmap", "--metric", "disk.latency", "--from", std::to_string(t0),
+                         "--to", std::to_string(t0 + kSeconds), "--step", std::to_string(kStep),
+                         "--rows", std::to_string(kRows), "--ymax", "10ms", "--format", "json"},
                         aggs[0]->query());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);

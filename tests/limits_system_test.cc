@@ -21,9 +21,9 @@
 #include <thread>
 #include <zmq.hpp>
 
-#include "ingest/shipper.h"
 #include "core/batch.h"
 #include "core/histogram.h"
+#include "ingest/shipper.h"
 #include "tests/cluster.h"
 #include "tests/stored_events.h"
 
@@ -254,7 +254,8 @@ TEST(ConnectionCapSystem, FiftyAreServedAtATimeTheRestRefusedAndNobodyIsLockedOu
   // 200 at once, holding their connections: 50 are admitted and answered, 150 refused.
   std::vector<std::unique_ptr<RawClient>> clients = crowd("cap-", 200);
   std::vector<bool> answered(clients.size(), false);
-  int applied = AppliedAcks(clients, &answered, [](int n) { return n >= 50; }, 30s);
+  int applied = AppliedAcks(
+      clients, &answered, [](int n) { return n >= 50; }, 30s);
   EXPECT_EQ(applied, 50) << agg.Log();
   nlohmann::json status;
   EXPECT_TRUE(WaitFor(
@@ -272,7 +273,8 @@ TEST(ConnectionCapSystem, FiftyAreServedAtATimeTheRestRefusedAndNobodyIsLockedOu
   EXPECT_EQ(status["ingest_connections"], 50) << status.dump();
   EXPECT_EQ(status["max_connections"], 50) << status.dump();
   EXPECT_EQ(status["refused_connections"], 0) << status.dump();  // none was unlisted
-  applied += AppliedAcks(clients, &answered, [](int) { return false; }, 200ms);
+  applied += AppliedAcks(
+      clients, &answered, [](int) { return false; }, 200ms);
   EXPECT_EQ(applied, 50);
   EXPECT_EQ(StoredEvents(agg.query(), "cap.latency", 3600), 50u * 3);
   EXPECT_NE(agg.Log().find("too many connections: 50 ingest connections admitted, at most 50 "
@@ -296,7 +298,9 @@ TEST(ConnectionCapSystem, FiftyAreServedAtATimeTheRestRefusedAndNobodyIsLockedOu
       << status.dump();
   clients = crowd("again-", 50);
   answered.assign(clients.size(), false);
-  EXPECT_EQ(AppliedAcks(clients, &answered, [](int n) { return n >= 50; }, 30s), 50)
+  EXPECT_EQ(AppliedAcks(
+                clients, &answered, [](int n) { return n >= 50; }, 30s),
+            50)
       << agg.Log();
   status = Status(agg);
   EXPECT_GE(status["refused_at_cap"].get<uint64_t>(), refused) << status.dump();

@@ -21,21 +21,25 @@ namespace {
 using namespace std::chrono_literals;
 
 int64_t Now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 // The last number a log printed after `label`, e.g. "rejected=" -> 7; -1 if never printed.
 long long LastCounter(const std::string& log, const std::string& label) {
   std::regex re(label + "(\\d+)");
   long long last = -1;
-  for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator();
+       ++it) {
     last = std::stoll((*it)[1]);
   }
   return last;
 }
 
 uint64_t StoredCount(const std::string& query_list, const std::string& metric) {
-  CommandResult r = Cli({"stats", "--metric", metric, "--from", "-10m", "--format", "json"}, query_list);
+  CommandResult r =
+      Cli({"stats", "--metric", metric, "--from", "-10m", "--format", "json"}, query_list);
   if (r.exit_code != 0) return 0;
   uint64_t total = 0;
   for (const auto& [g, s] : ParseStats(r.out)) total += s.count;
@@ -51,13 +55,13 @@ TEST(MalformedSystem, BadStatsdLinesAreRejectedAndCountedGoodOnesAllArrive) {
   std::this_thread::sleep_for(500ms);
 
   const std::vector<std::string> bad = {
-      "disk.latency:-3|ms",          // negative
-      "disk.latency:abc|ms",         // not a number
-      "disk.latency|ms",             // no value
-      "disk.latency:1|x",            // unknown type
-      "disk latency:1|ms",           // bad metric name
-      "disk.latency:1|ms|@0",        // sample rate out of range
-      "disk.latency:1|ms|#op:a,b c", // bad tag
+      "disk.latency:-3|ms",           // negative
+      "disk.latency:abc|ms",          // not a number
+      "disk.latency|ms",              // no value
+      "disk.latency:1|x",             // unknown type
+      "disk latency:1|ms",            // bad metric name
+      "disk.latency:1|ms|@0",         // sample rate out of range
+      "disk.latency:1|ms|#op:a,b c",  // bad tag
       "disk.latency:nan|ms",
       std::string("\xff\xfe\x00\x01", 4),
   };
@@ -87,7 +91,9 @@ TEST(MalformedSystem, BadStatsdLinesAreRejectedAndCountedGoodOnesAllArrive) {
   agent.process().Kill(SIGTERM);
   EXPECT_EQ(agent.process().Wait(), 0);
   const std::string log = agent.process().Stderr();
-  EXPECT_EQ(LastCounter(log, "statsd packets=\\d+ accepted=\\d+ rejected="), static_cast<long long>(rejected)) << log;
+  EXPECT_EQ(LastCounter(log, "statsd packets=\\d+ accepted=\\d+ rejected="),
+            static_cast<long long>(rejected))
+      << log;
   EXPECT_EQ(LastCounter(log, "statsd packets=\\d+ accepted="), static_cast<long long>(good)) << log;
   EXPECT_EQ(LastCounter(log, " unsupported="), 3) << log;
   EXPECT_NE(log.find("line 2: value '-3' is negative"), std::string::npos) << log;
@@ -161,7 +167,7 @@ TEST(MalformedSystem, BadBatchesAreRejectedWithAReasonAndTheServerKeepsServing) 
   EXPECT_EQ(aggs[0]->process().Wait(), 0);
   const std::string log = aggs[0]->Log();
   EXPECT_EQ(LastCounter(log, "stopped: "), 10) << log;  // applied (5 of them without an item)
-  EXPECT_EQ(LastCounter(log, "applied, "), 5) << log;  // duplicate
+  EXPECT_EQ(LastCounter(log, "applied, "), 5) << log;   // duplicate
   EXPECT_EQ(LastCounter(log, "out of order, "), static_cast<long long>(expect_rejected)) << log;
 }
 

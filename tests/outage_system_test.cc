@@ -49,7 +49,7 @@ TEST(OutageSystem, AggregatorDownForAMinuteLosesNothing) {
   const std::string log = agent.Log();
   EXPECT_EQ(LoggedCounter(log, "dropped_events"), 0) << log;
   EXPECT_EQ(LoggedCounter(log, "out_of_order"), 0) << log;  // every resend came in order
-  EXPECT_GE(LoggedCounter(log, "sent"), 60) << log;  // the outage's batches went after it
+  EXPECT_GE(LoggedCounter(log, "sent"), 60) << log;         // the outage's batches went after it
   aggs[0]->process().Kill(SIGTERM);
   ASSERT_EQ(aggs[0]->process().Wait(), 0);
   aggs[0]->Start();

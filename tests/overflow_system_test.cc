@@ -35,9 +35,9 @@ int64_t Now() {
 
 // Count per host of `metric` over the last 10 minutes; empty if the query failed.
 std::map<std::string, uint64_t> CountsByHost(const Aggregator& agg, const std::string& metric) {
-  CommandResult r = Cli({"stats", "--metric", metric, "--by", "host", "--from", "-10m", "--format",
-                         "json"},
-                        agg.query());
+  CommandResult r =
+      Cli({"stats", "--metric", metric, "--by", "host", "--from", "-10m", "--format", "json"},
+          agg.query());
   std::map<std::string, uint64_t> out;
   if (r.exit_code != 0) return out;
   for (const auto& [host, s] : ParseStats(r.out)) out[host] = s.count;
@@ -45,9 +45,9 @@ std::map<std::string, uint64_t> CountsByHost(const Aggregator& agg, const std::s
 }
 
 std::string FoldedStacks(const Aggregator& agg, int64_t from, int64_t to) {
-  CommandResult r = Cli({"flame", "--format", "folded", "--from", std::to_string(from), "--to",
-                         std::to_string(to)},
-                        agg.query());
+  CommandResult r = Cli(
+      {"flame", "--format", "folded", "--from", std::to_string(from), "--to", std::to_string(to)},
+      agg.query());
   return r.exit_code == 0 ? r.out : "exit " + std::to_string(r.exit_code) + ": " + r.err;
 }
 
@@ -144,7 +144,8 @@ TEST(OverflowSystem, OverfullItemsAreRefusedEverythingElseIsExactAcrossARestart)
   SendUdp(agent.statsd_port(), packet);
   for (int p = 0; p < 50; ++p) {
     packet.clear();
-    for (int i = 0; i < 20; ++i) packet += "ok.latency:" + std::to_string(1 + (p * 20 + i) % 90) + "|ms\n";
+    for (int i = 0; i < 20; ++i)
+      packet += "ok.latency:" + std::to_string(1 + (p * 20 + i) % 90) + "|ms\n";
     SendUdp(agent.statsd_port(), packet);
     std::this_thread::sleep_for(1ms);
   }

@@ -13,8 +13,8 @@
 
 #include <chrono>
 #include <cstdio>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 

@@ -30,10 +30,10 @@ namespace {
 
 // Whether `perf record -a` works here; `why` says what it printed when it does not.
 bool PerfRecords(const TempDir& dir, std::string* why) {
-  const CommandResult r = RunProgram({"/bin/sh", "-c",
-                                      "perf record -F 99 -a -g -e cpu-clock -o '" + dir.path() +
-                                          "/probe.data' -- sleep 0.1"},
-                                     std::chrono::seconds(20));
+  const CommandResult r = RunProgram(
+      {"/bin/sh", "-c",
+       "perf record -F 99 -a -g -e cpu-clock -o '" + dir.path() + "/probe.data' -- sleep 0.1"},
+      std::chrono::seconds(20));
   *why = r.err.empty() ? "exit code " + std::to_string(r.exit_code) : r.err;
   return r.exit_code == 0;
 }
@@ -85,9 +85,17 @@ TEST(PerfSystem, ABusyFunctionShowsInItsProcessFlameGraph) {
 
   // perf delivers a window at a time, so the samples come a window or two after the CPU was
   // used: read until the count has stopped growing for longer than a window.
-  const std::vector<std::string> query = {
-      "flame", "--format", "folded", "--from", "-5m", "--to", "now", "--hosts", "perf-host",
-      "--where", "pid == \"" + std::to_string(pid) + "\""};
+  const std::vector<std::string> query = {"flame",
+                                          "--format",
+                                          "folded",
+                                          "--from",
+                                          "-5m",
+                                          "--to",
+                                          "now",
+                                          "--hosts",
+                                          "perf-host",
+                                          "--where",
+                                          "pid == \"" + std::to_string(pid) + "\""};
   FoldedTotals totals;
   CommandResult flame;
   const double expected = 99 * cpu_seconds;
@@ -106,7 +114,7 @@ TEST(PerfSystem, ABusyFunctionShowsInItsProcessFlameGraph) {
               expected, static_cast<unsigned long long>(totals.busy));
   // cpu-clock at 99 Hz: about 99 samples per CPU-second, within generous bounds for a busy box.
   EXPECT_GE(totals.samples, 0.6 * expected) << flame.out << "\nagent log:\n"
-                                              << agent.process().Stderr();
+                                            << agent.process().Stderr();
   EXPECT_LE(totals.samples, 1.4 * expected) << flame.out;
   // Nearly all of them in the loop: a plausible share is more than half.
   EXPECT_GT(totals.busy, totals.samples / 2) << flame.out;
@@ -116,10 +124,9 @@ TEST(PerfSystem, ABusyFunctionShowsInItsProcessFlameGraph) {
                                     aggregator.query());
   EXPECT_GE(Totals(by_name.out).busy, totals.busy) << by_name.err;
   // And the SVG of the host draws the function.
-  const CommandResult svg =
-      Cli({"flame", "--from", "-5m", "--hosts", "perf-host", "--where",
-           "pid == \"" + std::to_string(pid) + "\""},
-          aggregator.query());
+  const CommandResult svg = Cli({"flame", "--from", "-5m", "--hosts", "perf-host", "--where",
+                                 "pid == \"" + std::to_string(pid) + "\""},
+                                aggregator.query());
   EXPECT_NE(svg.out.find("trailmap_test_busy_loop"), std::string::npos);
   agent.process().Kill(SIGTERM);
   EXPECT_EQ(agent.process().Wait(std::chrono::seconds(15)), 0) << agent.process().Stderr();
@@ -224,8 +231,8 @@ TEST(PerfSystem, FleetSubsecondMapShowsTheSamplesOffsets) {
   Agent quiet(dir, "no-offsets-host", aggregator.ingest(),
               {"--no-proc", "--perf", "--perf-path", fake_perf("perf2"), "--perf-window-ms", "200",
                "--flush-ms", "50", "--perf-no-offsets"});
-  const std::vector<std::string> flame = {"flame",   "--format", "folded",         "--from", from,
-                                          "--to",    to,         "--hosts",        "no-offsets-host"};
+  const std::vector<std::string> flame = {"flame", "--format", "folded",  "--from",         from,
+                                          "--to",  to,         "--hosts", "no-offsets-host"};
   CommandResult stacks;
   for (const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
        std::chrono::steady_clock::now() < end;
@@ -237,10 +244,9 @@ TEST(PerfSystem, FleetSubsecondMapShowsTheSamplesOffsets) {
   quiet.process().Kill(SIGTERM);
   EXPECT_EQ(quiet.process().Wait(std::chrono::seconds(15)), 0) << quiet.Log();
   EXPECT_NE(quiet.Log().find(" offsets=0 "), std::string::npos) << quiet.Log();
-  const CommandResult none =
-      Cli({"subsecond", "--format", "json", "--from", from, "--to", to, "--hosts",
-           "no-offsets-host"},
-          aggregator.query());
+  const CommandResult none = Cli(
+      {"subsecond", "--format", "json", "--from", from, "--to", to, "--hosts", "no-offsets-host"},
+      aggregator.query());
   EXPECT_EQ(none.exit_code, 0) << none.err;
   if (none.exit_code == 0) {
     EXPECT_EQ(nlohmann::json::parse(none.out)["samples"], 0) << none.out;

@@ -22,8 +22,8 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/prom_remote_write.h"
-#include "net/metrics_http.h"
 #include "core/sha256.h"
+#include "net/metrics_http.h"
 #include "prometheus/remote.pb.h"
 #include "tests/cluster.h"
 #include "tests/http_client.h"

@@ -8,8 +8,8 @@
 
 #include <chrono>
 
-#include "core/testing_promtool.h"
 #include "core/sha256.h"
+#include "core/testing_promtool.h"
 #include "tests/cluster.h"
 #include "tests/fault_load.h"
 #include "tests/http_client.h"
@@ -36,9 +36,9 @@ TEST(PrometheusSystem, EveryDaemonServesExactCountsThatPromtoolAccepts) {
       std::vector<std::string>{"--metrics", "127.0.0.1:" + std::to_string(agg_port)}));
   aggs[0]->Start();
   ASSERT_TRUE(WaitFor([&] { return aggs[0]->Log().find("started") != std::string::npos; }, 20s));
-  EXPECT_NE(aggs[0]->Log().find("Prometheus http://127.0.0.1:" + std::to_string(agg_port) +
-                                "/metrics"),
-            std::string::npos)
+  EXPECT_NE(
+      aggs[0]->Log().find("Prometheus http://127.0.0.1:" + std::to_string(agg_port) + "/metrics"),
+      std::string::npos)
       << aggs[0]->Log();
   Agent agent(dir, "prom-1", IngestList(aggs),
               {"--no-proc", "--metrics", "127.0.0.1:" + std::to_string(agent_port)});

@@ -71,24 +71,24 @@ class QueryHttpSystem : public ::testing::Test {
       }
       const std::string file = dir_ / (std::string(host) + ".trace");
       WriteFile(file, trace);
-      CommandResult r = RunProgram({Binary("trailmap"), "import", "--quiet", "--host", host,
-                                    "--metric", "disk.latency", "--time-unit", "us",
-                                    "--value-unit", "us", "--field", std::string("op=") + op,
-                                    "--ingest", IngestList(aggs_), file});
+      CommandResult r =
+          RunProgram({Binary("trailmap"), "import", "--quiet", "--host", host, "--metric",
+                      "disk.latency", "--time-unit", "us", "--value-unit", "us", "--field",
+                      std::string("op=") + op, "--ingest", IngestList(aggs_), file});
       ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     }
     WriteFile(dir_ / "db-1.folded", "main;work;burn_slow 50\nmain;idle 10\n");
-    CommandResult r = RunProgram({Binary("trailmap"), "import", "--quiet", "--stacks", "--host",
-                                  "db-1", "--time", std::to_string(t0_ + 10), "--ingest",
-                                  IngestList(aggs_), dir_ / "db-1.folded"});
+    CommandResult r =
+        RunProgram({Binary("trailmap"), "import", "--quiet", "--stacks", "--host", "db-1", "--time",
+                    std::to_string(t0_ + 10), "--ingest", IngestList(aggs_), dir_ / "db-1.folded"});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
 
     port_ = FreePort();
-    server_ = std::make_unique<Process>(
-        std::vector<std::string>{Binary("trailmap-query"), "--listen",
-                                 "127.0.0.1:" + std::to_string(port_), "--aggregators",
-                                 QueryList(aggs_)},
-        dir_.path(), "trailmap-query");
+    server_ =
+        std::make_unique<Process>(std::vector<std::string>{Binary("trailmap-query"), "--listen",
+                                                           "127.0.0.1:" + std::to_string(port_),
+                                                           "--aggregators", QueryList(aggs_)},
+                                  dir_.path(), "trailmap-query");
     ASSERT_TRUE(WaitFor([this] { return HttpGet(port_, "/api/nothing").status == 404; }, 10s))
         << server_->Stderr();
   }
@@ -105,20 +105,46 @@ class QueryHttpSystem : public ::testing::Test {
 
 TEST_F(QueryHttpSystem, EveryEndpointAnswersWhatTheCliPrints) {
   const std::vector<Call> calls = {
-      {"heatmap", {{"metric", "disk.latency"}, {"from", From()}, {"to", To()}, {"rows", "20"},
-                   {"step", "10s"}, {"coloring", "linear"}, {"per-column", ""}}},
-      {"heatmap", {{"metric", "disk.latency"}, {"from", From()}, {"to", To()}, {"by", "op"},
-                   {"where", "latency > 1ms"}, {"overlay", "p50,p99"}}},
-      {"heatmap", {{"metric", "disk.latency"}, {"from", From()}, {"to", To()}, {"step", "10s"},
-                   {"ymax", "10ms"}, {"at", std::to_string(t0_ + 15) + ",1ms"}}},
+      {"heatmap",
+       {{"metric", "disk.latency"},
+        {"from", From()},
+        {"to", To()},
+        {"rows", "20"},
+        {"step", "10s"},
+        {"coloring", "linear"},
+        {"per-column", ""}}},
+      {"heatmap",
+       {{"metric", "disk.latency"},
+        {"from", From()},
+        {"to", To()},
+        {"by", "op"},
+        {"where", "latency > 1ms"},
+        {"overlay", "p50,p99"}}},
+      {"heatmap",
+       {{"metric", "disk.latency"},
+        {"from", From()},
+        {"to", To()},
+        {"step", "10s"},
+        {"ymax", "10ms"},
+        {"at", std::to_string(t0_ + 15) + ",1ms"}}},
       {"columns", {{"metric", "disk.latency"}, {"from", From()}, {"to", To()}, {"sort", "p99"}}},
-      {"trails", {{"metric", "disk.latency"}, {"from", From()}, {"to", To()}, {"range", "0..20ms"}}},
-      {"line", {{"metric", "disk.latency"}, {"from", From()}, {"to", To()}, {"by", "host"},
-                {"stat", "max"}, {"step", "10"}}},
+      {"trails",
+       {{"metric", "disk.latency"}, {"from", From()}, {"to", To()}, {"range", "0..20ms"}}},
+      {"line",
+       {{"metric", "disk.latency"},
+        {"from", From()},
+        {"to", To()},
+        {"by", "host"},
+        {"stat", "max"},
+        {"step", "10"}}},
       {"stats", {{"metric", "disk.latency"}, {"from", From()}, {"to", To()}, {"by", "host"}}},
       {"flame", {{"metric", "cpu.stacks"}, {"from", From()}, {"to", To()}, {"by", "host"}}},
-      {"flame", {{"metric", "disk.latency"}, {"from", From()}, {"to", To()},
-                 {"region", From() + ".." + To() + ",1ms..100ms"}, {"differential", ""}}},
+      {"flame",
+       {{"metric", "disk.latency"},
+        {"from", From()},
+        {"to", To()},
+        {"region", From() + ".." + To() + ",1ms..100ms"},
+        {"differential", ""}}},
       {"outliers", {{"metric", "disk.latency"}, {"from", From()}, {"to", To()}}},
       {"metrics", {}},
       {"fields", {{"metric", "disk.latency"}, {"from", From()}, {"to", To()}}},
@@ -184,8 +210,12 @@ TEST_F(QueryHttpSystem, UsageErrorsAre400WithTheCliMessage) {
 }
 
 TEST_F(QueryHttpSystem, KilledAggregatorGives206ThenNoneGives502) {
-  const Call call{"heatmap", {{"metric", "disk.latency"}, {"from", From()}, {"to", To()},
-                              {"step", "10s"}, {"timeout", "700ms"}}};
+  const Call call{"heatmap",
+                  {{"metric", "disk.latency"},
+                   {"from", From()},
+                   {"to", To()},
+                   {"step", "10s"},
+                   {"timeout", "700ms"}}};
   const std::string full = HttpGet(port_, call.Target()).body;
   aggs_[1]->KillHard();
   const std::string silent = "tcp://" + aggs_[1]->query();
@@ -272,10 +302,11 @@ TEST_F(QueryHttpSystem, LiveHeatmapStreamsEachSecondsColumn) {
   // A range that ends a minute into the imported two: the seconds after it are complete already,
   // so the stream sends them at once, each with the counts the CLI gives for that second alone.
   const std::string to = std::to_string(t0_ + 60);
-  const Call call{"heatmap", {{"metric", "disk.latency"}, {"from", From()}, {"to", to},
-                              {"rows", "10"}, {"ymax", "10ms"}}};
-  const HttpResult live = HttpGet(port_, "/api/heatmap/live" + call.Target().substr(12) +
-                                             "&events=3");
+  const Call call{
+      "heatmap",
+      {{"metric", "disk.latency"}, {"from", From()}, {"to", to}, {"rows", "10"}, {"ymax", "10ms"}}};
+  const HttpResult live =
+      HttpGet(port_, "/api/heatmap/live" + call.Target().substr(12) + "&events=3");
   ASSERT_EQ(live.status, 200) << live.body;
   EXPECT_EQ(live.content_type, "text/event-stream");
   std::vector<std::pair<std::string, nlohmann::json>> events;
@@ -286,7 +317,8 @@ TEST_F(QueryHttpSystem, LiveHeatmapStreamsEachSecondsColumn) {
     const size_t newline = chunk.find('\n');
     ASSERT_EQ(chunk.rfind("event: ", 0), 0u) << chunk;
     ASSERT_EQ(chunk.compare(newline + 1, 6, "data: "), 0) << chunk;
-    events.emplace_back(chunk.substr(7, newline - 7), nlohmann::json::parse(chunk.substr(newline + 7)));
+    events.emplace_back(chunk.substr(7, newline - 7),
+                        nlohmann::json::parse(chunk.substr(newline + 7)));
     at = end + 2;
   }
   ASSERT_EQ(events.size(), 4u) << live.body;

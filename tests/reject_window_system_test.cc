@@ -15,9 +15,9 @@
 #include <cmath>
 #include <zmq.hpp>
 
-#include "ingest/shipper.h"
 #include "core/batch.h"
 #include "core/histogram.h"
+#include "ingest/shipper.h"
 #include "tests/cluster.h"
 #include "tests/stats_json.h"
 
@@ -63,9 +63,9 @@ Batch Make(const std::string& host, uint64_t sequence, int64_t base) {
 // Events of rw.latency stored for `host`, from `trailmap stats`; -1 when the CLI fails (as
 // while the aggregator starts).
 int64_t Stored(const std::string& query, const std::string& host) {
-  CommandResult r = Cli({"stats", "--metric", "rw.latency", "--from", "-10m", "--hosts", host,
-                         "--format", "json"},
-                        query);
+  CommandResult r = Cli(
+      {"stats", "--metric", "rw.latency", "--from", "-10m", "--hosts", host, "--format", "json"},
+      query);
   if (r.exit_code != 0) return -1;
   int64_t total = 0;
   for (const auto& [group, stats] : ParseStats(r.out)) total += static_cast<int64_t>(stats.count);
@@ -80,7 +80,8 @@ std::vector<Ack> RawWindow(const std::string& ingest, const std::string& host, i
   dealer.set(zmq::sockopt::rcvtimeo, 20'000);
   UseTestKeys(dealer);
   dealer.connect("tcp://" + ingest);
-  for (uint64_t s = 1; s <= kWindow; ++s) dealer.send(zmq::buffer(EncodeBatch(Make(host, s, base))));
+  for (uint64_t s = 1; s <= kWindow; ++s)
+    dealer.send(zmq::buffer(EncodeBatch(Make(host, s, base))));
   std::vector<Ack> acks;
   for (uint64_t s = 1; s <= kWindow; ++s) {
     zmq::message_t reply;
@@ -144,7 +145,8 @@ TEST(RejectWindowSystem, OneBadItemAndOneRejectedBatchLoseOnlyThemselvesAcrossAR
   agg.KillHard();
   agg.Start();
   EXPECT_TRUE(WaitFor([&] { return Stored(agg.query(), "raw-1") == expected; }, 20s))
-      << Stored(agg.query(), "raw-1") << "\n" << agg.Log();
+      << Stored(agg.query(), "raw-1") << "\n"
+      << agg.Log();
   EXPECT_EQ(Stored(agg.query(), "ship-1"), expected);
   acks = RawWindow(agg.ingest(), "raw-1", base);
   ASSERT_EQ(acks.size(), kWindow) << agg.Log();

@@ -96,7 +96,8 @@ TEST(ReplicatedDeliverySystem, EachOwnerGetsEveryBatchAndAReturningOwnerCatchesU
   for (const Host& h : hosts) {
     for (size_t a : h.owners) {
       EXPECT_EQ(WaitForStored(*aggs[a], h.metric, h.sent, 20s), h.sent)
-          << h.name << " on " << aggs[a]->query() << "\n" << h.agent->Log();
+          << h.name << " on " << aggs[a]->query() << "\n"
+          << h.agent->Log();
     }
   }
   for (const Host& h : hosts) {
@@ -106,9 +107,9 @@ TEST(ReplicatedDeliverySystem, EachOwnerGetsEveryBatchAndAReturningOwnerCatchesU
     }
     // One spool segment per owner, named after it, and none for the non-owner.
     for (size_t a = 0; a < aggs.size(); ++a) {
-      EXPECT_EQ(std::filesystem::is_directory(h.agent->spool_dir() + "/agg-" +
-                                              std::to_string(a + 1)),
-                owns(h, a))
+      EXPECT_EQ(
+          std::filesystem::is_directory(h.agent->spool_dir() + "/agg-" + std::to_string(a + 1)),
+          owns(h, a))
           << h.name << " agg-" << a + 1;
     }
   }
@@ -137,7 +138,8 @@ TEST(ReplicatedDeliverySystem, EachOwnerGetsEveryBatchAndAReturningOwnerCatchesU
   for (const Host& h : hosts) {
     if (!owns(h, victim)) continue;
     EXPECT_EQ(WaitForStored(*aggs[victim], h.metric, h.sent, 30s), h.sent)
-        << h.name << " on the returned agg-" << victim + 1 << "\n" << h.agent->Log();
+        << h.name << " on the returned agg-" << victim + 1 << "\n"
+        << h.agent->Log();
   }
   for (const Host& h : hosts) {
     for (size_t a = 0; a < aggs.size(); ++a) {

@@ -45,8 +45,8 @@ class SelfMetricsSystem : public ::testing::Test {
   }
   // The sum over all of a scalar metric's stored seconds, or -1 when the command failed.
   double Sum(const std::string& metric) {
-    CommandResult r = Query({"line", "--metric", metric, "--stat", "sum", "--from", "-5m",
-                             "--to", "+5m", "--format", "json"});
+    CommandResult r = Query({"line", "--metric", metric, "--stat", "sum", "--from", "-5m", "--to",
+                             "+5m", "--format", "json"});
     if (r.exit_code != 0) return -1;
     double sum = 0;
     for (double v : LineValues(r.out)) sum += v;
@@ -63,8 +63,8 @@ TEST_F(SelfMetricsSystem, DaemonsPublishExactCountsOfThemselves) {
   aggs_[0]->Start();
   ASSERT_TRUE(WaitFor([&] { return aggs_[0]->Log().find("started") != std::string::npos; }, 20s));
   Agent agent(dir_, "self-1", IngestList(aggs_), {"--no-proc"});
-  ASSERT_TRUE(WaitFor([&] { return agent.process().Stderr().find("started:") != std::string::npos; },
-                      20s));
+  ASSERT_TRUE(
+      WaitFor([&] { return agent.process().Stderr().find("started:") != std::string::npos; }, 20s));
 
   // Exactly kLines statsd lines, 20 a packet, gently (loopback UDP must not drop here).
   constexpr int kLines = 1000;

@@ -123,10 +123,10 @@ TEST(StacksSystem, ImportedStacksMergeAcrossHostsAndShardsExactly) {
             "app;app;main;idle 1\n"
             "app;app;main;work 2\n");
   // `fields` counts a stacks metric's samples per value.
-  const CommandResult fields = Cli({"fields", "--metric", "cpu.stacks", "--from",
-                                    std::to_string(t0 - 65), "--to", std::to_string(t0 + 65),
-                                    "--format", "json"},
-                                   QueryList(cluster.aggregators()));
+  const CommandResult fields =
+      Cli({"fields", "--metric", "cpu.stacks", "--from", std::to_string(t0 - 65), "--to",
+           std::to_string(t0 + 65), "--format", "json"},
+          QueryList(cluster.aggregators()));
   ASSERT_EQ(fields.exit_code, 0) << fields.err;
   const nlohmann::json fj = nlohmann::json::parse(fields.out);
   std::map<std::string, uint64_t> hosts;
@@ -151,10 +151,9 @@ TEST(StacksSystem, ImportedStacksMergeAcrossHostsAndShardsExactly) {
   // Differential against a baseline range: baseline [t0, t0 + 1) is host a, target is host b.
   // Raw counts (--no-normalize) first; by default the baseline is scaled to the target's total
   // (3 / 90 here), as difffolded.pl -n does.
-  CommandResult diff = cluster.FleetFolded(
-      t0 + 1, t0 + 3,
-      {"--baseline-from", std::to_string(t0), "--baseline-to", std::to_string(t0 + 1),
-       "--no-normalize"});
+  CommandResult diff = cluster.FleetFolded(t0 + 1, t0 + 3,
+                                           {"--baseline-from", std::to_string(t0), "--baseline-to",
+                                            std::to_string(t0 + 1), "--no-normalize"});
   ASSERT_EQ(diff.exit_code, 0) << diff.err;
   EXPECT_EQ(diff.out,
             "app;main;idle 0 1\n"
@@ -233,9 +232,9 @@ TEST(StacksSystem, OtherProfilersOutputImportsExactly) {
   // recognized by its gzip magic, samples/count kept, its labels (phase) and the sample type
   // are fields.
   const std::string profile = std::string(TRAILMAP_SOURCE_DIR) + "/cli/testdata/pprof/go_cpu.pb.gz";
-  CommandResult g = RunProgram({Binary("trailmap"), "import", "--stacks", "--host", "go-1",
-                                "--time", std::to_string(t0), "--ingest",
-                                IngestList(cluster.aggregators()), profile});
+  CommandResult g =
+      RunProgram({Binary("trailmap"), "import", "--stacks", "--host", "go-1", "--time",
+                  std::to_string(t0), "--ingest", IngestList(cluster.aggregators()), profile});
   ASSERT_EQ(g.exit_code, 0) << g.err << cluster.Logs();
   EXPECT_NE(g.err.find("87 pprof (samples/count) stack samples over 1 second"), std::string::npos)
       << g.err;
@@ -258,8 +257,9 @@ TEST(StacksSystem, OtherProfilersOutputImportsExactly) {
             "process 4301:\"python3 -m worker\";thread (0x7F00AA000740);"
             "<module> (<frozen runpy>:88);loop (worker.py:7) 9\n");
   const std::string go = "runtime.main;main.main;runtime/pprof.Do;main.main.func2;main.coldLoop";
-  EXPECT_EQ(cluster.FleetFolded(t0 - 5, t0 + 5,
-                                {"--where", "phase == \"cold\" and sample_type == \"samples\""})
+  EXPECT_EQ(cluster
+                .FleetFolded(t0 - 5, t0 + 5,
+                             {"--where", "phase == \"cold\" and sample_type == \"samples\""})
                 .out,
             go + " 20\n" + go + ";main.mix_[i] 9\n" + go + ";runtime.asyncPreempt 1\n");
   CommandResult hot = cluster.FleetFolded(t0 - 5, t0 + 5, {"--where", "phase == \"hot\""});
@@ -267,9 +267,9 @@ TEST(StacksSystem, OtherProfilersOutputImportsExactly) {
 
   // --sample-type picks another value, and one the profile lacks is a usage error naming those
   // it has.
-  CommandResult none = RunProgram({Binary("trailmap"), "import", "--stacks", "--host", "go-1",
-                                   "--sample-type", "alloc_space", "--ingest",
-                                   IngestList(cluster.aggregators()), profile});
+  CommandResult none =
+      RunProgram({Binary("trailmap"), "import", "--stacks", "--host", "go-1", "--sample-type",
+                  "alloc_space", "--ingest", IngestList(cluster.aggregators()), profile});
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("--sample-type alloc_space: the profile has samples/count, "
                           "cpu/nanoseconds"),

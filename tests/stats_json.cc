@@ -13,7 +13,8 @@ std::map<std::string, GroupStats> ParseStats(const std::string& text) {
     s.min = row.at("min").get<uint64_t>();
     s.max = row.at("max").get<uint64_t>();
     s.mean = row.at("mean").get<double>();
-    for (const auto& [name, p] : {std::pair{"p50", 50.0}, {"p90", 90.0}, {"p99", 99.0}, {"p99.9", 99.9}}) {
+    for (const auto& [name, p] :
+         {std::pair{"p50", 50.0}, {"p90", 90.0}, {"p99", 99.0}, {"p99.9", 99.9}}) {
       s.percentiles.emplace_back(p, row.at(name).get<double>());
     }
     out[row.at("group").get<std::string>()] = s;

@@ -62,9 +62,11 @@ TEST(StatsdSystem, SeveralAgentsGiveExactCountsAndPercentiles) {
   std::mt19937_64 rng(11);
   for (size_t i = 0; i < hosts.size(); ++i) {
     // Each host its own distribution: a cache band and a disk band, host i slower by (i+1).
-    std::lognormal_distribution<double> fast(std::log(50.0), 0.3), slow(std::log(3000.0 * (i + 1)), 0.5);
+    std::lognormal_distribution<double> fast(std::log(50.0), 0.3),
+        slow(std::log(3000.0 * (i + 1)), 0.5);
     std::vector<uint64_t> us(600);
-    for (size_t k = 0; k < us.size(); ++k) us[k] = 1 + static_cast<uint64_t>(k % 3 ? fast(rng) : slow(rng));
+    for (size_t k = 0; k < us.size(); ++k)
+      us[k] = 1 + static_cast<uint64_t>(k % 3 ? fast(rng) : slow(rng));
     SendTimings(agents[i]->statsd_port(), "disk.latency", us, "|#op:read");
     for (uint64_t v : us) sent_ns[hosts[i]].push_back(v * 1000);
   }
@@ -72,7 +74,8 @@ TEST(StatsdSystem, SeveralAgentsGiveExactCountsAndPercentiles) {
   std::map<std::string, GroupStats> got;
   const bool arrived = WaitFor(
       [&] {
-        CommandResult r = Cli({"stats", "--metric", "disk.latency", "--by", "host", "--from", "-5m", "--format", "json"},
+        CommandResult r = Cli({"stats", "--metric", "disk.latency", "--by", "host", "--from", "-5m",
+                               "--format", "json"},
                               QueryList(aggs));
         if (r.exit_code != 0) return false;
         got = ParseStats(r.out);
@@ -81,7 +84,8 @@ TEST(StatsdSystem, SeveralAgentsGiveExactCountsAndPercentiles) {
         return total == 3 * 600;
       },
       20s);
-  ASSERT_TRUE(arrived) << "stats never showed 1800 events; last answer had " << got.size() << " hosts\n"
+  ASSERT_TRUE(arrived) << "stats never showed 1800 events; last answer had " << got.size()
+                       << " hosts\n"
                        << aggs[0]->Log() << aggs[1]->Log();
   for (const auto& h : hosts) {
     SCOPED_TRACE(h);
@@ -133,7 +137,9 @@ TEST(StatsdSystem, AggregatorKilledMidStreamLosesNothingAndCountsNothingTwice) {
 
   size_t total = 0;
   auto count_now = [&] {
-    CommandResult r = Cli({"stats", "--metric", "disk.latency", "--from", "-5m", "--format", "json"}, QueryList(aggs));
+    CommandResult r =
+        Cli({"stats", "--metric", "disk.latency", "--from", "-5m", "--format", "json"},
+            QueryList(aggs));
     if (r.exit_code != 0) return false;
     total = 0;
     for (const auto& [g, s] : ParseStats(r.out)) total += s.count;
@@ -164,9 +170,11 @@ TEST(StatsdSystem, AStoppingAgentShipsTheSecondStillFilling) {
   agent.process().Kill(SIGTERM);
   ASSERT_EQ(agent.process().Wait(), 0) << agent.process().Stderr();
   const int64_t later = std::chrono::duration_cast<std::chrono::seconds>(
-                            std::chrono::system_clock::now().time_since_epoch()).count() + 2;
-  CommandResult r = Cli({"stats", "--metric", "disk.latency", "--from", "-5m", "--to", std::to_string(later),
-                         "--format", "json"},
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count() +
+                        2;
+  CommandResult r = Cli({"stats", "--metric", "disk.latency", "--from", "-5m", "--to",
+                         std::to_string(later), "--format", "json"},
                         QueryList(aggs));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   uint64_t total = 0;

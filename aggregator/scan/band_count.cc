@@ -6,10 +6,10 @@
 #include <memory>
 #include <string>
 
-#include "aggregator/store/keys.h"
-#include "aggregator/scan/scan_parts.h"
 #include "aggregator/scan/query_budget.h"
+#include "aggregator/scan/scan_parts.h"
 #include "aggregator/scan/series_filter.h"
+#include "aggregator/store/keys.h"
 #include "core/counts.h"
 #include "core/histogram.h"
 

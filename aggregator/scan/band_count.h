@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "aggregator/store/catalog.h"
 #include "aggregator/scan/host_mask.h"
+#include "aggregator/store/catalog.h"
 #include "core/predicate.h"
 #include "core/status.h"
 

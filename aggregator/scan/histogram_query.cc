@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "aggregator/scan/host_mask.h"
-#include "aggregator/store/keys.h"
-#include "aggregator/scan/scan_parts.h"
 #include "aggregator/scan/query_budget.h"
-#include "aggregator/store/rollup.h"
+#include "aggregator/scan/scan_parts.h"
 #include "aggregator/scan/series_filter.h"
+#include "aggregator/store/keys.h"
+#include "aggregator/store/rollup.h"
 #include "core/predicate.h"
 #include "core/series.h"
 
@@ -48,8 +48,14 @@ class SliceScan {
   SliceScan(const Catalog& catalog, const HistogramQuery& query, const HostRange& hosts,
             const HostMask& allowed, const Predicate& where, const AggregatePlan* aggregate,
             QueryBudget* budget, bool pass_through, Partial* out)
-      : query_(query), hosts_(hosts), allowed_(allowed), grouping_(catalog, query.group_by),
-        filter_(catalog, where), aggregate_(aggregate), budget_(budget), meter_(budget),
+      : query_(query),
+        hosts_(hosts),
+        allowed_(allowed),
+        grouping_(catalog, query.group_by),
+        filter_(catalog, where),
+        aggregate_(aggregate),
+        budget_(budget),
+        meter_(budget),
         out_(out) {
     const auto [low, high] = where.ValueRange();
     all_values_ = low == 0 && high == UINT64_MAX;
@@ -76,8 +82,8 @@ class SliceScan {
   bool Decode(const rocksdb::Iterator& it, std::string_view family, DataKey* key) {
     const rocksdb::Slice k = it.key();
     if (DecodeDataKey(std::string_view(k.data(), k.size()), key)) return true;
-    out_->status = Status::Corruption(std::string(family) + ": key of " +
-                                      std::to_string(k.size()) + " bytes");
+    out_->status =
+        Status::Corruption(std::string(family) + ": key of " + std::to_string(k.size()) + " bytes");
     return false;
   }
 
@@ -105,10 +111,10 @@ class SliceScan {
       if (!filter_.Passes(key.host, key.series)) return true;
     }
     if (Status s = Add(key, value); !s.ok()) {
-      out_->status = s.code() == Status::Code::kResourceExhausted
-                         ? s
-                         : Status::Corruption(std::string(family) + ": " + Describe(key) + ": " +
-                                              s.message());
+      out_->status =
+          s.code() == Status::Code::kResourceExhausted
+              ? s
+              : Status::Corruption(std::string(family) + ": " + Describe(key) + ": " + s.message());
       return false;
     }
     return true;
@@ -149,8 +155,8 @@ class SliceScan {
   }
 
   Status Add(const DataKey& key, const rocksdb::Slice& v) {
-    const uint32_t group =
-        aggregate_ != nullptr ? AggregateGroup(key.series) : grouping_.GroupOf(key.host, key.series);
+    const uint32_t group = aggregate_ != nullptr ? AggregateGroup(key.series)
+                                                 : grouping_.GroupOf(key.host, key.series);
     const uint64_t column =
         (static_cast<uint64_t>(key.second) - static_cast<uint64_t>(query_.from)) / query_.step;
     if (column != current_column_) {
@@ -246,8 +252,9 @@ struct KeySecond {
 // takes all its values while its buckets are in the CPU's cache. In key order each cell's
 // buckets (a window of ~1,000 counters: 8 KB) left the cache between two of its merges, 1,000
 // cells apart: the columns of 1,000 hosts x 10 minutes spent most of their time on those misses
-// (docs/benchmarks-log.md, "The views at fleet scale"). The cells, and what the budget is charged, are the same as in
-// key order: a cell's merges add up in any order. False once out->status is an error.
+// (docs/benchmarks-log.md, "The views at fleet scale"). The cells, and what the budget is charged,
+// are the same as in key order: a cell's merges add up in any order. False once out->status is an
+// error.
 //
 // With a host range short of all hosts, each iterator reads that range of its second alone (the
 // keys of a family lie at its resolution's bucket starts: aggregator/store/rollup.h).
@@ -314,11 +321,11 @@ bool ScanHostAfterHost(rocksdb::DB* db, const rocksdb::ReadOptions& base,
 // Scans [lo, hi) of the metric as PlanScan says, one iterator per family used.
 void ScanSlice(rocksdb::DB* db, std::span<rocksdb::ColumnFamilyHandle* const> families,
                const std::vector<int64_t>& pending, const std::vector<int64_t>& pending_blocks,
-               const rocksdb::Snapshot* snapshot,
-               const Catalog& catalog, const HistogramQuery& query, uint32_t metric, int64_t lo,
-               int64_t hi, const HostRange& hosts, const HostMask& allowed,
-               const Predicate& where, const AggregatePlan* aggregate, QueryBudget* budget,
-               bool pass_through, Partial* out) {
+               const rocksdb::Snapshot* snapshot, const Catalog& catalog,
+               const HistogramQuery& query, uint32_t metric, int64_t lo, int64_t hi,
+               const HostRange& hosts, const HostMask& allowed, const Predicate& where,
+               const AggregatePlan* aggregate, QueryBudget* budget, bool pass_through,
+               Partial* out) {
   const std::string upper = DataKeyPrefix(metric, hi);
   const rocksdb::Slice upper_slice(upper);
   rocksdb::ReadOptions read_options;

@@ -69,8 +69,8 @@ struct ScanSegment {
 
 // The plan for the part [lo, hi) of `query`'s range, using the first `resolutions` entries of
 // kHistogramResolutions (1 = `hist` alone) except in the minutes starting at `pending_minutes`
-// (sorted; their rollups are behind, aggregator/store/rollup.h), which are read from `hist`, and in the
-// 10-minute blocks starting at `pending_blocks` (sorted) or holding a pending minute, which are
+// (sorted; their rollups are behind, aggregator/store/rollup.h), which are read from `hist`, and in
+// the 10-minute blocks starting at `pending_blocks` (sorted) or holding a pending minute, which are
 // read without `hist_600s`. Segments are in time order and cover [lo, hi).
 std::vector<ScanSegment> PlanScan(const HistogramQuery& query, int64_t lo, int64_t hi,
                                   size_t resolutions,
@@ -86,8 +86,8 @@ struct HistogramScan {
   std::vector<int64_t> pending_minutes;         // of the metric read, sorted
   int threads = 1;
   std::vector<int64_t> pending_blocks;  // of the metric read, sorted (10-minute block starts)
-  // Set: read this aggregate's keys instead of the hosts' (aggregator/store/aggregates.h); the query's
-  // hosts and predicate are then empty, and its grouping is the plan's.
+  // Set: read this aggregate's keys instead of the hosts' (aggregator/store/aggregates.h); the
+  // query's hosts and predicate are then empty, and its grouping is the plan's.
   const AggregatePlan* aggregate = nullptr;
   // Charged with every key visited and cell opened, by every slice; past a limit (or its
   // deadline, or once the aggregator stops) the scan stops and the query fails with the budget's

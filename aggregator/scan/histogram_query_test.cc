@@ -242,7 +242,10 @@ TEST(HistogramQuerySliceTest, OneColumnOfManyHostsAnswersAsTheSecondsInKeyOrder)
     batches.push_back(std::move(b));
   }
   const std::vector<std::pair<std::string, std::string>> views = {
-      {"host", ""}, {"op", ""}, {"", ""}, {"zone", "latency > 20us and latency < 100us"},
+      {"host", ""},
+      {"op", ""},
+      {"", ""},
+      {"zone", "latency > 20us and latency < 100us"},
       {"host", "op == \"write\""}};
   for (int threads : {1, 2}) {
     StoreOptions options;

@@ -7,7 +7,8 @@ namespace {
 
 // The advice every over-budget error ends with, by what the limit measures. A scan visits every
 // key of its range and family (kept or not), so fewer hosts read fewer keys only as less work.
-constexpr const char* kNarrowKeys = "; narrow it: a larger --step (coarser rollups) or a shorter range";
+constexpr const char* kNarrowKeys =
+    "; narrow it: a larger --step (coarser rollups) or a shorter range";
 constexpr const char* kNarrowScan =
     "; narrow it: a larger --step, fewer hosts (--where, --hosts) or a shorter range";
 constexpr const char* kNarrowCells =
@@ -36,9 +37,9 @@ Status QueryBudget::Check() const {
     return Status::Unavailable("the aggregator is stopping; ask again (or another replica)");
   }
   if (deadline_ != Clock::time_point::max() && Clock::now() >= deadline_) {
-    return Over("not answered within its deadline of " + std::to_string(limits_.deadline_ms) +
-                    " ms",
-                "deadline", stacks_ ? kNarrowStacks : kNarrowScan);
+    return Over(
+        "not answered within its deadline of " + std::to_string(limits_.deadline_ms) + " ms",
+        "deadline", stacks_ ? kNarrowStacks : kNarrowScan);
   }
   return Status::Ok();
 }

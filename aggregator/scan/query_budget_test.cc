@@ -84,7 +84,8 @@ class BudgetedStoreTest : public ::testing::Test {
     for (int host = 0; host < 3; ++host) {
       const std::string name = "web-" + std::to_string(host);
       Batch b = MakeBatch(name + "/1", 1, name, {Latency("disk.latency", "op=read")});
-      for (int64_t t = 0; t < 600; ++t) b.seconds.push_back(SecondDelta{kT + t, {{0, Encoded({5})}}, {}});
+      for (int64_t t = 0; t < 600; ++t)
+        b.seconds.push_back(SecondDelta{kT + t, {{0, Encoded({5})}}, {}});
       ASSERT_TRUE(store_->ApplyBatch(b).ok());
     }
   }
@@ -111,8 +112,8 @@ TEST_F(BudgetedStoreTest, HistogramScanStopsAtMaxKeys) {
   QueryBudget few_cells(QueryLimits{.max_cells = 100}, Clock::now());
   a = QueryHistograms(*store_, by_host, QueryPlan::kFinestOnly, &few_cells);
   ASSERT_FALSE(a.ok());
-  EXPECT_EQ(a.status().message().rfind("query over budget: its answer holds more than 100 cells", 0),
-            0u)
+  EXPECT_EQ(
+      a.status().message().rfind("query over budget: its answer holds more than 100 cells", 0), 0u)
       << a.status().message();
 
   QueryBudget two_groups(QueryLimits{.max_groups = 2}, Clock::now());
@@ -125,8 +126,9 @@ TEST_F(BudgetedStoreTest, HistogramScanStopsAtMaxKeys) {
   QueryBudget late(QueryLimits{.deadline_ms = 1}, Clock::now() - std::chrono::seconds(1));
   a = QueryHistograms(*store_, by_host, QueryPlan::kFinestOnly, &late);
   ASSERT_FALSE(a.ok());
-  EXPECT_EQ(a.status().message().rfind("query over budget: not answered within its deadline of 1 ms", 0),
-            0u);
+  EXPECT_EQ(
+      a.status().message().rfind("query over budget: not answered within its deadline of 1 ms", 0),
+      0u);
 }
 
 // Through the socket: the client's ask is kept within the server's limits, and the answer says

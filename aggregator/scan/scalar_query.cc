@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "aggregator/scan/host_mask.h"
-#include "aggregator/store/keys.h"
 #include "aggregator/scan/query_budget.h"
 #include "aggregator/scan/series_filter.h"
+#include "aggregator/store/keys.h"
 #include "core/predicate.h"
 #include "core/units.h"
 
@@ -21,8 +21,7 @@ Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db,
                                                 rocksdb::ColumnFamilyHandle* scalar,
                                                 const Catalog& catalog, uint32_t metric_id,
                                                 const MetricRecord& metric,
-                                                const HistogramQuery& query,
-                                                QueryBudget* budget) {
+                                                const HistogramQuery& query, QueryBudget* budget) {
   if (query.step == 0) return Status::InvalidArgument("step must be at least 1 second");
   if (query.from >= query.to) return Status::InvalidArgument("empty time range: from >= to");
   HistogramAnswer answer;
@@ -40,7 +39,8 @@ Result<HistogramAnswer> RunScalarHistogramQuery(rocksdb::DB* db,
     }
   }
 
-  const HostMask allowed = HostMask::Make(catalog, query.hosts, query.replicas, query.from, query.to);
+  const HostMask allowed =
+      HostMask::Make(catalog, query.hosts, query.replicas, query.from, query.to);
   if (allowed.keeps_none()) return answer;
 
   const std::string lower = DataKeyPrefix(metric_id, query.from);

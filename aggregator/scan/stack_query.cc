@@ -10,10 +10,10 @@
 
 #include "aggregator/scan/band_count.h"
 #include "aggregator/scan/host_mask.h"
-#include "aggregator/store/keys.h"
-#include "aggregator/scan/scan_parts.h"
 #include "aggregator/scan/query_budget.h"
+#include "aggregator/scan/scan_parts.h"
 #include "aggregator/scan/series_filter.h"
+#include "aggregator/store/keys.h"
 #include "aggregator/store/stack_merge_operator.h"
 #include "core/counts.h"
 #include "core/predicate.h"
@@ -282,11 +282,11 @@ void AddSums(const std::unordered_map<uint64_t, uint64_t>& sums,
 // selected ones. Read as the difference of two exact sums: the hosts' whole range, whole minutes
 // from `stacks_60s` as an unweighted query reads it, minus `selected_once` (the selected
 // host-seconds' samples, each once, gathered by the target's pass). ~1/60 of the range's keys
-// instead of every 1 s key (docs/benchmarks-log.md, "The web page and trailmap-query"). Minutes are merged from the
-// same 1 s values in the same write, so under one snapshot the difference is exact. Should a sum
-// have saturated, or a minute hold less than its seconds, the range is scanned second by second
-// instead. Where the 1 s values have aged out and the minutes not, the baseline holds those
-// minutes (a scan would hold nothing there).
+// instead of every 1 s key (docs/benchmarks-log.md, "The web page and trailmap-query"). Minutes are
+// merged from the same 1 s values in the same write, so under one snapshot the difference is exact.
+// Should a sum have saturated, or a minute hold less than its seconds, the range is scanned second
+// by second instead. Where the 1 s values have aged out and the minutes not, the baseline holds
+// those minutes (a scan would hold nothing there).
 Status RunBaseline(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* stacks,
                    rocksdb::ColumnFamilyHandle* stacks_60s, const rocksdb::Snapshot* snapshot,
                    uint32_t metric, const StackQuery& query,
@@ -409,11 +409,12 @@ Result<StackAnswer> RunRegionQuery(const StackScan& store, const Catalog& catalo
   const Result<Predicate> all = Predicate::Parse("");
   const Predicate& everything = *all;
   // The region in time slices, one a thread: each counts its seconds' band and seeks to their
-  // stacks into sums of its own, added up after (docs/benchmarks-log.md, "The web page and trailmap-query").
+  // stacks into sums of its own, added up after (docs/benchmarks-log.md, "The web page and
+  // trailmap-query").
   const std::vector<int64_t> bounds = RegionSlices(query.from, query.to, store.threads);
   const int parts = static_cast<int>(bounds.size()) - 1;
-  const bool fill_cache = BandFillsCache(store.db, store.hist, *events_metric, query.from,
-                                         query.to, store.block_cache_bytes);
+  const bool fill_cache = BandFillsCache(store.db, store.hist, *events_metric, query.from, query.to,
+                                         store.block_cache_bytes);
   std::vector<RegionSlice> slices;
   for (int i = 0; i < parts; ++i) {
     slices.push_back(

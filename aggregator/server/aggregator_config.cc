@@ -132,8 +132,9 @@ Status ParseAggregateBy(std::string_view list, std::vector<std::string>* fields)
     start = comma + 1;
     if (key.empty()) continue;
     if (key == "host") {
-      return Status::InvalidArgument("host is not a field to pre-aggregate by: a view by host "
-                                     "reads every host anyway");
+      return Status::InvalidArgument(
+          "host is not a field to pre-aggregate by: a view by host "
+          "reads every host anyway");
     }
     if (Status s = ValidateField(key, "x"); !s.ok()) return s;
     if (std::find(fields->begin(), fields->end(), key) == fields->end()) fields->emplace_back(key);
@@ -151,12 +152,10 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
         std::string(source) + ":" + std::to_string(e.source().begin.line) + ":" +
         std::to_string(e.source().begin.column) + ": " + std::string(e.description()));
   }
-  if (Status s =
-          CheckKeys(root, source, "",
-                    {"data", "ingest", "query", "name", "host", "self_metrics", "metrics",
-                     "aggregate_by", "aggregates", "backfill", "key", "clients", "insecure_plaintext",
-                     "store", "retention",
-                     "limits", "queries"});
+  if (Status s = CheckKeys(root, source, "",
+                           {"data", "ingest", "query", "name", "host", "self_metrics", "metrics",
+                            "aggregate_by", "aggregates", "backfill", "key", "clients",
+                            "insecure_plaintext", "store", "retention", "limits", "queries"});
       !s.ok()) {
     return s;
   }
@@ -176,7 +175,9 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
   }
   if (const toml::node* node = root.get("aggregate_by")) {
     const toml::array* fields = node->as_array();
-    if (!fields) return KeyError(source, "aggregate_by", "expected a list of field keys, e.g. [\"role\", \"op\"]");
+    if (!fields)
+      return KeyError(source, "aggregate_by",
+                      "expected a list of field keys, e.g. [\"role\", \"op\"]");
     std::string list;
     for (const toml::node& f : *fields) {
       if (!f.as_string()) return KeyError(source, "aggregate_by", "expected field keys (strings)");
@@ -288,8 +289,8 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
                             &config->max_pending_bytes);
         !s.ok())
       return s;
-    if (Status s = ReadSize(*limits, source, "max_connections", 0, 100'000'000,
-                            &config->max_connections);
+    if (Status s =
+            ReadSize(*limits, source, "max_connections", 0, 100'000'000, &config->max_connections);
         !s.ok())
       return s;
     if (const toml::node* timeout = limits->get("handshake_timeout")) {
@@ -309,17 +310,19 @@ Status ParseAggregatorConfig(std::string_view text, std::string_view source,
   if (const toml::node* node = root.get("queries")) {
     const toml::table* queries = node->as_table();
     if (!queries) return KeyError(source, "queries", "expected a table");
-    if (Status s = CheckKeys(*queries, source, "queries.",
-                             {"workers", "deadline", "max_keys", "max_groups", "max_cells",
-                              "max_answer_bytes"});
+    if (Status s = CheckKeys(
+            *queries, source, "queries.",
+            {"workers", "deadline", "max_keys", "max_groups", "max_cells", "max_answer_bytes"});
         !s.ok()) {
       return s;
     }
     if (Status s = ReadSize(*queries, source, "workers", 1, 256, &config->query_workers); !s.ok())
       return s;
     QueryLimits& l = config->query_limits;
-    for (auto [key, out] : {std::pair{"max_keys", &l.max_keys}, {"max_groups", &l.max_groups},
-                            {"max_cells", &l.max_cells}, {"max_answer_bytes", &l.max_answer_bytes}}) {
+    for (auto [key, out] : {std::pair{"max_keys", &l.max_keys},
+                            {"max_groups", &l.max_groups},
+                            {"max_cells", &l.max_cells},
+                            {"max_answer_bytes", &l.max_answer_bytes}}) {
       size_t value = *out;
       if (Status s = ReadSize(*queries, source, key, 1, INT64_MAX, &value); !s.ok()) return s;
       *out = value;

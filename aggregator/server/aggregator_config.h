@@ -6,13 +6,14 @@
 //   query  = "127.0.0.1:7401"
 //   name   = "agg-1"                    # default "<hostname>:<ingest port>"
 //   host   = "db-7"                     # the host of its self-metrics; default the hostname
-//   self_metrics = true                 # publish trailmap.aggregator.* (aggregator/server/self_metrics.h)
-//   metrics = "127.0.0.1:9126"          # serve them for Prometheus at /metrics; default "off"
-//   key     = "/etc/trailmap/agg.key"   # its CURVE key (required unless insecure_plaintext)
-//   clients = "/etc/trailmap/clients"   # the client keys it accepts (net/curve_keys.h)
-//   insecure_plaintext = false          # true: no encryption, no authentication (a lab)
-//   aggregate_by = ["role", "op"]       # fields pre-aggregated besides the fleet (aggregates.h)
-//   aggregates = true                   # false: no pre-aggregates written or read
+//   self_metrics = true                 # publish trailmap.aggregator.*
+//   (aggregator/server/self_metrics.h) metrics = "127.0.0.1:9126"          # serve them for
+//   Prometheus at /metrics; default "off" key     = "/etc/trailmap/agg.key"   # its CURVE key
+//   (required unless insecure_plaintext) clients = "/etc/trailmap/clients"   # the client keys it
+//   accepts (net/curve_keys.h) insecure_plaintext = false          # true: no encryption, no
+//   authentication (a lab) aggregate_by = ["role", "op"]       # fields pre-aggregated besides the
+//   fleet (aggregates.h) aggregates = true                   # false: no pre-aggregates written or
+//   read
 //                                       # (--no-aggregates)
 //   backfill = true                     # false: aggregates added to a store that holds data stay
 //                                       # unread instead of backfilled (--no-backfill)
@@ -29,7 +30,8 @@
 //            may add to the catalog a day: new_metrics_per_key (metric_quota.h; 10,000, 0 = none);
 //            a connection's ZMTP and CURVE handshake: handshake_timeout = "10s" (router_server.h)
 //   [queries] workers = 4, deadline = "30s", max_keys, max_groups, max_cells, max_answer_bytes
-//             (the most one query may cost, aggregator/scan/query_budget.h; a client may ask for less)
+//             (the most one query may cost, aggregator/scan/query_budget.h; a client may ask for
+//             less)
 //
 // An unknown key is an error (a typo should not silently fall back to a default). Errors name the
 // file and the key. Value types; no shared state.
@@ -43,8 +45,8 @@
 #include <string_view>
 #include <vector>
 
-#include "aggregator/server/agent_limits.h"
 #include "aggregator/scan/query_budget.h"
+#include "aggregator/server/agent_limits.h"
 #include "aggregator/store/store.h"
 #include "core/batch.h"
 #include "core/status.h"
@@ -75,8 +77,8 @@ struct AggregatorConfig {
   std::string host;          // the self-metrics' host; "" until main() fills the hostname
   bool self_metrics = true;  // --no-self-metrics: false
   // --metrics: the self-metrics in the Prometheus text format at http://HOST:PORT/metrics
-  // (net/metrics_http.h, aggregator/server/self_metrics.h AggregatorPrometheusText), or "off". Off by
-  // default: aggregators side by side on one machine would fight over one default port, and the
+  // (net/metrics_http.h, aggregator/server/self_metrics.h AggregatorPrometheusText), or "off". Off
+  // by default: aggregators side by side on one machine would fight over one default port, and the
   // same numbers are in the store as trailmap.aggregator.* anyway.
   std::string metrics = "off";
   // CURVE: its key pair file (--key, $TRAILMAP_KEY) and the clients list (--clients,

@@ -148,8 +148,8 @@ TEST_F(IngestProtocolTest, AnUnreadableBatchPastAGapIsNotJudgedBeforeItsTurn) {
 }
 
 TEST_F(IngestProtocolTest, DuplicatesOfAppliedAndRejectedBatchesChangeNothing) {
-  std::vector<Ack> acks = Window({Good(1), Good(1), Unreadable(2), Unreadable(2), Good(2),
-                                  WithBadItems(3), WithBadItems(3)});
+  std::vector<Ack> acks = Window(
+      {Good(1), Good(1), Unreadable(2), Unreadable(2), Good(2), WithBadItems(3), WithBadItems(3)});
   ASSERT_EQ(acks.size(), 7u);
   EXPECT_EQ(acks[0].status, Ack::Status::kApplied);
   EXPECT_EQ(acks[1].status, Ack::Status::kDuplicate);

@@ -34,10 +34,10 @@
 // counted in `rate_limited` and per agent (TopRateLimited), and nothing moves: it never reaches
 // the store, so neither its data nor its stack definitions are taken.
 //
-// Memory (docs/limits.md, "Bounded ingest"): the socket's thread only reads messages and queues them for
-// one applying thread (RouterServer workers = 1, so batches are applied in the order they came,
-// up to max_group at a time). The bytes of messages received and not yet applied are bounded by
-// max_pending_bytes (plus one message): past it a batch is answered at once `retryLater` with
+// Memory (docs/limits.md, "Bounded ingest"): the socket's thread only reads messages and queues
+// them for one applying thread (RouterServer workers = 1, so batches are applied in the order they
+// came, up to max_group at a time). The bytes of messages received and not yet applied are bounded
+// by max_pending_bytes (plus one message): past it a batch is answered at once `retryLater` with
 // "busy" and busy_retry_ms, counted in `busy`, and its bytes freed, so senders back off and
 // nothing queues without bound. ZeroMQ queues at most receive_hwm messages per connection
 // behind that (then TCP holds the sender). Connections are not capped here yet (the file
@@ -60,8 +60,8 @@
 #include "aggregator/server/agent_limits.h"
 #include "aggregator/server/metric_quota.h"
 #include "aggregator/server/router_server.h"
-#include "aggregator/store/store.h"
 #include "aggregator/server/zap_handler.h"
+#include "aggregator/store/store.h"
 #include "core/batch.h"
 #include "core/status.h"
 
@@ -106,15 +106,15 @@ struct IngestCounters {
   uint64_t duplicate = 0;
   uint64_t out_of_order = 0;
   uint64_t rejected = 0;
-  uint64_t failed = 0;             // store write errors (not acked)
-  uint64_t bytes = 0;              // payload bytes received
-  uint64_t histogram_seconds = 0;  // histogram deltas written
-  uint64_t need_dictionary = 0;    // batches answered needDictionary (stack definitions missing)
-  uint64_t stack_values = 0;       // (second, series) stack count lists written
-  uint64_t refused_items = 0;      // items left out of applied batches (schemas/ingest.capnp)
-  uint64_t refused_by_key = 0;     // batches refused for their key: host, agent id or right
-  uint64_t rate_limited = 0;       // batches answered retryLater: their agent was over a limit
-  uint64_t busy = 0;               // batches answered retryLater: max_pending_bytes were held
+  uint64_t failed = 0;               // store write errors (not acked)
+  uint64_t bytes = 0;                // payload bytes received
+  uint64_t histogram_seconds = 0;    // histogram deltas written
+  uint64_t need_dictionary = 0;      // batches answered needDictionary (stack definitions missing)
+  uint64_t stack_values = 0;         // (second, series) stack count lists written
+  uint64_t refused_items = 0;        // items left out of applied batches (schemas/ingest.capnp)
+  uint64_t refused_by_key = 0;       // batches refused for their key: host, agent id or right
+  uint64_t rate_limited = 0;         // batches answered retryLater: their agent was over a limit
+  uint64_t busy = 0;                 // batches answered retryLater: max_pending_bytes were held
   uint64_t new_metrics_refused = 0;  // series definitions refused: their key's metric quota
   bool operator==(const IngestCounters&) const = default;
 };

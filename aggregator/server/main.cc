@@ -322,7 +322,8 @@ struct Daemon {
 bool OpenStore(const AggregatorConfig& config, Daemon* d) {
   // RocksDB keeps every table file open: the descriptors follow the store's live files.
   if (const uint64_t files = RaiseOpenFileLimit(); files > 0 && files < 4096) {
-    Log("warning: at most " + std::to_string(files) + " open files (RLIMIT_NOFILE, hard limit): "
+    Log("warning: at most " + std::to_string(files) +
+        " open files (RLIMIT_NOFILE, hard limit): "
         "RocksDB keeps every table file of the store open, about one per 64 MB; raise the limit "
         "(systemd LimitNOFILE=, ulimit -Hn) for a store of more than a few tens of GB");
   }

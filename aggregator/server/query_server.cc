@@ -121,7 +121,8 @@ Answer QueryServer::AnswerQuery(std::string_view bytes,
   return AnswerUnder(bytes, arrived, &limits);
 }
 
-Answer QueryServer::AnswerUnder(std::string_view bytes, std::chrono::steady_clock::time_point arrived,
+Answer QueryServer::AnswerUnder(std::string_view bytes,
+                                std::chrono::steady_clock::time_point arrived,
                                 QueryLimits* limits) const {
   Answer answer;
   answer.shard = options_.shard;

@@ -31,8 +31,8 @@
 #include "aggregator/scan/query_budget.h"
 #include "aggregator/server/query_latencies.h"
 #include "aggregator/server/router_server.h"
-#include "aggregator/store/store.h"
 #include "aggregator/server/zap_handler.h"
+#include "aggregator/store/store.h"
 #include "core/query_wire.h"
 #include "core/status.h"
 
@@ -77,9 +77,8 @@ class QueryServer {
 
   // The answer to one encoded query that arrived at `arrived` (its deadline counts from there);
   // public for tests and tools.
-  Answer AnswerQuery(std::string_view bytes,
-                     std::chrono::steady_clock::time_point arrived =
-                         std::chrono::steady_clock::now()) const;
+  Answer AnswerQuery(std::string_view bytes, std::chrono::steady_clock::time_point arrived =
+                                                 std::chrono::steady_clock::now()) const;
 
  private:
   // What the socket sends back: the encoded answer, or an over-budget error if it is too big.

@@ -86,8 +86,8 @@ Status RouterServer::Start() {
     if (options_.workers > 0) {
       auto replies = std::make_unique<zmq::socket_t>(*context_, zmq::socket_type::pull);
       replies->set(zmq::sockopt::linger, 0);
-      replies_endpoint_ = "inproc://trailmap-router-replies-" +
-                          std::to_string(reinterpret_cast<uintptr_t>(this));
+      replies_endpoint_ =
+          "inproc://trailmap-router-replies-" + std::to_string(reinterpret_cast<uintptr_t>(this));
       replies->bind(replies_endpoint_);
       replies_ = std::move(replies);
     }
@@ -211,9 +211,9 @@ void RouterServer::Serve() {
     if (options_.workers > 0) {
       // Every request, even an odd one, goes to the workers: the handler then runs on them only.
       if (Enqueue(r)) continue;
-      payloads.emplace_back(Status::ResourceExhausted(
-          options_.name + ": " + std::to_string(options_.max_queued) +
-          " requests are already waiting for a worker; try again later"));
+      payloads.emplace_back(
+          Status::ResourceExhausted(options_.name + ": " + std::to_string(options_.max_queued) +
+                                    " requests are already waiting for a worker; try again later"));
     } else if (r.invalid) {
       payloads.emplace_back(*r.invalid);
     } else {

@@ -87,11 +87,11 @@ class RouterServer {
     std::string name = "server";  // for log lines
     std::string endpoint;         // e.g. "tcp://127.0.0.1:7400"; port "*" picks a free one
     int64_t max_message_bytes =
-        -1;                // larger messages drop the connection (ZMQ_MAXMSGSIZE); -1 = any
-    int tick_ms = 100;     // also how quickly Stop() is noticed
-    size_t max_group = 1;  // at most this many waiting requests go to a GroupHandler at once
-    size_t workers = 0;       // threads that run the handler; 0 = the server thread itself
-    size_t max_queued = 256;  // with workers: requests waiting for one beyond this are refused
+        -1;                       // larger messages drop the connection (ZMQ_MAXMSGSIZE); -1 = any
+    int tick_ms = 100;            // also how quickly Stop() is noticed
+    size_t max_group = 1;         // at most this many waiting requests go to a GroupHandler at once
+    size_t workers = 0;           // threads that run the handler; 0 = the server thread itself
+    size_t max_queued = 256;      // with workers: requests waiting for one beyond this are refused
     size_t max_queued_bytes = 0;  // with workers: payload bytes queued or in hand; 0 = no bound
     // With workers: answers (on the server thread) a request over max_queued_bytes or
     // max_queued. Unset: such a request goes to the handler as a ResourceExhausted status.
@@ -138,8 +138,8 @@ class RouterServer {
   // One request: its frames, of which [0, payload_at) are the reply envelope.
   struct Request;
   void Run();
-  void Serve();  // the waiting messages, up to max_group
-  void Work();   // a worker: handles queued requests until Stop
+  void Serve();        // the waiting messages, up to max_group
+  void Work();         // a worker: handles queued requests until Stop
   void SendReplies();  // the workers' replies waiting on replies_, sent on socket_
   void Send(const Request& request, const std::string& reply);
   // With workers: queues `r`, or answers it with options_.busy; false when neither (the caller

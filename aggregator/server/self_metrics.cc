@@ -236,8 +236,11 @@ AggregatorCounters ReadAggregatorCounters(const AggregatorParts& parts) {
   if (parts.zap != nullptr) {
     const ZapCounters z = parts.zap->counters();
     c.connections = ConnectionCounts{parts.zap->connections("ingest"),
-                                     parts.zap->connections("query"), z.refused, z.refused_at_cap,
-                                     z.failed_handshakes, z.reloads_refused};
+                                     parts.zap->connections("query"),
+                                     z.refused,
+                                     z.refused_at_cap,
+                                     z.failed_handshakes,
+                                     z.reloads_refused};
   }
   return c;
 }

@@ -1,11 +1,11 @@
 // AggregatorSelfMetrics: the aggregator measures itself. Once a second its own thread reads the
 // ingest server's counters, the query server's counts and each query's latency
-// (aggregator/server/query_latencies.h), RocksDB's properties, the pending rollups and this process's
-// memory, descriptors and CPU (core/self_metrics.h), and stores them as metrics of its own host
-// through the store's exactly-once path, like any agent's data: one Batch a second, applied with
-// Store::ApplyBatch under the agent id "<host>/aggregator", its sequences continuing from the
-// watermark the store holds for that id, so a restart neither collides with nor repeats what
-// the previous run wrote.
+// (aggregator/server/query_latencies.h), RocksDB's properties, the pending rollups and this
+// process's memory, descriptors and CPU (core/self_metrics.h), and stores them as metrics of its
+// own host through the store's exactly-once path, like any agent's data: one Batch a second,
+// applied with Store::ApplyBatch under the agent id "<host>/aggregator", its sequences continuing
+// from the watermark the store holds for that id, so a restart neither collides with nor repeats
+// what the previous run wrote.
 //
 // The metrics (trailmap.aggregator.*, each with the field shard=<the aggregator's name>, so
 // several aggregators on one host stay apart; the list with units is in docs/ and in
@@ -53,8 +53,8 @@
 #include "aggregator/server/ingest_server.h"
 #include "aggregator/server/query_latencies.h"
 #include "aggregator/server/query_server.h"
-#include "aggregator/store/store.h"
 #include "aggregator/server/zap_handler.h"
+#include "aggregator/store/store.h"
 #include "core/self_metrics.h"
 
 namespace trailmap::aggregator {
@@ -160,7 +160,7 @@ class AggregatorSelfMetrics {
   bool failing_ = false;  // the last write failed (logged once per episode)
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;
-  bool stopping_ = false;  // guarded by stop_mu_
+  bool stopping_ = false;                     // guarded by stop_mu_
   std::atomic<uint64_t> thread_failures_{0};  // Run's, added to what it publishes
   std::thread thread_;
 };

@@ -113,8 +113,11 @@ TEST(AggregatorSelfMetrics, QueryLatenciesAreOneEventPerQueryInTheSecondAnswered
   ASSERT_TRUE(self.Publish(kT + 2, Counters(0, 0)).ok());
   EXPECT_EQ(CountOf(*store, "trailmap.aggregator.query.latency", kT + 2, kT + 3), 1u);
   // By kind: the field kind, next to the shard.
-  HistogramQuery q{.metric = "trailmap.aggregator.query.latency", .from = kT, .to = kT + 3,
-                   .step = 3, .group_by = "kind"};
+  HistogramQuery q{.metric = "trailmap.aggregator.query.latency",
+                   .from = kT,
+                   .to = kT + 3,
+                   .step = 3,
+                   .group_by = "kind"};
   Result<HistogramAnswer> a = QueryHistograms(*store, q);
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->groups, (std::vector<std::string>{"histograms", "metrics", "stacks"}));
@@ -160,8 +163,8 @@ TEST(AggregatorSelfMetrics, PrometheusTextPassesPromtool) {
   AggregatorCounters all = Counters(25, 9000);
   all.health = StoreHealth{};
   all.connections = ConnectionCounts{.ingest = 3, .query = 1, .refused_unlisted = 2};
-  EXPECT_EQ(trailmap::testing::PromtoolCheck(FormatPrometheusText(
-                AggregatorReadings(all, "shard=agg-1"))),
+  EXPECT_EQ(trailmap::testing::PromtoolCheck(
+                FormatPrometheusText(AggregatorReadings(all, "shard=agg-1"))),
             "");
 }
 
@@ -195,10 +198,10 @@ TEST(AggregatorSelfMetrics, ARestartContinuesTheSequenceFromTheWatermark) {
   EXPECT_EQ(r->status, Ack::Status::kApplied);
   EXPECT_EQ(r->watermark, 4u);
   // The new process counts from its own start: the first value is its whole count.
-  EXPECT_EQ(store->ScalarAt("trailmap.aggregator.ingest.batches", "agg-host", "shard=agg-1", kT + 10),
-            4);
-  EXPECT_EQ(store->ScalarAt("trailmap.aggregator.ingest.batches", "agg-host", "shard=agg-1", kT + 2),
-            1);
+  EXPECT_EQ(
+      store->ScalarAt("trailmap.aggregator.ingest.batches", "agg-host", "shard=agg-1", kT + 10), 4);
+  EXPECT_EQ(
+      store->ScalarAt("trailmap.aggregator.ingest.batches", "agg-host", "shard=agg-1", kT + 2), 1);
 }
 
 TEST(AggregatorSelfMetrics, KeepsTheLabelsAnAgentGaveTheHost) {
@@ -226,14 +229,13 @@ TEST(AggregatorSelfMetrics, ReadingsAreDescribedValidSeriesOfAnAcceptedBatch) {
     EXPECT_TRUE(CanonicalFields(*ParseFields(r.series.fields)).ok());
     names.insert(r.series.metric);
   }
-  for (const char* m : {"trailmap.aggregator.ingest.batches", "trailmap.aggregator.ingest.failed",
-                        "trailmap.aggregator.query.answered",
-                        "trailmap.aggregator.rocksdb.pending_compaction_bytes",
-                        "trailmap.aggregator.rocksdb.background_errors",
-                        "trailmap.aggregator.rollups.pending",
-                        "trailmap.aggregator.rollups.pending_blocks",
-                        "trailmap.aggregator.aggregates.backfill_pending",
-                        "trailmap.aggregator.process.fds"}) {
+  for (const char* m :
+       {"trailmap.aggregator.ingest.batches", "trailmap.aggregator.ingest.failed",
+        "trailmap.aggregator.query.answered",
+        "trailmap.aggregator.rocksdb.pending_compaction_bytes",
+        "trailmap.aggregator.rocksdb.background_errors", "trailmap.aggregator.rollups.pending",
+        "trailmap.aggregator.rollups.pending_blocks",
+        "trailmap.aggregator.aggregates.backfill_pending", "trailmap.aggregator.process.fds"}) {
     EXPECT_TRUE(names.count(m)) << m;
   }
   // As a batch, the readings pass every check an agent's batch must.

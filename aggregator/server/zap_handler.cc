@@ -87,8 +87,8 @@ struct ZapHandler::Watch {
   Watch(std::string d, std::string e, const ZapOptions& options)
       : domain(std::move(d)),
         endpoint(std::move(e)),
-        cap({.max_admitted = options.max_connections,
-             .reservation_ttl = options.reservation_ttl}) {}
+        cap({.max_admitted = options.max_connections, .reservation_ttl = options.reservation_ttl}) {
+  }
   const std::string domain;
   const std::string endpoint;  // the socket's monitor endpoint
   std::unique_ptr<zmq::socket_t> monitor;
@@ -101,11 +101,11 @@ ZapHandler::ZapHandler(zmq::context_t* context, std::vector<ClientKey> keys, Zap
       options_(std::move(options)),
       keys_(std::make_shared<const std::vector<ClientKey>>(std::move(keys))) {
   for (const std::string& domain : options_.domains) {
-    watches_.push_back(std::make_unique<Watch>(
-        domain,
-        "inproc://trailmap-connections-" + domain + "-" +
-            std::to_string(reinterpret_cast<uintptr_t>(this)),
-        options_));
+    watches_.push_back(
+        std::make_unique<Watch>(domain,
+                                "inproc://trailmap-connections-" + domain + "-" +
+                                    std::to_string(reinterpret_cast<uintptr_t>(this)),
+                                options_));
   }
 }
 
@@ -185,8 +185,8 @@ size_t ZapHandler::key_count() const {
 }
 
 ZapCounters ZapHandler::counters() const {
-  return {admitted_.load(), refused_.load(), refused_at_cap_.load(), malformed_.load(),
-          failed_handshakes_.load(), reloads_refused_.load()};
+  return {admitted_.load(),  refused_.load(),           refused_at_cap_.load(),
+          malformed_.load(), failed_handshakes_.load(), reloads_refused_.load()};
 }
 
 std::string ZapHandler::MonitorEndpoint(std::string_view domain) const {
@@ -251,7 +251,8 @@ void ZapHandler::ReadEvents(Watch& watch) {
     uint32_t value = 0;
     std::memcpy(&event, head.data<char>(), 2);
     std::memcpy(&value, head.data<char>() + 2, 4);
-    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL || event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL ||
+        event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)
       ++failed_handshakes_;
     watch.cap.OnEvent(event, value, ConnectionCap::Clock::now());
   }

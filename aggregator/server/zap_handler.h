@@ -46,7 +46,6 @@
 #include <vector>
 
 #include "aggregator/server/connection_cap.h"
-#include "net/curve_keys.h"
 #include "core/status.h"
 #include "net/curve_keys.h"
 

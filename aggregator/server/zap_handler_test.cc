@@ -216,7 +216,7 @@ TEST(ZapHandlerTest, AnExpiredReservationLeavesTheCountWithNoLaterEvent) {
     }
     return zap.connections("ingest");
   };
-  EXPECT_EQ(wait_for(1, std::chrono::milliseconds(800)), 1u);  // reserved, shown
+  EXPECT_EQ(wait_for(1, std::chrono::milliseconds(800)), 1u);   // reserved, shown
   EXPECT_EQ(wait_for(0, std::chrono::milliseconds(5000)), 0u);  // expired, shown
   zap.Stop();
 }

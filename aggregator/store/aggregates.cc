@@ -52,7 +52,8 @@ Result<bool> Aggregates::Restore(std::string_view key, std::string_view value) {
     return true;
   }
   if (tag != 'G' && tag != 'V') return tag == 'g' || tag == 'v';  // the name maps are redundant
-  if (key.size() != 5) return Status::Corruption("aggregate id key of " + std::to_string(key.size()) + " bytes");
+  if (key.size() != 5)
+    return Status::Corruption("aggregate id key of " + std::to_string(key.size()) + " bytes");
   const uint32_t id = GetFixed32BE(key.data() + 1);
   std::vector<std::string>& names = tag == 'G' ? groups_ : values_;
   std::unordered_map<std::string, uint32_t>& ids = tag == 'G' ? group_ids_ : value_ids_;
@@ -226,9 +227,8 @@ std::optional<AggregatePlan> Aggregates::Plan(const HistogramQuery& query, uint3
   auto complete = complete_.find(query.group_by);
   // Not complete, or not for all of the query's range (backfilled from a later second).
   if (complete == complete_.end() || query.from < complete->second) return std::nullopt;
-  if (!query.group_by.empty() &&
-      std::find(options_.fields.begin(), options_.fields.end(), query.group_by) ==
-          options_.fields.end()) {
+  if (!query.group_by.empty() && std::find(options_.fields.begin(), options_.fields.end(),
+                                           query.group_by) == options_.fields.end()) {
     return std::nullopt;  // marked once, no longer written
   }
   if (query.replicas && PreferenceConcerns(*query.replicas)) return std::nullopt;

@@ -61,20 +61,20 @@ inline constexpr uint32_t kAggregateMetricBit = 0x8000'0000u;
 inline constexpr const char* kNoGroupValue = "(none)";
 
 struct AggregateOptions {
-  bool enabled = true;                // false: none written or read (--no-aggregates)
+  bool enabled = true;  // false: none written or read (--no-aggregates)
   // Backfill aggregates configured on a store that already holds data, in the background
   // (aggregator/store/aggregates_backfill.h); false: they stay unread (--no-backfill).
   bool backfill = true;
-  std::vector<std::string> fields;    // besides the fleet, e.g. {"role", "op"}
-  std::optional<Cluster> cluster;     // this aggregator's cluster file, if started with one
+  std::vector<std::string> fields;  // besides the fleet, e.g. {"role", "op"}
+  std::optional<Cluster> cluster;   // this aggregator's cluster file, if started with one
 };
 
 // How a query reads an aggregate (Aggregates::Plan).
 struct AggregatePlan {
-  uint32_t metric = 0;                     // the aggregate's metric id (with the bit)
-  std::vector<uint8_t> groups;             // owner group id -> read
-  std::vector<std::string> value_group;    // value id -> the answer's group name
-  std::vector<uint8_t> values;             // value id -> read
+  uint32_t metric = 0;                   // the aggregate's metric id (with the bit)
+  std::vector<uint8_t> groups;           // owner group id -> read
+  std::vector<std::string> value_group;  // value id -> the answer's group name
+  std::vector<uint8_t> values;           // value id -> read
 };
 
 class Aggregates {

@@ -114,8 +114,12 @@ void ExpectAggregatesAnswerAsTheHosts(const Store& store, uint32_t seed, int que
   uint64_t compared = 0;
   for (int i = 0; i < queries; ++i) {
     const uint32_t steps[] = {1, 10, 60, 90, 600, 3600};
-    HistogramQuery q{"disk.latency", kT + static_cast<int64_t>(rng() % 1800) - 60, 0,
-                     steps[rng() % std::size(steps)], "", {}};
+    HistogramQuery q{"disk.latency",
+                     kT + static_cast<int64_t>(rng() % 1800) - 60,
+                     0,
+                     steps[rng() % std::size(steps)],
+                     "",
+                     {}};
     q.to = q.from + 60 + static_cast<int64_t>(rng() % 3600);
     const char* groups[] = {"", "role", "op"};
     q.group_by = groups[i % 3];
@@ -135,7 +139,8 @@ void ExpectAggregatesAnswerAsTheHosts(const Store& store, uint32_t seed, int que
     std::string failing;
     if (i % 2) failing = cluster.members[rng() % 4].name;
     std::map<std::pair<uint32_t, std::string>, uint64_t> sum, whole;
-    for (const QueryCell& c : hosts->cells) whole[{c.column, hosts->groups[c.group]}] += c.histogram.count();
+    for (const QueryCell& c : hosts->cells)
+      whole[{c.column, hosts->groups[c.group]}] += c.histogram.count();
     std::vector<ReplicaSelection> asked;
     for (const ClusterMember& m : cluster.members) {
       if (m.name != failing) asked.push_back({m.name, 0, {}, {}});
@@ -147,8 +152,10 @@ void ExpectAggregatesAnswerAsTheHosts(const Store& store, uint32_t seed, int que
       Result<HistogramAnswer> a = QueryHistograms(store, r);
       Result<HistogramAnswer> h = QueryHistograms(store, r, QueryPlan::kHosts);
       ASSERT_TRUE(a.ok() && h.ok());
-      EXPECT_EQ(AnswerDifference(NonEmpty(*a), NonEmpty(*h)), "") << s.member << " round " << s.round;
-      for (const QueryCell& c : h->cells) sum[{c.column, h->groups[c.group]}] += c.histogram.count();
+      EXPECT_EQ(AnswerDifference(NonEmpty(*a), NonEmpty(*h)), "")
+          << s.member << " round " << s.round;
+      for (const QueryCell& c : h->cells)
+        sum[{c.column, h->groups[c.group]}] += c.histogram.count();
     }
     EXPECT_EQ(sum, whole);
   }

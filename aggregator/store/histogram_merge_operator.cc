@@ -13,7 +13,8 @@ Status MergeHistogramEncodings(const std::string_view* existing,
   if ((existing != nullptr) + operands.size() == 1) {
     const std::string_view only = existing ? *existing : operands[0];
     if (Status s = Histogram::Validate(only); !s.ok()) {
-      return Status::Corruption((existing ? std::string("existing value: ") : "operand 0: ") + s.message());
+      return Status::Corruption((existing ? std::string("existing value: ") : "operand 0: ") +
+                                s.message());
     }
     out->assign(only);
     return Status::Ok();

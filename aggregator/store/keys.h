@@ -14,12 +14,13 @@
 //   hist_600s value := the same over 600 s buckets (second a multiple of 600), the merge of the
 //                      ten `hist_60s` values of its 10-minute block
 //   scalar    value := IEEE-754 double, its bits as a u64
-//   stacks    value := (global stack id, count) list, aggregator/store/stack_merge_operator.h, merged
+//   stacks    value := (global stack id, count) list, aggregator/store/stack_merge_operator.h,
+//   merged
 //                      by "trailmap.stacks"
 //
 // A rollup key equals the merge of the `hist` keys of its bucket once its minute is rolled up
-// (aggregator/store/rollup.h); until then the minute is marked pending ('r' below) and queries read it
-// from `hist`. A `hist_600s` key equals the merge of its block's `hist_60s` keys once the block
+// (aggregator/store/rollup.h); until then the minute is marked pending ('r' below) and queries read
+// it from `hist`. A `hist_600s` key equals the merge of its block's `hist_60s` keys once the block
 // is rolled up; until then the block is marked pending ('b') and queries read it from the finer
 // families. Seconds older than the 1 s retention are merged into the rollups at ingest (and into
 // `hist_600s` alone once older than the 60 s retention).
@@ -114,7 +115,8 @@ inline int64_t SecondFromOrdered(uint64_t ordered) {
 
 // The histogram column families, finest first: seconds per key and the family's name. Queries
 // read the coarsest that fits (aggregator/scan/histogram_query.h); ingest writes `hist` and the
-// rollup pass the others (aggregator/store/rollup.h), except late seconds merged into them at ingest.
+// rollup pass the others (aggregator/store/rollup.h), except late seconds merged into them at
+// ingest.
 struct HistogramResolution {
   uint32_t seconds;
   const char* family;

@@ -150,7 +150,8 @@ TEST(RetentionFilterTest, ScalarAndStackFamiliesAgeOutByTheirOwnRetention) {
   };
   auto scalars = [&store] {
     int n = 0;
-    for (int64_t age : {3000, 1200, 600, 60}) n += store->ScalarAt("load", "a", "", kNow - age) ? 1 : 0;
+    for (int64_t age : {3000, 1200, 600, 60})
+      n += store->ScalarAt("load", "a", "", kNow - age) ? 1 : 0;
     return n;
   };
   EXPECT_EQ(scalars(), 4);

@@ -16,13 +16,20 @@ namespace {
 
 const char* LevelName(rocksdb::InfoLogLevel level) {
   switch (level) {
-    case rocksdb::InfoLogLevel::DEBUG_LEVEL: return "DEBUG";
-    case rocksdb::InfoLogLevel::INFO_LEVEL: return "INFO";
-    case rocksdb::InfoLogLevel::WARN_LEVEL: return "WARN";
-    case rocksdb::InfoLogLevel::ERROR_LEVEL: return "ERROR";
-    case rocksdb::InfoLogLevel::FATAL_LEVEL: return "FATAL";
-    case rocksdb::InfoLogLevel::HEADER_LEVEL: return "HEADER";
-    default: return "?";
+    case rocksdb::InfoLogLevel::DEBUG_LEVEL:
+      return "DEBUG";
+    case rocksdb::InfoLogLevel::INFO_LEVEL:
+      return "INFO";
+    case rocksdb::InfoLogLevel::WARN_LEVEL:
+      return "WARN";
+    case rocksdb::InfoLogLevel::ERROR_LEVEL:
+      return "ERROR";
+    case rocksdb::InfoLogLevel::FATAL_LEVEL:
+      return "FATAL";
+    case rocksdb::InfoLogLevel::HEADER_LEVEL:
+      return "HEADER";
+    default:
+      return "?";
   }
 }
 
@@ -71,7 +78,8 @@ void RocksDbLog::Write(rocksdb::InfoLogLevel level, const char* format, va_list 
   va_copy(copy, ap);
   n = std::vsnprintf(line + head, sizeof line - head - 1, format, copy);
   va_end(copy);
-  size_t size = head + (n < 0 ? 0 : std::min<size_t>(static_cast<size_t>(n), sizeof line - head - 2));
+  size_t size =
+      head + (n < 0 ? 0 : std::min<size_t>(static_cast<size_t>(n), sizeof line - head - 2));
   if (size > 0 && line[size - 1] != '\n') line[size++] = '\n';
   if (level >= rocksdb::InfoLogLevel::WARN_LEVEL && level != rocksdb::InfoLogLevel::HEADER_LEVEL) {
     Log("rocksdb: " + std::string(line + head, size - head - 1));

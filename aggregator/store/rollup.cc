@@ -128,12 +128,11 @@ namespace {
 // Walks `count` buckets of `step` seconds from `start` of `metric` in `family` at `snapshot`, one
 // iterator per bucket merged in (host, series) order: value(bucket index, key, value) for every
 // stored key of one (host, series), then series_done(host, series) for it.
-Status WalkBuckets(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
-                   rocksdb::ColumnFamilyHandle* family, uint32_t metric, int64_t start,
-                   uint32_t step, uint32_t count,
-                   const std::function<Status(uint32_t bucket, const DataKey& key,
-                                              std::string_view value)>& value,
-                   const std::function<Status(uint32_t host, uint32_t series)>& series_done) {
+Status WalkBuckets(
+    rocksdb::DB* db, const rocksdb::Snapshot* snapshot, rocksdb::ColumnFamilyHandle* family,
+    uint32_t metric, int64_t start, uint32_t step, uint32_t count,
+    const std::function<Status(uint32_t bucket, const DataKey& key, std::string_view value)>& value,
+    const std::function<Status(uint32_t host, uint32_t series)>& series_done) {
   // Bounds first: each iterator's upper bound must stay where it is while the iterator lives.
   std::vector<std::string> uppers;
   std::vector<rocksdb::Slice> upper_slices;
@@ -217,11 +216,11 @@ Status ComputeMinuteRollup(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
       });
 }
 
-Status ComputeBlockRollup(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
-                          rocksdb::ColumnFamilyHandle* minutes, uint32_t metric, int64_t start,
-                          const std::function<Status(const DataKey& key, const std::string& value)>&
-                              emit,
-                          uint64_t* saturated) {
+Status ComputeBlockRollup(
+    rocksdb::DB* db, const rocksdb::Snapshot* snapshot, rocksdb::ColumnFamilyHandle* minutes,
+    uint32_t metric, int64_t start,
+    const std::function<Status(const DataKey& key, const std::string& value)>& emit,
+    uint64_t* saturated) {
   Histogram block;
   std::string encoded;
   return WalkBuckets(

@@ -173,10 +173,10 @@ Status ComputeMinuteRollup(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
 // Reads block [start, start + 600) of `metric` from `hist_60s` (`minutes`) at `snapshot` and calls
 // emit(key, encoded histogram) with the merge of the block's minutes for every (host, series)
 // that has one, in (host, series) order. Errors and saturation as ComputeMinuteRollup.
-Status ComputeBlockRollup(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
-                          rocksdb::ColumnFamilyHandle* minutes, uint32_t metric, int64_t start,
-                          const std::function<Status(const DataKey& key, const std::string& value)>&
-                              emit,
-                          uint64_t* saturated = nullptr);
+Status ComputeBlockRollup(
+    rocksdb::DB* db, const rocksdb::Snapshot* snapshot, rocksdb::ColumnFamilyHandle* minutes,
+    uint32_t metric, int64_t start,
+    const std::function<Status(const DataKey& key, const std::string& value)>& emit,
+    uint64_t* saturated = nullptr);
 
 }  // namespace trailmap::aggregator

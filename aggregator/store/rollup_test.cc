@@ -1,6 +1,7 @@
-// The rollup pass against late writes, aged-out minutes and failing minutes (aggregator/store/rollup.h),
-// with an injected clock. Its own test binary: the failpoint table (core/failpoint.h) is read once
-// per process, and this one sets rollup.minute=error@1 before anything reads it.
+// The rollup pass against late writes, aged-out minutes and failing minutes
+// (aggregator/store/rollup.h), with an injected clock. Its own test binary: the failpoint table
+// (core/failpoint.h) is read once per process, and this one sets rollup.minute=error@1 before
+// anything reads it.
 #include "aggregator/store/rollup.h"
 
 #include <gtest/gtest.h>
@@ -53,8 +54,10 @@ TEST(PendingMinutesTest, AFailedMinuteWaitsOutADoublingBackoff) {
   EXPECT_EQ(p.Ready(Clock::duration::zero(), 16, t0 + std::chrono::milliseconds(1999)).size(), 1u);
   EXPECT_EQ(p.Ready(Clock::duration::zero(), 16, t0 + std::chrono::seconds(2)).size(), 2u);
   for (int i = 0; i < 20; ++i) p.Failed(1, 60, t0);
-  EXPECT_EQ(p.Ready(Clock::duration::zero(), 16, t0 + PendingMinutes::kMaxBackoff -
-                                                   std::chrono::seconds(1)).size(), 1u);
+  EXPECT_EQ(p.Ready(Clock::duration::zero(), 16,
+                    t0 + PendingMinutes::kMaxBackoff - std::chrono::seconds(1))
+                .size(),
+            1u);
   EXPECT_EQ(p.Ready(Clock::duration::zero(), 16, t0 + PendingMinutes::kMaxBackoff).size(), 2u);
 }
 
@@ -255,7 +258,7 @@ struct BlockFixture {
   int64_t now = kBlockNow;
   std::unique_ptr<Store> store;
   std::map<std::string, uint64_t> sequences;  // per host
-  uint64_t written = 0;                        // events written
+  uint64_t written = 0;                       // events written
 
   explicit BlockFixture(std::array<int64_t, kHistogramResolutionCount> retention = {},
                         std::function<void(uint32_t, int64_t)> block_hook = {}) {

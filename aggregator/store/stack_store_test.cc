@@ -197,19 +197,21 @@ TEST(StackStoreTest, RegionCountsEachHostSecondOncePerEventInTheBand) {
       std::vector<HistogramDelta>& h = b.seconds.back().histograms;
       // In the band 50 ms..1 s: web-1 3 reads at +5, a read and a write at +70; web-2 two reads
       // at +30. Outside it: 1 ms everywhere at +5, +10 and +30, 2 s at +70.
-      if (web1 && t == kMinute + 5) h.push_back({1, testing::Encoded({100 * kMs, 100 * kMs, 100 * kMs, kMs})});
+      if (web1 && t == kMinute + 5)
+        h.push_back({1, testing::Encoded({100 * kMs, 100 * kMs, 100 * kMs, kMs})});
       if (web1 && t == kMinute + 10) h.push_back({1, testing::Encoded({kMs})});
       if (web1 && t == kMinute + 70) {
         h.push_back({1, testing::Encoded({100 * kMs, 2'000 * kMs})});
         h.push_back({2, testing::Encoded({200 * kMs})});
       }
-      if (!web1 && t == kMinute + 30) h.push_back({1, testing::Encoded({500 * kMs, 500 * kMs, kMs})});
+      if (!web1 && t == kMinute + 30)
+        h.push_back({1, testing::Encoded({500 * kMs, 500 * kMs, kMs})});
     }
     ASSERT_EQ(store->ApplyBatch(b)->status, Ack::Status::kApplied);
   }
   StackQuery q = Range(kMinute, kMinute + 115);
-  q.region = RegionBand{"disk.latency", "value >= 50ms and value <= 1s", true, kMinute,
-                        kMinute + 115};
+  q.region =
+      RegionBand{"disk.latency", "value >= 50ms and value <= 1s", true, kMinute, kMinute + 115};
   Result<StackAnswer> a = QueryStacks(*store, q);
   // web-1: stack 1 × (3 + 2); web-2: stacks 1 and 3 × 2.
   EXPECT_EQ(Show(a), "main 2\nmain;foo1;bar 7\n");

@@ -13,8 +13,8 @@ namespace trailmap {
 
 // A format's margins around the plot, in pixels.
 struct GridMargins {
-  int left = 0;    // value labels (and a side panel) left of the plot
-  int top = 0;     // title lines above it
+  int left = 0;  // value labels (and a side panel) left of the plot
+  int top = 0;   // title lines above it
   int right = 0;
   int bottom = 0;  // below it: time or host labels, legend
   int min_cell_w = 1;

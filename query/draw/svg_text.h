@@ -14,7 +14,8 @@ std::string XmlEscape(std::string_view text);
 std::string SvgOpen(int width, int height, std::string_view background = "#ffffff");
 // The heading every grid view draws at x: a bold 16 px title, a grey subtitle, and a red note of
 // what is not drawn (omitted when empty). Escapes the text.
-std::string SvgHeading(int x, std::string_view title, std::string_view subtitle, std::string_view note);
+std::string SvgHeading(int x, std::string_view title, std::string_view subtitle,
+                       std::string_view note);
 // A coordinate with one decimal and no trailing ".0": 12 → "12", 12.25 → "12.3"; -0 → "0".
 std::string SvgNumber(double value);
 // The same appended to `out`, for writers that build one large document in one buffer.

@@ -19,7 +19,9 @@ std::string CountNoun(MetricKind kind, uint64_t n) {
   return n == 1 ? "event" : "events";
 }
 
-const char* RateHeading(MetricKind kind) { return kind == MetricKind::kScalar ? "hosts" : "events/s"; }
+const char* RateHeading(MetricKind kind) {
+  return kind == MetricKind::kScalar ? "hosts" : "events/s";
+}
 const char* RateSuffix(MetricKind kind) { return kind == MetricKind::kScalar ? " hosts" : "/s"; }
 
 std::string FormatRate(double per_second) {

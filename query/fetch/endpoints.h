@@ -29,16 +29,15 @@
 
 namespace trailmap {
 
-
 enum class EndpointKind { kQuery, kIngest };
 
 struct EndpointSources {
   std::string flag;         // the flag's value, "" when not given
   std::string config_path;  // --config, "" when not given
   // Read from the environment by the caller (main), so tests hand in what they like.
-  std::string env_list;    // TRAILMAP_AGGREGATORS or TRAILMAP_INGEST, "" when unset
-  std::string env_config;  // TRAILMAP_CONFIG, "" when unset
-  std::string home;        // $HOME, "" when unset
+  std::string env_list;      // TRAILMAP_AGGREGATORS or TRAILMAP_INGEST, "" when unset
+  std::string env_config;    // TRAILMAP_CONFIG, "" when unset
+  std::string home;          // $HOME, "" when unset
   std::string cluster_flag;  // --cluster FILE, "" when not given
   std::string env_cluster;   // TRAILMAP_CLUSTER, "" when unset
 };

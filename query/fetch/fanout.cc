@@ -23,9 +23,9 @@ struct Shard {
   std::unique_ptr<zmq::socket_t> socket;
   bool done = false;
   std::optional<Answer> answer;
-  std::string failure;      // non-empty: why there is no answer
-  std::string over_budget;  // non-empty: the shard's error when the query was over its budget
-  bool key_refused = false;               // the failure is the shard refusing this client's key
+  std::string failure;       // non-empty: why there is no answer
+  std::string over_budget;   // non-empty: the shard's error when the query was over its budget
+  bool key_refused = false;  // the failure is the shard refusing this client's key
   std::unique_ptr<HandshakeWatch> watch;  // keyed only; after `socket`: destroyed before it
 };
 

@@ -151,7 +151,8 @@ Cluster ThreeZones(const std::vector<const testing::FakeAggregator*>& fakes) {
   ClusterEpoch all;
   for (size_t i = 0; i < fakes.size(); ++i) {
     const std::string name = "agg-" + std::to_string(i + 1);
-    c.members.push_back({name, std::string(1, static_cast<char>('a' + i)), "", fakes[i]->endpoint()});
+    c.members.push_back(
+        {name, std::string(1, static_cast<char>('a' + i)), "", fakes[i]->endpoint()});
     all.members.push_back(i);
   }
   c.epochs.push_back(all);
@@ -210,7 +211,8 @@ TEST(FanOutReplicas, PossibleOwnerListsFollowTheZones) {
   Cluster c;
   c.replication = 2;
   for (const char* zone : {"a", "b", "c", "a"}) {
-    c.members.push_back({std::string("agg-") + zone + std::to_string(c.members.size()), zone, "", ""});
+    c.members.push_back(
+        {std::string("agg-") + zone + std::to_string(c.members.size()), zone, "", ""});
   }
   c.epochs.push_back({INT64_MIN, {0, 1, 2, 3}});
   std::vector<std::vector<size_t>> lists;

@@ -2,18 +2,18 @@
 
 #include <poll.h>
 
+#include <algorithm>
+#include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <algorithm>
 #include <chrono>
-#include <cstdlib>
-#include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <mutex>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "core/log.h"
@@ -172,10 +172,9 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->header_limit(server_->options.max_header_bytes);
     parser_->body_limit(64 * 1024);
     stream_.expires_after(kIoTimeout);
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, size_t) {
-                       self->OnRead(ec);
-                     });
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
   }
 
  private:
@@ -201,8 +200,8 @@ class Session : public std::enable_shared_from_this<Session> {
       if (!who.ok()) {
         const uint64_t n = ++server_->unauthorized;
         if ((n & (n - 1)) == 0) {  // the 1st, 2nd, 4th, 8th, ...: a flood logs a few lines
-          Log("refused " + std::to_string(n) + " request(s) without an accepted token, the last: " +
-              who.status().message());
+          Log("refused " + std::to_string(n) +
+              " request(s) without an accepted token, the last: " + who.status().message());
         }
         HttpReply reply = ErrorReply(401, who.status().message());
         reply.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"trailmap\"");
@@ -299,8 +298,8 @@ class Session : public std::enable_shared_from_this<Session> {
       std::lock_guard<std::mutex> lock(server_->streams_mu);
       if (server_->streams >= kMaxStreams) {
         keep_alive_ = false;
-        return Write(ErrorReply(503, "too many live streams (" + std::to_string(kMaxStreams) +
-                                         "): try again later"));
+        return Write(ErrorReply(
+            503, "too many live streams (" + std::to_string(kMaxStreams) + "): try again later"));
       }
       ++server_->streams;
     }
@@ -313,8 +312,8 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.expires_never();
     http::async_write_header(
         stream_, *serializer,
-        [self = shared_from_this(), header, serializer,
-         events = std::move(reply.stream)](beast::error_code ec, size_t) {
+        [self = shared_from_this(), header, serializer, events = std::move(reply.stream)](
+            beast::error_code ec, size_t) {
           if (ec) {
             self->closed_ = true;
             EndStream(self->server_);
@@ -395,7 +394,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::request_parser<http::string_body>> parser_;
   bool keep_alive_ = false;
   unsigned version_ = 11;
-  std::atomic<bool> closed_{false};               // a stream's client is gone
+  std::atomic<bool> closed_{false};  // a stream's client is gone
   std::chrono::steady_clock::time_point last_sent_ = std::chrono::steady_clock::now();  // Push's
   std::deque<std::optional<std::string>> queue_;  // a stream's chunks; nullopt: close (I/O thread)
 };

@@ -83,8 +83,9 @@ Result<BearerTokens> BearerTokens::Parse(std::string_view text, std::string_view
       });
   if (!s.ok()) return s;
   if (tokens.names_.empty()) {
-    return Status::InvalidArgument(std::string(source) + ": lists no token (one line each: "
-                                                         "NAME SHA256HEX)");
+    return Status::InvalidArgument(std::string(source) +
+                                   ": lists no token (one line each: "
+                                   "NAME SHA256HEX)");
   }
   return tokens;
 }

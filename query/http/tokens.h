@@ -25,8 +25,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/status.h"
 #include "core/sha256.h"
+#include "core/status.h"
 
 namespace trailmap {
 

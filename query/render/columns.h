@@ -44,7 +44,7 @@ std::string ShadingLegend(const ColumnsView& view);
 uint32_t LabelEvery(int column_px, int min_gap);
 
 struct ColumnsSvgOptions {
-  int plot_width = 960;  // columns are max(1, plot_width / hosts) px wide
+  int plot_width = 960;   // columns are max(1, plot_width / hosts) px wide
   int plot_height = 450;  // rows are max(3, plot_height / rows) px high
 };
 

@@ -44,8 +44,8 @@ std::string RenderColumnsAnsi(const ColumnsView& view) {
     out += not_drawn + "\n";
   }
   const int64_t lines = (grid.rows + 1) / 2;
-  const std::vector<double> ticks =
-      ValueTicks(static_cast<double>(grid.ymax - grid.ymin), std::max<int>(2, lines / 4), view.unit);
+  const std::vector<double> ticks = ValueTicks(static_cast<double>(grid.ymax - grid.ymin),
+                                               std::max<int>(2, lines / 4), view.unit);
   for (int64_t line = 0; line < lines; ++line) {
     // Line 0 is the top: rows (rows-1, rows-2); an odd row count leaves the last lower half empty.
     const int64_t upper = static_cast<int64_t>(grid.rows) - 1 - 2 * line;
@@ -59,7 +59,8 @@ std::string RenderColumnsAnsi(const ColumnsView& view) {
         label = FormatQuantity(v, view.unit);
       }
     }
-    if (line == 0 && label.empty()) label = FormatQuantity(static_cast<double>(grid.ymax), view.unit);
+    if (line == 0 && label.empty())
+      label = FormatQuantity(static_cast<double>(grid.ymax), view.unit);
     out += PadLeft(label, kLabelWidth - 1) + "│";
     for (uint32_t c = 0; c < grid.columns; ++c) {
       out += Fg(Color(grid, upper, c)) + Bg(Color(grid, lower, c)) + "▀";
@@ -79,8 +80,8 @@ std::string RenderColumnsAnsi(const ColumnsView& view) {
     free_from = c + name.size() + 2;
   }
   while (!names.empty() && names.back() == ' ') names.pop_back();
-  out += PadLeft(FormatQuantity(static_cast<double>(grid.ymin), view.unit), kLabelWidth - 1) +
-         "└" + rule + "\n";
+  out += PadLeft(FormatQuantity(static_cast<double>(grid.ymin), view.unit), kLabelWidth - 1) + "└" +
+         rule + "\n";
   out += std::string(kLabelWidth, ' ') + names + "\n";
   out += std::string(kLabelWidth, ' ') + "fewer ";
   for (int level = 1; level < kShadeLevels; ++level) out += Fg(ShadeColor(level)) + "█";

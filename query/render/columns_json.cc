@@ -18,8 +18,13 @@ using json = nlohmann::ordered_json;
 std::string RenderColumnsJson(const ColumnsView& view, bool pretty) {
   const HeatmapView& grid = view.grid;
   json j;
-  AddJsonHead({.view = "columns", .metric = view.metric, .kind = view.kind, .unit = view.unit,
-               .from = view.from, .to = view.to, .rfc3339 = true},
+  AddJsonHead({.view = "columns",
+               .metric = view.metric,
+               .kind = view.kind,
+               .unit = view.unit,
+               .from = view.from,
+               .to = view.to,
+               .rfc3339 = true},
               &j);
   j["sort"] = ColumnsSortName(view.sort);
   j["reverse"] = view.reverse;

@@ -52,8 +52,8 @@ std::string ColumnsCaption(const ColumnsView& view, uint32_t label_every) {
 std::string HostDescription(const ColumnsView& view, uint32_t column) {
   const HostColumn& h = view.hosts[column];
   auto q = [&view](double v) { return FormatQuantity(v, view.unit); };
-  return h.host + "\n" + FormatCount(h.count) + " " + CountNoun(view.kind, h.count) +
-         "\nmean " + q(h.mean) + " · p50 " + q(static_cast<double>(h.p50)) + " · p90 " +
+  return h.host + "\n" + FormatCount(h.count) + " " + CountNoun(view.kind, h.count) + "\nmean " +
+         q(h.mean) + " · p50 " + q(static_cast<double>(h.p50)) + " · p90 " +
          q(static_cast<double>(h.p90)) + " · p99 " + q(static_cast<double>(h.p99)) + " · max " +
          q(static_cast<double>(h.max)) + "\nCoV " + FormatSignificant(h.cov) + " · bimodality " +
          FormatSignificant(h.bimodality);
@@ -147,8 +147,9 @@ std::string RenderColumnsSvg(const ColumnsView& view, const ColumnsSvgOptions& o
   for (uint32_t c = 0; c < grid.columns; c += every) {
     const double x = kLeft + (c + 0.5) * cell_w;
     const double y = bottom + 6;
-    out += "<line x1=\"" + SvgNumber(x) + "\" x2=\"" + SvgNumber(x) + "\" y1=\"" + std::to_string(bottom) +
-           "\" y2=\"" + std::to_string(bottom + 3) + "\" stroke=\"#555555\"/>";
+    out += "<line x1=\"" + SvgNumber(x) + "\" x2=\"" + SvgNumber(x) + "\" y1=\"" +
+           std::to_string(bottom) + "\" y2=\"" + std::to_string(bottom + 3) +
+           "\" stroke=\"#555555\"/>";
     out += "<text transform=\"translate(" + SvgNumber(x + 4) + "," + SvgNumber(y) +
            ") rotate(-90)\">" + XmlEscape(ColumnLabel(view.hosts[c].host)) + "</text>\n";
   }

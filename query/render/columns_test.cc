@@ -15,7 +15,8 @@ namespace trailmap {
 namespace {
 
 // Six hosts over ten minutes from 2026-11-22T16:00:00Z, 8 rows up to 20 ms: a fast band and a
-// disk band in different proportions (no bucket straddles a row boundary), one slow host (db-3) and one bimodal (web-2).
+// disk band in different proportions (no bucket straddles a row boundary), one slow host (db-3) and
+// one bimodal (web-2).
 ColumnsView Small(ColumnsSort sort = ColumnsSort::kP99) {
   MergedGrid grid = testing_views::HostGrid({"db-1", "db-2", "db-3", "web-1", "web-2", "web<&>"});
   for (size_t g = 0; g < grid.groups.size(); ++g) {

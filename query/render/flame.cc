@@ -106,11 +106,20 @@ std::string DiffColor(const FlameNode& node, double max_delta) {
 void AppendEscaped(std::string* out, std::string_view s) {
   for (char c : s) {
     switch (c) {
-      case '&': *out += "&amp;"; break;
-      case '<': *out += "&lt;"; break;
-      case '>': *out += "&gt;"; break;
-      case '"': *out += "&quot;"; break;
-      default: *out += c;
+      case '&':
+        *out += "&amp;";
+        break;
+      case '<':
+        *out += "&lt;";
+        break;
+      case '>':
+        *out += "&gt;";
+        break;
+      case '"':
+        *out += "&quot;";
+        break;
+      default:
+        *out += c;
     }
   }
 }
@@ -200,12 +209,18 @@ void AppendCountText(std::string* out, double v) {
 
 const char* FlamePaletteName(FlamePalette palette) {
   switch (palette) {
-    case FlamePalette::kHot: return "hot";
-    case FlamePalette::kMem: return "mem";
-    case FlamePalette::kIo: return "io";
-    case FlamePalette::kJava: return "java";
-    case FlamePalette::kJs: return "js";
-    case FlamePalette::kSelf: return "self";
+    case FlamePalette::kHot:
+      return "hot";
+    case FlamePalette::kMem:
+      return "mem";
+    case FlamePalette::kIo:
+      return "io";
+    case FlamePalette::kJava:
+      return "java";
+    case FlamePalette::kJs:
+      return "js";
+    case FlamePalette::kSelf:
+      return "self";
   }
   return "hot";
 }
@@ -235,14 +250,14 @@ std::string RenderFlameSvg(const FlameTree& tree, const FlameSvgOptions& options
   }
   const int levels = static_cast<int>(drawn_depth) + 1;
   const int height = levels * fh + ypad1 + ypad2;
-  const std::string title =
-      !options.title.empty()  ? options.title
-      : options.inverted      ? "Icicle Graph"
-      : tree.differential     ? "Differential Flame Graph"
-                              : "Flame Graph";
+  const std::string title = !options.title.empty() ? options.title
+                            : options.inverted     ? "Icicle Graph"
+                            : tree.differential    ? "Differential Flame Graph"
+                                                   : "Flame Graph";
   double max_delta = 0;
   if (tree.differential) {
-    for (const FlameNode& n : tree.nodes) max_delta = std::max(max_delta, std::fabs(n.total - n.baseline));
+    for (const FlameNode& n : tree.nodes)
+      max_delta = std::max(max_delta, std::fabs(n.total - n.baseline));
   }
 
   std::string out;
@@ -322,8 +337,8 @@ std::string RenderFlameSvg(const FlameTree& tree, const FlameSvgOptions& options
       const double x = kXPad + start * per_sample;
       const double w = node.total * per_sample;
       if (w < options.min_width) continue;  // and so is everything above it
-      const double y = options.inverted ? ypad1 + node.depth * fh
-                                        : height - ypad2 - (node.depth + 1.0) * fh;
+      const double y =
+          options.inverted ? ypad1 + node.depth * fh : height - ypad2 - (node.depth + 1.0) * fh;
       out += "<g><title>";
       AppendEscaped(&out, node.name);
       out += " (";

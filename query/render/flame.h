@@ -11,8 +11,8 @@
 // The document depends only on the tree and the options (colors come from a hash of the name,
 // not a random number), so it is golden-testable.
 //
-// Differential trees (query/views/flame.h BuildDiffFlameTree) ignore the palette: a frame is red when
-// it grew against the baseline and blue when it shrank, from white (no change) to deep red or
+// Differential trees (query/views/flame.h BuildDiffFlameTree) ignore the palette: a frame is red
+// when it grew against the baseline and blue when it shrank, from white (no change) to deep red or
 // blue for the largest change of any frame (flamegraph.pl's scale: the other two channels are
 // 210 × (1 - |delta| / max |delta|)); the tooltip reads "name (9 samples, 50.00%; baseline 6,
 // +3, +16.67%)" (the delta's share is of the target's total). The default title is
@@ -43,13 +43,13 @@ const char* FlamePaletteName(FlamePalette palette);
 Result<FlamePalette> ParseFlamePalette(std::string_view text);
 
 struct FlameSvgOptions {
-  std::string title;            // "" = "Flame Graph", or "Icicle Graph" when inverted
-  std::string subtitle;         // drawn under the title when not empty
-  int width = 1200;             // pixels, image width
-  int frame_height = 16;        // pixels per stack level
-  int font_size = 12;           // pixels
-  double min_width = 0.1;       // pixels: narrower frames are omitted
-  bool inverted = false;        // icicle: root at the top, stacks grow down
+  std::string title;       // "" = "Flame Graph", or "Icicle Graph" when inverted
+  std::string subtitle;    // drawn under the title when not empty
+  int width = 1200;        // pixels, image width
+  int frame_height = 16;   // pixels per stack level
+  int font_size = 12;      // pixels
+  double min_width = 0.1;  // pixels: narrower frames are omitted
+  bool inverted = false;   // icicle: root at the top, stacks grow down
   FlamePalette palette = FlamePalette::kHot;
   std::string count_name = "samples";  // in tooltips: "main (9 samples, 100.00%)"
 };

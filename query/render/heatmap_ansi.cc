@@ -59,9 +59,9 @@ std::string RenderHeatmapAnsi(const HeatmapView& view, const AnsiOptions& option
       if (p >= static_cast<double>(view.ymin)) ticks.push_back(p);
     }
   } else {
-    for (double v : ValueTicks(static_cast<double>(view.ymax - view.ymin),
-                               std::max<int>(1, static_cast<int>(lines) / options.label_every),
-                               view.unit)) {
+    for (double v :
+         ValueTicks(static_cast<double>(view.ymax - view.ymin),
+                    std::max<int>(1, static_cast<int>(lines) / options.label_every), view.unit)) {
       ticks.push_back(static_cast<double>(view.ymin) + v);
     }
   }
@@ -119,7 +119,8 @@ std::string RenderHeatmapAnsi(const HeatmapView& view, const AnsiOptions& option
   // Legend.
   if (view.groups.empty()) {
     out += std::string(kLabelWidth, ' ') + "fewer ";
-    for (int level = 1; level < kShadeLevels; ++level) out += Fg(PaletteColor(view.palette, level)) + "█";
+    for (int level = 1; level < kShadeLevels; ++level)
+      out += Fg(PaletteColor(view.palette, level)) + "█";
     out += std::string(kReset) + " more  (" + ColoringLegend(view) + ")\n";
   } else {
     out += std::string(kLabelWidth, ' ');

@@ -4,8 +4,8 @@
 // the upper row's color and whose background is the lower row's, so 50 rows take 25 lines. The
 // left margin holds round value labels in the metric's unit, each on the line holding it;
 // below the plot a time axis carries UTC clock labels, then the shade ramp and what was not
-// drawn. Cells use the palette of query/draw/palette.h, empty cells its white background, so the plot
-// reads the same as the SVG on a dark or a light terminal.
+// drawn. Cells use the palette of query/draw/palette.h, empty cells its white background, so the
+// plot reads the same as the SVG on a dark or a light terminal.
 #pragma once
 
 #include <string>

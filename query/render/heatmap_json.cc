@@ -32,7 +32,8 @@ void AddCellGridJson(const HeatmapView& view, JsonObjectText* out) {
     AppendJsonNumber(uint64_t{view.levels[at(r, c)]}, text);
   });
   json palette = json::array();
-  for (int level = 0; level < kShadeLevels; ++level) palette.push_back(HexColor(PaletteColor(view.palette, level)));
+  for (int level = 0; level < kShadeLevels; ++level)
+    palette.push_back(HexColor(PaletteColor(view.palette, level)));
   out->Add("palette", palette);
 }
 
@@ -43,8 +44,13 @@ std::string RenderHeatmapJson(const HeatmapView& view, bool pretty) {
   // written straight into the text (AddCellGridJson).
   json j = json::object();
   j.get_ref<json::object_t&>().reserve(48);
-  AddJsonHead({.view = "heatmap", .metric = view.metric, .kind = view.kind, .unit = view.unit,
-               .from = view.from, .to = view.to, .rfc3339 = true},
+  AddJsonHead({.view = "heatmap",
+               .metric = view.metric,
+               .kind = view.kind,
+               .unit = view.unit,
+               .from = view.from,
+               .to = view.to,
+               .rfc3339 = true},
               &j);
   j["step"] = view.step;
   j["rows"] = view.rows;
@@ -75,7 +81,8 @@ std::string RenderHeatmapJson(const HeatmapView& view, bool pretty) {
   j["range_events_per_second"] = RangeEventsPerSecond(view);
   json overlay = json::array();
   for (const PercentileLine& line : view.overlay) {
-    overlay.push_back({{"name", line.name}, {"percentile", line.percentile}, {"values", line.values}});
+    overlay.push_back(
+        {{"name", line.name}, {"percentile", line.percentile}, {"values", line.values}});
   }
   j["overlay"] = std::move(overlay);
 
@@ -83,10 +90,11 @@ std::string RenderHeatmapJson(const HeatmapView& view, bool pretty) {
     j["group_by"] = view.group_by;
     j["groups"] = view.groups;
     json group_colors = json::array();
-    for (size_t g = 0; g < view.groups.size(); ++g) group_colors.push_back(HexColor(ViewGroupColor(view, g)));
+    for (size_t g = 0; g < view.groups.size(); ++g)
+      group_colors.push_back(HexColor(ViewGroupColor(view, g)));
     j["group_colors"] = std::move(group_colors);
     j["select"] = view.select;
-    j["selection"] = view.select.empty()                        ? "none"
+    j["selection"] = view.select.empty()                     ? "none"
                      : view.selection == Selection::kIsolate ? "isolate"
                      : view.selection == Selection::kExclude ? "exclude"
                                                              : "hue";

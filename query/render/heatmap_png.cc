@@ -52,8 +52,7 @@ Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options) {
     for (uint32_t c = 0; c < view.columns; ++c) {
       const size_t i = view.Index(r, c);
       if (view.counts[i] == 0) continue;
-      canvas.FillRect(left + static_cast<int>(c) * cell_w, y, cell_w, cell_h,
-                      CellColor(view, i));
+      canvas.FillRect(left + static_cast<int>(c) * cell_w, y, cell_w, cell_h, CellColor(view, i));
     }
   }
   canvas.StrokeRect(left - 1, kTop - 1, plot_w + 2, plot_h + 2, kFrame);
@@ -92,7 +91,8 @@ Canvas DrawHeatmap(const HeatmapView& view, const PngOptions& options) {
   const double px_per_second = static_cast<double>(cell_w) / view.step;
   const int64_t interval = TimeTickInterval(90.0 / px_per_second);
   for (int64_t t : TimeTicks(view.from, view.to, interval)) {
-    const int x = left + static_cast<int>(std::lround(static_cast<double>(t - view.from) * px_per_second));
+    const int x =
+        left + static_cast<int>(std::lround(static_cast<double>(t - view.from) * px_per_second));
     canvas.FillRect(x, bottom + 1, 1, 5, kTick);
     canvas.Text(x, bottom + 18, TimeTickLabel(t, interval), kText, TextAlign::kCenter);
   }

@@ -16,9 +16,9 @@
 #include <string>
 
 #include "core/status.h"
+#include "query/draw/raster.h"
 #include "query/render/heatmap_layout.h"
 #include "query/views/heatmap.h"
-#include "query/draw/raster.h"
 
 namespace trailmap {
 

@@ -113,7 +113,7 @@ TEST(RenderPng, DrawsTextAxesAndPanel) {
     }
     return n;
   };
-  EXPECT_GT(ink(l.left, 0, l.left + 300, 30), 50);                 // title
+  EXPECT_GT(ink(l.left, 0, l.left + 300, 30), 50);                       // title
   EXPECT_GT(ink(l.left - 64, l.top, l.left - 6, l.top + l.plot_h), 20);  // value labels
   EXPECT_GT(ink(0, l.top, 70, l.top + l.plot_h), 20);                    // side panel rates
 }

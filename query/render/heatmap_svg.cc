@@ -41,9 +41,10 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
   // a cell costs a few appends (bench/render_bench.cc).
   std::vector<std::string> column_head(view.columns), column_text(view.columns);
   for (uint32_t c = 0; c < view.columns; ++c) {
-    column_head[c] = "<rect x=\"" + std::to_string(kLeft + static_cast<int>(c) * cell_w) + "\" y=\"";
+    column_head[c] =
+        "<rect x=\"" + std::to_string(kLeft + static_cast<int>(c) * cell_w) + "\" y=\"";
     column_text[c] = XmlEscape(FormatClock(view.ColumnStart(c)) + "–" +
-                            FormatClock(view.ColumnEnd(c)) + " UTC\n");
+                               FormatClock(view.ColumnEnd(c)) + " UTC\n");
   }
   const std::string size = "\" width=\"" + std::to_string(cell_w) + "\" height=\"" +
                            std::to_string(cell_h) + "\" fill=\"";
@@ -55,7 +56,7 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
   for (uint32_t r = 0; r < view.rows; ++r) {
     const std::string y = std::to_string(bottom - static_cast<int>(r + 1) * cell_h);
     const std::string row_text = XmlEscape(FormatQuantity(view.RowLow(r), view.unit) + " to " +
-                                        FormatQuantity(view.RowHigh(r), view.unit) + "\n");
+                                           FormatQuantity(view.RowHigh(r), view.unit) + "\n");
     for (uint32_t c = 0; c < view.columns; ++c) {
       const size_t i = view.Index(r, c);
       const uint64_t n = view.counts[i];
@@ -142,8 +143,9 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
   out += "<g fill=\"#222222\" text-anchor=\"middle\">\n";
   for (int64_t t : TimeTicks(view.from, view.to, interval)) {
     const double x = kLeft + static_cast<double>(t - view.from) * px_per_second;
-    out += "<line x1=\"" + SvgNumber(x) + "\" x2=\"" + SvgNumber(x) + "\" y1=\"" + std::to_string(bottom) +
-           "\" y2=\"" + std::to_string(bottom + 5) + "\" stroke=\"#555555\"/>";
+    out += "<line x1=\"" + SvgNumber(x) + "\" x2=\"" + SvgNumber(x) + "\" y1=\"" +
+           std::to_string(bottom) + "\" y2=\"" + std::to_string(bottom + 5) +
+           "\" stroke=\"#555555\"/>";
     out += "<text x=\"" + SvgNumber(x) + "\" y=\"" + std::to_string(bottom + 18) + "\">" +
            TimeTickLabel(t, interval) + "</text>\n";
   }
@@ -184,11 +186,11 @@ std::string RenderHeatmapSvg(const HeatmapView& view, const SvgOptions& options)
   if (!view.overlay.empty()) {
     int x = kLeft;
     for (size_t p = 0; p < view.overlay.size(); ++p) {
-      out += "<line x1=\"" + std::to_string(x) + "\" x2=\"" + std::to_string(x + 16) +
-             "\" y1=\"" + std::to_string(next_y + 1) + "\" y2=\"" + std::to_string(next_y + 1) +
-             "\" stroke=\"" + HexColor(OverlayColor(p)) + "\" stroke-width=\"2\"/>";
-      out += "<text x=\"" + std::to_string(x + 20) + "\" y=\"" + std::to_string(next_y + 5) + "\">" +
-             view.overlay[p].name + "</text>\n";
+      out += "<line x1=\"" + std::to_string(x) + "\" x2=\"" + std::to_string(x + 16) + "\" y1=\"" +
+             std::to_string(next_y + 1) + "\" y2=\"" + std::to_string(next_y + 1) + "\" stroke=\"" +
+             HexColor(OverlayColor(p)) + "\" stroke-width=\"2\"/>";
+      out += "<text x=\"" + std::to_string(x + 20) + "\" y=\"" + std::to_string(next_y + 5) +
+             "\">" + view.overlay[p].name + "</text>\n";
       x += 40 + 7 * static_cast<int>(view.overlay[p].name.size());
     }
   }

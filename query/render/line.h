@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "core/status.h"
-#include "query/views/line.h"
 #include "query/draw/raster.h"
+#include "query/views/line.h"
 
 namespace trailmap {
 
@@ -47,8 +47,8 @@ struct LineLayout {
 };
 
 LineLayout LayoutLine(const LineView& view, const LineStyle& style = {});
-// The color of series i of the view: the group hues (query/draw/palette.h) without their grey, which
-// is "other"'s.
+// The color of series i of the view: the group hues (query/draw/palette.h) without their grey,
+// which is "other"'s.
 Rgb LineColor(const LineView& view, size_t i);
 
 std::string RenderLineSvg(const LineView& view, const LineStyle& style = {});

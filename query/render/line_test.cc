@@ -136,10 +136,12 @@ TEST(RenderLine, AnsiNegativesHangBelowAZeroLine) {
   EXPECT_EQ(ansi.substr(ansi.find('\n', ansi.find('\n') + 1) + 1),
             "              last      mean      max       min\n"
             "q     █   ▂   2.5       -0.5      10        -10       \n"
-            "      ▔" + rv + "▄" + end + "▔█▔ \n"
-            "r     ▁▁▁▁▁▁  1         1         1         1         \n"
-            "      ▔▔▔▔▔▔\n"
-            "scale: ▔ = 0, █ = 10 above it, -10 below it\n");
+            "      ▔" +
+                rv + "▄" + end +
+                "▔█▔ \n"
+                "r     ▁▁▁▁▁▁  1         1         1         1         \n"
+                "      ▔▔▔▔▔▔\n"
+                "scale: ▔ = 0, █ = 10 above it, -10 below it\n");
 }
 
 }  // namespace

@@ -53,7 +53,9 @@ std::string RenderStatsTable(const StatsTable& table) {
     for (size_t i = 0; i < row.size(); ++i) {
       const std::string pad(width[i] - DisplayWidth(row[i]), ' ');
       // The group name and the trail are left-aligned, numbers right-aligned.
-      line += i == 0 ? row[i] + pad : i + 1 == row.size() ? "  " + row[i] + pad : "  " + pad + row[i];
+      line += i == 0                ? row[i] + pad
+              : i + 1 == row.size() ? "  " + row[i] + pad
+                                    : "  " + pad + row[i];
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
@@ -65,8 +67,12 @@ std::string RenderStatsTable(const StatsTable& table) {
 
 std::string RenderStatsJson(const StatsTable& table) {
   nlohmann::ordered_json j;
-  AddJsonHead({.view = "stats", .metric = table.metric, .unit = table.unit,
-               .group_by = table.group_by, .from = table.from, .to = table.to},
+  AddJsonHead({.view = "stats",
+               .metric = table.metric,
+               .unit = table.unit,
+               .group_by = table.group_by,
+               .from = table.from,
+               .to = table.to},
               &j);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const StatsRow& r : table.rows) {

@@ -27,7 +27,7 @@ namespace {
 
 constexpr int kTop = 76;  // title lines
 constexpr int kRight = 24;
-constexpr int kBottom = 64;  // value axis and the note under it
+constexpr int kBottom = 64;   // value axis and the note under it
 constexpr int kLabelGap = 9;  // px between two labels' baselines, at least
 
 struct Colors {
@@ -36,19 +36,18 @@ struct Colors {
 
 Colors ColorsFor(const TrailsStyle& style) {
   if (style.invert) {
-    return {{0, 0, 0}, {242, 242, 242}, {210, 210, 210}, {0, 0, 0}, {221, 221, 221},
-            {150, 150, 150}};
+    return {{0, 0, 0}, {242, 242, 242}, {210, 210, 210},
+            {0, 0, 0}, {221, 221, 221}, {150, 150, 150}};
   }
-  return {{255, 255, 255}, {26, 26, 26}, {127, 166, 216}, {0, 0, 0}, {34, 34, 34},
-          {100, 100, 100}};
+  return {{255, 255, 255}, {26, 26, 26}, {127, 166, 216}, {0, 0, 0}, {34, 34, 34}, {100, 100, 100}};
 }
 
 // Where everything goes; shared by SVG and PNG so both pictures agree.
 struct Layout {
   size_t n = 0;
-  int step = 0;        // px between baselines
-  int height = 0;      // px of one trail
-  int left = 0;        // x of the value range's start
+  int step = 0;    // px between baselines
+  int height = 0;  // px of one trail
+  int left = 0;    // x of the value range's start
   int plot_w = 0;
   int plot_h = 0;
   int width = 0, total_height = 0;
@@ -58,15 +57,14 @@ struct Layout {
   double X(const TrailsView& view, double point) const {
     return left + (point + 0.5) * plot_w / static_cast<double>(view.points);
   }
-  int Baseline(size_t trail) const {
-    return kTop + height + static_cast<int>(trail) * step;
-  }
+  int Baseline(size_t trail) const { return kTop + height + static_cast<int>(trail) * step; }
 };
 
 Layout LayoutFor(const TrailsView& view, const TrailsStyle& style, double char_width) {
   Layout l;
   l.n = std::max<size_t>(view.trails.size(), 1);
-  const double overlap = style.overlap < 0 ? (l.n > 1 ? 0.85 : 0) : std::clamp(style.overlap, 0.0, 0.95);
+  const double overlap =
+      style.overlap < 0 ? (l.n > 1 ? 0.85 : 0) : std::clamp(style.overlap, 0.0, 0.95);
   if (l.n == 1) {
     l.height = 160;
     l.step = 0;
@@ -80,7 +78,8 @@ Layout LayoutFor(const TrailsView& view, const TrailsStyle& style, double char_w
   for (const FrequencyTrail& t : view.trails) {
     longest = std::max(longest, std::max<size_t>(t.group.size(), 6));
   }
-  l.label_every = l.n == 1 ? 1 : static_cast<size_t>(std::ceil(kLabelGap / std::max(1.0, l.step * 1.0)));
+  l.label_every =
+      l.n == 1 ? 1 : static_cast<size_t>(std::ceil(kLabelGap / std::max(1.0, l.step * 1.0)));
   l.label_size = std::clamp(l.step + 1, 9, 12);
   const int label_w = static_cast<int>(std::min<size_t>(longest, 24) * char_width);
   l.left = std::max(64, label_w + 14);
@@ -111,13 +110,14 @@ std::string GroupName(const TrailsView& view, const FrequencyTrail& t) {
 std::string TrailDescription(const TrailsView& view, const FrequencyTrail& t) {
   auto q = [&view](double v) { return FormatQuantity(v, view.unit); };
   char shape[96];
-  std::snprintf(shape, sizeof shape, "cov %.2f · bimodality %.2f", t.stats.cov,
-                t.stats.bimodality);
-  std::string s = GroupName(view, t) + ": " + FormatCount(t.count) + " " + CountNoun(view.kind, t.count) + " · p50 " +
-                  q(static_cast<double>(t.p50)) + " · p99 " + q(static_cast<double>(t.p99)) +
-                  " · max " + q(static_cast<double>(t.max)) + " · " + shape;
+  std::snprintf(shape, sizeof shape, "cov %.2f · bimodality %.2f", t.stats.cov, t.stats.bimodality);
+  std::string s = GroupName(view, t) + ": " + FormatCount(t.count) + " " +
+                  CountNoun(view.kind, t.count) + " · p50 " + q(static_cast<double>(t.p50)) +
+                  " · p99 " + q(static_cast<double>(t.p99)) + " · max " +
+                  q(static_cast<double>(t.max)) + " · " + shape;
   const double outside = (t.above + t.below) * static_cast<double>(t.count);
-  if (outside >= 0.5) s += " · " + FormatCount(static_cast<uint64_t>(std::lround(outside))) + " outside the range";
+  if (outside >= 0.5)
+    s += " · " + FormatCount(static_cast<uint64_t>(std::lround(outside))) + " outside the range";
   return s;
 }
 
@@ -129,8 +129,7 @@ std::string NotDrawn(const TrailsView& view) {
                 view.total ? 100.0 * view.above_events / static_cast<double>(view.total) : 0);
   return FormatCount(n) + " " + CountNoun(view.kind, n) + " (" + share + ") outside " +
          FormatQuantity(static_cast<double>(view.lo), view.unit) + "–" +
-         FormatQuantity(static_cast<double>(view.hi), view.unit) +
-         " not drawn; --range widens it";
+         FormatQuantity(static_cast<double>(view.hi), view.unit) + " not drawn; --range widens it";
 }
 
 std::string Note(const TrailsView& view, const TrailsStyle& style) {
@@ -189,8 +188,9 @@ std::string TrailsSubtitle(const TrailsView& view) {
   }
   s += " sorted by " + TrailSortName(view.sort) + " · " +
        FormatQuantity(static_cast<double>(view.lo), view.unit) + "–" +
-       FormatQuantity(static_cast<double>(view.hi), view.unit) + (view.range_auto ? " (auto)" : "") +
-       " in " + std::to_string(view.points) + " points · " + FormatCount(view.total) + " " + CountNoun(view.kind, view.total);
+       FormatQuantity(static_cast<double>(view.hi), view.unit) +
+       (view.range_auto ? " (auto)" : "") + " in " + std::to_string(view.points) + " points · " +
+       FormatCount(view.total) + " " + CountNoun(view.kind, view.total);
   return s;
 }
 
@@ -200,8 +200,9 @@ std::string RenderTrailsSvg(const TrailsView& view, const TrailsStyle& style) {
   std::string out;
   out.reserve(8192 + view.trails.size() * 4096);
   out += SvgOpen(l.width, l.total_height, HexColor(c.background));
-  out += "<text x=\"" + std::to_string(l.left) + "\" y=\"24\" font-size=\"16\" font-weight=\"bold\" fill=\"" +
-         HexColor(c.text) + "\">" + XmlEscape(TrailsTitle(view)) + "</text>\n";
+  out += "<text x=\"" + std::to_string(l.left) +
+         "\" y=\"24\" font-size=\"16\" font-weight=\"bold\" fill=\"" + HexColor(c.text) + "\">" +
+         XmlEscape(TrailsTitle(view)) + "</text>\n";
   out += "<text x=\"" + std::to_string(l.left) + "\" y=\"44\" fill=\"" + HexColor(c.faint) + "\">" +
          XmlEscape(TrailsSubtitle(view)) + "</text>\n";
   if (const std::string nd = NotDrawn(view); !nd.empty()) {
@@ -286,18 +287,20 @@ std::string RenderTrailsSvg(const TrailsView& view, const TrailsStyle& style) {
   const double span = static_cast<double>(view.hi - view.lo);
   out += "<g fill=\"" + HexColor(c.text) + "\" text-anchor=\"middle\">\n";
   out += "<line x1=\"" + std::to_string(l.left) + "\" x2=\"" + std::to_string(l.left + l.plot_w) +
-         "\" y1=\"" + std::to_string(axis_y) + "\" y2=\"" + std::to_string(axis_y) + "\" stroke=\"" +
-         HexColor(c.faint) + "\"/>\n";
+         "\" y1=\"" + std::to_string(axis_y) + "\" y2=\"" + std::to_string(axis_y) +
+         "\" stroke=\"" + HexColor(c.faint) + "\"/>\n";
   for (double v : ValueTicks(span, std::max(2, l.plot_w / 110), view.unit)) {
     const double x = l.left + v / span * l.plot_w;
-    out += "<line x1=\"" + SvgNumber(x) + "\" x2=\"" + SvgNumber(x) + "\" y1=\"" + std::to_string(axis_y) +
-           "\" y2=\"" + std::to_string(axis_y + 5) + "\" stroke=\"" + HexColor(c.faint) + "\"/>";
+    out += "<line x1=\"" + SvgNumber(x) + "\" x2=\"" + SvgNumber(x) + "\" y1=\"" +
+           std::to_string(axis_y) + "\" y2=\"" + std::to_string(axis_y + 5) + "\" stroke=\"" +
+           HexColor(c.faint) + "\"/>";
     out += "<text x=\"" + SvgNumber(x) + "\" y=\"" + std::to_string(axis_y + 18) + "\">" +
            XmlEscape(FormatQuantity(static_cast<double>(view.lo) + v, view.unit)) + "</text>\n";
   }
   out += "</g>\n";
   out += "<text x=\"" + std::to_string(l.left) + "\" y=\"" + std::to_string(axis_y + 38) +
-         "\" font-size=\"11\" fill=\"" + HexColor(c.faint) + "\">" + XmlEscape(Note(view, style)) + "</text>\n";
+         "\" font-size=\"11\" fill=\"" + HexColor(c.faint) + "\">" + XmlEscape(Note(view, style)) +
+         "</text>\n";
   if (!view.missing_shards.empty()) {
     std::string m;
     for (const std::string& s : view.missing_shards) m += (m.empty() ? "" : "; ") + s;
@@ -314,7 +317,8 @@ Result<std::string> RenderTrailsPng(const TrailsView& view, const TrailsStyle& s
   Canvas canvas(l.width, l.total_height, c.background);
   canvas.Text(l.left, 24, TrailsTitle(view), c.text, TextAlign::kLeft, kTitleFont);
   canvas.Text(l.left, 44, TrailsSubtitle(view), c.faint);
-  if (const std::string nd = NotDrawn(view); !nd.empty()) canvas.Text(l.left, 62, nd, Rgb{192, 64, 0});
+  if (const std::string nd = NotDrawn(view); !nd.empty())
+    canvas.Text(l.left, 62, nd, Rgb{192, 64, 0});
 
   const Rgb line_color = style.fill && style.border ? c.border : c.line;
   const Rgb fill_color = style.fill ? c.fill : c.background;
@@ -344,7 +348,8 @@ Result<std::string> RenderTrailsPng(const TrailsView& view, const TrailsStyle& s
       }
       if (draw_line) {
         if (end - begin == 1) canvas.Set(px(begin), py(begin), line_color);
-        for (uint32_t p = begin; p + 1 < end; ++p) canvas.Line(px(p), py(p), px(p + 1), py(p + 1), line_color);
+        for (uint32_t p = begin; p + 1 < end; ++p)
+          canvas.Line(px(p), py(p), px(p + 1), py(p + 1), line_color);
       }
     }
     for (uint32_t p : t.split.rug) canvas.Line(px(p), base, px(p), base - tick + 1, c.line);
@@ -424,8 +429,12 @@ void AppendOpenObject(const nlohmann::ordered_json& j, std::string* out) {
 // density: 2,048 numbers a trail) are written straight into the trail's part of the output.
 void WriteTrailsJson(const TrailsView& view, const std::function<void(std::string_view)>& emit) {
   nlohmann::ordered_json j;
-  AddJsonHead({.view = "trails", .metric = view.metric, .unit = view.unit,
-               .group_by = view.group_by, .from = view.from, .to = view.to},
+  AddJsonHead({.view = "trails",
+               .metric = view.metric,
+               .unit = view.unit,
+               .group_by = view.group_by,
+               .from = view.from,
+               .to = view.to},
               &j);
   j["range"] = {view.lo, view.hi};
   j["range_auto"] = view.range_auto;

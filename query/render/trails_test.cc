@@ -55,8 +55,8 @@ TEST(RenderTrails, StylesChangeTheColors) {
   style.border = true;
   const std::string svg = RenderTrailsSvg(view, style);
   EXPECT_NE(svg.find("fill=\"#000000\"/>"), std::string::npos);  // black background
-  EXPECT_NE(svg.find("fill=\"#d2d2d2\""), std::string::npos);     // light fill
-  EXPECT_NE(svg.find("stroke=\"#000000\""), std::string::npos);   // black border
+  EXPECT_NE(svg.find("fill=\"#d2d2d2\""), std::string::npos);    // light fill
+  EXPECT_NE(svg.find("stroke=\"#000000\""), std::string::npos);  // black border
 }
 
 TEST(RenderTrails, PngDecodesWithTheRightSize) {

@@ -143,12 +143,10 @@ Result<ViewDocument> RunClusterView(const ClusterRequest& request, const QueryCo
     doc.bytes = j.dump(2) + "\n";
     return doc;
   }
-  std::string out = "replication " + std::to_string(cluster->replication) + ", epoch " +
-                    std::to_string(epoch_index + 1) + " of " +
-                    std::to_string(cluster->epochs.size()) +
-                    (epoch.from == INT64_MIN ? std::string()
-                                             : " since " + FormatRfc3339(epoch.from)) +
-                    "\n";
+  std::string out =
+      "replication " + std::to_string(cluster->replication) + ", epoch " +
+      std::to_string(epoch_index + 1) + " of " + std::to_string(cluster->epochs.size()) +
+      (epoch.from == INT64_MIN ? std::string() : " since " + FormatRfc3339(epoch.from)) + "\n";
   size_t width = 10;
   for (const Member& m : members) width = std::max(width, m.name.size());
   size_t zone_width = 4;

@@ -34,9 +34,14 @@ double Key(const HostColumn& h, ColumnsSort sort) {
 }
 
 constexpr std::pair<std::string_view, ColumnsSort> kSortNames[] = {
-    {"cov", ColumnsSort::kCov},   {"p50", ColumnsSort::kP50},     {"p90", ColumnsSort::kP90},
-    {"p99", ColumnsSort::kP99},   {"mean", ColumnsSort::kMean},   {"max", ColumnsSort::kMax},
-    {"count", ColumnsSort::kCount}, {"name", ColumnsSort::kName},
+    {"cov", ColumnsSort::kCov},
+    {"p50", ColumnsSort::kP50},
+    {"p90", ColumnsSort::kP90},
+    {"p99", ColumnsSort::kP99},
+    {"mean", ColumnsSort::kMean},
+    {"max", ColumnsSort::kMax},
+    {"count", ColumnsSort::kCount},
+    {"name", ColumnsSort::kName},
     {"bimodality", ColumnsSort::kBimodality},
 };
 

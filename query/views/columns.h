@@ -6,8 +6,9 @@
 // Statistics of a host (HostColumn), all from its merged histogram: count, min, max and mean
 // exact; p50, p90, p99 nearest-rank percentiles within 0.8% (core/histogram.h); stddev, cov,
 // skewness, kurtosis and the bimodality coefficient (skewness² + 1) / kurtosis as defined once in
-// query/views/distribution_stats.h (population moments of the bucket midpoints; bimodality is 1/3 for a
-// normal distribution, 5/9 for a uniform one, 1 for two equal spikes; 0 for a one-bucket spike).
+// query/views/distribution_stats.h (population moments of the bucket midpoints; bimodality is 1/3
+// for a normal distribution, 5/9 for a uniform one, 1 for two equal spikes; 0 for a one-bucket
+// spike).
 //
 // Sorting: statistics largest first, `name` ascending; ties are broken by host name ascending;
 // `reverse` flips the direction of the key (not of the tie-break). `limit` keeps the first N.
@@ -32,8 +33,8 @@
 #include <vector>
 
 #include "core/status.h"
-#include "query/views/heatmap.h"
 #include "query/fetch/partials.h"
+#include "query/views/heatmap.h"
 
 namespace trailmap {
 

@@ -51,7 +51,8 @@ MergedGrid FleetWithSlowHost() {
 }
 
 TEST(ColumnsSort, ParsesEveryName) {
-  for (const char* name : {"cov", "p50", "p90", "p99", "mean", "max", "count", "name", "bimodality"}) {
+  for (const char* name :
+       {"cov", "p50", "p90", "p99", "mean", "max", "count", "name", "bimodality"}) {
     Result<ColumnsSort> sort = ParseColumnsSort(name);
     ASSERT_TRUE(sort.ok()) << name;
     EXPECT_STREQ(ColumnsSortName(*sort), name);
@@ -63,10 +64,8 @@ TEST(ColumnsSort, ParsesEveryName) {
 }
 
 TEST(Columns, CountsPerHostAreExactAndSortOrdersHold) {
-  const MergedGrid grid = Fleet({{"a", Band(100, 7)},
-                                 {"b", Band(5'000, 3)},
-                                 {"c", Band(50, 11)},
-                                 {"d", Band(5'000, 3)}});
+  const MergedGrid grid = Fleet(
+      {{"a", Band(100, 7)}, {"b", Band(5'000, 3)}, {"c", Band(50, 11)}, {"d", Band(5'000, 3)}});
   ColumnsOptions options;
   options.sort = ColumnsSort::kCount;
   ColumnsView view = *AssembleColumns(grid, options);
@@ -84,14 +83,11 @@ TEST(Columns, CountsPerHostAreExactAndSortOrdersHold) {
   EXPECT_EQ(view.hosts_total, 4u);
 
   options.sort = ColumnsSort::kP50;
-  EXPECT_EQ(Order(*AssembleColumns(grid, options)),
-            (std::vector<std::string>{"b", "d", "a", "c"}));
+  EXPECT_EQ(Order(*AssembleColumns(grid, options)), (std::vector<std::string>{"b", "d", "a", "c"}));
   options.reverse = true;
-  EXPECT_EQ(Order(*AssembleColumns(grid, options)),
-            (std::vector<std::string>{"c", "a", "b", "d"}));
+  EXPECT_EQ(Order(*AssembleColumns(grid, options)), (std::vector<std::string>{"c", "a", "b", "d"}));
   options.sort = ColumnsSort::kName;
-  EXPECT_EQ(Order(*AssembleColumns(grid, options)),
-            (std::vector<std::string>{"d", "c", "b", "a"}));
+  EXPECT_EQ(Order(*AssembleColumns(grid, options)), (std::vector<std::string>{"d", "c", "b", "a"}));
   options.reverse = false;
   options.limit = 2;
   const ColumnsView limited = *AssembleColumns(grid, options);

@@ -120,8 +120,8 @@ uint64_t ForEachFoldedLine(std::string_view folded, Fn&& add) {
 
 FlameTree BuildFlameTree(std::string_view folded) {
   TreeBuilder builder;
-  const uint64_t invalid =
-      ForEachFoldedLine(folded, [&](std::string_view stack, double count) { builder.Add(stack, count); });
+  const uint64_t invalid = ForEachFoldedLine(
+      folded, [&](std::string_view stack, double count) { builder.Add(stack, count); });
   builder.tree().invalid_lines = invalid;
   return std::move(builder).Finish();
 }

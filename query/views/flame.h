@@ -45,8 +45,8 @@ struct FlameTree {
   // Differential trees (BuildDiffFlameTree): totals are the target's, FlameNode::baseline the
   // baseline's multiplied by baseline_scale.
   bool differential = false;
-  double baseline_total = 0;     // the baseline's samples, unscaled
-  double baseline_scale = 1;     // target total / baseline total when normalized, else 1
+  double baseline_total = 0;  // the baseline's samples, unscaled
+  double baseline_scale = 1;  // target total / baseline total when normalized, else 1
 
   const FlameNode& root() const { return nodes[0]; }
   double total() const { return nodes[0].total; }

@@ -40,7 +40,8 @@ TEST(FlameTree, SeedExampleMergesAlongCallPaths) {
 
 TEST(FlameTree, InputOrderDoesNotMatterAndBadLinesAreCounted) {
   const FlameTree a = BuildFlameTree("a;b 1\na;c 2\nx 3\na;b;d 4\n");
-  const FlameTree b = BuildFlameTree("a;b;d 4\n\nx 3\nnot a count\na;c 2\n  \na;b 1\nno-count -1\n");
+  const FlameTree b =
+      BuildFlameTree("a;b;d 4\n\nx 3\nnot a count\na;c 2\n  \na;b 1\nno-count -1\n");
   EXPECT_EQ(Describe(a), Describe(b));
   EXPECT_EQ(b.invalid_lines, 2u);
   EXPECT_EQ(a.total(), 10);
@@ -48,8 +49,9 @@ TEST(FlameTree, InputOrderDoesNotMatterAndBadLinesAreCounted) {
 
 TEST(FlameTree, FromCollapsedStacks) {
   const FlameTree tree = BuildFlameTree(FoldedStacks{{"p;a", 3}, {"p;a;b", 2}});
-  EXPECT_EQ(Describe(tree), "all total=5 self=0\n  p total=5 self=0\n    a total=5 self=3\n"
-                            "      b total=2 self=2\n");
+  EXPECT_EQ(Describe(tree),
+            "all total=5 self=0\n  p total=5 self=0\n    a total=5 self=3\n"
+            "      b total=2 self=2\n");
 }
 
 }  // namespace

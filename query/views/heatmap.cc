@@ -127,7 +127,8 @@ void SpreadColumn(const Histogram& h, const std::vector<double>& bounds, std::ve
 Result<MergedGrid> SelectGroups(const MergedGrid& grid, const std::vector<std::string>& select,
                                 Selection selection, uint64_t* excluded) {
   if (grid.group_by.empty()) {
-    return Status::InvalidArgument("--select, --isolate and --exclude need --by host or --by FIELD");
+    return Status::InvalidArgument(
+        "--select, --isolate and --exclude need --by host or --by FIELD");
   }
   std::vector<int> chosen(grid.groups.size(), -1);  // index in `select`, or -1
   for (size_t k = 0; k < select.size(); ++k) {
@@ -188,8 +189,7 @@ const char* ValueScaleName(ValueScale scale) {
 Result<ValueScale> ParseValueScale(std::string_view text) {
   if (text == "linear") return ValueScale::kLinear;
   if (text == "log") return ValueScale::kLog;
-  return Status::InvalidArgument("unknown scale \"" + std::string(text) +
-                                 "\": use linear or log");
+  return Status::InvalidArgument("unknown scale \"" + std::string(text) + "\": use linear or log");
 }
 
 const char* ColoringName(Coloring coloring) {
@@ -316,16 +316,17 @@ void ColorHeatmap(HeatmapView* view) {
     ColorCells(view->counts, 0, 1, n, view->coloring, &sorted, &view->saturation);
   }
   for (size_t i = 0; i < n; ++i) {
-    if (view->counts[i]) view->levels[i] = static_cast<uint8_t>(ShadeLevel(view->saturation[i], true));
+    if (view->counts[i])
+      view->levels[i] = static_cast<uint8_t>(ShadeLevel(view->saturation[i], true));
   }
 }
 
 std::vector<std::pair<std::string, uint64_t>> CellGroups(const MergedGrid& column_grid,
                                                          const HeatmapView& view, uint32_t row) {
   std::vector<std::pair<std::string, uint64_t>> parts;
-  const std::vector<double> bounds =
-      view.row_bounds.empty() ? RowBounds(view.ymin, view.ymax, view.rows, view.scale)
-                              : view.row_bounds;
+  const std::vector<double> bounds = view.row_bounds.empty()
+                                         ? RowBounds(view.ymin, view.ymax, view.rows, view.scale)
+                                         : view.row_bounds;
   std::vector<double> share;
   std::vector<uint64_t> spread;
   uint64_t below = 0, above = 0;

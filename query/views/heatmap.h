@@ -150,13 +150,13 @@ struct HeatmapView {
   std::vector<uint64_t> counts;    // [row * columns + column]
   std::vector<double> saturation;  // same layout; 0 for empty cells
   std::vector<uint8_t> levels;  // same layout; query/views/shade_levels.h shade level, 0 for empty
-  uint64_t total = 0;              // all events in the range, drawn or not
-  uint64_t above = 0;              // events at or above ymax, not drawn
-  uint64_t below = 0;              // events below ymin, not drawn
-  uint64_t excluded = 0;           // events of groups --isolate / --exclude left out
+  uint64_t total = 0;           // all events in the range, drawn or not
+  uint64_t above = 0;           // events at or above ymax, not drawn
+  uint64_t below = 0;           // events below ymin, not drawn
+  uint64_t excluded = 0;        // events of groups --isolate / --exclude left out
   std::vector<std::string> select;  // the --select names, in the order given
   Selection selection = Selection::kHue;
-  uint64_t max_count = 0;          // the fullest cell
+  uint64_t max_count = 0;  // the fullest cell
   uint64_t nonzero_cells = 0;
 
   // Set when the query was grouped (--by): the group names, and for each non-empty cell (same

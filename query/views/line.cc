@@ -97,7 +97,8 @@ double LineView::Bottom() const {
   return Extreme(*this, [](double a, double b) { return std::min(a, b); });
 }
 
-Result<SummaryGrid> MergeSummaries(const HistogramQuery& query, const std::vector<Answer>& answers) {
+Result<SummaryGrid> MergeSummaries(const HistogramQuery& query,
+                                   const std::vector<Answer>& answers) {
   SummaryGrid grid;
   grid.metric = query.metric;
   grid.from = query.from;
@@ -124,8 +125,8 @@ Result<SummaryGrid> MergeSummaries(const HistogramQuery& query, const std::vecto
       grid.unit = base;
       unit_from = answers[i].shard;
     } else if (base != grid.unit) {
-      return Status::Corruption("shards disagree on " + query.metric + ": " + unit_from +
-                                " says " + grid.unit + ", " + answers[i].shard + " says " + base);
+      return Status::Corruption("shards disagree on " + query.metric + ": " + unit_from + " says " +
+                                grid.unit + ", " + answers[i].shard + " says " + base);
     }
     grid.groups.insert(grid.groups.end(), h.groups.begin(), h.groups.end());
   }
@@ -139,7 +140,8 @@ Result<SummaryGrid> MergeSummaries(const HistogramQuery& query, const std::vecto
     std::vector<size_t> index(h.groups.size());
     for (size_t g = 0; g < h.groups.size(); ++g) {
       index[g] = static_cast<size_t>(
-          std::lower_bound(grid.groups.begin(), grid.groups.end(), h.groups[g]) - grid.groups.begin());
+          std::lower_bound(grid.groups.begin(), grid.groups.end(), h.groups[g]) -
+          grid.groups.begin());
     }
     for (const CellSummary& c : h.summaries) {
       if (c.column >= grid.columns || c.group >= index.size()) {
@@ -168,7 +170,9 @@ SummaryGrid SummarizeGrid(const MergedGrid& grid) {
     for (uint32_t c = 0; c < grid.columns && c < grid.cells[g].size(); ++c) {
       const Histogram& h = grid.cells[g][c];
       if (h.empty()) continue;
-      out.cells[g][c] = CellSummary{c, static_cast<uint32_t>(g), h.count(),
+      out.cells[g][c] = CellSummary{c,
+                                    static_cast<uint32_t>(g),
+                                    h.count(),
                                     static_cast<double>(h.sum()) * scale,
                                     static_cast<double>(h.min()) * scale,
                                     static_cast<double>(h.max()) * scale};

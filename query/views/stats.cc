@@ -56,8 +56,8 @@ StatsTable ComputeStats(const MergedGrid& grid) {
   table.from = grid.from;
   table.to = grid.to;
   const Histogram all = grid.Total();
-  table.trail_top =
-      static_cast<uint64_t>(NiceTop(static_cast<double>(std::max<uint64_t>(all.Percentile(99), 1)), grid.unit));
+  table.trail_top = static_cast<uint64_t>(
+      NiceTop(static_cast<double>(std::max<uint64_t>(all.Percentile(99), 1)), grid.unit));
   for (size_t g = 0; g < grid.groups.size(); ++g) {
     const Histogram h = grid.Group(g);
     if (h.empty() && !grid.group_by.empty()) continue;

@@ -19,7 +19,7 @@ TEST(Subsecond, CellsCountSamplesByOffsetAndIdleIsLeftOut) {
   text += PerfRecord("app", 1700000100, 20000, "b");              // row 1
   text += PerfRecord("app", 1700000102, 999999, "c");             // column 2, row 49
   text += PerfRecord("swapper", 1700000101, 500000, "cpu_idle");  // idle: left out
-  text += "app 42 [000] 7: cpu-clock:\n\t1 f (/a)\n\n";       // no time: left out
+  text += "app 42 [000] 7: cpu-clock:\n\t1 f (/a)\n\n";           // no time: left out
   const PerfSamples samples = ReadPerfSamples(text);
   EXPECT_EQ(samples.samples.size(), 4u);
   EXPECT_EQ(samples.idle, 1u);

@@ -247,9 +247,8 @@ FrequencyTrail ShapeTrail(const TrailsView& view, size_t i) {
 
 Result<TrailSort> ParseTrailSort(std::string_view text) {
   static constexpr std::pair<std::string_view, TrailSort> kNames[] = {
-      {"cov", TrailSort::kCov},     {"p99", TrailSort::kP99},
-      {"p50", TrailSort::kP50},     {"median", TrailSort::kP50},
-      {"max", TrailSort::kMax},     {"bimodality", TrailSort::kBimodality},
+      {"cov", TrailSort::kCov},    {"p99", TrailSort::kP99}, {"p50", TrailSort::kP50},
+      {"median", TrailSort::kP50}, {"max", TrailSort::kMax}, {"bimodality", TrailSort::kBimodality},
       {"name", TrailSort::kName},
   };
   for (const auto& [name, sort] : kNames) {

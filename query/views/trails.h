@@ -39,8 +39,8 @@
 
 #include "core/histogram.h"
 #include "core/status.h"
-#include "query/views/distribution_stats.h"
 #include "query/fetch/partials.h"
+#include "query/views/distribution_stats.h"
 
 namespace trailmap {
 
@@ -51,9 +51,9 @@ inline constexpr double kRugCrowdEvents = 9;
 
 // The mass of one histogram over [lo, hi) cut into `points` points (step 1 above).
 struct TrailMass {
-  std::vector<double> mass;  // share of the events per point
-  double below = 0;          // share of the events below lo
-  double above = 0;          // share at or above hi
+  std::vector<double> mass;     // share of the events per point
+  double below = 0;             // share of the events below lo
+  double above = 0;             // share at or above hi
   std::vector<uint32_t> ticks;  // each non-empty bucket's point (the middle of its part in
                                 // range), increasing, once each: where its rug tick would go
 };
@@ -81,14 +81,14 @@ TrailSplit SplitTrail(const std::vector<double>& density, const std::vector<doub
                       const std::vector<uint32_t>& ticks, double threshold, uint64_t events);
 
 struct FrequencyTrail {
-  std::string group;  // host name or field value ("" for events without the field)
+  std::string group;   // host name or field value ("" for events without the field)
   uint64_t count = 0;  // every event of the group, drawn or not
   uint64_t p50 = 0, p99 = 0, max = 0;
-  DistributionStats stats;  // cov, skewness, kurtosis, bimodality
-  double bandwidth = 0;     // the kernel's standard deviation, in the base unit (0 = none)
-  double below = 0, above = 0;   // shares of the events outside the range
-  std::vector<double> density;   // step 2, peak 1 (all 0 when nothing is in range)
-  TrailSplit split;              // step 3
+  DistributionStats stats;      // cov, skewness, kurtosis, bimodality
+  double bandwidth = 0;         // the kernel's standard deviation, in the base unit (0 = none)
+  double below = 0, above = 0;  // shares of the events outside the range
+  std::vector<double> density;  // step 2, peak 1 (all 0 when nothing is in range)
+  TrailSplit split;             // step 3
 };
 
 enum class TrailSort { kCov, kP99, kP50, kMax, kBimodality, kName };
@@ -119,7 +119,7 @@ struct TrailsView {
   std::string metric;
   std::string unit = "ns";
   MetricKind kind = MetricKind::kLatency;  // kScalar: counts are host-seconds
-  std::string group_by;  // "host" or a field key
+  std::string group_by;                    // "host" or a field key
   int64_t from = 0, to = 0;
   uint64_t lo = 0, hi = 0;
   bool range_auto = false;
