@@ -82,7 +82,7 @@ struct AgentConfig {
   ProcConfig proc;
   SpoolConfig spool;
   std::vector<ExecSpec> exec;  // [[exec]] sections and --exec flags, each one command
-  // Stack sources (issue 4). [perf]: CPU stacks of the whole host from Linux perf; keys
+  // Stack sources. [perf]: CPU stacks of the whole host from Linux perf; keys
   // enabled, frequency, window_ms, callgraph, pid, offsets, perf_path, metric
   // (agent/perf_source.h).
   bool perf_enabled = false;

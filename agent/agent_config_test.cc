@@ -61,7 +61,7 @@ TEST(AgentConfig, ErrorsNameTheKeyAndWhatToFix) {
   }
 }
 
-// Issue 13: which OTLP resource attributes become fields is a config key ([otlp] resource_fields,
+// Which OTLP resource attributes become fields is a config key ([otlp] resource_fields,
 // the whole list; unset = the converter's default) and the [otlp] table's listen is `otlp`.
 TEST(AgentConfig, OtlpTableNamesResourceFields) {
   AgentConfig c;

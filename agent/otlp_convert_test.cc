@@ -333,7 +333,7 @@ TEST_F(OtlpConvertTest, CumulativeStateIsBoundedAndEvictionIsCounted) {
   EXPECT_EQ(small.counters().baselines, 3u);
 }
 
-// Issue 13: [otlp] resource_fields in the agent's config chooses the resource attributes that
+// [otlp] resource_fields in the agent's config chooses the resource attributes that
 // become fields: k8s.pod.name kept, service.name (a default one, not listed) not.
 TEST(OtlpConvert, ResourceFieldsFromTheAgentConfig) {
   AgentConfig config;

@@ -1,4 +1,4 @@
-// Flags of the agent's stack sources (issue 4), for trailmap-agent's main() to add beside its
+// Flags of the agent's stack sources (perf, folded files, commands), for trailmap-agent's main() to add beside its
 // own: they override the [perf] and [folded] sections of the config file the same way the other
 // flags override theirs (parse flags, load the file, then ApplyStackSourceFlags).
 //

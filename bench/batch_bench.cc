@@ -2,7 +2,7 @@
 // every item checked (the aggregator, before its write) and EncodedBatchBytes, SplitBatch's check
 // of a batch that needs no cut (every producer). One batch: 60 seconds x 100 series of one busy disk's
 // latencies (~1,000 values each). Uses only EncodeBatch/DecodeBatch, so the same file measures
-// an older core/ too (docs/pending/batches.md has the commands).
+// an older core/ too (docs/benchmarks-log.md, "Per-item validation and SplitBatch", has the commands).
 #include <chrono>
 #include <cmath>
 #include <cstdio>

@@ -1,4 +1,4 @@
-// What admission costs (issue 12): how many connections a second an aggregator's socket takes
+// What admission costs: how many connections a second an aggregator's socket takes
 // through the whole ZMTP handshake — CURVE with its ZAP handler (and the connection cap's
 // bookkeeping), or plaintext — from one client process. Not a Google Benchmark: real sockets to a
 // real trailmap-aggregator (bench/connect-bench runs the variants).
@@ -8,7 +8,7 @@
 // A connection refused at the aggregator's cap (ZAP "300") is dropped silently, by the CURVE RFC:
 // the client sees either a failed handshake (the server closed the connection: EPIPE) or no event
 // at all, libzmq closing it only at the handshake timeout (ZMQ_HANDSHAKE_IVL, 30 s;
-// aggregator/connection_cap.h). So with --quiet-ms Q a round also ends Q ms after its last event,
+// aggregator/server/connection_cap.h). So with --quiet-ms Q a round also ends Q ms after its last event,
 // and the sockets still waiting then count as unanswered; the time counted is each round's time
 // to its last event, so R is the rate of the decided handshakes, not of the waiting. One line:
 //   "N handshakes in T ms: R handshakes/s (F failed, U unanswered, at once C)"

@@ -1,6 +1,6 @@
 // http_load: requests per second of one trailmap-query endpoint under N concurrent clients, each
 // a thread with its own keep-alive connection sending GET after GET for a fixed time. Prints the
-// count, requests/s, the status codes seen and latency percentiles (docs/pending/querynode.md).
+// count, requests/s, the status codes seen and latency percentiles (docs/BENCHMARKS.md, "The page and trailmap-query").
 //
 //   http_load --port 7402 --clients 20 --seconds 10 \
 //     '/api/heatmap?metric=disk.latency&from=-5m'

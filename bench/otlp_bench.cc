@@ -1,5 +1,5 @@
 // otlp_bench: OTLP data points per second the agent's OTLP path sustains (docs/BENCHMARKS.md,
-// "Issue 13"). Not a Google Benchmark: one thread hands the same request body to a real
+// "The agent's sources and inputs"). Not a Google Benchmark: one thread hands the same request body to a real
 // OtlpReceiver (decode, gzip, conversion into a real Bucketizer) as fast as it can, while a
 // flush thread takes completed seconds every 250 ms as the agent does. The HTTP listener in
 // front is left out: it is Beast reading one body per request.

@@ -1,7 +1,7 @@
-// The ReDoS predicate of issue 12, `host =~ "(a+)+$"` over a host named "aaaa...a!", matched by
+// The ReDoS predicate `host =~ "(a+)+$"` over a host named "aaaa...a!", matched by
 // std::regex (what core/predicate.cc used before: backtracking, exponential in the name's length)
 // and by RE2 (what it uses now: linear), and through Predicate::Matches. Figures in
-// docs/BENCHMARKS.md (issue 12).
+// docs/BENCHMARKS.md ("Bounded queries and admission").
 //   build-rel/bin/regex_bench --benchmark_filter='Redos'
 #include <benchmark/benchmark.h>
 

@@ -5,10 +5,10 @@
 // the view, empty or not; the PNG figure includes libpng's encoding, the SVG one building the
 // document string.
 //
-// Columns of 1,000 hosts (issue 14): assembling them (each host's statistics and its spread over
+// Columns of 1,000 hosts: assembling them (each host's statistics and its spread over
 // the rows) and writing SVG, PNG and JSON. Items = hosts.
 //
-// Frequency trails of 1,000 hosts (issue 14): assembling them (statistics, mass, density, split)
+// Frequency trails of 1,000 hosts: assembling them (statistics, mass, density, split)
 // for every host or for the trails a picture keeps, and writing SVG, PNG and JSON. Items = trails.
 #include <benchmark/benchmark.h>
 

@@ -1,4 +1,4 @@
-// stack_source_bench: what the agent's stack sources cost (issue 4).
+// stack_source_bench: what the agent's stack sources cost.
 //
 //   stack_source_bench perf [--seconds 30] [--frequency 99] [--window-ms 2000] [--callgraph fp]
 //       Runs agent/perf_source on the whole machine for SECONDS and prints the CPU it used per

@@ -1,5 +1,5 @@
 // statsd_bench: statsd lines per second the agent's statsd path sustains (docs/BENCHMARKS.md,
-// "Issue 13"). Not a Google Benchmark: a real StatsdServer on loopback UDP feeding a real
+// "The agent's sources and inputs"). Not a Google Benchmark: a real StatsdServer on loopback UDP feeding a real
 // Bucketizer, a flush thread taking completed seconds every 250 ms as the agent does, and one
 // sender that keeps at most --window datagrams unreceived (so the kernel buffer never drops and
 // the figure is what the receive thread keeps up with, not what UDP loses).

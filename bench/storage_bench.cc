@@ -1,5 +1,5 @@
-// storage_bench: the figures of docs/BENCHMARKS.md, "Bytes on disk and long ranges (issue 11)".
-// Not a Google Benchmark: it fills a real Store (aggregator/store.h) and reads RocksDB's own sizes.
+// storage_bench: the figures of docs/BENCHMARKS.md, "Bytes on disk".
+// Not a Google Benchmark: it fills a real Store (aggregator/store/store.h) and reads RocksDB's own sizes.
 //
 //   storage_bench bytes --dir DIR [--hosts 100] [--hours 4]
 //     Backfills HOURS of the fleet model (bench/fleet_model.h: HOSTS hosts, series op=read and
@@ -19,7 +19,7 @@
 //     unmeasured run that fills the block cache). The store is compacted with its own
 //     per-family compression first.
 //   storage_bench fleetweek --dir DIR [--hosts 1000] [--days 7] [--repeat 5]
-//     The fleet heat map of HOSTS hosts read from the fleet pre-aggregate (aggregator/aggregates.h)
+//     The fleet heat map of HOSTS hosts read from the fleet pre-aggregate (aggregator/store/aggregates.h)
 //     over the last week of DAYS: writes the aggregate's `hist_60s` and `hist_600s` keys straight
 //     into a Store, each the exact merge of the minute (block) keys of all HOSTS hosts x 2 series
 //     that `query` would write for them (what ingest and the rollups leave in the aggregate), and
@@ -39,10 +39,10 @@
 #include <string>
 #include <vector>
 
-#include "aggregator/histogram_merge_operator.h"
-#include "aggregator/histogram_query.h"
-#include "aggregator/keys.h"
-#include "aggregator/store.h"
+#include "aggregator/store/histogram_merge_operator.h"
+#include "aggregator/scan/histogram_query.h"
+#include "aggregator/store/keys.h"
+#include "aggregator/store/store.h"
 #include "bench/fleet_model.h"
 
 namespace trailmap {

@@ -163,7 +163,7 @@ int ShipAll(Bucketizer* bucketizer, const std::string& host, const Cluster& clus
         if (member.name != member.ingest) options.name = member.name;
         options.agent_id = NewAgentId(host);
         // How soon the shipper's thread notices batches sent while it polls, and the end: at the
-        // agents' 50 ms a small import waited out two polls (~100 ms of its ~170 ms, issue 14).
+        // agents' 50 ms a small import waited out two polls (~100 ms of its ~170 ms).
         // An import is short-lived, so waking every 2 ms costs nothing that matters.
         options.poll_interval = std::chrono::milliseconds(2);
         return std::make_unique<Shipper>(std::move(options));
@@ -171,7 +171,7 @@ int ShipAll(Bucketizer* bucketizer, const std::string& host, const Cluster& clus
   uint64_t batches = 0;
   const auto wait = std::chrono::milliseconds(std::max<uint64_t>(1, ack_timeout_ns / 1'000'000));
   // 600 seconds a batch, not the agents' 60: the aggregator syncs its log once per batch, so a
-  // small import's five batches cost five syncs (~15 ms of a 40 ms import at load 6, issue 14).
+  // small import's five batches cost five syncs (~15 ms of a 40 ms import at load 6).
   // MakeBatches still cuts a batch that would pass the aggregator's limits.
   constexpr size_t kSecondsPerBatch = 600;
   for (;;) {

@@ -1,7 +1,7 @@
 // BucketSpans: every bucket's bounds as doubles, computed once from BucketLower and BucketUpper
 // (core/histogram.h). The views read a bucket's bounds for every bucket of every cell (columns'
 // shape statistics, heat-map rows, trail densities); BucketLower and BucketUpper are calls into
-// histogram.cc, and a table read is a load (docs/BENCHMARKS.md, session 15).
+// histogram.cc, and a table read is a load (docs/benchmarks-log.md, "The views at fleet scale").
 #pragma once
 
 #include <cstdint>

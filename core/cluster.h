@@ -36,7 +36,7 @@
 // or removing one of N members moves only the hosts it gains or loses, about R/N of them; the
 // order of the list does not matter.
 //
-// An epoch may begin at any second. A rollup bucket (10 s, 60 s, 600 s; aggregator/keys.h) of a
+// An epoch may begin at any second. A rollup bucket (10 s, 60 s, 600 s; aggregator/store/keys.h) of a
 // host can then hold seconds of two epochs, so a replicated query never reads a bucket across
 // an epoch's start: its plan is cut there and the edges read finer (EpochCuts).
 //

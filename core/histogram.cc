@@ -164,7 +164,7 @@ inline bool ReadVarint64(std::string_view in, size_t* pos, uint64_t* v) {
 //
 // The position, index and running total are locals, written out once at the end: through the
 // pointers, every add into a histogram's uint64_t buckets could alias them, and the compiler
-// kept them in memory (this loop is most of a query's CPU time: docs/BENCHMARKS.md, issue 14).
+// kept them in memory (this loop is most of a query's CPU time: docs/benchmarks-log.md, "The views at fleet scale").
 template <typename Add>
 Status WalkBuckets(std::string_view in, const Header& h, Add&& add, uint64_t* total, uint64_t* added) {
   size_t pos = h.buckets_at;
@@ -450,7 +450,7 @@ void Histogram::EncodeTo(std::string* out) const {
   PutVarint(out, sum_ - static_cast<uint128_t>(count_) * min_);
   out->reserve(out->size() + 2 * nbuckets + 8);  // exact when every gap and count is one byte
   // The buckets go through a small buffer: a string's push_back per byte costs more than the
-  // rest of the encoding (an answer encodes a cell per host: docs/BENCHMARKS.md, issue 14).
+  // rest of the encoding (an answer encodes a cell per host: docs/benchmarks-log.md, "The views at fleet scale").
   char buffer[512];
   char* p = buffer;
   constexpr size_t kBucketMax = 20;  // two varints of up to 10 bytes

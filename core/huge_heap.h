@@ -29,7 +29,7 @@ size_t PreferHugePages(size_t reserve_bytes = size_t{256} << 20);
 // buffers) from mmaps it unmaps on free: every query faulted its memory in again, ~2,000 faults
 // of 4 KiB for one columns query of 1,000 hosts (~16 µs each on this virtualized machine). This
 // keeps up to `keep_bytes` free at the top of each arena and serves blocks below 32 MiB from the
-// arenas: the same query then takes ~12 faults (docs/BENCHMARKS.md, issue 14). What a server
+// arenas: the same query then takes ~12 faults (docs/benchmarks-log.md, "The views at fleet scale"). What a server
 // keeps is the peak of its queries, at most keep_bytes more per arena. With `arenas` > 0, at
 // most that many arenas (M_ARENA_MAX): glibc otherwise gives each thread that meets another in
 // malloc an arena of its own (up to 8 per core), each keeping its own peak; trailmap-query's 8

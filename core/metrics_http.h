@@ -1,4 +1,4 @@
-// MetricsHttpServer: a daemon's self-metrics for a Prometheus scrape (issue 13): the agent's
+// MetricsHttpServer: a daemon's self-metrics for a Prometheus scrape: the agent's
 // `--metrics` and the aggregator's. (trailmap-query answers GET /metrics on its own HTTP server,
 // query/http/server.h.)
 //

@@ -102,7 +102,7 @@ TEST(Predicate, ErrorsPointAtTheColumn) {
   }
 }
 
-// Fuzz finding (session 13): a text under the limit whose canonical form is over it parsed, and
+// A fuzz finding: a text under the limit whose canonical form is over it parsed, and
 // its canonical form did not. Now both are refused, with how long it is once written out.
 TEST(Predicate, WhatIsAcceptedReparsesAsItsCanonicalText) {
   std::string compact = R"(x=="y")";
@@ -168,7 +168,7 @@ TEST(Predicate, HostileListsFieldsAndRegexes) {
   EXPECT_EQ(Predicate::Parse(std::string(257, 'a') + " == \"b\"").status().message(), "column 1: name too long");
 }
 
-// Issue 12: `host =~ "(a+)+$"` over a 26-letter name "aaaa...a!" took 7.5 s under std::regex,
+// `host =~ "(a+)+$"` over a 26-letter name "aaaa...a!" took 7.5 s under std::regex,
 // which backtracks. RE2 answers in time linear in the value; the answers are checked here (the
 // time is in docs/BENCHMARKS.md), on names long enough that backtracking would never finish.
 TEST(Predicate, NestedRepetitionMatchesInLinearTime) {

@@ -83,7 +83,7 @@ struct StackQuery {
 // A query's deadline and cost budget (schemas/query.capnp QueryLimits). A client may ask for
 // less than an aggregator allows; 0 = no ask. The aggregator answers within the smaller of each
 // (Within) and, past one, stops the scan and answers with an error that names the limit and how
-// to narrow the query (aggregator/query_budget.h).
+// to narrow the query (aggregator/scan/query_budget.h).
 struct QueryLimits {
   uint64_t deadline_ms = 0;       // answer within this long of the query's arrival
   uint64_t max_keys = 0;          // stored keys read (every key a scan visits, kept or not)
@@ -183,7 +183,7 @@ struct MetricInfo {
 // Agents a status answer names (ShardStatus::limited_agents).
 inline constexpr size_t kMaxLimitedAgents = 16;
 
-// A shard's health (schemas/query.capnp ShardStatus; aggregator/store_health.h fills it).
+// A shard's health (schemas/query.capnp ShardStatus; aggregator/store/store_health.h fills it).
 struct ShardStatus {
   std::string background_error;    // RocksDB's background error now, "" = none
   uint64_t background_errors = 0;  // background errors RocksDB reported since start

@@ -36,7 +36,7 @@ TEST(QueryWire, QueryRoundTripsAndIsChecked) {
   EXPECT_FALSE(DecodeQuery("nonsense").ok());
 }
 
-// Issue 11: a replicated query's preferences travel with its cluster; the completeness query and
+// A replicated query's preferences travel with its cluster; the completeness query and
 // its answer round-trip; preferences out of order or naming what the cluster lacks are refused.
 // The id reads before anything is checked, so a refusal can carry it; garbage has none.
 TEST(QueryWire, QueryIdOfReadsTheIdOfAQueryThatDoesNotDecode) {
@@ -105,7 +105,7 @@ TEST(QueryWire, CompletenessAndPreferencesRoundTrip) {
   EXPECT_FALSE(DecodeQuery(EncodeQuery(q)).ok());
 }
 
-// Issue 12: a query's deadline and budget travel with it; the aggregator keeps the smaller of
+// A query's deadline and budget travel with it; the aggregator keeps the smaller of
 // each asked and allowed limit.
 TEST(QueryWire, LimitsRoundTripAndTheSmallerWins) {
   Query q;

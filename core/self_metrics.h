@@ -1,5 +1,5 @@
 // Self-metrics: the half that both daemons share of how they measure themselves. The agent
-// (agent/self_metrics.h) and the aggregator (aggregator/self_metrics.h) publish their own
+// (agent/self_metrics.h) and the aggregator (aggregator/server/self_metrics.h) publish their own
 // counters once a second as scalar metrics of their own host, so trailmap draws them like any
 // other metric.
 //
@@ -49,7 +49,7 @@ void AddCounter(SelfReadings* readings, std::string metric, std::string unit,
                 std::string description, uint64_t total, std::string fields = "");
 
 // One uint64_t field of a part's counters struct as a metric: a table of these turns the struct
-// into readings, one line per metric (agent/self_metrics.cc, aggregator/self_metrics.cc).
+// into readings, one line per metric (agent/self_metrics.cc, aggregator/server/self_metrics.cc).
 template <typename Counters>
 struct CounterField {
   const char* metric;

@@ -1,11 +1,11 @@
-// The aggregator's TOML config (aggregator/aggregator_config.h ParseAggregatorConfig, then
+// The aggregator's TOML config (aggregator/server/aggregator_config.h ParseAggregatorConfig, then
 // ValidateAggregatorConfig): any text. Property: a refusal says why; a retention that parses
 // formats back to the same number of seconds.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
-#include "aggregator/aggregator_config.h"
+#include "aggregator/server/aggregator_config.h"
 #include "fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -27,7 +27,7 @@ bool CheckOne(std::string_view part, Histogram* out) {
              h.status().ToString().c_str());
   if (!h.ok()) return false;
   if (h->saturated()) {
-    // Past kMaxTotalCount Decode scales the counts down (issue 9), so the bytes change; what
+    // Past kMaxTotalCount Decode scales the counts down, so the bytes change; what
     // it gives must hold exactly kMaxTotalCount and be canonical itself.
     FUZZ_CHECK(h->count() == trailmap::kMaxTotalCount);
     trailmap::Result<Histogram> again = Histogram::Decode(h->Encode());
@@ -66,7 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   FUZZ_CHECK(b_ok, "MergeEncoded accepted what Decode refused");
   if (a.count() > trailmap::kMaxTotalCount || b.count() > trailmap::kMaxTotalCount - a.count()) {
-    return 0;  // a merge past the bound may saturate (issue 9): no exact sums to check
+    return 0;  // a merge past the bound may saturate: no exact sums to check
   }
   FUZZ_CHECK(merged.count() == a.count() + b.count() && merged.sum() == a.sum() + b.sum());
   Histogram other = b;

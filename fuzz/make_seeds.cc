@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "aggregator/stack_merge_operator.h"
+#include "aggregator/store/stack_merge_operator.h"
 #include "core/batch.h"
 #include "core/histogram.h"
 #include "core/query_wire.h"

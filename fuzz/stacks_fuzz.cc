@@ -1,4 +1,4 @@
-// The stacks value encoding (aggregator/stack_merge_operator.h): the input is cut into an
+// The stacks value encoding (aggregator/store/stack_merge_operator.h): the input is cut into an
 // existing value and two operands at points its first two bytes pick. Properties:
 //   - DecodeStackCounts and ForEachStackCount agree, and a value that decodes re-encodes to the
 //     same bytes (the encoding is canonical);
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "aggregator/stack_merge_operator.h"
+#include "aggregator/store/stack_merge_operator.h"
 #include "core/counts.h"
 #include "fuzz/fuzz_check.h"
 

@@ -1,4 +1,4 @@
-// ZAP requests (aggregator/zap_handler.h) as libzmq, or a hostile peer of the inproc endpoint,
+// ZAP requests (aggregator/server/zap_handler.h) as libzmq, or a hostile peer of the inproc endpoint,
 // could hand them to the handler: frames, each one length byte then that many bytes.
 // Properties: a refusal says why; a CURVE request carries its 32-byte key as 40 Z85 characters
 // that decode back to the frame; a listed key is admitted with its name as User-Id, an unlisted
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "aggregator/zap_handler.h"
+#include "aggregator/server/zap_handler.h"
 #include "fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

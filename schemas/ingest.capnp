@@ -53,7 +53,7 @@ $Cxx.namespace("trailmap::ingest");
 # agent also forgets after every reconnect, and a restarted agent has a new agent id. The
 # watermark rule above is unchanged, so applying stays exactly-once.
 #
-# Limits (aggregator/agent_limits.h): the aggregator may answer a batch it can read `retryLater`
+# Limits (aggregator/server/agent_limits.h): the aggregator may answer a batch it can read `retryLater`
 # with `retryAfterMs`: s was NOT applied, nothing moved, nothing was learned from it (stack
 # definitions included), and the agent must send s again, unchanged (the same encoding), no
 # sooner than retryAfterMs from now, then what follows it in order. Two causes, named in
@@ -64,7 +64,7 @@ $Cxx.namespace("trailmap::ingest");
 # dropped: the agent's spool holds it until it is acked. An agent built before `retryLater`
 # existed cannot read such an ack; it resends after its ack timeout, so it is slower, not lossy.
 #
-# Keys (aggregator/ingest_server.h, "Identity"): with CURVE, a batch its connection's key may
+# Keys (aggregator/server/ingest_server.h, "Identity"): with CURVE, a batch its connection's key may
 # not send (the key lost the ingest right or was removed from the clients file, the host is not
 # one the key may write, the agent id belongs to another key) is answered `unauthorized` with the
 # reason: s was NOT applied, nothing moved, and the agent holds s and what follows and resends

@@ -167,7 +167,7 @@ struct ShardStatus {
   refusedAtCap @20 :UInt64;       # handshakes of listed keys refused: the cap was reached
 }
 
-# An agent over its limits (aggregator/agent_limits.h).
+# An agent over its limits (aggregator/server/agent_limits.h).
 struct LimitedAgent {
   agent @0 :Text;             # its agent id as the store keeps it ("host/incarnation@key")
   batches @1 :UInt64;         # batches answered retryLater since the aggregator started

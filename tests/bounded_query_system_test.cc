@@ -1,4 +1,4 @@
-// Bounded work (issue 12) against real processes on loopback: a trailmap-aggregator answering on
+// Bounded work against real processes on loopback: a trailmap-aggregator answering on
 // a pool of query workers, the real CLI and trailmap-query.
 //
 // - The ReDoS predicate `host =~ "(a+)+$"` over a host named "aaaa...a!" (26 letters; 7.5 s under
@@ -45,7 +45,7 @@ double MsSince(Clock::time_point start) {
 class BoundedQuerySystem : public ::testing::Test {
  protected:
   void SetUp() override {
-    // The failpoint holds every query of kHeld before its scan (aggregator/query_server.h); the
+    // The failpoint holds every query of kHeld before its scan (aggregator/server/query_server.h); the
     // aggregator reads the variable from its environment.
     setenv("TRAILMAP_FAILPOINTS", (std::string("query.hold.") + kHeld + "=error").c_str(), 1);
     agg_ = std::make_unique<Aggregator>(

@@ -1,4 +1,4 @@
-// CURVE and the ZAP handler against a real trailmap-aggregator (issue 12): keys are made with the
+// CURVE and the ZAP handler against a real trailmap-aggregator: keys are made with the
 // real `trailmap keygen`, the aggregator lists four of them, and raw DEALERs (ingest) and the
 // real CLI (queries) connect with them:
 //   - a forged agent id (another key's) is refused, counted, and moves no watermark: the real
@@ -151,7 +151,7 @@ TEST_F(CurveSystem, ForgedAgentIdIsRefusedCountedAndMovesNoWatermark) {
     ASSERT_TRUE(ack) << agg_->Log();
     EXPECT_EQ(ack->status, Ack::Status::kApplied) << s << ": " << ack->reason;
   }
-  // 30 forged batches under its agent id, ahead of its sequence (the attack of issue 12).
+  // 30 forged batches under its agent id, ahead of its sequence (a forged-sequence attack).
   const uint64_t refused_before = Status()["refused_batches"].get<uint64_t>();
   for (uint64_t s = 6; s < 36; ++s) {
     std::optional<Ack> ack = forger.Send(Make("web-1/real", "web-1", s, base + s, 1000));

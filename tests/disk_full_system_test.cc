@@ -1,4 +1,4 @@
-// Disk full under a real trailmap-aggregator (issue 9): its data directory is on a small tmpfs
+// Disk full under a real trailmap-aggregator: its data directory is on a small tmpfs
 // this test mounts, and a filler file takes the rest of it. Batches go in over a raw DEALER, one
 // at a time, as an agent's shipper sends them. What must hold:
 //   - once the disk is full, a write fails with a clear log line and is NOT acked (the aggregator

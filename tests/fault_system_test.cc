@@ -1,4 +1,4 @@
-// Fault tests of the exactly-once path with real processes (issue 9): an aggregator killed
+// Fault tests of the exactly-once path with real processes: an aggregator killed
 // between its write and its ack, and an agent killed right after it spooled a batch. Failpoints
 // (core/failpoint.h) put each kill in its window every time. After each fault the stored total
 // must be exactly what was produced minus what the product said it lost.

@@ -1,4 +1,4 @@
-// An agent that comes back after the aggregator forgot its watermark (issue 9, "watermarks of
+// An agent that comes back after the aggregator forgot its watermark (docs/failures.md, "watermarks of
 // long-gone agents"): a real trailmap-aggregator with `[retention] agents = "2s"` and the
 // agent's real Shipper (ingest/shipper.h). The agent's first batches are acked; the aggregator
 // stops; the agent holds two more; the aggregator comes back after the idle time, prunes the

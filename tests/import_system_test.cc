@@ -4,7 +4,7 @@
 // the direct count puts them in are those whose histogram bucket straddles a row edge.
 // An HdrHistogram interval log written by the Java HdrHistogram (ingest/testdata/hlog) imports
 // with --hlog into a real aggregator with every count exact, each interval in its own second; a
-// log with a bad line stores nothing.
+// log or a trace with a bad line stores nothing.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -112,16 +112,42 @@ TEST(ImportSystem, HeatmapCellsEqualADirectCountOfTheTrace) {
   RecordProperty("events_in_other_row", std::to_string(differing));
 }
 
-TEST(ImportSystem, ABadLineStopsTheImportNamingTheLine) {
+// The whole file is checked before anything is sent: a bad third line leaves the aggregator
+// without the two good lines before it, and the same two lines alone import and are found by the
+// same query.
+TEST(ImportSystem, ABadLineStopsTheImportNamingTheLineAndStoresNothing) {
   TempDir dir;
   std::vector<std::unique_ptr<Aggregator>> aggs;
   aggs.push_back(std::make_unique<Aggregator>(dir, "agg-1"));
   aggs[0]->Start();
-  WriteFile(dir / "bad.txt", "1700000000 12\n1700000001 15\n1700000002 twelve\n");
-  CommandResult r = RunProgram({Binary("trailmap"), "import", "--host", "db-7", "--metric", "disk.latency", "--ingest",
-                         aggs[0]->ingest(), dir / "bad.txt"});
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("line 3"), std::string::npos) << r.err;
+  const int64_t t0 = UnixNow() - 3600;
+  const std::string good =
+      std::to_string(t0) + " 12\n" + std::to_string(t0 + 1) + " 15\n";  // seconds, us
+  WriteFile(dir / "bad.txt", good + std::to_string(t0 + 2) + " twelve\n");
+  WriteFile(dir / "good.txt", good);
+  auto import = [&](const std::string& file) {
+    return RunProgram({Binary("trailmap"), "import", "--host", "db-7", "--metric", "disk.latency",
+                       "--time-unit", "s", "--ingest", aggs[0]->ingest(), dir / file});
+  };
+  auto stored = [&] {
+    CommandResult r = Cli(
+        {"heatmap", "--metric", "disk.latency", "--hosts", "db-7", "--from", std::to_string(t0 - 5),
+         "--to", std::to_string(t0 + 5), "--step", "1", "--format", "json"},
+        aggs[0]->query());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out).at("total").get<int64_t>();
+  };
+
+  CommandResult refused = import("bad.txt");
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("trailmap import: line 3: latency 'twelve' is not a number"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_EQ(stored(), 0);
+
+  CommandResult imported = import("good.txt");
+  ASSERT_EQ(imported.exit_code, 0) << imported.err << aggs[0]->Log();
+  EXPECT_EQ(stored(), 2);
 }
 
 // The counts per interval the Java program recorded (NAME.expected's "interval" lines).

@@ -1,4 +1,4 @@
-// Per-agent limits and bounded ingest memory (issue 12) against a real trailmap-aggregator:
+// Per-agent limits and bounded ingest memory against a real trailmap-aggregator:
 //   - an agent flooding far past its batches/s limit is answered retryLater and slowed down,
 //     while another agent's batches all apply at once; in the end both stored exactly what they
 //     produced (nothing dropped, nothing twice), and `trailmap cluster` names the flooder;

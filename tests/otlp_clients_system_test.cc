@@ -1,4 +1,4 @@
-// Issue 13: OpenTelemetry metrics as real applications export them. The OpenTelemetry JS SDK
+// OpenTelemetry metrics as real applications export them. The OpenTelemetry JS SDK
 // from npm (@opentelemetry/sdk-metrics; tests/otlp_clients/export.mjs), which no one here wrote,
 // records a fixed workload and exports it twice (cumulative temporality, so the agent must turn
 // the second export into deltas) through its two OTLP/HTTP exporters — protobuf with gzip under

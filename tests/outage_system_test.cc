@@ -1,4 +1,4 @@
-// Fault test (issue 9): the aggregator is down for 60 s while the agent keeps producing. The
+// Fault test: the aggregator is down for 60 s while the agent keeps producing. The
 // agent's spool bridges the outage; when the aggregator is back everything arrives exactly once,
 // in order (the aggregator applies only watermark + 1), and survives a RocksDB reopen.
 #include <gtest/gtest.h>

@@ -6,7 +6,7 @@
 //
 // Saturation itself (a stored total past kMaxTotalCount = 2^62) would take 2^22 items of 2^40
 // here; it is proven through a real DB with flush, compaction and reopen in
-// aggregator/histogram_merge_operator_test.cc and stack_merge_operator_test.cc.
+// aggregator/store/histogram_merge_operator_test.cc and stack_merge_operator_test.cc.
 #include <gtest/gtest.h>
 
 #include <signal.h>

@@ -119,7 +119,7 @@ TEST(PageBrowserSystem, ThePageShowsWhatTheCliPrints) {
                     IngestList(aggs), dir / (host + ".offsets")});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   }
-  // The node needs a bearer token (issue 12): the page takes it from #token= in its address.
+  // The node needs a bearer token: the page takes it from #token= in its address.
   const std::string token = "page-test-token";
   WriteFile(dir / "tokens.txt", "# the browser test's\nbrowser " + Sha256Hex(token) + "\n");
   const int port = FreePort();

@@ -125,7 +125,7 @@ TEST(PerfSystem, ABusyFunctionShowsInItsProcessFlameGraph) {
   EXPECT_EQ(agent.process().Wait(std::chrono::seconds(15)), 0) << agent.process().Stderr();
 }
 
-// Issue 13, FlameScope for the fleet: a real agent's perf source reads perf script text whose
+// FlameScope for the fleet: a real agent's perf source reads perf script text whose
 // samples sit at known offsets (through a stand-in "perf" that records nothing and prints the
 // fixture for the first window), ships each sample's offset as cpu.offsets to a real
 // aggregator, and `trailmap subsecond` without a FILE draws the cells exactly; --range gives

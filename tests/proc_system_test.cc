@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "aggregator/store.h"
+#include "aggregator/store/store.h"
 #include "tests/cluster.h"
 
 namespace trailmap::test {

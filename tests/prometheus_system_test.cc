@@ -1,4 +1,4 @@
-// Prometheus scrapes of all three daemons (issue 13): a real aggregator with --metrics, a real
+// Prometheus scrapes of all three daemons: a real aggregator with --metrics, a real
 // agent with --metrics and a real trailmap-query with bearer tokens, each scraped over HTTP on
 // loopback as Prometheus does. Every body passes `promtool check metrics` (Debian's prometheus
 // package), and holds exact counts of what the test did: the statsd lines the agent accepted,

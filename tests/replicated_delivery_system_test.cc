@@ -1,4 +1,4 @@
-// Replicated delivery (issue 11): an agent started with --cluster FILE sends every batch to each
+// Replicated delivery: an agent started with --cluster FILE sends every batch to each
 // of its host's R owners, each with its own sequence and spool segment, and never to a
 // non-owner. With one owner killed the other keeps receiving everything; when the killed one
 // returns, its spool segment replays and it holds exactly what its peer holds.

@@ -1,4 +1,4 @@
-// Fault test (issue 9): the aggregator is frozen (SIGSTOP) for 30 s, then thawed (SIGCONT). The
+// Fault test: the aggregator is frozen (SIGSTOP) for 30 s, then thawed (SIGCONT). The
 // agent's ack timeout fires, it reconnects and resends; the thawed aggregator then sees both the
 // first transmissions and the resends, and its watermark makes every resend a duplicate.
 #include <gtest/gtest.h>

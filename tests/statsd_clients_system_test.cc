@@ -1,4 +1,4 @@
-// Issue 13: statsd as real applications send it. Two statsd clients from npm that no one here
+// statsd as real applications send it. Two statsd clients from npm that no one here
 // wrote (hot-shots, statsd-client; tests/statsd_clients/clients.mjs) send timings, counters
 // with sample rates, gauges with deltas, sets, histograms and distributions with tags to a real
 // trailmap-agent on loopback UDP, shipping to a real aggregator; the real CLI reads back exactly

@@ -9,7 +9,7 @@
 // predicate holds is drawn (an atlas would fix a set and draw the rest as boxes), the build needs
 // no generator step, and the cost is small and paid only by a process that draws a PNG: opening
 // both faces takes ~0.25 ms and rendering the ~100 distinct glyphs of a heat map at its three
-// sizes 3–4 ms, once per process (docs/BENCHMARKS.md, issue 14).
+// sizes 3–4 ms, once per process (docs/benchmarks-log.md, "The views at fleet scale").
 //
 // Glyphs are rendered by FreeType's auto-hinter at its normal strength: stems and heights snap to
 // whole pixels (crisp at 11–16 px, where the unhinted or lightly hinted outlines smear every stem

@@ -17,8 +17,8 @@ namespace trailmap {
 // A JSON object written key by key: compact as nlohmann's dump(), or one key a line (above).
 // Small values go in as JSON values; a large matrix of numbers is written
 // straight into the text (AddRows): building and dumping a 50 × 1,000 grid's three matrices as
-// 150,000 JSON values was a third of a columns view's time in the CLI (docs/BENCHMARKS.md,
-// session 15).
+// 150,000 JSON values was a third of a columns view's time in the CLI (docs/benchmarks-log.md,
+// "The views at fleet scale").
 class JsonObjectText {
  public:
   explicit JsonObjectText(bool pretty) : pretty_(pretty) {}

@@ -17,7 +17,7 @@ std::string FormatCount(uint64_t n);
 std::string FormatSpan(int64_t seconds);
 
 // What a view counts: "events" of a latency or size metric, "host-seconds" of a scalar (each
-// stored host-second is one sample, aggregator/scalar_query.h); singular when n == 1.
+// stored host-second is one sample, aggregator/scan/scalar_query.h); singular when n == 1.
 std::string CountNoun(MetricKind kind, uint64_t n);
 // The side panel's heading: "events/s", or "hosts" for a scalar (host-seconds per second).
 const char* RateHeading(MetricKind kind);

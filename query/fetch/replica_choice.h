@@ -14,7 +14,7 @@
 //
 // What it cannot see: a replica that lost seconds in the middle of its history (a spool that
 // overflowed while it was down) is as far through as its peer; and a store made before the 'T'
-// records (aggregator/keys.h) names a host only once a batch of it is applied again.
+// records (aggregator/store/keys.h) names a host only once a batch of it is applied again.
 //
 // Pure functions over value types; no I/O.
 #pragma once

@@ -4,7 +4,7 @@
 //       /api/metrics | /api/fields
 //
 // Parameters are the CLI's long options without the dashes (metric, from, to, where, by, hosts,
-// rows, coloring, per-column, ...; docs/pending/querynode-readme.md lists them), and the body is
+// rows, coloring, per-column, ...; docs/http-api.md lists them), and the body is
 // the document the CLI prints with the same options: the same query/run/ function makes both.
 // `format` picks it (json by default; svg and png where the CLI has them). The aggregators are
 // the server's, never a parameter.

@@ -94,7 +94,7 @@ TEST(Api, UsageErrorsAre400WithTheCliMessage) {
   EXPECT_EQ(error("/api/columns?metric=m&by=op").second,
             "--by: the columns are always one per host");
   EXPECT_EQ(error("/api/nothing").first, 404u);
-  // The sub-second map (issue 13): the CLI's messages, before any shard is asked.
+  // The sub-second map: the CLI's messages, before any shard is asked.
   EXPECT_EQ(error("/api/subsecond?rows=0").second, "--rows 0: give a whole number from 1 to 1000");
   EXPECT_EQ(error("/api/subsecond?where=host%3D%3D%22a%22%20and%20latency%3E10ms").second,
             "--where host==\"a\" and latency>10ms: the sub-second map's values are the samples' "

@@ -71,7 +71,7 @@ TEST(RenderLine, PngPixels) {
   EXPECT_EQ(back->At(x, y), LineColor(view, 0));
 }
 
-// Issue 13: negative gauges are drawn. The axis reaches a round tick below the lowest value, 0 is
+// Negative gauges are drawn. The axis reaches a round tick below the lowest value, 0 is
 // a tick, and the zero line is drawn across the plot in the axis color.
 TEST(RenderLine, NegativeValuesReachBelowAZeroLine) {
   LineView view;
@@ -121,7 +121,7 @@ TEST(RenderLine, JsonAndAnsi) {
             "scale: ▁ = 0, █ = 91%\n");
 }
 
-// Issue 13: the ANSI chart draws negative values below a zero line, on one scale for both sides:
+// The ANSI chart draws negative values below a zero line, on one scale for both sides:
 // 10 at the top (█), -5 half way down (reverse video of ▄ = the upper half), 0 as ▔ only.
 TEST(RenderLine, AnsiNegativesHangBelowAZeroLine) {
   LineView view;

@@ -18,7 +18,7 @@
 
 namespace trailmap {
 
-// Legible at any fleet size (issue 14). Drawn 2 px apart, 1,000 trails were a grey wall: every
+// Legible at any fleet size. Drawn 2 px apart, 1,000 trails were a grey wall: every
 // line touched the next, and no trail, mode or outlier could be told apart. Four pixels apart a
 // trail's 1 px line has three rows of background to each neighbour where their heights agree, the
 // spacing of the seed's waterfall of 200 servers; a mode or outlier that stands out still rises

@@ -65,7 +65,12 @@ TEST(RenderTrails, PngDecodesWithTheRightSize) {
   ASSERT_TRUE(png.ok()) << png.status().message();
   Result<Canvas> canvas = DecodePng(*png);
   ASSERT_TRUE(canvas.ok());
-  EXPECT_GE(canvas->width(), 1024);
+  // Width: the labels' margin (64: "db-1" is shorter than the 6 characters it is at least) + the
+  // 1024 px value range + 24 right. Height: 3 trails 24 px apart (900 / 3, at most 24), each
+  // 24 / (1 - 0.85) = 160 px tall, so 160 + 2 × 24 = 208 px between the 76 px of titles and the
+  // 64 px of axis.
+  EXPECT_EQ(canvas->width(), 64 + 1024 + 24);
+  EXPECT_EQ(canvas->height(), 76 + 208 + 64);
   // Something dark is drawn in the plot.
   bool dark = false;
   for (int y = 76; y < canvas->height() - 64 && !dark; ++y) {
@@ -156,7 +161,7 @@ std::vector<std::pair<int, int>> DarkRuns(const Canvas& canvas, int x) {
   return runs;
 }
 
-// Issue 14: a fleet larger than the picture draws the trails that fit its height, and each drawn
+// A fleet larger than the picture draws the trails that fit its height, and each drawn
 // trail's line is its own row, with background rows between it and its neighbours.
 TEST(RenderTrails, EachDrawnTrailIsSeparableFromItsNeighbours) {
   const TrailsStyle style;  // the defaults: 900 px of waterfall

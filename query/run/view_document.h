@@ -20,7 +20,7 @@ struct ViewDocument {
   // Set instead of `bytes` by a view whose document is large, when the front end asked for it
   // (QueryContext::stream_documents, the CLI): writes the document to `emit` part by part as it
   // is made, so writing overlaps making it and its parts' memory is reused (1,000 trails as
-  // JSON: 14 MB; docs/BENCHMARKS.md, issue 14, session 14).
+  // JSON: 14 MB; docs/benchmarks-log.md, "The views at fleet scale").
   std::function<void(const std::function<void(std::string_view)>& emit)> stream;
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <thread>
 #include <zmq.hpp>
@@ -16,7 +17,12 @@ class FakeAggregator {
  public:
   // `answer` is sent back with the query's id; `silent` receives queries and drops them.
   FakeAggregator(zmq::context_t& context, Answer answer, bool silent = false)
-      : socket_(context, zmq::socket_type::router), answer_(std::move(answer)), silent_(silent) {
+      : FakeAggregator(
+            context, [answer = std::move(answer)](const Query&) { return answer; }, silent) {}
+  // Answers each query with respond(query) (runs on the fake's own thread).
+  FakeAggregator(zmq::context_t& context, std::function<Answer(const Query&)> respond,
+                 bool silent = false)
+      : socket_(context, zmq::socket_type::router), respond_(std::move(respond)), silent_(silent) {
     socket_.set(zmq::sockopt::linger, 0);
     socket_.bind("tcp://127.0.0.1:*");
     endpoint_ = socket_.get(zmq::sockopt::last_endpoint);
@@ -53,10 +59,11 @@ class FakeAggregator {
       if (query->kind == Query::Kind::kHistograms) last_histograms_ = *query;
       ++queries_;
       if (silent_) continue;
-      Answer answer = answer_;
+      Answer answer = respond_(*query);
       if (query->kind == Query::Kind::kCompleteness) {  // every host through: nothing to name
+        const std::string shard = answer.shard;
         answer = Answer{};
-        answer.shard = answer_.shard;
+        answer.shard = shard;
         answer.kind = Query::Kind::kCompleteness;
       }
       if (!keep_id_) answer.id = query->id;
@@ -66,7 +73,7 @@ class FakeAggregator {
   }
 
   zmq::socket_t socket_;
-  Answer answer_;
+  std::function<Answer(const Query&)> respond_;
   bool silent_;
   std::string endpoint_;
   std::atomic<bool> stop_{false};

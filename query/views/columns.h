@@ -1,4 +1,4 @@
-// Sorted server columns (issue 3; seed 002): host on x, value on y, one column per host holding
+// Sorted server columns (seed 002): host on x, value on y, one column per host holding
 // the histogram of that host's events over the whole time range, the columns sorted by a
 // statistic of each host's distribution so that similar hosts sit side by side and the odd ones
 // gather at one end.

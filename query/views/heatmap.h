@@ -108,7 +108,7 @@ struct ColumnPlan {
 
 // The smallest step of at least `at_least` seconds that the stored resolutions serve exactly:
 // 1, 2, 5, 10, 20 or 30 s, 1, 2, 5, 10, 20 or 30 min, 1, 2, 3, 6 or 12 h, then whole days. Each
-// is a multiple of the 1 s, 10 s, 1 min or 10 min rollup (aggregator/keys.h) that
+// is a multiple of the 1 s, 10 s, 1 min or 10 min rollup (aggregator/store/keys.h) that
 // StoredResolutionOf names, so a column starting on a multiple of it reads whole buckets.
 uint32_t RollupStep(uint64_t at_least);
 // The coarsest stored resolution (1, 10, 60 or 600 s) that divides `step`.

@@ -35,7 +35,7 @@ TEST(PlanColumns, FitsTheRange) {
   EXPECT_FALSE(PlanColumns(10, 10, 0, 0, 120).ok());
 }
 
-// Issue 11: without --step or --cols, a step the rollups serve exactly, and the first column on a
+// Without --step or --cols, a step the rollups serve exactly, and the first column on a
 // multiple of its resolution.
 TEST(PlanColumns, TheDefaultStepIsServedByTheRollups) {
   EXPECT_EQ(RollupStep(0), 1u);

@@ -4,7 +4,7 @@
 // Built from a SummaryGrid: each (group, column) cell's count, sum, min and max — what the
 // aggregators answer to a summaries query, merged across shards — turned into the chosen
 // statistic: avg = sum / count, max, min, or sum. For a scalar metric each host-second is one
-// sample (aggregator/scalar_query.h), so `--by host --stat avg` at a 1 s step is each host's own
+// sample (aggregator/scan/scalar_query.h), so `--by host --stat avg` at a 1 s step is each host's own
 // value, and `--stat sum` over hosts is the fleet's total. Values are in the metric's display
 // unit: a fixed-point histogram unit ("0.01%") is scaled back ("%"). A merged histogram grid
 // (query/fetch/partials.h) can be summarized into one as well (SummarizeGrid).
