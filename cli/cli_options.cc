@@ -20,7 +20,11 @@ void AddOption(CLI::App* command, const OptionSpec& spec, OptionTarget target) {
           }
         },
         spec.help);
-    if (const std::string shown = OptionText(target); !shown.empty()) option->default_str(shown);
+    // A default that means "choose for me" (0, or a negative share) is not shown as a value.
+    const std::string shown = OptionText(target);
+    if (!shown.empty() && !(spec.negative_is_automatic && shown.starts_with('-'))) {
+      option->default_str(shown);
+    }
     if (spec.kind == OptionKind::kWhole || spec.kind == OptionKind::kNumber) {
       option->type_name("NUMBER");
     }

@@ -207,8 +207,8 @@ TEST(Api, ParametersThatAreNotUtf8Are400NamingThem) {
   EXPECT_EQ(error("/api/columns?metric=m&sort=p9%e2%82"),
             "--sort \"p9\\xe2\\x82\": not valid UTF-8");
   // Valid UTF-8 in a message is kept as it is.
-  EXPECT_EQ(error("/api/heatmap?metric=m&palette=%c3%a9t%c3%a9").substr(0, 23),
-            "unknown palette \"\xc3\xa9t\xc3\xa9\"");
+  EXPECT_EQ(error("/api/heatmap?metric=m&palette=%c3%a9t%c3%a9"),
+            "--palette \xc3\xa9t\xc3\xa9: give heat or false");
 }
 
 // A picture is at most kMaxImagePixels: the budget is named, and nothing is asked of a shard.

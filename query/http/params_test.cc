@@ -136,7 +136,7 @@ TEST(Params, NamesAndValuesMustBeUtf8) {
   Result<Params> ok = Params::Parse("/api/heatmap?where=host%3D%3D%22%c3%a9%22");
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   std::string where;
-  ok->Text("where", &where);
+  ASSERT_TRUE(ok->Read(Text("where"), &where).ok());
   EXPECT_EQ(where, "host==\"\xc3\xa9\"");
   EXPECT_EQ(Params::Parse("/a?x=%f").status().message(),
             "malformed percent escape in \"%f\": write %XX with two hex digits");

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 
 #include "query/run/heatmap.h"
 #include "query/run/stats.h"
@@ -25,10 +26,15 @@ struct Fleet {
 };
 
 // One shard: 7 events of 1 ms for every histogram query, and a catalog naming m's overflow field.
-Answer WithOverflow() {
-  Answer a = testing::CannedAnswer("agg-1", "", 1'000'000, 7);
-  a.metrics.push_back({.name = "m", .unit = "ns", .fields = {"op", kOverflowField}});
-  return a;
+std::function<Answer(const Query&)> WithOverflow() {
+  return [](const Query& q) {
+    if (q.kind != Query::Kind::kMetrics) return testing::CannedAnswer("agg-1", "", 1'000'000, 7);
+    Answer a;
+    a.shard = "agg-1";
+    a.kind = Query::Kind::kMetrics;
+    a.metrics.push_back({.name = "m", .unit = "ns", .fields = {"op", kOverflowField}});
+    return a;
+  };
 }
 
 TEST(OverflowNote, IsTheSecondStageAfterTheViewsFanOutWithTheWhereJoinedAsATree) {

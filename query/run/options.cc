@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/utf8.h"
 #include "query/fetch/request_checks.h"
 #include "query/fetch/view_request.h"
 
@@ -45,8 +46,15 @@ std::string Hint(const OptionSpec& spec) {
   return "";
 }
 
+// What the user typed, as it is when it is printable UTF-8 ("été"), else escaped (Printable).
+std::string Shown(std::string_view text) {
+  bool plain = IsValidUtf8(text) && text.size() <= 64;
+  for (unsigned char c : text) plain = plain && c >= 0x20 && c != 0x7f;
+  return plain ? std::string(text) : Printable(text);
+}
+
 Status Refuse(const OptionSpec& spec, std::string_view text) {
-  return Status::InvalidArgument("--" + spec.name + " " + Printable(text) + ": " + Hint(spec));
+  return Status::InvalidArgument("--" + spec.name + " " + Shown(text) + ": " + Hint(spec));
 }
 
 bool InRange(const OptionSpec& spec, uint64_t n) {
@@ -133,7 +141,7 @@ Status ReadOption(const OptionSpec& spec, std::string_view text, OptionTarget ta
 }
 
 Status CheckOption(const OptionSpec& spec, OptionTarget target) {
-  if (spec.required && OptionText(target).empty()) {
+  if (spec.required && ValueText(target).empty()) {
     // CLI11's words for a missing required option, so both front ends say the same.
     return Status::InvalidArgument(
         "--" + spec.name +
@@ -169,24 +177,29 @@ Status CheckOption(const OptionSpec& spec, OptionTarget target) {
       break;
     }
   }
-  return Refuse(spec, OptionText(target));
+  return Refuse(spec, ValueText(target));
 }
 
-std::string OptionText(OptionTarget target) {
+std::string ValueText(OptionTarget target) {
   return std::visit(
       [](auto* p) -> std::string {
         using T = std::remove_pointer_t<decltype(p)>;
         if constexpr (std::is_same_v<T, std::string>) {
           return *p;
         } else if constexpr (std::is_same_v<T, bool>) {
-          return *p ? "true" : "";
+          return *p ? "true" : "false";
         } else if constexpr (std::is_same_v<T, double>) {
           return Number(*p);
         } else {
-          return *p == 0 ? "" : std::to_string(*p);
+          return std::to_string(*p);
         }
       },
       target);
+}
+
+std::string OptionText(OptionTarget target) {
+  const std::string text = ValueText(target);
+  return text == "0" || text == "false" ? "" : text;
 }
 
 const OptionTable<ViewRequest>& ShardParameters() {

@@ -114,8 +114,9 @@ Status ReadOption(const OptionSpec& spec, std::string_view text, OptionTarget ta
 // The value at `target` checked against `spec`'s range or choices (kText and kFlag always pass):
 // what a request filled in by code (not typed) gets. Same messages as ReadOption.
 Status CheckOption(const OptionSpec& spec, OptionTarget target);
-// The value at `target` as a user would type it ("50", "rank", "5s"); "" for the empty string,
-// 0 and false, which are never shown as defaults.
+// The value at `target` as a user would type it ("50", "rank", "5s", "0", "false").
+std::string ValueText(OptionTarget target);
+// ValueText, but "" for 0 and false, which are never shown as defaults.
 std::string OptionText(OptionTarget target);
 
 template <typename Request>

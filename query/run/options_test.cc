@@ -59,7 +59,7 @@ TEST(Options, ReadParsesChecksAndStoresOrLeavesTheValue) {
   EXPECT_EQ(ReadOption(Spec("share"), "inf", &r.share).message(),
             "--share inf: give a number from 0 to 0.95");
   EXPECT_EQ(ReadOption(Spec("word"), "c\xff", &r.inner.word).message(),
-            "--word \"c\\xff\": give a or b");
+            "--word c\\xff: give a or b");
   EXPECT_TRUE(ReadOption(Spec("format"), "", &r.format).ok());
   EXPECT_TRUE(ReadOption(Spec("on"), "yes", &r.on).ok());
   EXPECT_TRUE(r.on);
