@@ -373,6 +373,12 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
     };
     if (k == "otlp" && node.is_table()) {
       if (Status s = ParseOtlpTable(*node.as_table(), where, config); !s.ok()) return s;
+    } else if (k == "prometheus" && node.is_table()) {
+      for (auto&& [pk, pv] : *node.as_table()) {
+        Status s = SetPromWriteKey(pk.str(), pv.value<std::string>(), pv.value_exact<int64_t>(),
+                                   &config->prom_write);
+        if (!s.ok()) return Status::InvalidArgument(where + s.message());
+      }
     } else if (k == "host" || k == "statsd" || k == "key" || k == "server_key" || k == "metrics" ||
                k == "otlp") {
       const std::optional<std::string> v = node.value<std::string>();
@@ -464,7 +470,8 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source, Age
     } else {
       return Status::InvalidArgument(
           where + "unknown key " + Quote(k) +
-          " (known: host, labels, aggregators, cluster, statsd, metrics, otlp or [otlp], key, "
+          " (known: host, labels, aggregators, cluster, statsd, metrics, otlp or [otlp], "
+          "[prometheus], key, "
           "server_key, insecure_plaintext, flush_ms, max_series, statsd_new_metrics_per_minute, "
           "statsd_max_metrics, "
           "window, ack_timeout_ms, [spool], [proc], "
@@ -567,6 +574,7 @@ Status ValidateAgentConfig(const AgentConfig& c) {
       }
     }
   }
+  if (Status s = ValidatePromWriteConfig(c.prom_write); !s.ok()) return s;
   if (!c.otlp.empty() && c.otlp != "off") {
     if (Result<HostPort> hp = ParseHostPort(c.otlp); !hp.ok()) {
       return Status::InvalidArgument(KeyAndFlag("otlp") + ": " + hp.status().message() +

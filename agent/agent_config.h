@@ -17,6 +17,7 @@
 #include "agent/exec_source.h"
 #include "agent/folded_source.h"
 #include "agent/perf_source.h"
+#include "agent/prom_write_config.h"
 #include "agent/statsd.h"
 #include "core/cluster.h"
 #include "core/endpoint.h"  // HostPort, ParseHostPort
@@ -65,6 +66,8 @@ struct AgentConfig {
   // the whole list; unset = the converter's (service.name, service.namespace,
   // deployment.environment, host.name). The [otlp] table's `listen` key is the same as `otlp`.
   std::optional<std::vector<std::string>> otlp_resource_fields;
+  // [prometheus] (--prom-write HOST:PORT): the remote-write receiver (agent/prom_write_config.h).
+  PromWriteConfig prom_write;
   // CURVE (core/curve_keys.h): its own .key (--key, $TRAILMAP_KEY) and the aggregators' .pub
   // (--server-key, $TRAILMAP_SERVER_KEY); or plaintext, explicitly (--insecure-plaintext).
   std::string key;

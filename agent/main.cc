@@ -32,6 +32,7 @@
 #include "agent/otlp_http.h"
 #include "agent/perf_source.h"
 #include "agent/proc_source.h"
+#include "agent/prom_remote_write.h"
 #include "agent/self_metrics.h"
 #include "agent/spool_flags.h"
 #include "agent/stack_flags.h"
@@ -198,7 +199,7 @@ int Configure(int argc, char** argv, AgentConfig* config) {
       "  trailmap-agent --no-proc --exec 'metric=syscall.latency,command=bpftrace -e ...'\n"
       "  trailmap-agent --exec 'metric=queue.depth,kind=scalar,unit=items,command=while sleep 1; "
       "do wc -l </var/q; done'"};
-  std::string config_path, host, aggregators, cluster, statsd, metrics, otlp, proc_root;
+  std::string config_path, host, aggregators, cluster, statsd, metrics, otlp, proc_root, prom_write;
   std::vector<std::string> labels, execs, otlp_resource_fields;
   bool no_proc = false, no_self_metrics = false;
   int64_t flush_ms = 0, max_series = 0, window = 0, ack_timeout_ms = 0;
@@ -230,6 +231,9 @@ int Configure(int argc, char** argv, AgentConfig* config) {
                  "OpenTelemetry metrics over OTLP/HTTP at http://HOST:PORT/v1/metrics (protobuf or "
                  "JSON, gzip), or off (default 127.0.0.1:4318; if that port is taken the agent "
                  "runs on without it)");
+  app.add_option("--prom-write", prom_write,
+                 "Prometheus remote write at http://HOST:PORT/api/v1/write, or off (the default; "
+                 "[prometheus] in the config file, agent/prom_write_config.h)");
   app.add_option("--otlp-resource-fields", otlp_resource_fields,
                  "OTLP resource attributes that become fields, the whole list, e.g. "
                  "service.name,k8s.pod.name (default service.name, service.namespace, "
@@ -311,6 +315,7 @@ int Configure(int argc, char** argv, AgentConfig* config) {
   if (app.count("--statsd")) config->statsd = statsd;
   if (app.count("--metrics")) config->metrics = metrics;
   if (app.count("--otlp")) config->otlp = otlp;
+  if (app.count("--prom-write")) config->prom_write.listen = prom_write;
   if (app.count("--otlp-resource-fields")) config->otlp_resource_fields = otlp_resource_fields;
   if (app.count("--flush-ms")) config->flush_ms = flush_ms;
   if (app.count("--max-series")) config->max_series = max_series;
@@ -546,6 +551,21 @@ int Run(const AgentConfig& config) {
       return started.status().code() == Status::Code::kInvalidArgument ? 2 : 1;
     }
   }
+  // Prometheus remote write: its own listener, other hosts' data held per host, shipped below.
+  std::unique_ptr<PromWriteInput> prom;
+  const auto send = [&shipper](Batch batch) { shipper.Send(std::move(batch)); };
+  if (config.prom_write.listen != "off") {
+    const auto max_backlog = static_cast<uint64_t>(config.prom_write.max_backlog_batches);
+    Result<std::unique_ptr<PromWriteInput>> started = PromWriteInput::Start(
+        config.prom_write,
+        [&shipper, max_backlog] { return shipper.TotalSpoolCounters().batches > max_backlog; });
+    if (!started.ok()) {
+      Log(started.status().ToString());
+      return started.status().code() == Status::Code::kInvalidArgument ? 2 : 1;
+    }
+    prom = std::move(*started);
+    Log("prometheus remote write at " + prom->url());
+  }
   Log("started: host " + config.host + ", labels " + LabelsText(config.labels) + ", agent " +
       agents_text + ", shipping to " + owners_text + " (" + std::to_string(owners_now.size()) +
       " of " + std::to_string(cluster->members.size()) +
@@ -569,6 +589,7 @@ int Run(const AgentConfig& config) {
                      &execs,      perf.get(), folded.get()};
     parts.otlp = otlp_converter.get();
     parts.otlp_http = otlp_receiver.get();
+    parts.prom = prom.get();
     Result<std::unique_ptr<MetricsHttpServer>> started =
         MetricsHttpServer::Start(MetricsHttpOptions{where->host, where->port, "trailmap-agent"},
                                  [parts] { return AgentReadings(ReadAgentCounters(parts)); });
@@ -586,6 +607,7 @@ int Run(const AgentConfig& config) {
                      &execs,      perf.get(), folded.get()};
     parts.otlp = otlp_converter.get();
     parts.otlp_http = otlp_receiver.get();
+    parts.prom = prom.get();
     self_metrics = std::make_unique<AgentSelfMetrics>(&bucketizer, parts);
   }
   const std::chrono::milliseconds tick(config.flush_ms);
@@ -604,6 +626,7 @@ int Run(const AgentConfig& config) {
     const int64_t now = UnixSecondsNow();
     if (self_metrics) self_metrics->Tick(now);  // into the second before `now`, shipped next
     ShipSecondsBefore(now, config, &bucketizer, &shipper);
+    if (prom) prom->ShipSecondsBefore(now, send);
     if (std::chrono::steady_clock::now() - last_report >= report_every) {
       last_report = std::chrono::steady_clock::now();
       std::string line =
@@ -618,12 +641,14 @@ int Run(const AgentConfig& config) {
   const std::optional<StatsdCounters> statsd_counters = StatsdCountersOf(statsd.get());
   metrics_http.reset();  // it reads the parts: stopped before any of them
   otlp_http.reset();     // then no request converts any more
+  if (prom) prom->StopListening();
   statsd.reset();
   if (proc) proc->Stop();
   for (auto& e : execs) e->Stop();
   if (perf) perf->Stop();  // delivers nothing more; a window still recording is not read
   if (folded) folded->Stop();
   ShipSecondsBefore(std::numeric_limits<int64_t>::max(), config, &bucketizer, &shipper);
+  if (prom) prom->ShipSecondsBefore(std::numeric_limits<int64_t>::max(), send);
   if (Status s = shipper.Flush(std::chrono::seconds(2)); !s.ok()) Log("at exit: " + s.ToString());
   if (self_metrics) {  // the counters since the last tick, acks included, in one last batch
     self_metrics->RecordAtExit(UnixSecondsNow(), statsd_counters);

@@ -225,6 +225,7 @@ AgentCounters ReadAgentCounters(const AgentParts& parts) {
   if (parts.folded != nullptr) c.folded = parts.folded->stats();
   if (parts.otlp != nullptr) c.otlp = parts.otlp->counters();
   if (parts.otlp_http != nullptr) c.otlp_http = parts.otlp_http->counters();
+  if (parts.prom != nullptr) c.prom = parts.prom->Readings();
   if (Result<ProcessStats> p = ReadProcessStats(); p.ok()) c.process = *p;
   return c;
 }
@@ -285,6 +286,7 @@ SelfReadings AgentReadings(const AgentCounters& c) {
                  std::string("status=") + status);
     }
   }
+  out.insert(out.end(), c.prom.begin(), c.prom.end());
   if (c.process) AddProcessReadings("trailmap.agent", *c.process, &out);
   return out;
 }

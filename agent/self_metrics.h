@@ -19,6 +19,7 @@
 //   proc.*, exec.*{exec}, perf.*, folded.*                                       each source
 //   otlp.{requests,points,rejected{reason},no_value,baselines,resets,evicted,
 //   refused{status},bytes,trims}                                                  OTLP/HTTP
+//   prom.*                                       Prometheus remote write (prom_remote_write.cc)
 //   process.rss, process.fds, process.cpu{mode}                                  the process
 // A part that does not run publishes nothing.
 //
@@ -45,6 +46,7 @@
 #include "agent/otlp_http.h"
 #include "agent/perf_source.h"
 #include "agent/proc_source.h"
+#include "agent/prom_remote_write.h"
 #include "ingest/replicated_shipper.h"
 #include "agent/statsd_server.h"
 #include "core/self_metrics.h"
@@ -62,6 +64,7 @@ struct AgentParts {
   const FoldedSource* folded = nullptr;
   const OtlpConverter* otlp = nullptr;
   const OtlpReceiver* otlp_http = nullptr;
+  const PromWriteInput* prom = nullptr;
 };
 
 // One reading of every part's counters.
@@ -77,6 +80,7 @@ struct AgentCounters {
   std::optional<FoldedSourceStats> folded;
   std::optional<OtlpCounters> otlp;
   std::optional<OtlpHttpCounters> otlp_http;
+  SelfReadings prom;  // trailmap.agent.prom.* (agent/prom_remote_write.h); empty when off
   std::optional<ProcessStats> process;  // nullopt when /proc/self could not be read
 };
 

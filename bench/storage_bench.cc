@@ -39,8 +39,9 @@
 #include <string>
 #include <vector>
 
-#include "aggregator/store/histogram_merge_operator.h"
 #include "aggregator/scan/histogram_query.h"
+#include "aggregator/scan/store_query.h"
+#include "aggregator/store/histogram_merge_operator.h"
 #include "aggregator/store/keys.h"
 #include "aggregator/store/store.h"
 #include "bench/fleet_model.h"
@@ -349,7 +350,7 @@ int QueryLongRanges(const std::string& dir, size_t hosts, int days, int repeat) 
       std::vector<double> ms;
       for (int i = 0; i <= repeat; ++i) {  // the first run warms the block cache, not counted
         const Clock::time_point t0 = Clock::now();
-        Result<HistogramAnswer> a = store.QueryHistograms(q, plan);
+        Result<HistogramAnswer> a = QueryHistograms(store, q, plan);
         if (!a.ok()) return Fail(a.status().ToString());
         if (i > 0) ms.push_back(MillisSince(t0));
         answers[plan == QueryPlan::kHosts ? 0 : 1] = std::move(a).value();
@@ -453,7 +454,7 @@ int FleetWeek(const std::string& dir, size_t hosts, int days, int repeat) {
     const uint64_t before = store.AggregateQueries();
     for (int i = 0; i <= repeat; ++i) {  // the first run warms the block cache, not counted
       const Clock::time_point t0 = Clock::now();
-      Result<HistogramAnswer> a = store.QueryHistograms(q);
+      Result<HistogramAnswer> a = QueryHistograms(store, q);
       if (!a.ok()) return Fail(a.status().ToString());
       if (i > 0) ms.push_back(MillisSince(t0));
       events = 0;

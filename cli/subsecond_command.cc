@@ -3,11 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/cli_options.h"
-#include "query/render/flame.h"
-#include "query/render/subsecond.h"
 #include "query/run/subsecond.h"
-#include "query/views/flame.h"
-#include "query/views/subsecond.h"
 
 namespace trailmap {
 namespace {
@@ -56,69 +52,13 @@ int RunSubsecond(const SubsecondFlags& flags, const CliContext& context, std::is
     *context.err << "trailmap subsecond: " << text.status().message() << "\n";
     return kExitError;
   }
-  const PerfSamples samples = ReadPerfSamples(*text, flags.include_idle);
-  if (samples.samples.empty() && samples.idle > 0) {
-    return Usage(context, flags.input + " holds only idle samples (" +
-                              std::to_string(samples.idle) + "); --include-idle draws them");
-  }
-  if (samples.samples.empty()) {
-    return Usage(context, flags.input +
-                              " holds no timed samples (perf script prints the time "
-                              "column by default; with -F give `time`)");
-  }
-  if (samples.untimed > 0) {
-    *context.err << "trailmap subsecond: " << samples.untimed
-                 << " samples without a time left out\n";
-  }
-  Result<SubsecondView> view = BuildSubsecondView(samples, flags.rows);
-  if (!view.ok()) return Usage(context, view.status().message());
-
-  std::string bytes;
-  if (!flags.range.empty()) {
-    Result<SubsecondRange> range = ParseSubsecondRange(flags.range);
-    if (!range.ok()) return Usage(context, range.status().message());
-    const std::string format = OutputFormat(flags.format, flags.output, "svg");
-    const FoldedStacks stacks = FoldSubsecondRange(samples, view->start_second, *range);
-    const FlameTree tree = BuildFlameTree(stacks);
-    if (format == "folded") {
-      bytes = FormatFolded(stacks);
-    } else if (format == "json") {
-      bytes = RenderFlameJson(tree);
-    } else if (format == "svg") {
-      FlameSvgOptions options;
-      options.title = "Flame Graph, " + flags.range + " s";
-      options.subtitle = flags.input + ": seconds from " + std::to_string(view->start_second);
-      bytes = RenderFlameSvg(tree, options);
-    } else {
-      return Usage(context, "--range draws svg, folded or json, not " + format);
-    }
-  } else {
-    const std::string format = OutputFormat(flags.format, flags.output, "text");
-    SubsecondDrawOptions options;
-    options.subtitle = flags.input;
-    if (format == "svg") {
-      bytes = RenderSubsecondSvg(*view, options);
-    } else if (format == "png") {
-      Result<std::string> png = RenderSubsecondPng(*view, options);
-      if (!png.ok()) {
-        *context.err << "trailmap subsecond: " << png.status().message() << "\n";
-        return kExitError;
-      }
-      bytes = std::move(png).value();
-    } else if (format == "json") {
-      bytes = RenderSubsecondJson(*view);
-    } else if (format == "text") {
-      bytes = RenderSubsecondText(*view);
-    } else {
-      return Usage(context, "the map is drawn as text, svg, png or json, not " + format);
-    }
-  }
-  const Status written = WriteOutput(context, flags.output, bytes);
-  if (!written.ok()) {
-    *context.err << "trailmap subsecond: " << written.message() << "\n";
-    return kExitError;
-  }
-  return kExitOk;
+  SubsecondFileRequest request;
+  request.name = flags.input;
+  request.rows = flags.rows;
+  request.range = flags.range;
+  request.include_idle = flags.include_idle;
+  request.format = OutputFormat(flags.format, flags.output, "");
+  return FinishView(context, "subsecond", RunSubsecondFileView(request, *text), flags.output);
 }
 
 }  // namespace trailmap

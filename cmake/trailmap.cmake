@@ -7,6 +7,12 @@ add_compile_options(-Wall -Wextra -Wpedantic -Wno-unused-parameter -Wno-missing-
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
   add_compile_options(-Wno-restrict)
 endif()
+# -Werror for the project's own code. Generated code is compiled with -w (schemas/, cli/'s
+# pprof_profile.pb.cc) and its headers come from SYSTEM include directories, as third-party
+# headers do, so only our code can fail the build.
+if(TRAILMAP_WERROR)
+  add_compile_options(-Werror)
+endif()
 if(TRAILMAP_SANITIZE)
   # ASan's instrumentation makes GCC 12 see uninitialized reads inside std::regex and
   # std::function that are not there (-Wmaybe-uninitialized false positives).
@@ -15,6 +21,15 @@ if(TRAILMAP_SANITIZE)
   endif()
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
+endif()
+if(TRAILMAP_TSAN)
+  # One sanitizer runtime per program: ThreadSanitizer cannot share a build with ASan.
+  if(TRAILMAP_SANITIZE)
+    message(FATAL_ERROR "TRAILMAP_TSAN and TRAILMAP_SANITIZE exclude each other: configure a "
+                        "separate build (scripts/test --tsan builds build-tsan)")
+  endif()
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
 endif()
 if(TRAILMAP_FUZZ)
   # libFuzzer's coverage on everything the fuzz targets link; fuzz/ adds -fsanitize=fuzzer (the

@@ -168,7 +168,9 @@ TEST(Cluster, AddingOrRemovingOneOfNMovesOnlyItsShare) {
       const size_t now = without.Owners(host, 0)[0];
       owned += was_agg1;
       moved_away += now != ranked[0];
-      if (!was_agg1) EXPECT_EQ(now, ranked[0]) << host << " moved off a member that stayed";
+      if (!was_agg1) {
+        EXPECT_EQ(now, ranked[0]) << host << " moved off a member that stayed";
+      }
     }
     EXPECT_EQ(moved_away, owned);
     EXPECT_NEAR(owned / 10'000.0, 1.0 / (n + 1), 0.02);

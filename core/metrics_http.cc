@@ -170,7 +170,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (route_ != nullptr) {
       const HttpRouteAnswer answer = route_->handle(
           HttpRouteRequest{View(request.method_string()), View(request[http::field::content_type]),
-                           View(request[http::field::content_encoding]), request.body()});
+                           View(request[http::field::content_encoding]), request.body(),
+                           View(request[http::field::authorization])});
       return Write(static_cast<http::status>(answer.status), After(keep_alive), answer.content_type,
                    answer.body, request.version());
     }

@@ -46,6 +46,7 @@ struct HttpRouteRequest {
   std::string_view content_type;      // the header as sent, "" when absent
   std::string_view content_encoding;  // the header as sent, "" when absent
   std::string_view body;
+  std::string_view authorization;  // the header as sent, "" when absent (set for `handle` only)
 };
 struct HttpRouteAnswer {
   unsigned status = 200;

@@ -64,4 +64,14 @@ std::pair<double, std::string_view> SplitFixedPointUnit(std::string_view unit);
 // Three significant digits without trailing zeros: 12.5, 3.2, 850, 1250.
 std::string FormatSignificant(double value);
 
+// The smallest 1, 2 or 5 × 10^k (k may be negative) at least `raw`; 1 for raw <= 0.
+double NiceStep(double raw);
+// The same in a metric's unit: for bytes and byte rates ("B", "bytes", "B/s") a step is a power
+// of two times 1, 1024, 1024^2, ... so ticks read 1GiB, 2GiB, 4GiB (not 954MiB, 1.86GiB); any
+// other unit takes the decimal steps above.
+double NiceStep(double raw, std::string_view unit);
+// The top of an automatic axis above `value`: NiceStep(value) (1, 2 or 5 × 10^k) in decimal
+// units; in byte units a whole number of binary steps (8.1GiB -> 10GiB, not 16GiB).
+double NiceTop(double value, std::string_view unit);
+
 }  // namespace trailmap

@@ -142,5 +142,21 @@ TEST(Units, FormatSignificantRoundsAcrossADecade) {
   EXPECT_EQ(FormatSignificant(1234), "1234");
 }
 
+TEST(Units, NiceStepsAreRound) {
+  EXPECT_DOUBLE_EQ(NiceStep(0.3), 0.5);
+  EXPECT_DOUBLE_EQ(NiceStep(7), 10);
+  EXPECT_DOUBLE_EQ(NiceStep(0), 1);
+}
+
+TEST(Units, ByteUnitsStepInPowersOfTwo) {
+  EXPECT_EQ(NiceStep(954e6, "B"), 1024.0 * 1024 * 1024);  // not 1e9, which reads 954MiB
+  EXPECT_EQ(NiceStep(3000, "B/s"), 4096);
+  EXPECT_EQ(NiceStep(700, "B"), 1024);
+  EXPECT_EQ(NiceStep(954e6, "ns"), 1e9);  // time stays decimal
+  EXPECT_EQ(NiceStep(18, "%"), 20);
+  EXPECT_EQ(NiceTop(8.1 * 1073741824.0, "B"), 10 * 1073741824.0);
+  EXPECT_EQ(NiceTop(8.1e6, "ns"), 1e7);
+}
+
 }  // namespace
 }  // namespace trailmap

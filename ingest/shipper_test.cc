@@ -381,7 +381,9 @@ TEST(Shipper, HoldsBatchesRefusedForItsKeyAndRetriesWithBackoff) {
   for (size_t i = 0; i < 5; ++i) {
     const auto gap = std::chrono::duration_cast<milliseconds>(at[i + 1] - at[i]);
     EXPECT_GE(gap, least[i]) << i;
-    if (i >= 3) EXPECT_LT(gap, milliseconds(320)) << i;  // capped: never doubled past 160
+    if (i >= 3) {
+      EXPECT_LT(gap, milliseconds(320)) << i;  // capped: never doubled past 160
+    }
   }
   EXPECT_EQ(shipper.Flush(milliseconds(0)).message(),
             "20 batches still unacknowledged by " + fake.endpoint() + " after 0 ms");

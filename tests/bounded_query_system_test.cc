@@ -25,7 +25,7 @@
 #include <zmq.hpp>
 
 #include "core/query_wire.h"
-#include "query/http/sha256.h"
+#include "core/sha256.h"
 #include "tests/cluster.h"
 #include "tests/http_client.h"
 

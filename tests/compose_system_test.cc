@@ -200,10 +200,6 @@ TEST(Compose, ThreeZonesWithTwoReplicasStayExactThroughAnOutageAndAJoin) {
   ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
   std::vector<std::string> hosts = {"web-1", "web-2", "db-1"};
   for (int i = 1; i <= 50; ++i) hosts.push_back(fmt::format("sim-{:03d}", i));
-  const auto is_http = [](const std::string& h) { return h.rfind("sim-", 0) != 0; };
-  const auto metric_of = [&](const std::string& h) {
-    return is_http(h) ? std::string("http.server.latency") : std::string("disk.latency");
-  };
 
   // Everything arrives: 50 simulated hosts directly, three through the agents' statsd.
   Counts disk, http;

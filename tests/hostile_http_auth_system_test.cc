@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "query/http/sha256.h"
+#include "core/sha256.h"
 #include "tests/cluster.h"
 #include "tests/http_client.h"
 
@@ -289,7 +289,7 @@ TEST_F(HostileHttpAuthSystem, NoSpellingOfAnApiPathGetsPastTheToken) {
 }
 
 TEST_F(HostileHttpAuthSystem, TheBearerSchemeIsCaseInsensitive) {
-  for (const std::string& scheme : {"Bearer ", "bearer ", "BEARER ", "bEaReR ", "Bearer   "}) {
+  for (const std::string scheme : {"Bearer ", "bearer ", "BEARER ", "bEaReR ", "Bearer   "}) {
     const HttpResult r = RawGet(port_, StatsTarget(), scheme + kToken + "  ");
     EXPECT_EQ(r.status, 200) << "[" << scheme << "] " << r.body;
   }

@@ -490,7 +490,7 @@ TEST_F(HostileOtlpSystem, StringsThatAreNotUtf8AreRefusedWithoutLibprotobufError
             "field opentelemetry.proto.common.v1.AnyValue.string_value is not UTF-8 (OTLP strings "
             "must be)");
   // The same name in OTLP/JSON, raw and as an escaped lone surrogate: refused, in JSON.
-  for (const std::string name : {std::string("bad\xff"), std::string("bad\\udcff")}) {
+  for (const std::string& name : {std::string("bad\xff"), std::string("bad\\udcff")}) {
     reply = Post(otlp_port_, "Content-Type: application/json\r\n",
                  R"({"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":")" + name +
                      R"(","gauge":{"dataPoints":[{"asDouble":1}]}}]}]}]})",

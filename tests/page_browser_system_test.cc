@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "query/http/sha256.h"
+#include "core/sha256.h"
 #include "tests/cluster.h"
 #include "tests/http_client.h"
 

@@ -242,7 +242,9 @@ TEST(PerfSystem, FleetSubsecondMapShowsTheSamplesOffsets) {
            "no-offsets-host"},
           aggregator.query());
   EXPECT_EQ(none.exit_code, 0) << none.err;
-  if (none.exit_code == 0) EXPECT_EQ(nlohmann::json::parse(none.out)["samples"], 0) << none.out;
+  if (none.exit_code == 0) {
+    EXPECT_EQ(nlohmann::json::parse(none.out)["samples"], 0) << none.out;
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "aggregator/scan/store_query.h"
 #include "aggregator/store/store.h"
 #include "tests/cluster.h"
 
@@ -107,7 +108,7 @@ TEST(ProcSystem, AgentShipsProcScalarsAndExecLatencies) {
   q.from = from;
   q.to = to;
   q.step = static_cast<uint32_t>(to - from);
-  Result<HistogramAnswer> answer = store.QueryHistograms(q);
+  Result<HistogramAnswer> answer = QueryHistograms(store, q);
   ASSERT_TRUE(answer.ok()) << answer.status().ToString();
   ASSERT_EQ(answer->cells.size(), 1u);
   const Histogram& h = answer->cells[0].histogram;

@@ -9,7 +9,7 @@
 #include <chrono>
 
 #include "core/testing_promtool.h"
-#include "query/http/sha256.h"
+#include "core/sha256.h"
 #include "tests/cluster.h"
 #include "tests/fault_load.h"
 #include "tests/http_client.h"

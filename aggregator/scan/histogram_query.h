@@ -1,4 +1,4 @@
-// RunHistogramQuery: the scan behind Store::QueryHistograms (contract in aggregator/store/store.h).
+// RunHistogramQuery: the scan behind QueryHistograms (contract in aggregator/scan/store_query.h).
 //
 // Planning. The histogram families hold the same data at 1, 10, 60 and 600 s per key (keys.h).
 // Each column [from + c*step, from + (c+1)*step) is read as its coarsest aligned buckets: the
@@ -8,9 +8,9 @@
 // counts, buckets, min, max and sum), and the cost follows the columns asked for: one column over
 // 10 minutes reads about 10 keys per series instead of 600, a column of a week 1,008 instead of
 // 604,800; a heat map at 1 s reads every second. Minutes whose rollups are still pending
-// (aggregator/store/rollup.h) are read from `hist` whole; 10-minute blocks that are pending, or hold a
-// pending minute, are read from the families up to `hist_60s`. PlanScan is that plan, adjacent
-// pieces of one family joined into one segment.
+// (aggregator/store/rollup.h) are read from `hist` whole; 10-minute blocks that are pending, or
+// hold a pending minute, are read from the families up to `hist_60s`. PlanScan is that plan,
+// adjacent pieces of one family joined into one segment.
 //
 // Scanning. Each segment is a range scan [metric|lo, metric|hi) of its family, segments in time
 // order, so every column's cells are built while that column is current: a vector from group
@@ -52,8 +52,6 @@ namespace trailmap::aggregator {
 
 class QueryBudget;
 
-// The group name of data that lacks the field a query groups by.
-inline constexpr const char* kNoGroupValue = "(none)";
 // A plan that reads fewer than twice this many keys per series is scanned by the calling thread
 // alone.
 inline constexpr uint64_t kMinKeysPerThread = 300;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "aggregator/scan/store_query.h"
 #include "aggregator/store/store.h"
 #include "aggregator/store/testing.h"
 
@@ -58,7 +59,7 @@ class HistogramQueryTest : public ::testing::Test {
   }
 
   HistogramAnswer Query(HistogramQuery q) {
-    Result<HistogramAnswer> a = store_->QueryHistograms(q);
+    Result<HistogramAnswer> a = QueryHistograms(*store_, q);
     EXPECT_TRUE(a.ok()) << a.status().ToString();
     return a.ok() ? *a : HistogramAnswer();
   }
@@ -87,7 +88,7 @@ TEST_F(HistogramQueryTest, WhereIsEvaluatedHereOnFieldsHostsAndLabels) {
   EXPECT_EQ(Cells(Query(Where(R"(latency < 2us and op == "write")"))), "0/=7");
   EXPECT_EQ(Query(Where("latency < 2us")).cells.at(0).histogram.count(), 31u);
   // A bad predicate is an error naming the column, not an empty answer.
-  Result<HistogramAnswer> bad = store_->QueryHistograms(Where("op = 1"));
+  Result<HistogramAnswer> bad = QueryHistograms(*store_, Where("op = 1"));
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("column 4"), std::string::npos) << bad.status().message();
 }
@@ -102,9 +103,9 @@ TEST_F(HistogramQueryTest, PassThroughKeepsSingleValuesEncodedAndAnswersTheSame)
                            HistogramQuery{"disk.latency", kT, kT + 6, 6, "", {}},
                            Where(R"(op == "read")", "host"), Where("latency < 2us", "host")}) {
     SCOPED_TRACE(q.group_by + " step " + std::to_string(q.step) + " " + q.where);
-    Result<HistogramAnswer> plain = store_->QueryHistograms(q);
+    Result<HistogramAnswer> plain = QueryHistograms(*store_, q);
     Result<HistogramAnswer> passed =
-        store_->QueryHistograms(q, QueryPlan::kCoarsest, nullptr, /*pass_through=*/true);
+        QueryHistograms(*store_, q, QueryPlan::kCoarsest, nullptr, /*pass_through=*/true);
     ASSERT_TRUE(plain.ok() && passed.ok());
     ASSERT_FALSE(passed->cells.empty());
     for (const QueryCell& c : passed->cells) {
@@ -174,9 +175,9 @@ TEST_F(HistogramQueryTest, UnknownMetricIsEmptyAndBadRangeIsAnError) {
   const HistogramAnswer a = Query({"no.such.metric", kT, kT + 6, 1, "host", {}});
   EXPECT_TRUE(a.cells.empty());
   EXPECT_TRUE(a.groups.empty());
-  EXPECT_EQ(store_->QueryHistograms({"disk.latency", kT, kT, 1, "", {}}).status().code(),
+  EXPECT_EQ(QueryHistograms(*store_, {"disk.latency", kT, kT, 1, "", {}}).status().code(),
             Status::Code::kInvalidArgument);
-  EXPECT_EQ(store_->QueryHistograms({"disk.latency", kT, kT + 1, 0, "", {}}).status().code(),
+  EXPECT_EQ(QueryHistograms(*store_, {"disk.latency", kT, kT + 1, 0, "", {}}).status().code(),
             Status::Code::kInvalidArgument);
 }
 
@@ -205,7 +206,7 @@ TEST(HistogramQuerySliceTest, SlicesGiveTheSameAnswerAsOneScan) {
       ASSERT_EQ(store->ApplyBatch(b)->status, Ack::Status::kApplied);
     }
     for (size_t i = 0; i < queries.size(); ++i) {
-      Result<HistogramAnswer> a = store->QueryHistograms(queries[i]);
+      Result<HistogramAnswer> a = QueryHistograms(*store, queries[i]);
       ASSERT_TRUE(a.ok()) << a.status().ToString();
       std::string cells = Cells(*a);
       for (const QueryCell& c : a->cells)
@@ -258,10 +259,10 @@ TEST(HistogramQuerySliceTest, OneColumnOfManyHostsAnswersAsTheSecondsInKeyOrder)
       one.where = where;
       HistogramQuery seconds = one;
       seconds.step = 1;
-      Result<HistogramAnswer> column = store->QueryHistograms(one);
+      Result<HistogramAnswer> column = QueryHistograms(*store, one);
       Result<HistogramAnswer> passed =
-          store->QueryHistograms(one, QueryPlan::kCoarsest, nullptr, /*pass_through=*/true);
-      Result<HistogramAnswer> by_second = store->QueryHistograms(seconds, QueryPlan::kFinestOnly);
+          QueryHistograms(*store, one, QueryPlan::kCoarsest, nullptr, /*pass_through=*/true);
+      Result<HistogramAnswer> by_second = QueryHistograms(*store, seconds, QueryPlan::kFinestOnly);
       ASSERT_TRUE(column.ok() && passed.ok() && by_second.ok());
       // The seconds' cells merged per group, into one column.
       HistogramAnswer merged;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <zmq.hpp>
 
+#include "aggregator/scan/store_query.h"
 #include "aggregator/server/query_server.h"
 #include "aggregator/store/store.h"
 #include "aggregator/store/testing.h"
@@ -95,34 +96,34 @@ class BudgetedStoreTest : public ::testing::Test {
 TEST_F(BudgetedStoreTest, HistogramScanStopsAtMaxKeys) {
   const HistogramQuery by_host{"disk.latency", kT, kT + 600, 1, "host", {}};
   QueryBudget enough(QueryLimits{.max_keys = 1800}, Clock::now());
-  Result<HistogramAnswer> a = store_->QueryHistograms(by_host, QueryPlan::kFinestOnly, &enough);
+  Result<HistogramAnswer> a = QueryHistograms(*store_, by_host, QueryPlan::kFinestOnly, &enough);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   EXPECT_EQ(a->cells.size(), 1800u);
   EXPECT_EQ(enough.keys(), 1800u);
 
   QueryBudget short_of_one(QueryLimits{.max_keys = 1799}, Clock::now());
-  a = store_->QueryHistograms(by_host, QueryPlan::kFinestOnly, &short_of_one);
+  a = QueryHistograms(*store_, by_host, QueryPlan::kFinestOnly, &short_of_one);
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.status().message(),
             "query over budget: it read more than 1799 stored keys (max_keys); narrow it: a "
             "larger --step (coarser rollups) or a shorter range");
 
   QueryBudget few_cells(QueryLimits{.max_cells = 100}, Clock::now());
-  a = store_->QueryHistograms(by_host, QueryPlan::kFinestOnly, &few_cells);
+  a = QueryHistograms(*store_, by_host, QueryPlan::kFinestOnly, &few_cells);
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.status().message().rfind("query over budget: its answer holds more than 100 cells", 0),
             0u)
       << a.status().message();
 
   QueryBudget two_groups(QueryLimits{.max_groups = 2}, Clock::now());
-  a = store_->QueryHistograms(by_host, QueryPlan::kFinestOnly, &two_groups);
+  a = QueryHistograms(*store_, by_host, QueryPlan::kFinestOnly, &two_groups);
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.status().message().rfind("query over budget: its answer holds 3 groups", 0), 0u)
       << a.status().message();
 
   // Past its deadline before it starts: the scan gives up at its first check.
   QueryBudget late(QueryLimits{.deadline_ms = 1}, Clock::now() - std::chrono::seconds(1));
-  a = store_->QueryHistograms(by_host, QueryPlan::kFinestOnly, &late);
+  a = QueryHistograms(*store_, by_host, QueryPlan::kFinestOnly, &late);
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.status().message().rfind("query over budget: not answered within its deadline of 1 ms", 0),
             0u);

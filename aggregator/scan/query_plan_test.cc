@@ -5,6 +5,7 @@
 #include <random>
 
 #include "aggregator/scan/histogram_query.h"
+#include "aggregator/scan/store_query.h"
 #include "aggregator/store/store.h"
 #include "aggregator/store/testing.h"
 
@@ -157,7 +158,6 @@ class RollupEqualityTest : public ::testing::Test {
     }
   }
 
-
   // Every minute is pending after the load; answers must be exact before, during and after the
   // rollup pass.
   void ExpectSameAnswers(int threads) {
@@ -216,8 +216,8 @@ class RollupEqualityTest : public ::testing::Test {
         q.where = where;
         SCOPED_TRACE("[" + std::to_string(from) + ", " + std::to_string(to) + ") step " +
                      std::to_string(step) + " by '" + group_by + "' where '" + where + "'");
-        Result<HistogramAnswer> planned = store->QueryHistograms(q);
-        Result<HistogramAnswer> seconds = store->QueryHistograms(q, QueryPlan::kFinestOnly);
+        Result<HistogramAnswer> planned = QueryHistograms(*store, q);
+        Result<HistogramAnswer> seconds = QueryHistograms(*store, q, QueryPlan::kFinestOnly);
         ASSERT_TRUE(planned.ok()) << planned.status().ToString();
         ASSERT_TRUE(seconds.ok()) << seconds.status().ToString();
         EXPECT_EQ(testing::AnswerDifference(*planned, *seconds), "");

@@ -1,5 +1,5 @@
 // RunScalarHistogramQuery: a histogram query on a scalar metric (cpu.usage in %, mem.rss in B,
-// net.rx.bytes in B/s), behind Store::QueryHistograms.
+// net.rx.bytes in B/s), behind QueryHistograms (aggregator/scan/store_query.h).
 //
 // Every stored host-second value becomes ONE sample of a histogram, so the existing views work
 // on scalars unchanged: a heat map's shade is the number of host-seconds at a value (the fleet

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "aggregator/scan/store_query.h"
 #include "aggregator/store/store.h"
 #include "aggregator/store/testing.h"
 
@@ -69,7 +70,7 @@ class ScalarQueryTest : public ::testing::Test {
     q.metric = "cpu.usage";
     if (q.from == 0) q.from = kT;
     if (q.to == 0) q.to = kT + 4;
-    Result<HistogramAnswer> a = store_->QueryHistograms(q);
+    Result<HistogramAnswer> a = QueryHistograms(*store_, q);
     EXPECT_TRUE(a.ok()) << a.status().ToString();
     return a.ok() ? *a : HistogramAnswer{};
   }
@@ -118,10 +119,10 @@ TEST_F(ScalarQueryTest, ColumnsGroupsAndPredicates) {
   // Nothing from past the range, and a bad predicate is an error.
   EXPECT_EQ(Query({.from = kT + 4, .to = kT + 9}).cells.size(), 0u);
   HistogramQuery bad{.metric = "cpu.usage", .from = kT, .to = kT + 4, .where = "value > 50ms%"};
-  EXPECT_FALSE(store_->QueryHistograms(bad).ok());
+  EXPECT_FALSE(QueryHistograms(*store_, bad).ok());
   // A value in another unit is refused, not silently empty.
   bad.where = "value > 10ms";
-  EXPECT_EQ(store_->QueryHistograms(bad).status().message(),
+  EXPECT_EQ(QueryHistograms(*store_, bad).status().message(),
             "--where: cpu.usage is in %: \"10ms\" is not a number in %, e.g. 12.5%");
 }
 

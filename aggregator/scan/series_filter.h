@@ -12,8 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "aggregator/store/aggregates.h"  // kNoGroupValue
 #include "aggregator/store/catalog.h"
-#include "aggregator/scan/histogram_query.h"  // kNoGroupValue
 #include "core/predicate.h"
 #include "core/series.h"
 

@@ -1,4 +1,4 @@
-// RunStackQuery: the scan behind Store::QueryStacks (contract in aggregator/store/store.h).
+// RunStackQuery: the scan behind QueryStacks (contract in aggregator/scan/store_query.h).
 //
 // The range [from, to) is split at minute boundaries: the whole minutes inside it are read from
 // `stacks_60s` (one value per minute, host and series, merged at ingest), the ragged ends from
@@ -8,10 +8,10 @@
 // text: one catalog lookup per distinct stack, not per value.
 //
 // A region query (StackQuery::region, docs/region-flame.md) first counts the band's events per
-// host-second from the 1 s histograms (aggregator/scan/band_count.h), then reads the 1 s stack values
-// of exactly those host-seconds, seeking to each, and counts each value its host-second's events
-// times. Both steps run in time slices, one a query thread, each counting its seconds' band and
-// seeking to their stacks into sums of its own, added up at the end. Its baseline, when asked
+// host-second from the 1 s histograms (aggregator/scan/band_count.h), then reads the 1 s stack
+// values of exactly those host-seconds, seeking to each, and counts each value its host-second's
+// events times. Both steps run in time slices, one a query thread, each counting its seconds' band
+// and seeking to their stacks into sums of its own, added up at the end. Its baseline, when asked
 // for, is the selected hosts' whole range from the minute rollups minus the selected
 // host-seconds' samples, gathered by the same pass: exact under the one snapshot both read.
 

@@ -8,10 +8,11 @@
 #include <cmath>
 #include <zmq.hpp>
 
-#include "ingest/bucketizer.h"
-#include "ingest/shipper.h"
+#include "aggregator/scan/store_query.h"
 #include "aggregator/server/ingest_server.h"
 #include "aggregator/store/testing.h"
+#include "ingest/bucketizer.h"
+#include "ingest/shipper.h"
 
 namespace trailmap::aggregator {
 namespace {
@@ -106,7 +107,8 @@ class IngestProtocolTest : public ::testing::Test {
 
   // Events stored for disk.latency (every field set) over the test's seconds.
   uint64_t Stored() {
-    Result<HistogramAnswer> a = store_->QueryHistograms({"disk.latency", kT, kT + 1000, 1000, "", {}});
+    Result<HistogramAnswer> a =
+        QueryHistograms(*store_, {"disk.latency", kT, kT + 1000, 1000, "", {}});
     EXPECT_TRUE(a.ok()) << a.status().ToString();
     uint64_t total = 0;
     if (a.ok()) {

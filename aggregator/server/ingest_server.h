@@ -134,6 +134,8 @@ class IngestServer {
   std::vector<std::pair<std::string, AgentRefusals>> TopRateLimited(size_t n) const;
   // Received, unapplied bytes held now. Any thread.
   size_t pending_bytes() const { return router_.queued_bytes(); }
+  // Exceptions its socket's and applying threads caught and logged (RouterServer). Any thread.
+  uint64_t thread_failures() const { return router_.thread_failures(); }
 
  private:
   // The messages that were waiting, in order: decoded, then the good ones applied with one

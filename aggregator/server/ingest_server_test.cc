@@ -6,6 +6,7 @@
 #include <thread>
 #include <zmq.hpp>
 
+#include "aggregator/scan/store_query.h"
 #include "aggregator/store/testing.h"
 
 namespace trailmap::aggregator {
@@ -137,7 +138,7 @@ TEST_F(IngestServerTest, ABadItemIsRefusedAloneAndTheRestApplies) {
   EXPECT_EQ(ack.expected, 3u);
   EXPECT_EQ(store_->Watermark("web-1/1"), 2u);
 
-  Result<HistogramAnswer> a = store_->QueryHistograms({"disk.latency", kT, kT + 1, 1, "", {}});
+  Result<HistogramAnswer> a = QueryHistograms(*store_, {"disk.latency", kT, kT + 1, 1, "", {}});
   ASSERT_TRUE(a.ok());
   ASSERT_EQ(a->cells.size(), 1u);
   EXPECT_EQ(a->cells[0].histogram.count(), 4u);  // batch 1's three and batch 2's good one
@@ -212,7 +213,7 @@ TEST_F(IngestServerTest, AsksForStackDefinitionsItLacksAndAppliesTheResend) {
   StackQuery q;
   q.from = kT;
   q.to = kT + 1;
-  Result<StackAnswer> answer = store_->QueryStacks(q);
+  Result<StackAnswer> answer = QueryStacks(*store_, q);
   ASSERT_TRUE(answer.ok());
   ASSERT_EQ(answer->stacks.size(), 1u);
   EXPECT_EQ(answer->stacks[0], (FoldedStack{"main;work", 4}));

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,8 +22,8 @@
 #include "aggregator/server/ingest_server.h"
 #include "aggregator/server/query_server.h"
 #include "aggregator/server/self_metrics.h"
-#include "aggregator/store/store.h"
 #include "aggregator/server/zap_handler.h"
+#include "aggregator/store/store.h"
 #include "core/clock.h"
 #include "core/cluster.h"
 #include "core/curve_keys.h"
@@ -50,12 +51,28 @@ std::string Hostname() {
   return name;
 }
 
-int Run(int argc, char** argv) {
-  CLI::App app(
+// The command line as given, before the config file and the defaults are merged in (MergeFlags).
+struct Flags {
+  std::string config_path, cluster_path, data, ingest, query, name, host, metrics;
+  bool no_self_metrics = false;
+  size_t query_workers = 0;
+  std::string query_deadline;
+  std::string key_path, clients_path;
+  bool insecure_plaintext = false;
+  std::string aggregate_by;
+  bool no_aggregates = false;
+  bool no_backfill = false;
+  // One per histogram family: --retain-1s, --retain-10s, --retain-60s, --retain-600s.
+  std::array<std::string, kHistogramResolutionCount> retain;
+};
+
+// The CLI11 app with every flag, each writing into `f`.
+std::unique_ptr<CLI::App> MakeApp(Flags* f) {
+  auto app = std::make_unique<CLI::App>(
       "trailmap-aggregator: receives per-second latency histograms from trailmap agents over "
       "ZeroMQ, stores them in RocksDB (exactly once, acknowledged after the write) and answers "
       "trailmap queries with partial aggregates.");
-  app.footer(
+  app->footer(
       "Every histogram is kept at 1 s, 10 s, 60 s and 600 s resolution (hist, hist_10s, hist_60s,\n"
       "hist_600s); a\n"
       "query reads the coarsest that gives it its columns exactly, and each resolution is\n"
@@ -70,218 +87,239 @@ int Run(int argc, char** argv) {
       "Flags override the config file. Stop with SIGINT or SIGTERM; SIGHUP reads the clients\n"
       "file (and the cluster file) again.\n"
       "Exit status: 0 after a clean shutdown, 2 on a bad flag or config, 1 on any other error.");
-  std::string config_path, cluster_path, data, ingest, query, name, host, metrics;
-  bool no_self_metrics = false;
-  app.add_option("--config", config_path, "TOML config file (example: configs/aggregator.toml)")
+  app->add_option("--config", f->config_path, "TOML config file (example: configs/aggregator.toml)")
       ->type_name("FILE");
-  app.add_option("--cluster", cluster_path,
-                 "cluster file (core/cluster.h): this aggregator's ingest and query endpoints are "
-                 "those of its [[aggregator]] entry, found by --name")
+  app->add_option("--cluster", f->cluster_path,
+                  "cluster file (core/cluster.h): this aggregator's ingest and query endpoints are "
+                  "those of its [[aggregator]] entry, found by --name")
       ->type_name("FILE");
-  app.add_option("--data", data,
-                 "RocksDB directory, created if missing (required unless in the config)")
+  app->add_option("--data", f->data,
+                  "RocksDB directory, created if missing (required unless in the config)")
       ->type_name("DIR");
-  app.add_option("--ingest", ingest,
-                 "where agents send batches, HOST:PORT or tcp://HOST:PORT [127.0.0.1:7400]")
+  app->add_option("--ingest", f->ingest,
+                  "where agents send batches, HOST:PORT or tcp://HOST:PORT [127.0.0.1:7400]")
       ->type_name("HOST:PORT");
-  app.add_option("--query", query,
-                 "where queries arrive, HOST:PORT or tcp://HOST:PORT [127.0.0.1:7401]")
+  app->add_option("--query", f->query,
+                  "where queries arrive, HOST:PORT or tcp://HOST:PORT [127.0.0.1:7401]")
       ->type_name("HOST:PORT");
-  app.add_option("--name", name, "this shard's name in answers [<hostname>:<ingest port>]")
+  app->add_option("--name", f->name, "this shard's name in answers [<hostname>:<ingest port>]")
       ->type_name("NAME");
-  app.add_option("--host", host,
-                 "the host its own metrics (trailmap.aggregator.*) belong to [<hostname>]")
+  app->add_option("--host", f->host,
+                  "the host its own metrics (trailmap.aggregator.*) belong to [<hostname>]")
       ->type_name("NAME");
-  size_t query_workers = 0;
-  app.add_option("--query-workers", query_workers,
-                 "threads answering queries, so a slow query holds up neither another query nor "
-                 "ingest [4]")
+  app->add_option("--query-workers", f->query_workers,
+                  "threads answering queries, so a slow query holds up neither another query nor "
+                  "ingest [4]")
       ->check(CLI::Range(1, 256))
       ->type_name("N");
-  std::string query_deadline;
-  app.add_option("--query-deadline", query_deadline,
-                 "the longest any query may run: past it its scan stops and its answer says so; a "
-                 "client may ask for less (trailmap --timeout) [30s]. The other limits of one "
-                 "query are in the config's [queries]: max_keys, max_groups, max_cells, "
-                 "max_answer_bytes")
+  app->add_option("--query-deadline", f->query_deadline,
+                  "the longest any query may run: past it its scan stops and its answer says so; a "
+                  "client may ask for less (trailmap --timeout) [30s]. The other limits of one "
+                  "query are in the config's [queries]: max_keys, max_groups, max_cells, "
+                  "max_answer_bytes")
       ->type_name("DURATION");
-  std::string key_path, clients_path;
-  bool insecure_plaintext = false;
-  app.add_option("--key", key_path,
-                 "its CURVE key pair, NAME.key from `trailmap keygen NAME` (the aggregators of a "
-                 "cluster share one; clients get its .pub) [$TRAILMAP_KEY]")
+  app->add_option("--key", f->key_path,
+                  "its CURVE key pair, NAME.key from `trailmap keygen NAME` (the aggregators of a "
+                  "cluster share one; clients get its .pub) [$TRAILMAP_KEY]")
       ->type_name("FILE");
-  app.add_option("--clients", clients_path,
-                 "the client keys it accepts, one a line: NAME PUBLIC-KEY RIGHTS [HOSTS...] "
-                 "(trailmap keygen --help) [$TRAILMAP_CLIENTS]")
+  app->add_option("--clients", f->clients_path,
+                  "the client keys it accepts, one a line: NAME PUBLIC-KEY RIGHTS [HOSTS...] "
+                  "(trailmap keygen --help) [$TRAILMAP_CLIENTS]")
       ->type_name("FILE");
-  app.add_flag("--insecure-plaintext", insecure_plaintext,
-               "no encryption, no authentication: anyone who reaches its ports may write any "
-               "host and read everything (a lab only; logs a warning)");
-  std::string aggregate_by;
-  app.add_option("--aggregate-by", aggregate_by,
-                 "fields whose values get a fleet histogram per second at ingest besides the "
-                 "whole fleet's, so a heat map by one of them reads one key per value and second "
-                 "instead of every host: role,zone,op")
+  app->add_flag("--insecure-plaintext", f->insecure_plaintext,
+                "no encryption, no authentication: anyone who reaches its ports may write any "
+                "host and read everything (a lab only; logs a warning)");
+  app->add_option("--aggregate-by", f->aggregate_by,
+                  "fields whose values get a fleet histogram per second at ingest besides the "
+                  "whole fleet's, so a heat map by one of them reads one key per value and second "
+                  "instead of every host: role,zone,op")
       ->type_name("FIELD,...");
-  bool no_aggregates = false;
-  app.add_flag("--no-aggregates", no_aggregates,
-               "write no fleet pre-aggregates (aggregator/store/aggregates.h): every heat map then reads "
-               "every host; for measuring what they cost (config: aggregates = false)");
-  bool no_backfill = false;
-  app.add_flag("--no-backfill", no_backfill,
-               "do not backfill pre-aggregates configured on a store that already holds data "
-               "(they are written from the start on, and the store reads them only once what it "
-               "held before is backfilled in the background: aggregator/store/aggregates_backfill.h; "
-               "config: backfill = false)");
-  app.add_flag("--no-self-metrics", no_self_metrics,
-               "do not publish its own counters every second (trailmap.aggregator.*: ingest, "
-               "query latency, RocksDB compaction and memory, RSS, fds, CPU)");
-  app.add_option("--metrics", metrics,
-                 "serve its self-metrics for Prometheus at http://HOST:PORT/metrics (text format "
-                 "0.0.4; query latencies as histograms), or off [off]")
+  app->add_flag(
+      "--no-aggregates", f->no_aggregates,
+      "write no fleet pre-aggregates (aggregator/store/aggregates.h): every heat map then reads "
+      "every host; for measuring what they cost (config: aggregates = false)");
+  app->add_flag(
+      "--no-backfill", f->no_backfill,
+      "do not backfill pre-aggregates configured on a store that already holds data "
+      "(they are written from the start on, and the store reads them only once what it "
+      "held before is backfilled in the background: aggregator/store/aggregates_backfill.h; "
+      "config: backfill = false)");
+  app->add_flag("--no-self-metrics", f->no_self_metrics,
+                "do not publish its own counters every second (trailmap.aggregator.*: ingest, "
+                "query latency, RocksDB compaction and memory, RSS, fds, CPU)");
+  app->add_option("--metrics", f->metrics,
+                  "serve its self-metrics for Prometheus at http://HOST:PORT/metrics (text format "
+                  "0.0.4; query latencies as histograms), or off [off]")
       ->type_name("HOST:PORT");
-  // One flag per histogram family: --retain-1s, --retain-10s, --retain-60s, --retain-600s.
-  std::array<std::string, kHistogramResolutionCount> retain;
   for (size_t i = 0; i < kHistogramResolutionCount; ++i) {
     const std::string seconds = std::to_string(kHistogramResolutions[i].seconds);
-    app.add_option("--retain-" + seconds + "s", retain[i],
-                   "keep the " + seconds + " s histograms (" + kHistogramResolutions[i].family +
-                       ") this long, e.g. 36h, 14d, or forever [" +
-                       FormatRetention(kDefaultRetention[i]) + "]")
+    app->add_option("--retain-" + seconds + "s", f->retain[i],
+                    "keep the " + seconds + " s histograms (" + kHistogramResolutions[i].family +
+                        ") this long, e.g. 36h, 14d, or forever [" +
+                        FormatRetention(kDefaultRetention[i]) + "]")
         ->type_name("DURATION");
   }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    return Usage(e.what());
-  }
+  return app;
+}
 
-  AggregatorConfig config;
-  if (!config_path.empty()) {
-    if (Status s = LoadAggregatorConfig(config_path, &config); !s.ok()) return Usage(s.message());
+// The config file, then the flags over it (all but the keys: LoadKeys). The error's message is
+// the usage error to print.
+Status MergeFlags(const CLI::App& app, const Flags& f, AggregatorConfig* config) {
+  if (!f.config_path.empty()) {
+    if (Status s = LoadAggregatorConfig(f.config_path, config); !s.ok())
+      return Status::InvalidArgument(s.message());
   }
-  if (!data.empty()) config.data_dir = data;
-  if (!name.empty()) config.name = name;
-  if (!host.empty()) config.host = host;
-  if (no_self_metrics) config.self_metrics = false;
-  if (app.count("--metrics")) config.metrics = metrics;
-  if (query_workers > 0) config.query_workers = query_workers;
-  if (!query_deadline.empty()) {
-    Result<uint64_t> ns = ParseDuration(query_deadline);
+  if (!f.data.empty()) config->data_dir = f.data;
+  if (!f.name.empty()) config->name = f.name;
+  if (!f.host.empty()) config->host = f.host;
+  if (f.no_self_metrics) config->self_metrics = false;
+  if (app.count("--metrics")) config->metrics = f.metrics;
+  if (f.query_workers > 0) config->query_workers = f.query_workers;
+  if (!f.query_deadline.empty()) {
+    Result<uint64_t> ns = ParseDuration(f.query_deadline);
     if (!ns.ok() || *ns < 1'000'000) {
-      return Usage("--query-deadline " + query_deadline + ": give a duration such as 30s or 500ms");
+      return Status::InvalidArgument("--query-deadline " + f.query_deadline +
+                                     ": give a duration such as 30s or 500ms");
     }
-    config.query_limits.deadline_ms = *ns / 1'000'000;
+    config->query_limits.deadline_ms = *ns / 1'000'000;
   }
-  if (no_aggregates) config.store.aggregates.enabled = false;
-  if (no_backfill) config.store.aggregates.backfill = false;
+  if (f.no_aggregates) config->store.aggregates.enabled = false;
+  if (f.no_backfill) config->store.aggregates.backfill = false;
   if (app.count("--aggregate-by")) {
-    if (Status s = ParseAggregateBy(aggregate_by, &config.store.aggregates.fields); !s.ok()) {
-      return Usage("--aggregate-by: " + s.message());
+    if (Status s = ParseAggregateBy(f.aggregate_by, &config->store.aggregates.fields); !s.ok()) {
+      return Status::InvalidArgument("--aggregate-by: " + s.message());
     }
   }
-  if (!cluster_path.empty()) {
-    Result<Cluster> cluster = LoadCluster(cluster_path);
-    if (!cluster.ok()) return Usage("--cluster: " + cluster.status().message());
-    if (config.name.empty()) {
-      return Usage("--cluster needs --name (or name in the config): which [[aggregator]] of " +
-                   cluster_path + " this is");
+  if (!f.cluster_path.empty()) {
+    Result<Cluster> cluster = LoadCluster(f.cluster_path);
+    if (!cluster.ok()) return Status::InvalidArgument("--cluster: " + cluster.status().message());
+    if (config->name.empty()) {
+      return Status::InvalidArgument(
+          "--cluster needs --name (or name in the config): which [[aggregator]] of " +
+          f.cluster_path + " this is");
     }
-    const ClusterMember* me = cluster->Find(config.name);
+    const ClusterMember* me = cluster->Find(config->name);
     if (me == nullptr) {
       std::string names;
       for (const ClusterMember& m : cluster->members) names += (names.empty() ? "" : ", ") + m.name;
-      return Usage("--cluster " + cluster_path + ": no [[aggregator]] named \"" + config.name +
-                   "\" (it lists " + names + ")");
+      return Status::InvalidArgument("--cluster " + f.cluster_path +
+                                     ": no [[aggregator]] named \"" + config->name +
+                                     "\" (it lists " + names + ")");
     }
-    config.ingest_endpoint = me->ingest;  // --ingest and --query below still override
-    config.query_endpoint = me->query;
-    config.store.aggregates.cluster = std::move(cluster).value();  // owner groups (aggregates.h)
+    config->ingest_endpoint = me->ingest;  // --ingest and --query below still override
+    config->query_endpoint = me->query;
+    config->store.aggregates.cluster = std::move(cluster).value();  // owner groups (aggregates.h)
   }
-  for (auto [flag, text, out] : {std::tuple{"--ingest", &ingest, &config.ingest_endpoint},
-                                 std::tuple{"--query", &query, &config.query_endpoint}}) {
+  for (auto [flag, text, out] : {std::tuple{"--ingest", &f.ingest, &config->ingest_endpoint},
+                                 std::tuple{"--query", &f.query, &config->query_endpoint}}) {
     if (text->empty()) continue;
     Result<std::string> e = NormalizeEndpoint(*text);
-    if (!e.ok()) return Usage(std::string(flag) + ": " + e.status().message());
+    if (!e.ok()) return Status::InvalidArgument(std::string(flag) + ": " + e.status().message());
     *out = *e;
   }
   for (size_t i = 0; i < kHistogramResolutionCount; ++i) {
-    if (retain[i].empty()) continue;
-    Result<int64_t> seconds = ParseRetention(retain[i]);
+    if (f.retain[i].empty()) continue;
+    Result<int64_t> seconds = ParseRetention(f.retain[i]);
     if (!seconds.ok()) {
-      return Usage("--retain-" + std::to_string(kHistogramResolutions[i].seconds) +
-                   "s: " + seconds.status().message());
+      return Status::InvalidArgument("--retain-" +
+                                     std::to_string(kHistogramResolutions[i].seconds) +
+                                     "s: " + seconds.status().message());
     }
-    config.store.retention_seconds[i] = *seconds;
+    config->store.retention_seconds[i] = *seconds;
   }
-  if (Status s = ValidateAggregatorConfig(config); !s.ok()) return Usage(s.message());
-  if (!key_path.empty()) config.key = key_path;
-  if (!clients_path.empty()) config.clients = clients_path;
-  if (insecure_plaintext) config.insecure_plaintext = true;
-  if (!config.insecure_plaintext) {
-    if (const char* e = std::getenv("TRAILMAP_KEY"); e != nullptr && config.key.empty()) {
-      config.key = e;
+  if (Status s = ValidateAggregatorConfig(*config); !s.ok())
+    return Status::InvalidArgument(s.message());
+  return Status::Ok();
+}
+
+// CURVE: the key pair and the client keys from the flags, the config or the environment
+// ($TRAILMAP_KEY, $TRAILMAP_CLIENTS), checked against each other and the cluster file; or
+// none with --insecure-plaintext. The error's message is the usage error to print.
+Status LoadKeys(const Flags& f, AggregatorConfig* config, CurveKeyFile* server_key,
+                std::vector<ClientKey>* clients) {
+  if (!f.key_path.empty()) config->key = f.key_path;
+  if (!f.clients_path.empty()) config->clients = f.clients_path;
+  if (f.insecure_plaintext) config->insecure_plaintext = true;
+  if (!config->insecure_plaintext) {
+    if (const char* e = std::getenv("TRAILMAP_KEY"); e != nullptr && config->key.empty()) {
+      config->key = e;
     }
-    if (const char* e = std::getenv("TRAILMAP_CLIENTS"); e != nullptr && config.clients.empty()) {
-      config.clients = e;
+    if (const char* e = std::getenv("TRAILMAP_CLIENTS"); e != nullptr && config->clients.empty()) {
+      config->clients = e;
     }
   }
-  CurveKeyFile server_key;
-  std::vector<ClientKey> clients;
-  if (config.insecure_plaintext) {
-    if (!config.key.empty() || !config.clients.empty()) {
-      return Usage(
+  if (config->insecure_plaintext) {
+    if (!config->key.empty() || !config->clients.empty()) {
+      return Status::InvalidArgument(
           "--insecure-plaintext together with --key/--clients (or key/clients in the "
           "config): choose one");
     }
   } else {
-    if (config.key.empty() || config.clients.empty()) {
-      return Usage(
+    if (config->key.empty() || config->clients.empty()) {
+      return Status::InvalidArgument(
           "no CURVE keys: give --key FILE (its key pair: trailmap keygen agg) and --clients FILE "
           "(the client keys it accepts, one a line: NAME PUBLIC-KEY RIGHTS [HOSTS...]), or "
           "--insecure-plaintext on a lab network");
     }
-    Result<CurveKeyFile> key = LoadCurveKeyFile(config.key, /*need_secret=*/true);
-    if (!key.ok()) return Usage("--key: " + key.status().message());
-    server_key = std::move(key).value();
+    Result<CurveKeyFile> key = LoadCurveKeyFile(config->key, /*need_secret=*/true);
+    if (!key.ok()) return Status::InvalidArgument("--key: " + key.status().message());
+    *server_key = std::move(key).value();
     // The pair's public half, from its secret: what clients must be given for this aggregator.
     char derived[kZ85KeyLength + 1] = {};
-    if (zmq_curve_public(derived, server_key.secret_key.c_str()) != 0 ||
-        server_key.public_key != derived) {
-      return Usage("--key: " + config.key +
-                   ": its public-key is not the public half of its "
-                   "secret-key (make a new pair: trailmap keygen)");
+    if (zmq_curve_public(derived, server_key->secret_key.c_str()) != 0 ||
+        server_key->public_key != derived) {
+      return Status::InvalidArgument("--key: " + config->key +
+                                     ": its public-key is not the public half of its "
+                                     "secret-key (make a new pair: trailmap keygen)");
     }
-    const ClusterMember* me = config.store.aggregates.cluster
-                                  ? config.store.aggregates.cluster->Find(config.name)
+    const ClusterMember* me = config->store.aggregates.cluster
+                                  ? config->store.aggregates.cluster->Find(config->name)
                                   : nullptr;
-    if (me != nullptr && !me->server_key.empty() && me->server_key != server_key.public_key) {
-      return Usage("--cluster " + cluster_path + ": [[aggregator]] \"" + me->name +
-                   "\" names server key " + me->server_key + ", but --key " + config.key +
-                   " holds the pair of " + server_key.public_key +
-                   ": give this aggregator the key pair its entry names, or put its .pub in the "
-                   "entry (server_key_file)");
+    if (me != nullptr && !me->server_key.empty() && me->server_key != server_key->public_key) {
+      return Status::InvalidArgument(
+          "--cluster " + f.cluster_path + ": [[aggregator]] \"" + me->name +
+          "\" names server key " + me->server_key + ", but --key " + config->key +
+          " holds the pair of " + server_key->public_key +
+          ": give this aggregator the key pair its entry names, or put its .pub in the "
+          "entry (server_key_file)");
     }
-    Result<std::vector<ClientKey>> list = LoadClientKeys(config.clients);
-    if (!list.ok()) return Usage("--clients: " + list.status().message());
-    clients = std::move(list).value();
+    Result<std::vector<ClientKey>> list = LoadClientKeys(config->clients);
+    if (!list.ok()) return Status::InvalidArgument("--clients: " + list.status().message());
+    *clients = std::move(list).value();
   }
-  if (config.name.empty()) config.name = DefaultName(Hostname(), config.ingest_endpoint);
-  if (config.host.empty()) config.host = Hostname();
+  return Status::Ok();
+}
 
-  // Signals are taken by sigwait below, so every thread started from here on blocks them.
+// Signals are taken by sigwait (WaitForSignals), so every thread started after this blocks them.
+sigset_t BlockSignals() {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGHUP);  // read the clients and cluster files again
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
 
+// Everything the daemon runs, in the order it starts; a Daemon going out of scope takes them
+// down in reverse (Stop does it in the order that lets each finish its work).
+struct Daemon {
+  std::unique_ptr<Store> store;
+  zmq::context_t context{1};
+  std::unique_ptr<ZapHandler> zap;
+  std::unique_ptr<IngestServer> ingest;
+  std::unique_ptr<QueryLatencies> latencies;
+  std::unique_ptr<QueryServer> query;
+  std::unique_ptr<AggregatorSelfMetrics> self_metrics;
+  std::unique_ptr<MetricsHttpServer> metrics_http;
+
+  AggregatorParts parts() const {
+    return {store.get(), ingest.get(), query.get(), latencies.get(), zap.get()};
+  }
+};
+
+// False (logged) when the store does not open.
+bool OpenStore(const AggregatorConfig& config, Daemon* d) {
   // RocksDB keeps every table file open: the descriptors follow the store's live files.
   if (const uint64_t files = RaiseOpenFileLimit(); files > 0 && files < 4096) {
     Log("warning: at most " + std::to_string(files) + " open files (RLIMIT_NOFILE, hard limit): "
@@ -291,18 +329,42 @@ int Run(int argc, char** argv) {
   Result<std::unique_ptr<Store>> store = Store::Open(config.data_dir, config.store);
   if (!store.ok()) {
     Log("cannot open the store: " + store.status().ToString());
-    return 1;
+    return false;
   }
-  zmq::context_t context(1);
+  d->store = std::move(store).value();
+  return true;
+}
+
+// The status answer's parts the servers know (refusals, limits, connections).
+void AddServerStatus(const IngestServer& ingest_server, const ZapHandler* zap,
+                     ShardStatus* status) {
+  status->refused_batches = ingest_server.counters().refused_by_key;
+  status->refused_connections = zap ? zap->counters().refused : 0;
+  if (zap) {
+    status->refused_at_cap = zap->counters().refused_at_cap;
+    status->ingest_connections = zap->connections("ingest");
+    status->query_connections = zap->connections("query");
+    status->max_connections = zap->max_connections();
+  }
+  const IngestCounters ingest = ingest_server.counters();
+  status->rate_limited = ingest.rate_limited;
+  status->busy = ingest.busy;
+  for (const auto& [agent, refusals] : ingest_server.TopRateLimited(kMaxLimitedAgents)) {
+    const auto most = std::max_element(refusals.by_limit.begin(), refusals.by_limit.end());
+    status->limited_agents.push_back(
+        {agent, refusals.total(),
+         AgentLimitName(static_cast<AgentLimit>(most - refusals.by_limit.begin()))});
+  }
+}
+
+// The ZAP handler, the ingest and query servers: bound and serving when it returns Ok.
+Status StartServers(const AggregatorConfig& config, const CurveKeyFile& server_key,
+                    const std::vector<ClientKey>& clients, Daemon* d) {
   // Bound before the servers: libzmq admits every CURVE client of a context without one.
-  std::unique_ptr<ZapHandler> zap;
   if (!config.insecure_plaintext) {
-    zap = std::make_unique<ZapHandler>(&context, clients,
-                                       ZapOptions{.max_connections = config.max_connections});
-    if (Status s = zap->Start(); !s.ok()) {
-      Log(s.ToString());
-      return 1;
-    }
+    d->zap = std::make_unique<ZapHandler>(&d->context, clients,
+                                          ZapOptions{.max_connections = config.max_connections});
+    if (Status s = d->zap->Start(); !s.ok()) return s;
   } else {
     Log(kPlaintextWarning);
   }
@@ -313,117 +375,144 @@ int Run(int argc, char** argv) {
   ingest_options.max_pending_bytes = config.max_pending_bytes;
   ingest_options.metric_quota.new_metrics_per_day = static_cast<double>(config.new_metrics_per_key);
   ingest_options.curve_secret_key = server_key.secret_key;
-  ingest_options.access = zap.get();
+  ingest_options.access = d->zap.get();
   ingest_options.handshake_timeout = config.handshake_timeout;
-  IngestServer ingest_server(&context, store->get(), ingest_options);
+  d->ingest = std::make_unique<IngestServer>(&d->context, d->store.get(), ingest_options);
   // Per second for the self-metrics, running totals for --metrics; neither: not recorded.
   const bool prometheus = config.metrics != "off";
-  QueryLatencies latencies({}, /*by_second=*/config.self_metrics);
+  d->latencies = std::make_unique<QueryLatencies>(std::function<int64_t()>{},
+                                                  /*by_second=*/config.self_metrics);
   QueryServerOptions query_options{config.query_endpoint, config.name,
-                                   config.self_metrics || prometheus ? &latencies : nullptr,
+                                   config.self_metrics || prometheus ? d->latencies.get() : nullptr,
                                    config.query_workers, config.query_limits};
   query_options.curve_secret_key = server_key.secret_key;
-  query_options.access = zap.get();
+  query_options.access = d->zap.get();
   query_options.handshake_timeout = config.handshake_timeout;
-  query_options.add_status = [&ingest_server, &zap](ShardStatus* status) {
-    status->refused_batches = ingest_server.counters().refused_by_key;
-    status->refused_connections = zap ? zap->counters().refused : 0;
-    if (zap) {
-      status->refused_at_cap = zap->counters().refused_at_cap;
-      status->ingest_connections = zap->connections("ingest");
-      status->query_connections = zap->connections("query");
-      status->max_connections = zap->max_connections();
-    }
-    const IngestCounters ingest = ingest_server.counters();
-    status->rate_limited = ingest.rate_limited;
-    status->busy = ingest.busy;
-    for (const auto& [agent, refusals] : ingest_server.TopRateLimited(kMaxLimitedAgents)) {
-      const auto most = std::max_element(refusals.by_limit.begin(), refusals.by_limit.end());
-      status->limited_agents.push_back(
-          {agent, refusals.total(),
-           AgentLimitName(static_cast<AgentLimit>(most - refusals.by_limit.begin()))});
-    }
+  query_options.add_status = [ingest = d->ingest.get(), zap = d->zap.get()](ShardStatus* status) {
+    AddServerStatus(*ingest, zap, status);
   };
-  QueryServer query_server(&context, store->get(), std::move(query_options));
-  if (Status s = ingest_server.Start(); !s.ok()) {
-    Log(s.ToString());
-    return 1;
-  }
-  if (Status s = query_server.Start(); !s.ok()) {
-    Log(s.ToString());
-    return 1;
-  }
-  std::unique_ptr<AggregatorSelfMetrics> self_metrics;
-  if (config.self_metrics) {
-    self_metrics = std::make_unique<AggregatorSelfMetrics>(
-        AggregatorParts{store->get(), &ingest_server, &query_server, &latencies, zap.get()},
-        AggregatorSelfMetricsOptions{.host = config.host, .shard = config.name});
-    self_metrics->Start();
-  }
-  // The self-metrics for a Prometheus scrape: read afresh at each request, on its own thread.
-  std::unique_ptr<MetricsHttpServer> metrics_http;
-  if (prometheus) {
-    Result<HostPort> where = ParseHostPort(config.metrics);  // validated already
-    const AggregatorParts parts{store->get(), &ingest_server, &query_server, &latencies, zap.get()};
-    Result<std::unique_ptr<MetricsHttpServer>> started = MetricsHttpServer::StartText(
-        MetricsHttpOptions{where->host, where->port, "trailmap-aggregator"},
-        [parts, shard = config.name] { return AggregatorPrometheusText(parts, shard); });
-    if (!started.ok()) {
-      Log(started.status().ToString());
-      return started.status().code() == Status::Code::kInvalidArgument ? kUsageError : 1;
-    }
-    metrics_http = std::move(*started);
-  }
-  Log("started " + config.name + ": ingest " + ingest_server.endpoint() + ", query " +
-      query_server.endpoint() + ", data " + config.data_dir + ", self-metrics " +
-      (self_metrics ? "as host " + config.host : std::string("off")) + ", Prometheus " +
-      (metrics_http ? metrics_http->url() : std::string("off")) + ", " +
-      (zap ? "CURVE with " + std::to_string(clients.size()) + " client keys of " + config.clients
-           : std::string("PLAINTEXT")));
+  d->query = std::make_unique<QueryServer>(&d->context, d->store.get(), std::move(query_options));
+  if (Status s = d->ingest->Start(); !s.ok()) return s;
+  return d->query->Start();
+}
 
+// The self-metrics each second and for a Prometheus scrape (--metrics). A bad --metrics
+// address is InvalidArgument.
+Status StartSelfMetrics(const AggregatorConfig& config, Daemon* d) {
+  if (config.self_metrics) {
+    d->self_metrics = std::make_unique<AggregatorSelfMetrics>(
+        d->parts(), AggregatorSelfMetricsOptions{.host = config.host, .shard = config.name});
+    d->self_metrics->Start();
+  }
+  if (config.metrics == "off") return Status::Ok();
+  // Read afresh at each request, on its own thread.
+  Result<HostPort> where = ParseHostPort(config.metrics);  // validated already
+  Result<std::unique_ptr<MetricsHttpServer>> started = MetricsHttpServer::StartText(
+      MetricsHttpOptions{where->host, where->port, "trailmap-aggregator"},
+      [parts = d->parts(), shard = config.name] { return AggregatorPrometheusText(parts, shard); });
+  if (!started.ok()) return started.status();
+  d->metrics_http = std::move(*started);
+  return Status::Ok();
+}
+
+// SIGHUP: the clients file and the cluster file read again.
+void Reload(const std::string& cluster_path, const CurveKeyFile& server_key,
+            AggregatorConfig* config, Daemon* d) {
+  // The clients file read again: new handshakes and every request from now on follow it (a
+  // removed key's connections lose their rights); a file that does not read keeps the old list.
+  // An empty file is refused unless it says it means to be (ZapHandler::ReloadKeysFrom).
+  if (d->zap) {
+    Result<std::string> reloaded = d->zap->ReloadKeysFrom(config->clients);
+    Log("SIGHUP: " + (reloaded.ok() ? *reloaded : reloaded.status().message()));
+  }
+  // The cluster file read again (core/cluster.h ReloadCluster): the owner groups of the
+  // pre-aggregates follow an epoch an operator added; a file refused keeps the old cluster.
+  if (!config->store.aggregates.cluster) {
+    if (!d->zap) Log("SIGHUP: no cluster file to read again (started without --cluster)");
+    return;
+  }
+  std::optional<Cluster> next =
+      ReloadClusterOnSignal(cluster_path, *config->store.aggregates.cluster, UnixSecondsNow());
+  if (!next) return;
+  if (const ClusterMember* me = next->Find(config->name); me != nullptr &&
+                                                          !me->server_key.empty() && d->zap &&
+                                                          me->server_key != server_key.public_key) {
+    Log("SIGHUP: the cluster file names server key " + me->server_key + " for this aggregator (" +
+        me->name + "), but it runs with " + server_key.public_key +
+        ": clients that read the file fail to connect until it is restarted with that pair");
+  }
+  config->store.aggregates.cluster = *next;
+  d->store->SetCluster(std::move(*next));
+}
+
+// Until SIGINT or SIGTERM (returned); SIGHUP reloads.
+int WaitForSignals(const sigset_t& signals, const std::string& cluster_path,
+                   const CurveKeyFile& server_key, AggregatorConfig* config, Daemon* d) {
   int signal = 0;
   for (;;) {
     sigwait(&signals, &signal);
-    if (signal != SIGHUP) break;
-    // The clients file read again: new handshakes and every request from now on follow it (a
-    // removed key's connections lose their rights); a file that does not read keeps the old list.
-    // An empty file is refused unless it says it means to be (ZapHandler::ReloadKeysFrom).
-    if (zap) {
-      Result<std::string> reloaded = zap->ReloadKeysFrom(config.clients);
-      Log("SIGHUP: " + (reloaded.ok() ? *reloaded : reloaded.status().message()));
-    }
-    // The cluster file read again (core/cluster.h ReloadCluster): the owner groups of the
-    // pre-aggregates follow an epoch an operator added; a file refused keeps the old cluster.
-    if (!config.store.aggregates.cluster) {
-      if (!zap) Log("SIGHUP: no cluster file to read again (started without --cluster)");
-      continue;
-    }
-    std::optional<Cluster> next =
-        ReloadClusterOnSignal(cluster_path, *config.store.aggregates.cluster, UnixSecondsNow());
-    if (!next) continue;
-    if (const ClusterMember* me = next->Find(config.name);
-        me != nullptr && !me->server_key.empty() && zap &&
-        me->server_key != server_key.public_key) {
-      Log("SIGHUP: the cluster file names server key " + me->server_key + " for this aggregator (" +
-          me->name + "), but it runs with " + server_key.public_key +
-          ": clients that read the file fail to connect until it is restarted with that pair");
-    }
-    config.store.aggregates.cluster = *next;
-    (*store)->SetCluster(std::move(*next));
+    if (signal != SIGHUP) return signal;
+    Reload(cluster_path, server_key, config, d);
   }
+}
+
+// Takes the daemon down: the readers of the parts first, then the servers, then the store.
+void Stop(int signal, Daemon* d) {
   Log(std::string("stopping on ") + (signal == SIGINT ? "SIGINT" : "SIGTERM"));
-  metrics_http.reset();  // it reads the parts: stopped before any of them
-  self_metrics.reset();
-  ingest_server.Stop();
-  query_server.Stop();
-  if (zap) zap->Stop();
-  const IngestCounters c = ingest_server.counters();
-  const uint64_t saturated = (*store)->SaturatedMerges();
-  store->reset();
+  d->metrics_http.reset();  // it reads the parts: stopped before any of them
+  d->self_metrics.reset();
+  d->ingest->Stop();
+  d->query->Stop();
+  if (d->zap) d->zap->Stop();
+  const IngestCounters c = d->ingest->counters();
+  const uint64_t saturated = d->store->SaturatedMerges();
+  d->store.reset();
   Log("stopped: " + std::to_string(c.applied) + " batches applied, " + std::to_string(c.duplicate) +
       " duplicate, " + std::to_string(c.out_of_order) + " out of order, " +
       std::to_string(c.rejected) + " rejected, " + std::to_string(c.refused_by_key) +
       " refused for their key, " + std::to_string(saturated) + " merges saturated");
+}
+
+int Run(int argc, char** argv) {
+  Flags flags;
+  std::unique_ptr<CLI::App> app = MakeApp(&flags);
+  try {
+    app->parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app->exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app->exit(e);
+  } catch (const CLI::ParseError& e) {
+    return Usage(e.what());
+  }
+  AggregatorConfig config;
+  if (Status s = MergeFlags(*app, flags, &config); !s.ok()) return Usage(s.message());
+  CurveKeyFile server_key;
+  std::vector<ClientKey> clients;
+  if (Status s = LoadKeys(flags, &config, &server_key, &clients); !s.ok()) {
+    return Usage(s.message());
+  }
+  if (config.name.empty()) config.name = DefaultName(Hostname(), config.ingest_endpoint);
+  if (config.host.empty()) config.host = Hostname();
+
+  const sigset_t signals = BlockSignals();
+  Daemon d;
+  if (!OpenStore(config, &d)) return 1;
+  if (Status s = StartServers(config, server_key, clients, &d); !s.ok()) {
+    Log(s.ToString());
+    return 1;
+  }
+  if (Status s = StartSelfMetrics(config, &d); !s.ok()) {
+    Log(s.ToString());
+    return s.code() == Status::Code::kInvalidArgument ? kUsageError : 1;
+  }
+  Log("started " + config.name + ": ingest " + d.ingest->endpoint() + ", query " +
+      d.query->endpoint() + ", data " + config.data_dir + ", self-metrics " +
+      (d.self_metrics ? "as host " + config.host : std::string("off")) + ", Prometheus " +
+      (d.metrics_http ? d.metrics_http->url() : std::string("off")) + ", " +
+      (d.zap ? "CURVE with " + std::to_string(clients.size()) + " client keys of " + config.clients
+             : std::string("PLAINTEXT")));
+  Stop(WaitForSignals(signals, flags.cluster_path, server_key, &config, &d), &d);
   return 0;
 }
 

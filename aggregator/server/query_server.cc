@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "aggregator/scan/store_query.h"
 #include "core/failpoint.h"
 #include "core/log.h"
 
@@ -179,7 +180,7 @@ Answer QueryServer::Run(const Query& query, QueryBudget* budget) const {
   }
 #endif
   if (query.kind == Query::Kind::kStacks) {
-    Result<StackAnswer> stacks = store_->QueryStacks(query.stacks, budget);
+    Result<StackAnswer> stacks = QueryStacks(*store_, query.stacks, budget);
     if (!stacks.ok()) {
       answer.error = stacks.status().code() == Status::Code::kResourceExhausted
                          ? stacks.status().message()
@@ -191,8 +192,8 @@ Answer QueryServer::Run(const Query& query, QueryBudget* budget) const {
     return answer;
   }
   const auto start = std::chrono::steady_clock::now();
-  Result<HistogramAnswer> histograms = store_->QueryHistograms(
-      query.histograms, QueryPlan::kCoarsest, budget,
+  Result<HistogramAnswer> histograms = QueryHistograms(
+      *store_, query.histograms, QueryPlan::kCoarsest, budget,
       /*pass_through=*/!query.histograms.summaries);  // summaries are read here, not sent
   if (!histograms.ok()) {
     answer.error = histograms.status().code() == Status::Code::kResourceExhausted

@@ -68,6 +68,8 @@ class QueryServer {
   Status Start();
   void Stop();
   const std::string& endpoint() const { return router_.endpoint(); }
+  // Exceptions its socket's and workers' threads caught and logged (RouterServer). Any thread.
+  uint64_t thread_failures() const { return router_.thread_failures(); }
   uint64_t answered() const { return answered_; }
   uint64_t errors() const { return errors_; }
 

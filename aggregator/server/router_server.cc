@@ -156,16 +156,23 @@ void RouterServer::Run() {
       if (items[0].revents & ZMQ_POLLIN) Serve();
     } catch (const zmq::error_t& e) {
       if (e.num() == ETERM) return;  // the context is closing
+      ++thread_failures_;
       Log(options_.name + ": socket error: " + e.what());
     } catch (const std::exception& e) {
+      ++thread_failures_;
       Log(options_.name + ": request failed: " + e.what());
     } catch (...) {
+      ++thread_failures_;
       Log(options_.name + ": request failed with an unknown exception");
     }
     try {
       if (tick_) tick_();
     } catch (const std::exception& e) {
+      ++thread_failures_;
       Log(options_.name + ": tick failed: " + e.what());
+    } catch (...) {
+      ++thread_failures_;
+      Log(options_.name + ": tick failed with an unknown exception");
     }
   }
 }
@@ -255,6 +262,7 @@ void RouterServer::Work() {
     out->set(zmq::sockopt::linger, 0);
     out->connect(replies_endpoint_);
   } catch (const zmq::error_t& e) {
+    ++thread_failures_;
     Log(options_.name + ": worker cannot reach the server thread: " + e.what());
     return;
   }
@@ -297,11 +305,14 @@ void RouterServer::Work() {
     } catch (const zmq::error_t& e) {
       queued_bytes_ -= bytes;
       if (e.num() == ETERM) return;  // the context is closing
+      ++thread_failures_;
       Log(options_.name + ": worker socket error: " + e.what());
       continue;
     } catch (const std::exception& e) {
+      ++thread_failures_;
       Log(options_.name + ": request failed: " + e.what());
     } catch (...) {
+      ++thread_failures_;
       Log(options_.name + ": request failed with an unknown exception");
     }
     queued_bytes_ -= bytes;

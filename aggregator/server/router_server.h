@@ -129,8 +129,12 @@ class RouterServer {
   // Requests answered by `busy`, and the payload bytes queued or in hand now. Any thread.
   uint64_t busy_answered() const { return busy_answered_.load(); }
   size_t queued_bytes() const { return queued_bytes_.load(); }
+  // Exceptions its threads caught (a socket error, a handler that threw), each logged: the
+  // threads go on. Any thread.
+  uint64_t thread_failures() const { return thread_failures_.load(std::memory_order_relaxed); }
 
  private:
+  std::atomic<uint64_t> thread_failures_{0};
   // One request: its frames, of which [0, payload_at) are the reply envelope.
   struct Request;
   void Run();

@@ -1,5 +1,6 @@
 #include "aggregator/server/self_metrics.h"
 
+#include "aggregator/store/periodic_thread.h"
 #include "core/clock.h"
 #include "core/log.h"
 #include "core/prometheus_text.h"
@@ -123,6 +124,9 @@ SelfReadings AggregatorReadings(const AggregatorCounters& c, const std::string& 
     AddCounter(&out, "trailmap.aggregator.merges.saturated", "merges/s",
                "merges that cut a count at 2^62 instead of failing (core/counts.h)",
                c.saturated_merges);
+    AddCounter(&out, "trailmap.aggregator.threads.failed", "exceptions/s",
+               "exceptions caught at a thread's boundary (logged; the thread goes on)",
+               c.thread_failures);
   }
   if (c.health) {
     AddCounter(&out, "trailmap.aggregator.rollups.failed", "minutes/s",
@@ -204,7 +208,8 @@ void AggregatorSelfMetrics::Run() {
     if (stop_cv_.wait_until(lock, next, [this] { return stopping_; })) break;
     lock.unlock();
     const int64_t second = options_.clock ? options_.clock() : UnixSecondsNow();
-    Publish(second - 1);  // logs its own failures
+    // Publish logs its own failures; an exception is caught here, logged and counted.
+    RunCaught("self-metrics", &thread_failures_, [this, second] { Publish(second - 1); });
     lock.lock();
   }
 }
@@ -222,6 +227,10 @@ AggregatorCounters ReadAggregatorCounters(const AggregatorParts& parts) {
   c.pending_blocks = parts.store->PendingBlocks();
   c.backfill_pending = parts.store->BackfillMinutesLeft();
   c.saturated_merges = parts.store->SaturatedMerges();
+  c.thread_failures = parts.store->ThreadFailures();
+  if (parts.ingest != nullptr) c.thread_failures += parts.ingest->thread_failures();
+  if (parts.query != nullptr) c.thread_failures += parts.query->thread_failures();
+  if (parts.zap != nullptr) c.thread_failures += parts.zap->thread_failures();
   c.health = parts.store->Health();
   if (Result<ProcessStats> p = ReadProcessStats(); p.ok()) c.process = *p;
   if (parts.zap != nullptr) {
@@ -246,7 +255,9 @@ std::string AggregatorPrometheusText(const AggregatorParts& parts, const std::st
 }
 
 Result<ApplyOutcome> AggregatorSelfMetrics::Publish(int64_t second) {
-  return Publish(second, ReadAggregatorCounters(parts_));
+  AggregatorCounters counters = ReadAggregatorCounters(parts_);
+  counters.thread_failures += thread_failures_.load(std::memory_order_relaxed);
+  return Publish(second, counters);
 }
 
 Result<ApplyOutcome> AggregatorSelfMetrics::Publish(int64_t second,

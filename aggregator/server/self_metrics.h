@@ -37,6 +37,7 @@
 // thread). The store, servers and recorder must outlive this.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -91,6 +92,8 @@ struct AggregatorCounters {
   size_t pending_blocks = 0;      // Store::PendingBlocks
   uint64_t backfill_pending = 0;  // Store::BackfillMinutesLeft
   uint64_t saturated_merges = 0;  // Store::SaturatedMerges
+  // Exceptions caught at a thread's boundary: the store's, the servers', ZAP's, the self-metrics'.
+  uint64_t thread_failures = 0;
   std::optional<StoreHealth> health;
   std::optional<ProcessStats> process;
   std::optional<ConnectionCounts> connections;
@@ -158,6 +161,7 @@ class AggregatorSelfMetrics {
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;
   bool stopping_ = false;  // guarded by stop_mu_
+  std::atomic<uint64_t> thread_failures_{0};  // Run's, added to what it publishes
   std::thread thread_;
 };
 

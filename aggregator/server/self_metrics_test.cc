@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "aggregator/scan/store_query.h"
 #include "aggregator/store/testing.h"
 #include "core/prometheus_text.h"
 #include "core/testing_promtool.h"
@@ -52,7 +53,7 @@ uint64_t CountOf(const Store& store, const std::string& metric, int64_t from, in
   q.from = from;
   q.to = to;
   q.step = static_cast<uint32_t>(to - from);
-  Result<HistogramAnswer> a = store.QueryHistograms(q);
+  Result<HistogramAnswer> a = QueryHistograms(store, q);
   EXPECT_TRUE(a.ok()) << a.status().ToString();
   uint64_t n = 0;
   for (const QueryCell& c : a->cells) n += c.histogram.count();
@@ -114,7 +115,7 @@ TEST(AggregatorSelfMetrics, QueryLatenciesAreOneEventPerQueryInTheSecondAnswered
   // By kind: the field kind, next to the shard.
   HistogramQuery q{.metric = "trailmap.aggregator.query.latency", .from = kT, .to = kT + 3,
                    .step = 3, .group_by = "kind"};
-  Result<HistogramAnswer> a = store->QueryHistograms(q);
+  Result<HistogramAnswer> a = QueryHistograms(*store, q);
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->groups, (std::vector<std::string>{"histograms", "metrics", "stacks"}));
 }
@@ -149,6 +150,7 @@ TEST(AggregatorSelfMetrics, PrometheusTextPassesPromtool) {
            "# TYPE trailmap_aggregator_rocksdb_live_sst_bytes gauge\n",
            "# TYPE trailmap_aggregator_agents gauge\n",
            "trailmap_aggregator_merges_saturated_total{shard=\"agg-1\"} 0\n",
+           "trailmap_aggregator_threads_failed_total{shard=\"agg-1\"} 0\n",
        }) {
     EXPECT_NE(text.find(line), std::string::npos) << line << " in\n" << text;
   }

@@ -223,9 +223,14 @@ void ZapHandler::Run() {
       for (const std::unique_ptr<Watch>& w : watches_) w->admitted = w->cap.admitted(now);
     } catch (const zmq::error_t& e) {
       if (e.num() == ETERM) return;
+      ++thread_failures_;
       Log(std::string("ZAP handler: socket error: ") + e.what());
     } catch (const std::exception& e) {
+      ++thread_failures_;
       Log(std::string("ZAP handler: request failed: ") + e.what());
+    } catch (...) {
+      ++thread_failures_;
+      Log("ZAP handler: request failed with an unknown exception");
     }
   }
 }

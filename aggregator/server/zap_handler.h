@@ -138,6 +138,8 @@ class ZapHandler {
   Result<std::string> ReloadKeysFrom(const std::string& path);
   size_t key_count() const;
   ZapCounters counters() const;
+  // Exceptions its thread caught and logged (a socket error, a request that threw). Any thread.
+  uint64_t thread_failures() const { return thread_failures_.load(std::memory_order_relaxed); }
 
   // Where the socket of `domain` sends its monitor events (RouterServer::Options::
   // monitor_endpoint), or "" when that domain is not watched.
@@ -159,6 +161,7 @@ class ZapHandler {
   std::unique_ptr<zmq::socket_t> socket_;
   std::vector<std::unique_ptr<Watch>> watches_;  // one per options_.domains
   std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> thread_failures_{0};
   std::thread thread_;
   std::atomic<uint64_t> admitted_{0}, refused_{0}, refused_at_cap_{0}, malformed_{0},
       failed_handshakes_{0}, reloads_refused_{0};

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <mutex>
 
-#include "aggregator/scan/histogram_query.h"  // kNoGroupValue
 #include "aggregator/store/keys.h"
 #include "core/series.h"
 

@@ -8,7 +8,7 @@
 //   group: the host's owner list at that second (core/cluster.h), e.g. "agg-1,agg-2", interned;
 //          "" when the aggregator runs without a cluster file (it alone holds its hosts).
 //   value: 0 for the whole fleet; else an interned "field=value", "field=(none)" for data that
-//          lacks the field (as a host scan groups it, histogram_query.h kNoGroupValue).
+//          lacks the field (as a host scan groups it: kNoGroupValue).
 //
 // Each histogram a batch brings is merged into its host key and, in the same WriteBatch, into
 // one fleet key and one key per aggregated field, so an aggregate holds exactly what the hosts
@@ -22,7 +22,8 @@
 // from second `from` on (empty value: from the beginning): it holds every histogram of those
 // seconds. Only complete aggregates answer queries, and only queries that start at or after
 // `from`. A field configured on a store that already holds data is written from then on, and the
-// store backfills what came before (aggregator/store/aggregates_backfill.h); until then it is not read.
+// store backfills what came before (aggregator/store/aggregates_backfill.h); until then it is not
+// read.
 //
 // Which queries. A histogram query of all hosts, with no predicate, grouped by nothing or by one
 // complete field, reads the aggregate: per second one key per (owner group, value) instead of
@@ -55,6 +56,9 @@
 namespace trailmap::aggregator {
 
 inline constexpr uint32_t kAggregateMetricBit = 0x8000'0000u;
+
+// The group name of data that lacks the field a query groups by.
+inline constexpr const char* kNoGroupValue = "(none)";
 
 struct AggregateOptions {
   bool enabled = true;                // false: none written or read (--no-aggregates)

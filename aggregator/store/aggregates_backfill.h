@@ -1,10 +1,10 @@
-// Backfill of pre-aggregates (aggregator/store/aggregates.h) configured on a store that already holds
-// data: an operator adds `--aggregate-by role` to a running aggregator, or enables the fleet
+// Backfill of pre-aggregates (aggregator/store/aggregates.h) configured on a store that already
+// holds data: an operator adds `--aggregate-by role` to a running aggregator, or enables the fleet
 // aggregate on a store made with --no-aggregates. From the restart on, ingest writes the new
 // aggregate with every batch; the backfill writes it for what was stored before, from the hosts'
 // 1 s histograms, and then marks it complete so queries read it.
 //
-// How (Store::BackfillAggregates, a step of the store's maintenance thread):
+// How (BackfillDriver::Backfill, on the driver's own thread: backfill_driver.h):
 //   - Which seconds. Every minute of `hist` up to `through`, the newest second any host had
 //     applied when the backfill began (later seconds were written with the aggregate). Queries
 //     read the aggregate once it is complete from `complete_from`: the beginning of time when

@@ -9,6 +9,7 @@
 #include <map>
 #include <random>
 
+#include "aggregator/scan/store_query.h"
 #include "aggregator/store/store.h"
 #include "aggregator/store/testing.h"
 
@@ -121,8 +122,8 @@ void ExpectAggregatesAnswerAsTheHosts(const Store& store, uint32_t seed, int que
     SCOPED_TRACE("from " + std::to_string(q.from - kT) + " to " + std::to_string(q.to - kT) +
                  " step " + std::to_string(q.step) + " by '" + q.group_by + "'");
     const uint64_t before = store.AggregateQueries();
-    Result<HistogramAnswer> aggregate = store.QueryHistograms(q);
-    Result<HistogramAnswer> hosts = store.QueryHistograms(q, QueryPlan::kHosts);
+    Result<HistogramAnswer> aggregate = QueryHistograms(store, q);
+    Result<HistogramAnswer> hosts = QueryHistograms(store, q, QueryPlan::kHosts);
     ASSERT_TRUE(aggregate.ok() && hosts.ok());
     EXPECT_EQ(store.AggregateQueries(), before + 1);  // the aggregate answered
     EXPECT_EQ(AnswerDifference(*aggregate, *hosts), "");
@@ -143,8 +144,8 @@ void ExpectAggregatesAnswerAsTheHosts(const Store& store, uint32_t seed, int que
     for (const ReplicaSelection& s : asked) {
       HistogramQuery r = q;
       r.replicas = ReplicaScope{cluster, s};
-      Result<HistogramAnswer> a = store.QueryHistograms(r);
-      Result<HistogramAnswer> h = store.QueryHistograms(r, QueryPlan::kHosts);
+      Result<HistogramAnswer> a = QueryHistograms(store, r);
+      Result<HistogramAnswer> h = QueryHistograms(store, r, QueryPlan::kHosts);
       ASSERT_TRUE(a.ok() && h.ok());
       EXPECT_EQ(AnswerDifference(NonEmpty(*a), NonEmpty(*h)), "") << s.member << " round " << s.round;
       for (const QueryCell& c : h->cells) sum[{c.column, h->groups[c.group]}] += c.histogram.count();
@@ -183,13 +184,13 @@ TEST(AggregatesTest, AFieldAddedToAStoreThatHoldsDataIsNotReadAndQueriesStayExac
   Load(store->get(), 6, "/2");  // the agents' next incarnation
   HistogramQuery q{"disk.latency", kT, kT + 3600, 60, "role", {}};
   const uint64_t before = (*store)->AggregateQueries();
-  Result<HistogramAnswer> by_role = (*store)->QueryHistograms(q);
-  Result<HistogramAnswer> hosts = (*store)->QueryHistograms(q, QueryPlan::kHosts);
+  Result<HistogramAnswer> by_role = QueryHistograms(**store, q);
+  Result<HistogramAnswer> hosts = QueryHistograms(**store, q, QueryPlan::kHosts);
   ASSERT_TRUE(by_role.ok() && hosts.ok());
   EXPECT_EQ(AnswerDifference(*by_role, *hosts), "");
   EXPECT_EQ((*store)->AggregateQueries(), before);  // role is incomplete: read from the hosts
   q.group_by = "";
-  ASSERT_TRUE((*store)->QueryHistograms(q).ok());
+  ASSERT_TRUE(QueryHistograms(**store, q).ok());
   EXPECT_EQ((*store)->AggregateQueries(), before + 1);  // the fleet is complete
 }
 
@@ -208,7 +209,7 @@ TEST(AggregatesTest, ABackfillMakesAggregatesAddedLaterAnswerExactlyAsTheHosts) 
     EXPECT_GT(total, 50u);        // 30 hosts x 60 random seconds over an hour
     Load(store->get(), 6, "/2");  // written with the aggregates, over the same minutes
     const uint64_t before = (*store)->AggregateQueries();
-    ASSERT_TRUE((*store)->QueryHistograms({"disk.latency", kT, kT + 3600, 60, "", {}}).ok());
+    ASSERT_TRUE(QueryHistograms(**store, {"disk.latency", kT, kT + 3600, 60, "", {}}).ok());
     EXPECT_EQ((*store)->AggregateQueries(), before);  // not complete: read from the hosts
   }
   uint64_t written_before_kill = 0;
@@ -268,15 +269,15 @@ TEST(AggregatesTest, ABackfillMakesAggregatesAddedLaterAnswerExactlyAsTheHosts) 
   EXPECT_EQ((*store)->BackfillMinutesLeft(), 0u);
   const HistogramQuery by_role{"disk.latency", kT, kT + 3600, 60, "role", {}};
   const uint64_t before = (*store)->AggregateQueries();
-  Result<HistogramAnswer> aggregate = (*store)->QueryHistograms(by_role);
-  Result<HistogramAnswer> hosts = (*store)->QueryHistograms(by_role, QueryPlan::kHosts);
+  Result<HistogramAnswer> aggregate = QueryHistograms(**store, by_role);
+  Result<HistogramAnswer> hosts = QueryHistograms(**store, by_role, QueryPlan::kHosts);
   ASSERT_TRUE(aggregate.ok() && hosts.ok());
   EXPECT_EQ((*store)->AggregateQueries(), before + 1);
   EXPECT_EQ(AnswerDifference(*aggregate, *hosts), "");
 }
 
 // A store whose 1 s data reaches back to within an hour of the 1 s retention's edge backfills
-// from the first minute past that edge only (store_backfill.cc), and the aggregate is then read
+// from the first minute past that edge only (backfill_driver.cc), and the aggregate is then read
 // only by queries that start there or later: one that starts a second earlier reads the hosts.
 // Both answer exactly as the hosts.
 TEST(AggregatesTest, AnAggregateBackfilledFromALaterSecondServesOnlyRangesFromThere) {
@@ -297,8 +298,8 @@ TEST(AggregatesTest, AnAggregateBackfilledFromALaterSecondServesOnlyRangesFromTh
     SCOPED_TRACE("from kT + " + std::to_string(from - kT));
     const HistogramQuery q{"disk.latency", from, kT + 3600, 60, "role", {}};
     const uint64_t before = (*store)->AggregateQueries();
-    Result<HistogramAnswer> answer = (*store)->QueryHistograms(q);
-    Result<HistogramAnswer> hosts = (*store)->QueryHistograms(q, QueryPlan::kHosts);
+    Result<HistogramAnswer> answer = QueryHistograms(**store, q);
+    Result<HistogramAnswer> hosts = QueryHistograms(**store, q, QueryPlan::kHosts);
     ASSERT_TRUE(answer.ok() && hosts.ok());
     EXPECT_EQ((*store)->AggregateQueries(), before + (from >= kFrom ? 1 : 0));
     EXPECT_EQ(AnswerDifference(*answer, *hosts), "");
@@ -320,7 +321,7 @@ TEST(AggregatesTest, QueriesAnAggregateCannotServeReadTheHosts) {
   HistogramQuery replicated{"disk.latency", kT, kT + 3600, 60, "", {}};
   replicated.replicas = ReplicaScope{FourMembers(), ReplicaSelection{"agg-a", 0, {}, {}}};
   for (const HistogramQuery& q : {by_host, some_hosts, where, by_op, replicated}) {
-    ASSERT_TRUE((*store)->QueryHistograms(q).ok());
+    ASSERT_TRUE(QueryHistograms(**store, q).ok());
   }
   // Without a cluster file the owner groups are unknown: a replicated query reads the hosts.
   EXPECT_EQ((*store)->AggregateQueries(), before);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
 
+#include "aggregator/scan/store_query.h"
 #include "aggregator/store/keys.h"
 #include "aggregator/store/store.h"
 #include "aggregator/store/testing.h"
@@ -84,7 +85,7 @@ TEST(RetentionFilterTest, CompactionDropsEachFamilysOldKeysAndKeepsTheRest) {
   // Each family alone: seconds (forced), tens (step 10 on aligned edges) and minutes.
   auto count = [&store](uint32_t step, QueryPlan plan) {
     Result<HistogramAnswer> a =
-        store->QueryHistograms({"m", kNow - 10800, kNow + 60, step, "", {}}, plan);
+        QueryHistograms(*store, {"m", kNow - 10800, kNow + 60, step, "", {}}, plan);
     EXPECT_TRUE(a.ok()) << a.status().ToString();
     uint64_t n = 0;
     for (const QueryCell& c : a->cells) n += c.histogram.count();
@@ -141,7 +142,7 @@ TEST(RetentionFilterTest, ScalarAndStackFamiliesAgeOutByTheirOwnRetention) {
     StackQuery q;
     q.from = from;
     q.to = to;
-    Result<StackAnswer> a = store->QueryStacks(q);
+    Result<StackAnswer> a = QueryStacks(*store, q);
     EXPECT_TRUE(a.ok()) << a.status().ToString();
     uint64_t n = 0;
     for (const FoldedStack& s : a->stacks) n += s.count;

@@ -2,12 +2,12 @@
 // (key grammar in keys.h).
 //
 // Ingest writes only `hist`, and in the same WriteBatch a meta marker "minute m of metric x has
-// new seconds" (keys.h, 'r'). A background pass (Store::RollUp) later reads each marked minute
-// from `hist` once and PUTS its six 10 s buckets and its 60 s bucket for every (host, series),
-// deleting the marker in the same WriteBatch. A rollup is thus a pure function of `hist`: redoing
-// it (after a crash, or because more seconds came) overwrites it with the same or a larger answer,
-// never counts anything twice. Until a minute's rollup is written, PendingMinutes lists it and
-// the query plan reads that minute from `hist`, so answers are exact at every moment.
+// new seconds" (keys.h, 'r'). A background pass (RollupDriver::RollUp, rollup_driver.h) later reads
+// each marked minute from `hist` once and PUTS its six 10 s buckets and its 60 s bucket for every
+// (host, series), deleting the marker in the same WriteBatch. A rollup is thus a pure function of
+// `hist`: redoing it (after a crash, or because more seconds came) overwrites it with the same or a
+// larger answer, never counts anything twice. Until a minute's rollup is written, PendingMinutes
+// lists it and the query plan reads that minute from `hist`, so answers are exact at every moment.
 //
 // Every write that lands in a rollup minute is accounted for:
 //   - Late seconds (older than the 1 s retention less an hour, so `hist` will not keep them long
@@ -39,16 +39,16 @@
 // The 10-minute rollup (`hist_600s`, 2 years by default) is a second stage on the same rules,
 // one level up: a 10-minute block is to `hist_60s` what a minute is to `hist`.
 //   - When a minute's rollup is written, the same WriteBatch marks its block pending (keys.h,
-//     'b'; PendingMinutes with a span of 600). A pass (after the minutes in Store::RollUp) reads
-//     the block's ten minutes from `hist_60s` at a snapshot and PUTS its 600 s value per (host,
-//     series) under the same generation check, deleting the marker in the last write.
+//     'b'; PendingMinutes with a span of 600). A pass (after the minutes in RollupDriver::RollUp)
+//     reads the block's ten minutes from `hist_60s` at a snapshot and PUTS its 600 s value per
+//     (host, series) under the same generation check, deleting the marker in the last write.
 //   - Why from `hist_60s` and not `hist`: once its minutes are rolled up, `hist_60s` holds their
 //     exact merges, so the block reads 10 keys per (host, series) instead of 600, and it can be
 //     redone for as long as `hist_60s` keeps it (90 days), not only while `hist` does (2 days): a
 //     late second that re-rolls a minute re-rolls its block from the same data. The price is a
 //     second read (10 keys per block and series); to pay it about once per block, a block is
 //     computed only once its end has passed and none of its minutes is pending (else it would be
-//     redone as each minute lands). Store::RollUp(all) does every pending block regardless.
+//     redone as each minute lands). RollupDriver::RollUp(all) does every pending block regardless.
 //   - Every write to a block's `hist_60s` keys bumps its generation if it is pending: a minute's
 //     last rollup write (which marks it), a late second merged at ingest (TouchIfPending), and a
 //     pending minute dropped as aged out (its rollups may have been written in part). A minute's
@@ -90,6 +90,12 @@ namespace trailmap::aggregator {
 
 inline constexpr uint32_t kRollupMinute = 60;
 inline constexpr uint32_t kRollupBlock = 600;  // the 10-minute block of `hist_600s`
+
+// The families one rollup stage reads and writes, as indexes of kHistogramResolutions: minutes
+// are read from `hist`, blocks from `hist_60s` into `hist_600s`.
+inline constexpr size_t kMinuteSource = 0, kBlockSource = 2, kBlockFamily = 3;
+static_assert(kHistogramResolutions[kBlockSource].seconds == kRollupMinute);
+static_assert(kHistogramResolutions[kBlockFamily].seconds == kRollupBlock);
 
 // The minutes (metric, start second) whose rollups are behind `hist`. Each carries a generation
 // that every new write to it bumps, so a rollup computed from an older snapshot can tell that it

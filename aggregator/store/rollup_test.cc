@@ -13,8 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "aggregator/server/aggregator_config.h"
 #include "aggregator/scan/histogram_query.h"
+#include "aggregator/scan/store_query.h"
+#include "aggregator/server/aggregator_config.h"
 #include "aggregator/store/store.h"
 #include "aggregator/store/testing.h"
 #include "core/counts.h"
@@ -99,7 +100,7 @@ struct Fixture {
   }
   // The count of minute [m, m + 60) as hist_60s holds it (the minute must not be pending).
   uint64_t Minute(int64_t m) {
-    Result<HistogramAnswer> a = store->QueryHistograms({"m", m, m + 60, 60, "", {}});
+    Result<HistogramAnswer> a = QueryHistograms(*store, {"m", m, m + 60, 60, "", {}});
     EXPECT_TRUE(a.ok()) << a.status().ToString();
     uint64_t n = 0;
     for (const QueryCell& c : a->cells) n += c.histogram.count();
@@ -107,7 +108,7 @@ struct Fixture {
   }
   uint64_t Seconds(int64_t m) {
     Result<HistogramAnswer> a =
-        store->QueryHistograms({"m", m, m + 60, 60, "", {}}, QueryPlan::kFinestOnly);
+        QueryHistograms(*store, {"m", m, m + 60, 60, "", {}}, QueryPlan::kFinestOnly);
     EXPECT_TRUE(a.ok()) << a.status().ToString();
     uint64_t n = 0;
     for (const QueryCell& c : a->cells) n += c.histogram.count();
@@ -244,7 +245,6 @@ TEST(RollupTest, SumsPastTheBoundSaturateAndAreCounted) {
   EXPECT_EQ((counts[{2, 2}]), 3u);
 }
 
-
 // The 10-minute rollup (`hist_600s`, rollup.h): a store with two hosts and two series of "m",
 // retentions and a clock the test sets, and answers counted at any column width.
 constexpr int64_t kBlockNow = 1'700'006'400;  // a multiple of 600
@@ -285,7 +285,7 @@ struct BlockFixture {
   }
   void Write(int64_t t, int n) { Write(std::vector<int64_t>{t}, n); }
   Result<HistogramAnswer> Answer(int64_t from, int64_t to, uint32_t step, QueryPlan plan) {
-    return store->QueryHistograms({"m", from, to, step, "host", {}}, plan);
+    return QueryHistograms(*store, {"m", from, to, step, "host", {}}, plan);
   }
   // Events in [from, to) as the planned query at `step` answers them; the answer must be the
   // one the seconds give, cell by cell, unless `seconds_gone` (the 1 s data has aged out).

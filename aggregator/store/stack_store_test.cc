@@ -5,6 +5,7 @@
 
 #include <zmq.hpp>
 
+#include "aggregator/scan/store_query.h"
 #include "aggregator/server/query_server.h"
 #include "aggregator/store/store.h"
 #include "aggregator/store/testing.h"
@@ -70,17 +71,17 @@ TEST(StackStoreTest, AppliesInternedStacksAndMergesThem) {
   ASSERT_EQ(store->ApplyBatch(later)->status, Ack::Status::kApplied);
   ASSERT_EQ(store->ApplyBatch(later)->status, Ack::Status::kDuplicate);  // exactly once
 
-  EXPECT_EQ(Show(store->QueryStacks(Range(kMinute, kMinute + 3))),
+  EXPECT_EQ(Show(QueryStacks(*store, Range(kMinute, kMinute + 3))),
             "main 2\nmain;foo1;bar 6\nmain;foo2;bar 3\n");
-  EXPECT_EQ(Show(store->QueryStacks(Range(kMinute + 1, kMinute + 3))),
+  EXPECT_EQ(Show(QueryStacks(*store, Range(kMinute + 1, kMinute + 3))),
             "main;foo1;bar 1\nmain;foo2;bar 1\n");
-  EXPECT_EQ(Show(store->QueryStacks(Range(kMinute, kMinute + 3, "execname == \"redis\""))),
+  EXPECT_EQ(Show(QueryStacks(*store, Range(kMinute, kMinute + 3, "execname == \"redis\""))),
             "main 2\n");
-  EXPECT_EQ(Show(store->QueryStacks(Range(kMinute, kMinute + 3, "host == \"db-1\""))), "");
+  EXPECT_EQ(Show(QueryStacks(*store, Range(kMinute, kMinute + 3, "host == \"db-1\""))), "");
   StackQuery other_metric = Range(kMinute, kMinute + 3);
   other_metric.metric = "no.such";
-  EXPECT_EQ(Show(store->QueryStacks(other_metric)), "");
-  EXPECT_NE(Show(store->QueryStacks(Range(kMinute, kMinute + 3, "latency > 5ms")))
+  EXPECT_EQ(Show(QueryStacks(*store, other_metric)), "");
+  EXPECT_NE(Show(QueryStacks(*store, Range(kMinute, kMinute + 3, "latency > 5ms")))
                 .find("stacks have no value to compare"),
             std::string::npos);
 }
@@ -106,7 +107,7 @@ TEST(StackStoreTest, AskForDefinitionsItDoesNotHaveAndAppliesNothing) {
   DefineSeedStacks(&b);
   r = store->ApplyBatch(b);
   EXPECT_EQ(r->status, Ack::Status::kApplied);
-  EXPECT_EQ(Show(store->QueryStacks(Range(kMinute, kMinute + 1))), "main;foo1;bar 5\n");
+  EXPECT_EQ(Show(QueryStacks(*store, Range(kMinute, kMinute + 1))), "main;foo1;bar 5\n");
 }
 
 TEST(StackStoreTest, GlobalIdsAndCountsSurviveReopenButDictionariesDoNot) {
@@ -127,7 +128,7 @@ TEST(StackStoreTest, GlobalIdsAndCountsSurviveReopenButDictionariesDoNot) {
     ASSERT_TRUE(store->Compact().ok());
   }
   std::unique_ptr<Store> store = MustOpen(dir.path());
-  EXPECT_EQ(Show(store->QueryStacks(Range(kMinute, kMinute + 1))), "main 1\nmain;foo1;bar 7\n");
+  EXPECT_EQ(Show(QueryStacks(*store, Range(kMinute, kMinute + 1))), "main 1\nmain;foo1;bar 7\n");
   // The restarted store has no definitions for web-1/1: it asks for them.
   Batch next = MakeBatch("web-1/1", 2, "web-1", {Stacks("")});
   next.seconds.push_back({kMinute + 1, {}, {}, {{0, 1, 1}}});
@@ -140,7 +141,7 @@ TEST(StackStoreTest, GlobalIdsAndCountsSurviveReopenButDictionariesDoNot) {
   fresh.stacks = {{6, {1, 5}}};
   fresh.seconds.push_back({kMinute + 2, {}, {}, {{0, 6, 4}}});
   EXPECT_EQ(store->ApplyBatch(fresh)->status, Ack::Status::kApplied);
-  EXPECT_EQ(Show(store->QueryStacks(Range(kMinute, kMinute + 3))),
+  EXPECT_EQ(Show(QueryStacks(*store, Range(kMinute, kMinute + 3))),
             "main 1\nmain;baz 4\nmain;foo1;bar 8\n");
 }
 
@@ -155,18 +156,18 @@ TEST(StackStoreTest, MinuteRollupServesWholeMinutesAndEdgesComeFromSeconds) {
   b.seconds.push_back({kMinute + 119, {}, {}, {{0, 3, 1}}});
   ASSERT_EQ(store->ApplyBatch(b)->status, Ack::Status::kApplied);
   // Whole minutes: [kMinute - 60, kMinute + 120) = 18 + 1.
-  EXPECT_EQ(Show(store->QueryStacks(Range(kMinute - 60, kMinute + 120))),
+  EXPECT_EQ(Show(QueryStacks(*store, Range(kMinute - 60, kMinute + 120))),
             "main 1\nmain;foo1;bar 18\n");
   // Ragged: [kMinute - 35, kMinute + 95): seconds -30,-20,-10 | minute 0..59 (6) | 60..90 (4).
-  EXPECT_EQ(Show(store->QueryStacks(Range(kMinute - 35, kMinute + 95))), "main;foo1;bar 13\n");
+  EXPECT_EQ(Show(QueryStacks(*store, Range(kMinute - 35, kMinute + 95))), "main;foo1;bar 13\n");
   // Inside one minute: seconds only.
-  EXPECT_EQ(Show(store->QueryStacks(Range(kMinute + 5, kMinute + 25))), "main;foo1;bar 2\n");
+  EXPECT_EQ(Show(QueryStacks(*store, Range(kMinute + 5, kMinute + 25))), "main;foo1;bar 2\n");
   // Host filter.
   StackQuery q = Range(kMinute - 60, kMinute + 120);
   q.hosts = {"db-1"};
-  EXPECT_EQ(Show(store->QueryStacks(q)), "");
+  EXPECT_EQ(Show(QueryStacks(*store, q)), "");
   q.hosts = {"db-1", "web-1"};
-  EXPECT_EQ(Show(store->QueryStacks(q)), "main 1\nmain;foo1;bar 18\n");
+  EXPECT_EQ(Show(QueryStacks(*store, q)), "main 1\nmain;foo1;bar 18\n");
 }
 
 // "host events host_seconds" lines of a region answer's selection.
@@ -209,7 +210,7 @@ TEST(StackStoreTest, RegionCountsEachHostSecondOncePerEventInTheBand) {
   StackQuery q = Range(kMinute, kMinute + 115);
   q.region = RegionBand{"disk.latency", "value >= 50ms and value <= 1s", true, kMinute,
                         kMinute + 115};
-  Result<StackAnswer> a = store->QueryStacks(q);
+  Result<StackAnswer> a = QueryStacks(*store, q);
   // web-1: stack 1 × (3 + 2); web-2: stacks 1 and 3 × 2.
   EXPECT_EQ(Show(a), "main 2\nmain;foo1;bar 7\n");
   EXPECT_EQ(ShowHosts(a), "web-1 5 2\nweb-2 2 1\n");
@@ -220,37 +221,38 @@ TEST(StackStoreTest, RegionCountsEachHostSecondOncePerEventInTheBand) {
   EXPECT_EQ(FormatFolded(*a->baseline), "main 114\nmain;foo1;bar 227\n");
   // The same baseline from a plain query's sums minus the selected seconds, read second by
   // second: the difference of minutes and seconds is exact.
-  EXPECT_EQ(Show(store->QueryStacks(Range(kMinute, kMinute + 115))), "main 115\nmain;foo1;bar 230\n");
+  EXPECT_EQ(Show(QueryStacks(*store, Range(kMinute, kMinute + 115))),
+            "main 115\nmain;foo1;bar 230\n");
   // Without the baseline; the view's --where picks series, --hosts hosts.
   q.region->baseline = false;
   q.region->where = "op == \"write\" and value >= 50ms and value <= 1s";
-  a = store->QueryStacks(q);
+  a = QueryStacks(*store, q);
   EXPECT_EQ(Show(a), "main;foo1;bar 1\n");
   EXPECT_EQ(ShowHosts(a), "web-1 1 1\n");
   EXPECT_FALSE(a->baseline.has_value());
   q.region->where = "value >= 50ms and value <= 1s";
   q.hosts = {"web-2", "db-9"};
-  EXPECT_EQ(Show(store->QueryStacks(q)), "main 2\nmain;foo1;bar 2\n");
+  EXPECT_EQ(Show(QueryStacks(*store, q)), "main 2\nmain;foo1;bar 2\n");
   // The region's seconds bound the selection: [+6, +60) holds only web-2's +30.
   q.hosts = {};
   q.from = kMinute + 6;
   q.to = kMinute + 60;
-  EXPECT_EQ(ShowHosts(store->QueryStacks(q)), "web-2 2 1\n");
+  EXPECT_EQ(ShowHosts(QueryStacks(*store, q)), "web-2 2 1\n");
   // Nothing in the band: no hosts, no stacks, and an empty baseline when one is asked for.
   q.region->where = "value >= 5s";
   q.region->baseline = true;
   q.region->baseline_from = kMinute;
   q.region->baseline_to = kMinute + 120;
-  a = store->QueryStacks(q);
+  a = QueryStacks(*store, q);
   EXPECT_EQ(Show(a), "");
   EXPECT_EQ(ShowHosts(a), "");
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->baseline, FoldedStacks{});
   // A metric this shard never saw: nothing; a stacks metric as the band's: an error saying so.
   q.region->metric = "no.such";
-  EXPECT_EQ(Show(store->QueryStacks(q)), "");
+  EXPECT_EQ(Show(QueryStacks(*store, q)), "");
   q.region->metric = "cpu.stacks";
-  EXPECT_NE(Show(store->QueryStacks(q)).find("a latency or size metric; cpu.stacks is a stacks"),
+  EXPECT_NE(Show(QueryStacks(*store, q)).find("a latency or size metric; cpu.stacks is a stacks"),
             std::string::npos);
 }
 
@@ -303,7 +305,7 @@ TEST(StackStoreTest, RegionAnswersAlikeOnOneTwoAndThreeThreads) {
     }
     StackQuery q = Range(kMinute, kMinute + kSeconds);
     q.region = RegionBand{"disk.latency", "value >= 50ms", true, kMinute, kMinute + kSeconds};
-    Result<StackAnswer> a = store->QueryStacks(q);
+    Result<StackAnswer> a = QueryStacks(*store, q);
     EXPECT_EQ(Show(a), expected_target) << threads << " threads";
     ASSERT_TRUE(a.ok() && a->baseline.has_value());
     EXPECT_EQ(FormatFolded(*a->baseline), expected_baseline) << threads << " threads";

@@ -29,6 +29,19 @@ namespace trailmap::aggregator {
 // A snapshot of a store's health (Store::Health), as the query side's status answer carries it.
 using StoreHealth = ShardStatus;
 
+// What RocksDB says of its own state (read for the aggregator's self-metrics). A number kept per
+// column family is the sum over all of them.
+struct RocksDbStats {
+  uint64_t pending_compaction_bytes = 0;  // rocksdb.estimate-pending-compaction-bytes
+  uint64_t running_compactions = 0;       // rocksdb.num-running-compactions
+  uint64_t running_flushes = 0;           // rocksdb.num-running-flushes
+  uint64_t memtable_bytes = 0;            // rocksdb.cur-size-all-mem-tables
+  uint64_t live_sst_bytes = 0;            // rocksdb.live-sst-files-size
+  uint64_t block_cache_bytes = 0;         // rocksdb.block-cache-usage (the shared cache)
+  uint64_t table_reader_bytes = 0;        // rocksdb.estimate-table-readers-mem (index, filters)
+  uint64_t background_errors = 0;         // rocksdb.background-errors: since the DB was opened
+};
+
 class BackgroundErrors : public rocksdb::EventListener {
  public:
   using Clock = std::chrono::steady_clock;

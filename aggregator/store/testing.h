@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "aggregator/store/database.h"
 #include "aggregator/store/store.h"
 #include "core/batch.h"
 #include "core/histogram.h"
@@ -38,10 +39,18 @@ class TempDir {
   std::string path_;
 };
 
-// A Store in `dir` without fsync, as the store tests open one; null after a test failure that
-// says why it did not open.
-inline std::unique_ptr<Store> OpenTestStore(const std::string& dir) {
-  StoreOptions options;
+// Options for a store a test drives itself: no fsync (the reopen tests close cleanly) and no
+// threads (the test calls RollUp and BackfillAggregates when it means to).
+inline StoreOptions ManualOptions() {
+  StoreOptions o;
+  o.sync = false;
+  o.rollup_interval_ms = 0;
+  return o;
+}
+
+// A Store in `dir` (without fsync unless `options` say otherwise), as the store tests open one;
+// null after a test failure that says why it did not open.
+inline std::unique_ptr<Store> OpenTestStore(const std::string& dir, StoreOptions options = {}) {
   options.sync = false;
   Result<std::unique_ptr<Store>> s = Store::Open(dir, options);
   if (!s.ok()) {
@@ -75,6 +84,26 @@ inline Batch MakeBatch(std::string agent, uint64_t sequence, std::string host,
 
 inline SeriesDef Latency(std::string metric, std::string fields = "") {
   return SeriesDef{std::move(metric), MetricKind::kLatency, "ns", std::move(fields)};
+}
+
+// Events `hist` holds for the metric named (its fleet aggregate's with `aggregate`), as RocksDB
+// merges the keys on reading.
+inline uint64_t StoredEvents(const Store& store, const std::string& metric,
+                             bool aggregate = false) {
+  const std::optional<uint32_t> found = store.catalog().FindMetric(metric);
+  if (!found) return 0;
+  const uint32_t id = *found | (aggregate ? kAggregateMetricBit : 0);
+  const Database& db = store.database();
+  std::unique_ptr<rocksdb::Iterator> it(db.db()->NewIterator(rocksdb::ReadOptions(), db.hist(0)));
+  uint64_t events = 0;
+  DataKey key;
+  for (it->Seek(DataKeyPrefix(id, INT64_MIN)); it->Valid(); it->Next()) {
+    if (!DecodeDataKey(View(it->key()), &key) || key.metric != id) break;
+    Result<Histogram> h = Histogram::Decode(View(it->value()));
+    EXPECT_TRUE(h.ok()) << h.status().ToString();
+    events += h.ok() ? h->count() : 0;
+  }
+  return events;
 }
 
 // Every cell of both answers, in a readable form; "" when they are the same.

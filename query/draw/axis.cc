@@ -3,17 +3,9 @@
 #include <cmath>
 
 #include "core/timespec.h"
+#include "core/units.h"
 
 namespace trailmap {
-
-double NiceStep(double raw) {
-  if (!(raw > 0)) return 1;
-  const double decade = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0, 10.0}) {
-    if (m * decade >= raw * (1 - 1e-9)) return m * decade;
-  }
-  return 10 * decade;
-}
 
 std::vector<double> ValueTicks(double top, int target) {
   std::vector<double> ticks;
@@ -25,30 +17,6 @@ std::vector<double> ValueTicks(double top, int target) {
     ticks.push_back(v);
   }
   return ticks;
-}
-
-namespace {
-
-bool BinaryUnit(std::string_view unit) {
-  return unit == "B" || unit == "bytes" || unit == "byte" || unit == "B/s" || unit == "bytes/s";
-}
-
-}  // namespace
-
-double NiceStep(double raw, std::string_view unit) {
-  if (!BinaryUnit(unit) || !(raw > 1)) return NiceStep(raw);
-  double prefix = 1;
-  while (raw / prefix >= 1024) prefix *= 1024;
-  for (double m = 1; m <= 1024; m *= 2) {
-    if (m * prefix >= raw * (1 - 1e-9)) return m * prefix;
-  }
-  return 1024 * prefix;
-}
-
-double NiceTop(double value, std::string_view unit) {
-  if (!BinaryUnit(unit) || !(value > 1)) return NiceStep(value);
-  const double step = NiceStep(value / 5, unit);
-  return std::ceil(value / step - 1e-9) * step;
 }
 
 std::vector<double> ValueTicks(double top, int target, std::string_view unit) {

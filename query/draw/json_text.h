@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "query/views/heatmap.h"
+#include "core/batch.h"
 
 namespace trailmap {
 
@@ -81,10 +81,5 @@ struct JsonHead {
   bool rfc3339 = false;
 };
 void AddJsonHead(const JsonHead& head, nlohmann::ordered_json* j);
-
-// The cell grid every grid view (heat map, columns) writes the same way: "row_bounds", then
-// "counts", "saturation" and "levels" as rows × columns matrices, then the "palette" (docs/json.md).
-// Defined in query/render/heatmap_json.cc.
-void AddCellGridJson(const HeatmapView& view, JsonObjectText* out);
 
 }  // namespace trailmap

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "query/http/sha256.h"
+#include "core/sha256.h"
 
 namespace trailmap {
 
@@ -41,10 +41,11 @@ class BearerTokens {
   // out of *target. Otherwise InvalidArgument with what the 401 reply says.
   Result<std::string> Admit(std::string_view authorization, std::string* target) const;
 
-  size_t size() const { return tokens_.size(); }
+  size_t size() const { return names_.size(); }
 
  private:
-  std::vector<std::pair<std::string, Sha256Digest>> tokens_;  // name, hash of the token
+  std::vector<std::string> names_;
+  std::vector<Sha256Digest> hashes_;  // of each name's token, in the same order
 };
 
 // Whether a request for `target` ("/api/heatmap?...") needs a token when there are tokens: every

@@ -4,8 +4,10 @@
 #include "core/units.h"
 #include "query/draw/axis.h"
 #include "query/draw/palette.h"
-#include "query/render/columns.h"
 #include "query/draw/view_text.h"
+#include "query/render/columns.h"
+#include "query/render/heatmap_text.h"
+#include "query/render/shades.h"
 
 namespace trailmap {
 namespace {

@@ -6,6 +6,7 @@
 #include "query/draw/json_text.h"
 #include "query/draw/palette.h"
 #include "query/render/columns.h"
+#include "query/render/heatmap_json.h"
 
 namespace trailmap {
 namespace {

@@ -6,6 +6,7 @@
 
 #include "query/draw/palette.h"
 #include "query/draw/raster.h"
+#include "query/render/shades.h"
 #include "query/testing/golden.h"
 #include "query/testing/svg_cells.h"
 #include "query/testing/views.h"

@@ -2,7 +2,8 @@
 // from the SVG's frames, the script run on it, clicks and searches simulated.
 //   trailmap flame --folded seed.folded -o seed.svg && node query/render/flame_script_test.js seed.svg
 // where seed.folded is seed 004's example (flame_test.cc's kSeedFolded). Exits non-zero on a
-// failed check. ctest runs it (query/CMakeLists.txt: flame_script_plain_test, _diff_test).
+// failed check. ctest runs it (cli/CMakeLists.txt: flame_script_plain_test, _diff_test). The
+// script itself is flame_script.js, embedded in the SVG at build time (flame_script.h).
 const fs = require('fs');
 const assert = require('assert');
 const svg = fs.readFileSync(process.argv[2], 'utf8');

@@ -6,6 +6,8 @@
 #include "query/draw/axis.h"
 #include "query/draw/palette.h"
 #include "query/draw/view_text.h"
+#include "query/render/heatmap_text.h"
+#include "query/render/shades.h"
 
 namespace trailmap {
 namespace {

@@ -5,6 +5,7 @@
 #include "core/timespec.h"
 #include "query/draw/json_text.h"
 #include "query/draw/palette.h"
+#include "query/render/shades.h"
 
 namespace trailmap {
 namespace {

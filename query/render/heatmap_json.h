@@ -5,11 +5,17 @@
 
 #include <string>
 
+#include "query/draw/json_text.h"
 #include "query/views/heatmap.h"
 
 namespace trailmap {
 
 // Pretty-printed (two-space indent) when `pretty`, else one line.
 std::string RenderHeatmapJson(const HeatmapView& view, bool pretty = true);
+
+// The cell grid every grid view (heat map, columns) writes the same way: "row_bounds", then
+// "counts", "saturation" and "levels" as rows × columns matrices, then the "palette"
+// (docs/json.md).
+void AddCellGridJson(const HeatmapView& view, JsonObjectText* out);
 
 }  // namespace trailmap

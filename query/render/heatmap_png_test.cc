@@ -7,6 +7,7 @@
 
 #include "query/draw/palette.h"
 #include "query/render/heatmap_svg.h"
+#include "query/render/shades.h"
 #include "query/testing/svg_cells.h"
 #include "query/testing/views.h"
 

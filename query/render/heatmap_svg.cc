@@ -10,6 +10,8 @@
 #include "query/draw/palette.h"
 #include "query/draw/svg_text.h"
 #include "query/draw/view_text.h"
+#include "query/render/heatmap_text.h"
+#include "query/render/shades.h"
 
 namespace trailmap {
 namespace {

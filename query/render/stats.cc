@@ -6,6 +6,7 @@
 #include "core/units.h"
 #include "query/draw/json_text.h"
 #include "query/draw/view_text.h"
+#include "query/render/micro_trail.h"
 
 namespace trailmap {
 namespace {
@@ -39,7 +40,7 @@ std::string RenderStatsTable(const StatsTable& table) {
                      FormatCount(r.count), q(r.mean), q(static_cast<double>(r.min)),
                      q(static_cast<double>(r.p50)), q(static_cast<double>(r.p90)),
                      q(static_cast<double>(r.p99)), q(static_cast<double>(r.p999)),
-                     q(static_cast<double>(r.max)), r.trail});
+                     q(static_cast<double>(r.max)), Sparkline(r.trail)});
   }
   std::vector<size_t> width(cells.front().size(), 0);
   for (const auto& row : cells) {
@@ -78,7 +79,7 @@ std::string RenderStatsJson(const StatsTable& table) {
                     {"p99", r.p99},
                     {"p99.9", r.p999},
                     {"max", r.max},
-                    {"trail", r.trail}});
+                    {"trail", Sparkline(r.trail)}});
   }
   j["trail_range"] = {0, table.trail_top};
   j["rows"] = std::move(rows);

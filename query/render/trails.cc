@@ -20,7 +20,7 @@
 #include "query/draw/raster.h"
 #include "query/draw/svg_text.h"
 #include "query/draw/view_text.h"
-#include "query/views/micro_trail.h"
+#include "query/render/micro_trail.h"
 
 namespace trailmap {
 namespace {

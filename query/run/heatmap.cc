@@ -3,21 +3,21 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "core/failpoint.h"
 #include "core/timespec.h"
 #include "core/units.h"
-#include "query/draw/json_text.h"
 #include "query/fetch/request_checks.h"
 #include "query/render/heatmap_ansi.h"
+#include "query/render/heatmap_cell.h"
 #include "query/render/heatmap_json.h"
 #include "query/render/heatmap_png.h"
 #include "query/render/heatmap_svg.h"
 #include "query/run/catalog.h"
 #include "query/run/words.h"
 #include "query/views/heatmap.h"
+#include "query/views/heatmap_cell.h"
 
 namespace trailmap {
 namespace {
@@ -51,7 +51,6 @@ Result<ViewDocument> RunCellDetails(const HeatmapRequest& flags, const QueryCont
   }
   const auto column = static_cast<uint32_t>((*t - view.from) / view.step);
   const auto r = static_cast<uint32_t>(row);
-  const size_t i = view.Index(r, column);
 
   query.from = view.ColumnStart(column);
   query.to = view.ColumnEnd(column);
@@ -59,55 +58,13 @@ Result<ViewDocument> RunCellDetails(const HeatmapRequest& flags, const QueryCont
   query.group_by = "host";
   Result<Fetched> hosts = FetchGrid(context, flags.query, query);
   if (!hosts.ok()) return hosts.status();
-  const auto by_host = CellGroups(hosts->grid, view, r);
-  std::vector<std::pair<std::string, uint64_t>> by_field;
-  if (!view.breakdown.empty() && view.group_by != "host") {
-    for (const auto& [g, n] : view.breakdown[i]) by_field.emplace_back(view.groups[g], n);
-    std::stable_sort(by_field.begin(), by_field.end(),
-                     [](const auto& a, const auto& b) { return a.second > b.second; });
-  }
   std::vector<std::string> missing = view.missing_shards;
   missing.insert(missing.end(), hosts->missing.begin(), hosts->missing.end());
-
-  std::string out;
-  if (format == "json") {
-    nlohmann::ordered_json j;
-    AddJsonHead({.view = "heatmap_cell", .metric = view.metric, .unit = view.unit,
-                 .from = view.ColumnStart(column), .to = view.ColumnEnd(column)},
-                &j);
-    j["row"] = r;
-    j["column"] = column;
-    j["low"] = view.RowLow(r);
-    j["high"] = view.RowHigh(r);
-    j["count"] = view.counts[i];
-    j["group_by"] = view.group_by;
-    nlohmann::ordered_json fields = nlohmann::ordered_json::array();
-    for (const auto& [name, n] : by_field) fields.push_back({{"value", name}, {"count", n}});
-    j["groups"] = std::move(fields);
-    nlohmann::ordered_json host_list = nlohmann::ordered_json::array();
-    for (const auto& [name, n] : by_host) host_list.push_back({{"host", name}, {"count", n}});
-    j["hosts"] = std::move(host_list);
-    j["missing_shards"] = missing;
-    out = j.dump(2) + "\n";
-  } else {
-    out = view.metric + " cell " + FormatClock(view.ColumnStart(column)) + "–" +
-          FormatClock(view.ColumnEnd(column)) + " UTC, " + FormatQuantity(view.RowLow(r), view.unit) +
-          " to " + FormatQuantity(view.RowHigh(r), view.unit) + ": " +
-          std::to_string(view.counts[i]) + (view.counts[i] == 1 ? " event\n" : " events\n");
-    if (!by_field.empty()) {
-      out += "by " + view.group_by + ":\n";
-      for (const auto& [name, n] : by_field) {
-        out += "  " + (name.empty() ? std::string("(none)") : name) + "  " + std::to_string(n) + "\n";
-      }
-    }
-    out += "by host:\n";
-    if (by_host.empty()) out += "  (none)\n";
-    for (const auto& [name, n] : by_host) out += "  " + name + "  " + std::to_string(n) + "\n";
-  }
+  const HeatmapCell cell = AssembleHeatmapCell(view, r, column, hosts->grid, std::move(missing));
   ViewDocument doc;
-  doc.bytes = std::move(out);
+  doc.bytes = format == "json" ? RenderHeatmapCellJson(cell) : RenderHeatmapCellText(cell);
   doc.format = format == "json" ? "json" : "text";
-  doc.missing = std::move(missing);
+  doc.missing = cell.missing_shards;
   return doc;
 }
 

@@ -12,6 +12,25 @@
 #include "query/views/subsecond.h"
 
 namespace trailmap {
+namespace {
+
+// The map in `format`: text, svg, png or json (checked by the caller).
+Result<std::string> RenderSubsecondMap(const SubsecondView& view, const std::string& format,
+                                       const SubsecondDrawOptions& options) {
+  if (format == "svg") return RenderSubsecondSvg(view, options);
+  if (format == "png") return RenderSubsecondPng(view, options);
+  if (format == "json") return RenderSubsecondJson(view);
+  return RenderSubsecondText(view);
+}
+
+// A range's flame graph: folded or svg (checked by the caller; the JSON is each front end's).
+std::string RenderRangeFlame(const FoldedStacks& stacks, const std::string& format,
+                             const FlameSvgOptions& options) {
+  if (format == "folded") return FormatFolded(stacks);
+  return RenderFlameSvg(BuildFlameTree(stacks), options);
+}
+
+}  // namespace
 
 Result<ViewDocument> RunSubsecondFleetView(const SubsecondFleetRequest& request,
                                            const QueryContext& context) {
@@ -65,12 +84,9 @@ Result<ViewDocument> RunSubsecondFleetView(const SubsecondFleetRequest& request,
     fleet.view.to = std::to_string(end);
     Result<FleetStacks> stacks = FetchFleetStacks(fleet, context);
     if (!stacks.ok()) return stacks.status();
-    const FlameTree tree = BuildFlameTree(stacks->target);
-    if (format == "folded") {
-      doc.bytes = FormatFolded(stacks->target);
-    } else if (format == "json") {
+    if (format == "json") {
       // The seconds drawn join the root object ("...]}\n" ends it), for the page's caption.
-      doc.bytes = RenderFlameJson(tree);
+      doc.bytes = RenderFlameJson(BuildFlameTree(stacks->target));
       doc.bytes.resize(doc.bytes.size() - 2);
       doc.bytes += ",\"range\":{\"range\":" + nlohmann::json(request.range).dump() +
                    ",\"from\":" + std::to_string(first) + ",\"to\":" + std::to_string(end) + "}}\n";
@@ -80,7 +96,7 @@ Result<ViewDocument> RunSubsecondFleetView(const SubsecondFleetRequest& request,
       options.subtitle = request.stacks + " of the whole seconds " + FormatRfc3339(first) + " .. " +
                          FormatRfc3339(end) + " (" + std::to_string(end - first) +
                          " s: stacks are counted per second)";
-      doc.bytes = RenderFlameSvg(tree, options);
+      doc.bytes = RenderRangeFlame(stacks->target, format, options);
     }
     doc.format = format;
     doc.missing = std::move(stacks->missing);
@@ -103,20 +119,64 @@ Result<ViewDocument> RunSubsecondFleetView(const SubsecondFleetRequest& request,
   SubsecondDrawOptions options;
   options.subtitle = where_text + ", " + FormatRfc3339(range->from) + " + " +
                      std::to_string(range->to - range->from) + " s";
-  if (format == "svg") {
-    doc.bytes = RenderSubsecondSvg(*view, options);
-  } else if (format == "png") {
-    Result<std::string> png = RenderSubsecondPng(*view, options);
-    if (!png.ok()) return png.status();
-    doc.bytes = std::move(png).value();
-  } else if (format == "json") {
-    doc.bytes = RenderSubsecondJson(*view);
-  } else {
-    doc.bytes = RenderSubsecondText(*view);
-  }
+  Result<std::string> bytes = RenderSubsecondMap(*view, format, options);
+  if (!bytes.ok()) return bytes.status();
+  doc.bytes = std::move(bytes).value();
   doc.format = format;
   doc.missing = std::move(fetched->missing);
   NoteSkipped(fetched->skipped, &doc);
+  return doc;
+}
+
+Result<ViewDocument> RunSubsecondFileView(const SubsecondFileRequest& request,
+                                          std::string_view perf_script) {
+  const PerfSamples samples = ReadPerfSamples(perf_script, request.include_idle);
+  if (samples.samples.empty() && samples.idle > 0) {
+    return Status::InvalidArgument(request.name + " holds only idle samples (" +
+                                   std::to_string(samples.idle) + "); --include-idle draws them");
+  }
+  if (samples.samples.empty()) {
+    return Status::InvalidArgument(request.name +
+                                   " holds no timed samples (perf script prints the time column by "
+                                   "default; with -F give `time`)");
+  }
+  ViewDocument doc;
+  if (samples.untimed > 0) {
+    doc.notes.push_back("trailmap subsecond: " + std::to_string(samples.untimed) +
+                        " samples without a time left out");
+  }
+  Result<SubsecondView> view = BuildSubsecondView(samples, request.rows);
+  if (!view.ok()) return Status::InvalidArgument(view.status().message());
+  if (!request.range.empty()) {
+    Result<SubsecondRange> range = ParseSubsecondRange(request.range);
+    if (!range.ok()) return Status::InvalidArgument(range.status().message());
+    const std::string format = request.format.empty() ? "svg" : request.format;
+    if (format != "svg" && format != "folded" && format != "json") {
+      return Status::InvalidArgument("--range draws svg, folded or json, not " + format);
+    }
+    const FoldedStacks stacks = FoldSubsecondRange(samples, view->start_second, *range);
+    if (format == "json") {
+      doc.bytes = RenderFlameJson(BuildFlameTree(stacks));
+    } else {
+      FlameSvgOptions options;
+      options.title = "Flame Graph, " + request.range + " s";
+      options.subtitle = request.name + ": seconds from " + std::to_string(view->start_second);
+      doc.bytes = RenderRangeFlame(stacks, format, options);
+    }
+    doc.format = format;
+    return doc;
+  }
+  const std::string format = request.format.empty() ? "text" : request.format;
+  if (format != "text" && format != "svg" && format != "png" && format != "json") {
+    return Status::InvalidArgument("the map is drawn as text, svg, png or json, not " + format);
+  }
+  SubsecondDrawOptions options;
+  options.subtitle = request.name;
+  Result<std::string> bytes = RenderSubsecondMap(*view, format, options);
+  // Not a usage error whatever its code: the input was fine, the drawing failed.
+  if (!bytes.ok()) return Status::IOError(bytes.status().message());
+  doc.bytes = std::move(bytes).value();
+  doc.format = format;
   return doc;
 }
 

@@ -1,10 +1,12 @@
-// The fleet's sub-second map as a whole view (query/views/subsecond.h): FlameScope's offset heat
-// map of the agents' cpu.offsets, one column per second of [from, to), and with `range` the
-// flame graph of those seconds' stacks. What `trailmap subsecond` without a FILE runs (and what
-// trailmap-query can serve), so their documents agree.
+// The sub-second map as a whole view (query/views/subsecond.h): FlameScope's offset heat map, one
+// column per second, and with `range` the flame graph of a range's stacks. Of the fleet (the
+// agents' cpu.offsets in [from, to): what `trailmap subsecond` without a FILE runs and
+// trailmap-query serves) or of a perf script file (`trailmap subsecond FILE`), through the same
+// views and renderers.
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "core/status.h"
 #include "query/fetch/view_request.h"
@@ -63,5 +65,18 @@ inline const OptionTable<SubsecondFleetRequest>& SubsecondParameters() {
 
 Result<ViewDocument> RunSubsecondFleetView(const SubsecondFleetRequest& request,
                                            const QueryContext& context);
+
+struct SubsecondFileRequest {
+  std::string name;  // the input as the user named it (FILE, or "-"): in messages and subtitles
+  int rows = 50;
+  std::string range;  // "A..B" seconds from the first column: the flame graph of those samples
+  bool include_idle = false;  // keep the idle samples (swapper in an idle function)
+  std::string format;  // text | svg | png | json; with range svg | folded | json. "" = text / svg
+};
+
+// `perf_script` (the text of `perf script`) drawn. InvalidArgument for input without samples
+// (naming `name`) or bad parameters; a note counts the samples without a time left out.
+Result<ViewDocument> RunSubsecondFileView(const SubsecondFileRequest& request,
+                                          std::string_view perf_script);
 
 }  // namespace trailmap

@@ -1,6 +1,8 @@
 // Small fixed views for the renderer tests (golden files) and the CLI tests.
 #pragma once
 
+#include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,21 @@ inline HeatmapView Small(Coloring coloring = Coloring::kRank) {
   options.rows = 8;
   options.coloring = coloring;
   return *AssembleHeatmap(grid, options);
+}
+
+// http.server.latency over one minute from 1'700'000'000, by host: web-1 100,000 lognormal
+// values around 2 ms (each also appended to `a_values` when given), web-2 ten at 50 ms.
+inline MergedGrid TwoLatencyHosts(std::vector<uint64_t>* a_values = nullptr) {
+  MergedGrid grid = EmptyHostGrid("http.server.latency", 1'700'000'000, 60, 1, {"web-1", "web-2"});
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> latency(std::log(2e6), 0.8);
+  for (int i = 0; i < 100'000; ++i) {
+    const auto v = static_cast<uint64_t>(latency(rng));
+    if (a_values) a_values->push_back(v);
+    grid.cells[0][0].Record(v);
+  }
+  grid.cells[1][0].Record(50'000'000, 10);
+  return grid;
 }
 
 }  // namespace trailmap::testing_views

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "query/draw/palette.h"
 #include "query/testing/views.h"
+#include "query/views/shade_levels.h"
 
 namespace trailmap {
 namespace {

@@ -6,7 +6,6 @@
 
 #include "core/bucket_spans.h"
 #include "core/parallel.h"
-#include "query/draw/palette.h"
 
 namespace trailmap {
 namespace {
@@ -319,30 +318,6 @@ void ColorHeatmap(HeatmapView* view) {
   for (size_t i = 0; i < n; ++i) {
     if (view->counts[i]) view->levels[i] = static_cast<uint8_t>(ShadeLevel(view->saturation[i], true));
   }
-}
-
-Rgb ViewGroupColor(const HeatmapView& view, size_t g) {
-  if (!view.select.empty() && view.selection == Selection::kHue && g == view.select.size()) {
-    return Rgb{150, 150, 150};
-  }
-  return GroupColor(g);
-}
-
-Rgb CellColor(const HeatmapView& view, size_t i) {
-  const int level = view.levels[i];
-  if (view.groups.empty() || view.breakdown.empty()) return PaletteColor(view.palette, level);
-  double r = 0, g = 0, b = 0;
-  const double total = static_cast<double>(view.counts[i]);
-  for (const auto& [group, count] : view.breakdown[i]) {
-    const Rgb hue = ViewGroupColor(view, group);
-    const double w = static_cast<double>(count) / total;
-    r += hue.r * w;
-    g += hue.g * w;
-    b += hue.b * w;
-  }
-  const Rgb blend{static_cast<uint8_t>(r + 0.5), static_cast<uint8_t>(g + 0.5),
-                  static_cast<uint8_t>(b + 0.5)};
-  return FadeToWhite(blend, level);
 }
 
 std::vector<std::pair<std::string, uint64_t>> CellGroups(const MergedGrid& column_grid,

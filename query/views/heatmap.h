@@ -38,7 +38,7 @@
 //     event — almost entirely in the darkest shades (90% ones put every one at level 28 of 31),
 //     so the dense band no longer stood out; the mean keeps such cells mid-scale;
 //   - linear: saturation = count / the largest count, every non-zero cell at least one shade
-//     above the background (query/draw/palette.h: ShadeLevel).
+//     above the background (query/views/shade_levels.h: ShadeLevel).
 //   - per_column: the same, but over each column alone (rank among the column's non-empty
 //     cells, or count / the column's largest count), so every non-empty column has a cell of
 //     saturation 1 and a quiet second is as readable as a busy one.
@@ -54,8 +54,8 @@
 #include <vector>
 
 #include "core/status.h"
-#include "query/draw/palette.h"
 #include "query/fetch/partials.h"
+#include "query/views/shade_levels.h"
 
 namespace trailmap {
 
@@ -149,7 +149,7 @@ struct HeatmapView {
 
   std::vector<uint64_t> counts;    // [row * columns + column]
   std::vector<double> saturation;  // same layout; 0 for empty cells
-  std::vector<uint8_t> levels;     // same layout; query/draw/palette.h shade level, 0 for empty
+  std::vector<uint8_t> levels;  // same layout; query/views/shade_levels.h shade level, 0 for empty
   uint64_t total = 0;              // all events in the range, drawn or not
   uint64_t above = 0;              // events at or above ymax, not drawn
   uint64_t below = 0;              // events below ymin, not drawn
@@ -185,13 +185,6 @@ Result<HeatmapView> AssembleHeatmap(const MergedGrid& grid, const HeatmapOptions
 // Fills view->saturation and view->levels from view->counts by view->coloring and
 // view->per_column. Exposed for tests and for renderers that recolor a view.
 void ColorHeatmap(HeatmapView* view);
-
-// The hue of group g: GroupColor(g), except the merged "other" group of a --select view, grey.
-Rgb ViewGroupColor(const HeatmapView& view, size_t g);
-
-// The fill of non-empty cell i: its level in the view's palette, or in a grouped view the blend
-// of its groups' hues (weighted by their share of the cell) faded by its level.
-Rgb CellColor(const HeatmapView& view, size_t i);
 
 // Cell details (--at): the events of one group in row `row` of the view, for each group of
 // `column_grid` (a one-column grid of the same metric and column, grouped by host, say), spread

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "query/draw/axis.h"
+#include "core/units.h"
 #include "query/views/micro_trail.h"
 
 namespace trailmap {
@@ -71,7 +71,7 @@ StatsTable ComputeStats(const MergedGrid& grid) {
     row.p90 = h.Percentile(90);
     row.p99 = h.Percentile(99);
     row.p999 = h.Percentile(99.9);
-    row.trail = HistogramSparkline(h, table.trail_top, kStatsTrailWidth);
+    row.trail = HistogramMicroTrail(h, table.trail_top, kStatsTrailWidth);
     table.rows.push_back(std::move(row));
   }
   return table;

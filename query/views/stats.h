@@ -14,6 +14,7 @@
 
 #include "core/status.h"
 #include "query/fetch/partials.h"
+#include "query/views/micro_trail.h"
 
 namespace trailmap {
 
@@ -23,9 +24,9 @@ struct StatsRow {
   double mean = 0;
   uint64_t min = 0, max = 0;
   uint64_t p50 = 0, p90 = 0, p99 = 0, p999 = 0;
-  // A micro frequency trail (query/views/micro_trail.h) over [0, StatsTable::trail_top): every row on
-  // the same axis, so the rows compare.
-  std::string trail;
+  // A micro frequency trail (query/views/micro_trail.h) over [0, StatsTable::trail_top): every row
+  // on the same axis, so the rows compare. The renderers write it as a sparkline.
+  std::vector<MicroTrailCell> trail;
 };
 
 enum class StatsSort { kName, kCount, kMean, kMin, kP50, kP90, kP99, kP999, kMax };
@@ -44,7 +45,7 @@ struct StatsTable {
   uint64_t trail_top = 0;
 };
 
-inline constexpr size_t kStatsTrailWidth = 24;  // characters of a row's micro trail
+inline constexpr size_t kStatsTrailWidth = 24;  // cells (characters) of a row's micro trail
 
 // One row per group of `grid` that holds any events (the single row of an ungrouped grid is kept
 // even when empty).

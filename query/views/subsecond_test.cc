@@ -4,28 +4,21 @@
 
 #include <nlohmann/json.hpp>
 
-#include "query/draw/raster.h"
-#include "query/render/subsecond.h"
+#include "query/testing/perf_script.h"
 #include "query/testing/views.h"
 
 namespace trailmap {
 namespace {
 
-// A perf script record at unix time `second`.`micros`, in `func`.
-std::string Record(const char* comm, int64_t second, int micros, const char* func) {
-  char head[128];
-  snprintf(head, sizeof head, "%s 42/42 [000] %lld.%06d: 10101010 cpu-clock: \n", comm,
-           static_cast<long long>(second), micros);
-  return std::string(head) + "\tffff " + func + "+0x1 (/usr/bin/app)\n\t1 main (/usr/bin/app)\n\n";
-}
+using testing::PerfRecord;
 
 TEST(Subsecond, CellsCountSamplesByOffsetAndIdleIsLeftOut) {
   std::string text;
-  text += Record("app", 1700000100, 0, "a");                  // column 0, row 0
-  text += Record("app", 1700000100, 19999, "a");              // row 0 (19.999 ms)
-  text += Record("app", 1700000100, 20000, "b");              // row 1
-  text += Record("app", 1700000102, 999999, "c");             // column 2, row 49
-  text += Record("swapper", 1700000101, 500000, "cpu_idle");  // idle: left out
+  text += PerfRecord("app", 1700000100, 0, "a");                  // column 0, row 0
+  text += PerfRecord("app", 1700000100, 19999, "a");              // row 0 (19.999 ms)
+  text += PerfRecord("app", 1700000100, 20000, "b");              // row 1
+  text += PerfRecord("app", 1700000102, 999999, "c");             // column 2, row 49
+  text += PerfRecord("swapper", 1700000101, 500000, "cpu_idle");  // idle: left out
   text += "app 42 [000] 7: cpu-clock:\n\t1 f (/a)\n\n";       // no time: left out
   const PerfSamples samples = ReadPerfSamples(text);
   EXPECT_EQ(samples.samples.size(), 4u);
@@ -75,17 +68,19 @@ TEST(Subsecond, TheGridSpansIdleSamplesAsFlameScopes) {
   };
   const Case cases[] = {
       {"ends idle: the idle second is the last column",
-       Record("app", 100, 0, "a") + Record("app", 101, 500000, "b") +
-           Record("swapper", 103, 250000, "cpu_idle"),
+       PerfRecord("app", 100, 0, "a") + PerfRecord("app", 101, 500000, "b") +
+           PerfRecord("swapper", 103, 250000, "cpu_idle"),
        100, 4, 4},
       {"starts idle: the idle second is the first column",
-       Record("swapper", 98, 500000, "cpu_idle") + Record("app", 100, 250000, "a"), 98, 3, 3},
+       PerfRecord("swapper", 98, 500000, "cpu_idle") + PerfRecord("app", 100, 250000, "a"), 98, 3,
+       3},
       {"ends idle on a whole second: ceil(end) adds no column for it",
-       Record("app", 100, 500000, "a") + Record("swapper", 102, 0, "cpu_idle"), 100, 2, 3},
+       PerfRecord("app", 100, 500000, "a") + PerfRecord("swapper", 102, 0, "cpu_idle"), 100, 2, 3},
       {"ends busy on a whole second: its column is kept (FlameScope would index past its grid)",
-       Record("app", 100, 500000, "a") + Record("app", 102, 0, "b"), 100, 3, 3},
+       PerfRecord("app", 100, 500000, "a") + PerfRecord("app", 102, 0, "b"), 100, 3, 3},
       {"only idle samples: an empty grid over their span",
-       Record("swapper", 100, 500000, "cpu_idle") + Record("swapper", 101, 500000, "cpu_idle"),
+       PerfRecord("swapper", 100, 500000, "cpu_idle") +
+           PerfRecord("swapper", 101, 500000, "cpu_idle"),
        100, 2, 2},
   };
   for (const Case& c : cases) {
@@ -128,47 +123,6 @@ TEST(Subsecond, RangesAndRowsAreChecked) {
   Result<SubsecondView> v = BuildSubsecondView(far);
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.status().message().rfind("the samples span 36001 seconds", 0), 0u);
-}
-
-TEST(Subsecond, FlameScopeColorsAndRenderers) {
-  EXPECT_EQ(SubsecondColor(0, 10), (Rgb{255, 255, 255}));
-  EXPECT_EQ(SubsecondColor(5, 10), (Rgb{0xFF, 0x50, 0x32}));
-  EXPECT_EQ(SubsecondColor(10, 10), (Rgb{0xE5, 0x09, 0x14}));
-  EXPECT_EQ(SubsecondColor(1, 1), (Rgb{0xE5, 0x09, 0x14}));
-
-  SubsecondView view;
-  view.start_second = 100;
-  view.rows = 5;
-  view.counts = {{4, 0, 0, 0, 0}, {0, 0, 0, 0, 2}};
-  view.max_count = 4;
-  view.samples = 6;
-  EXPECT_EQ(RenderSubsecondText(view),
-            "   800 | +|\n"
-            "   600 |  |\n"
-            "   400 |  |\n"
-            "   200 |  |\n"
-            "     0 |@ |\n"
-            "       ----\n"
-            "ms / seconds from 100: 6 samples, largest cell 4\n");
-  const auto j = nlohmann::json::parse(RenderSubsecondJson(view));
-  EXPECT_EQ(j["view"], "subsecond");
-  EXPECT_EQ(j["counts"], nlohmann::json::parse("[[4,0,0,0,0],[0,0,0,0,2]]"));
-  EXPECT_EQ(j["row_ms"], 200.0);
-  const std::string svg = RenderSubsecondSvg(view);
-  EXPECT_NE(svg.find("fill=\"#e50914\"><title>second 0, 0-200 ms: 4 samples</title>"),
-            std::string::npos)
-      << svg;
-  EXPECT_NE(svg.find("fill=\"#ff5032\"><title>second 1, 800-1000 ms: 2 samples</title>"),
-            std::string::npos);
-  // PNG: column 0's bottom cell is the darkest red, column 1's top cell the middle red.
-  Result<std::string> png = RenderSubsecondPng(view);
-  ASSERT_TRUE(png.ok());
-  Result<Canvas> canvas = DecodePng(*png);
-  ASSERT_TRUE(canvas.ok());
-  // The layout: plot at x 64, y 72; 2 columns are 12 px wide; 5 rows are 80 px high.
-  EXPECT_EQ(canvas->At(64 + 6, 72 + 4 * 80 + 40), (Rgb{0xE5, 0x09, 0x14}));
-  EXPECT_EQ(canvas->At(64 + 12 + 6, 72 + 40), (Rgb{0xFF, 0x50, 0x32}));
-  EXPECT_EQ(canvas->At(64 + 6, 72 + 40), (Rgb{255, 255, 255}));
 }
 
 // The fleet's map from a grid of cpu.offsets (ns): each column's histogram spread over the rows,

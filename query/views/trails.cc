@@ -6,7 +6,7 @@
 
 #include "core/bucket_spans.h"
 #include "core/parallel.h"
-#include "query/draw/axis.h"
+#include "core/units.h"
 
 namespace trailmap {
 namespace {

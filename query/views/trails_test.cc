@@ -256,35 +256,21 @@ TEST(TrailSort, Parse) {
   EXPECT_FALSE(ParseTrailSort("p42").ok());
 }
 
-TEST(Sparkline, Strings) {
+TEST(MicroTrail, SqueezeKeepsTheTallestPointAndTheRugCells) {
   FrequencyTrail t;
   t.density = {0, 0, 0.1, 0.5, 1.0, 0.3, 0, 0, 0, 0.001, 0, 0};
   const std::vector<double> mass = {0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0};
   t.split = SplitTrail(t.density, mass, {2, 3, 4, 5, 9}, 0.01, t.count);
-  // Heights are √density: 0.1 → 0.32 (▃), 0.5 → 0.71 (▆), 0.3 → 0.55 (▅).
-  EXPECT_EQ(Sparkline(t, 12), "  ▃▆█▅   ╷  ");
-  // Squeezed 2:1, a cell shows its tallest point.
-  EXPECT_EQ(Sparkline(t, 6), " ▆█ ╷ ");
-  // 12 points in 5 cells: point p in cell p * 5 / 12, so cells of 3, 2, 3, 2 and 2 points.
-  EXPECT_EQ(Sparkline(t, 5), "▃█▅╷ ");
-  FrequencyTrail empty;
-  EXPECT_EQ(Sparkline(empty, 3), "   ");
-
-  Histogram h;
-  h.Record(5'000'000, 1000);
-  h.Record(19'000'000);
-  EXPECT_EQ(HistogramSparkline(h, 20'000'000, 8), "  █    ╷");
-}
-
-TEST(MicroTrail, SvgHasALineAndTicks) {
-  FrequencyTrail t;
-  t.density = {0, 0.5, 1.0, 0.5, 0, 0, 0.001, 0};
-  t.split = SplitTrail(t.density, {0, 1, 1, 1, 0, 0, 1, 0}, {1, 2, 3, 6}, 0.01, t.count);
-  EXPECT_EQ(MicroTrailSvg(t, 8, 10),
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"8\" height=\"10\" "
-            "viewBox=\"0 0 8 10\"><path d=\"M1.5,3.1 L2.5,0.5 L3.5,3.1\" fill=\"none\" "
-            "stroke=\"#202020\" stroke-width=\"1\" stroke-linejoin=\"round\"/><path "
-            "d=\"M6.5,10 v-3\" stroke=\"#202020\" stroke-width=\"1\"/></svg>");
+  const std::vector<MicroTrailCell> cells = SqueezeTrail(t, 6);  // two points a cell
+  ASSERT_EQ(cells.size(), 6u);
+  EXPECT_FALSE(cells[0].line || cells[0].rug);
+  EXPECT_TRUE(cells[1].line);
+  EXPECT_DOUBLE_EQ(cells[1].height, std::sqrt(0.5));  // the root of the taller of 0.1 and 0.5
+  EXPECT_DOUBLE_EQ(cells[2].height, 1.0);
+  EXPECT_FALSE(cells[3].line || cells[3].rug);
+  EXPECT_TRUE(cells[4].rug);
+  EXPECT_FALSE(cells[4].line);
+  EXPECT_EQ(SqueezeTrail(FrequencyTrail{}, 3).size(), 3u);
 }
 
 }  // namespace

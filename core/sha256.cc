@@ -1,4 +1,4 @@
-#include "query/http/sha256.h"
+#include "core/sha256.h"
 
 namespace trailmap {
 namespace {

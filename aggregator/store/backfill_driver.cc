@@ -1,15 +1,20 @@
-// The Store's aggregate backfill (aggregator/store/aggregates_backfill.h says what and why).
+#include "aggregator/store/backfill_driver.h"
+
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <map>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
-#include "aggregator/store/aggregates_backfill.h"
+#include "aggregator/store/aggregates.h"
+#include "aggregator/store/catalog.h"
+#include "aggregator/store/database.h"
 #include "aggregator/store/encoding_merge_operator.h"
-#include "aggregator/store/store.h"
-#include "aggregator/store/store_handles.h"
+#include "aggregator/store/rollup_driver.h"
 #include "core/clock.h"
 #include "core/failpoint.h"
 #include "core/log.h"
@@ -32,22 +37,67 @@ int64_t MinuteAfter(int64_t second) {
 
 }  // namespace
 
-Status Store::StartBackfill() {
+BackfillDriver::BackfillDriver(const StoreOptions& options, Database& db, const Catalog& catalog,
+                               Aggregates& aggregates, RollupDriver& rollups)
+    : options_(options), db_(db), catalog_(catalog), aggregates_(aggregates), rollups_(rollups) {}
+
+Status BackfillDriver::Begin(int64_t newest_through) {
+  if (Status a = MarkAggregates(); !a.ok()) return a;
+  return StartBackfill(newest_through);
+}
+
+void BackfillDriver::Start() {
+  if (options_.rollup_interval_ms <= 0 || !backfilling_) return;
+  thread_.Start("aggregate backfill", std::chrono::milliseconds(options_.rollup_interval_ms),
+                [this] {
+                  // Half a second a pass, so the rollups keep their pace beside it.
+                  Result<size_t> b = Backfill(SIZE_MAX, std::chrono::milliseconds(500));
+                  if (!b.ok()) {
+                    Log("aggregate backfill: " + b.status().ToString() + "; retried in a second");
+                  }
+                  return backfilling_.load(std::memory_order_relaxed);
+                });
+}
+
+void BackfillDriver::Stop() { thread_.Stop(); }
+
+Status BackfillDriver::MarkAggregates() {
+  // A store with no host yet holds nothing an aggregate could lack: its aggregates are complete.
+  rocksdb::WriteBatch wb;
+  for (const std::string& key : aggregates_.CompleteMarkers(catalog_.host_count() == 0)) {
+    wb.Put(db_.meta(), key, "");
+  }
+  if (wb.Count() > 0) {
+    if (rocksdb::Status s = db_.db()->Write(rocksdb::WriteOptions(), &wb); !s.ok()) {
+      return FromRocks(s, "marking the aggregates complete");
+    }
+  }
+  for (const std::string& field : aggregates_.Incomplete()) {
+    Log("aggregate " + field +
+        " is written from now on but not read until what this store held before it was "
+        "configured is backfilled" +
+        (options_.aggregates.backfill ? "" : " (not while started with --no-backfill)") +
+        " (aggregator/store/aggregates_backfill.h)");
+  }
+  return Status::Ok();
+}
+
+Status BackfillDriver::StartBackfill(int64_t newest_through) {
   const std::vector<std::string> fields = aggregates_.IncompleteFields();
   std::string held;
-  rocksdb::Status got = db_->db->Get(rocksdb::ReadOptions(), db_->meta, kBackfillKey, &held);
+  rocksdb::Status got = db_.db()->Get(rocksdb::ReadOptions(), db_.meta(), kBackfillKey, &held);
   if (!got.ok() && !got.IsNotFound()) return FromRocks(got, "reading the aggregate backfill");
   if (fields.empty() || !options_.aggregates.backfill) return Status::Ok();
   if (got.ok()) {
     Result<BackfillState> state = DecodeBackfillState(held);
     if (!state.ok()) return Status::Corruption("meta: " + state.status().message());
     if (state->fields == fields) {
-      backfill_ = std::move(state).value();
-      backfill_left_ = backfill_->total - std::min(backfill_->done, backfill_->total);
+      state_ = std::move(state).value();
+      left_ = state_->total - std::min(state_->done, state_->total);
       backfilling_ = true;
       Log("aggregate backfill of " + FieldList(fields) + ": resumed at minute " +
-          std::to_string(backfill_->minute) + ", " + std::to_string(backfill_->done) + " of " +
-          std::to_string(backfill_->total) + " minutes done");
+          std::to_string(state_->minute) + ", " + std::to_string(state_->done) + " of " +
+          std::to_string(state_->total) + " minutes done");
       return Status::Ok();
     }
     // Other aggregates than when it began: begin again for these (a minute redone is harmless).
@@ -55,17 +105,13 @@ Status Store::StartBackfill() {
 
   BackfillState state;
   state.fields = fields;
-  state.through = INT64_MIN;
-  {
-    std::lock_guard lock(through_mu_);
-    for (int64_t t : through_) state.through = std::max(state.through, t);
-  }
+  state.through = newest_through;
   // Each metric's first second in each histogram family (aggregates excluded).
   std::array<std::map<uint32_t, int64_t>, kHistogramResolutionCount> first;
   DataKey key;
   for (size_t r = 0; r < kHistogramResolutionCount; ++r) {
     std::unique_ptr<rocksdb::Iterator> it(
-        db_->db->NewIterator(rocksdb::ReadOptions(), db_->hist[r]));
+        db_.db()->NewIterator(rocksdb::ReadOptions(), db_.hist(r)));
     for (it->SeekToFirst(); it->Valid();) {
       if (!DecodeDataKey(View(it->key()), &key)) {
         return Status::Corruption(std::string(kHistogramResolutions[r].family) + ": key of " +
@@ -75,7 +121,7 @@ Status Store::StartBackfill() {
       first[r][key.metric] = key.second;
       if (r == 0) {  // and the newest second in `hist` (a store older than 'T' has none)
         std::unique_ptr<rocksdb::Iterator> last(
-            db_->db->NewIterator(rocksdb::ReadOptions(), db_->hist[0]));
+            db_.db()->NewIterator(rocksdb::ReadOptions(), db_.hist(0)));
         last->SeekForPrev(DataKeyPrefix(key.metric + 1, INT64_MIN));
         DataKey newest;
         if (last->Valid() && DecodeDataKey(View(last->key()), &newest) &&
@@ -90,7 +136,8 @@ Status Store::StartBackfill() {
   // From the beginning when `hist` holds every metric's whole history and none of it is near the
   // 1 s retention's edge; else from the first minute where that holds (aggregates_backfill.h).
   const int64_t retention = options_.retention_seconds[0];
-  const int64_t edge = retention > 0 ? NowSeconds(options_.clock) - retention + 3600 : INT64_MIN;
+  const int64_t edge =
+      retention > 0 ? trailmap::NowSeconds(options_.clock) - retention + 3600 : INT64_MIN;
   bool covered = true;
   int64_t from = edge == INT64_MIN ? INT64_MIN : MinuteAfter(edge - 1);
   for (size_t r = 0; r < kHistogramResolutionCount; ++r) {
@@ -110,7 +157,7 @@ Status Store::StartBackfill() {
   state.minute = state.complete_from;
 
   // Count the minutes to write, for the progress log and the self-metric.
-  std::unique_ptr<rocksdb::Iterator> it(db_->db->NewIterator(rocksdb::ReadOptions(), db_->hist[0]));
+  std::unique_ptr<rocksdb::Iterator> it(db_.db()->NewIterator(rocksdb::ReadOptions(), db_.hist(0)));
   for (const auto& [metric, second] : first[0]) {
     for (it->Seek(DataKeyPrefix(metric, state.minute)); it->Valid();) {
       if (!DecodeDataKey(View(it->key()), &key)) return Status::Corruption("hist: bad key");
@@ -122,10 +169,10 @@ Status Store::StartBackfill() {
   }
 
   rocksdb::WriteBatch wb;
-  wb.Put(db_->meta, kBackfillKey, EncodeBackfillState(state));
+  wb.Put(db_.meta(), kBackfillKey, EncodeBackfillState(state));
   rocksdb::WriteOptions synced;
   synced.sync = true;
-  if (rocksdb::Status w = Write(synced, &wb); !w.ok()) {
+  if (rocksdb::Status w = db_.Write(synced, &wb); !w.ok()) {
     return FromRocks(w, "writing the aggregate backfill's state");
   }
   Log("aggregate backfill of " + FieldList(fields) + ": " + std::to_string(state.total) +
@@ -133,32 +180,29 @@ Status Store::StartBackfill() {
       (covered ? std::string(", then read for any range")
                : ", then read for ranges from second " + std::to_string(state.complete_from) +
                      " (older seconds are only in the rollups or near the 1 s retention)"));
-  backfill_left_ = state.total;
-  backfill_ = std::move(state);
+  left_ = state.total;
+  state_ = std::move(state);
   backfilling_ = true;
   return Status::Ok();
 }
 
-Result<size_t> Store::BackfillAggregates(size_t max_minutes, std::chrono::milliseconds budget) {
-  std::lock_guard one_at_a_time(backfill_mu_);
+Result<size_t> BackfillDriver::Backfill(size_t max_minutes, std::chrono::milliseconds budget) {
+  std::lock_guard one_at_a_time(mu_);
   const auto deadline = std::chrono::steady_clock::now() + budget;
   size_t written = 0;
-  while (backfill_ && written < max_minutes) {
+  while (state_ && written < max_minutes) {
     if (budget.count() > 0 && std::chrono::steady_clock::now() >= deadline) break;
-    {
-      std::lock_guard stop(stop_mu_);
-      if (stopping_) break;
-    }
-    Result<std::optional<std::pair<uint32_t, int64_t>>> next = NextBackfillMinute();
+    if (thread_.stopping()) break;
+    Result<std::optional<std::pair<uint32_t, int64_t>>> next = NextMinute();
     if (!next.ok()) return next.status();
     if (!*next) {
-      if (Status f = FinishBackfill(); !f.ok()) return f;
+      if (Status f = Finish(); !f.ok()) return f;
       break;
     }
     Result<bool> done = BackfillMinute((*next)->first, (*next)->second);
     if (!done.ok()) {
-      NoteError("aggregate backfill, minute " + std::to_string((*next)->second) + " of " +
-                MetricName((*next)->first) + ": " + done.status().ToString());
+      db_.NoteError("aggregate backfill, minute " + std::to_string((*next)->second) + " of " +
+                    MetricName(catalog_, (*next)->first) + ": " + done.status().ToString());
       return done.status();
     }
     if (*done) ++written;
@@ -166,9 +210,9 @@ Result<size_t> Store::BackfillAggregates(size_t max_minutes, std::chrono::millis
   return written;
 }
 
-Result<std::optional<std::pair<uint32_t, int64_t>>> Store::NextBackfillMinute() const {
-  const BackfillState& state = *backfill_;
-  std::unique_ptr<rocksdb::Iterator> it(db_->db->NewIterator(rocksdb::ReadOptions(), db_->hist[0]));
+Result<std::optional<std::pair<uint32_t, int64_t>>> BackfillDriver::NextMinute() const {
+  const BackfillState& state = *state_;
+  std::unique_ptr<rocksdb::Iterator> it(db_.db()->NewIterator(rocksdb::ReadOptions(), db_.hist(0)));
   uint32_t metric = state.metric;
   int64_t from = std::max(state.minute, state.complete_from);
   DataKey key;
@@ -194,19 +238,19 @@ Result<std::optional<std::pair<uint32_t, int64_t>>> Store::NextBackfillMinute() 
   return std::optional<std::pair<uint32_t, int64_t>>();
 }
 
-Result<bool> Store::BackfillMinute(uint32_t metric, int64_t minute) {
+Result<bool> BackfillDriver::BackfillMinute(uint32_t metric, int64_t minute) {
   const rocksdb::Snapshot* snapshot = nullptr;
   std::optional<Cluster> cluster;
   uint64_t generation = 0;
   {
     // No write is in flight: the snapshot holds every write before the generation read here.
-    std::lock_guard lock(write_mu_);
-    backfill_minutes_.Touch(metric, minute);
-    generation = backfill_minutes_.Generation(metric, minute);
+    auto lock = db_.LockWrites();
+    minutes_.Touch(metric, minute);
+    generation = minutes_.Generation(metric, minute);
     cluster = aggregates_.cluster();
-    snapshot = db_->db->GetSnapshot();
+    snapshot = db_.db()->GetSnapshot();
   }
-  const std::vector<std::string>& fields = backfill_->fields;
+  const std::vector<std::string>& fields = state_->fields;
   // Per host its name and labels, per (host, epoch) its owner list, per (host, series) values.
   std::unordered_map<uint32_t, HostRecord> hosts;
   std::map<std::pair<uint32_t, size_t>, std::string> owners_of;
@@ -239,17 +283,17 @@ Result<bool> Store::BackfillMinute(uint32_t metric, int64_t minute) {
   };
   AggregateSums sums;
   uint64_t saturated = 0;
-  Status computed = ComputeAggregateMinute(db_->db.get(), snapshot, db_->hist[0], metric, minute,
+  Status computed = ComputeAggregateMinute(db_.db(), snapshot, db_.hist(0), metric, minute,
                                            classify, &sums, &saturated);
-  db_->db->ReleaseSnapshot(snapshot);
+  db_.db()->ReleaseSnapshot(snapshot);
   if (!computed.ok()) return computed;
-  if (saturated > 0) merges_->saturated.fetch_add(saturated, std::memory_order_relaxed);
+  if (saturated > 0) db_.CountSaturated(saturated);
   if (TRAILMAP_FAILPOINT("backfill.minute")) return Status::IOError("failpoint backfill.minute");
   if (options_.before_backfill_write) options_.before_backfill_write(metric, minute);
 
-  std::lock_guard lock(write_mu_);
-  std::lock_guard view(view_mu_);
-  if (!backfill_minutes_.Unchanged(metric, minute, generation)) return false;  // redone
+  auto lock = db_.LockWrites();
+  auto view = db_.LockView();
+  if (!minutes_.Unchanged(metric, minute, generation)) return false;  // redone
   const Aggregates::Mark mark = aggregates_.mark();
   Aggregates::MetaPuts ids;
   rocksdb::WriteBatch wb;
@@ -263,48 +307,48 @@ Result<bool> Store::BackfillMinute(uint32_t metric, int64_t minute) {
     EncodeDataKey(DataKey{aggregate, second, group, value_id}, key);
     encoded.clear();
     histogram.EncodeTo(&encoded);
-    wb.Put(db_->hist[0], rocksdb::Slice(key, kDataKeySize), encoded);
+    wb.Put(db_.hist(0), rocksdb::Slice(key, kDataKeySize), encoded);
   }
-  for (const auto& [k, v] : ids) wb.Put(db_->meta, k, v);
+  for (const auto& [k, v] : ids) wb.Put(db_.meta(), k, v);
   // The aggregate's rollups are redone from `hist` (marked before the write, as ingest does).
-  pending_.Touch(aggregate, minute);
-  wb.Put(db_->meta, PendingRollupKey(aggregate, minute), "");
-  BackfillState next = *backfill_;
+  rollups_.minutes().Touch(aggregate, minute);
+  wb.Put(db_.meta(), PendingRollupKey(aggregate, minute), "");
+  BackfillState next = *state_;
   next.metric = metric;
   next.minute = minute + kRollupMinute;
   ++next.done;
-  wb.Put(db_->meta, kBackfillKey, EncodeBackfillState(next));
+  wb.Put(db_.meta(), kBackfillKey, EncodeBackfillState(next));
   rocksdb::WriteOptions unsynced;  // lost with the cursor, so redone
-  if (rocksdb::Status w = Write(unsynced, &wb); !w.ok()) {
+  if (rocksdb::Status w = db_.Write(unsynced, &wb); !w.ok()) {
     aggregates_.Rollback(mark);
     return FromRocks(w, "writing backfilled aggregates");
   }
-  backfill_minutes_.Drop(metric, minute);
+  minutes_.Drop(metric, minute);
   const uint64_t total = std::max(next.total, next.done);
-  backfill_left_ = total - next.done;
+  left_ = total - next.done;
   if (next.done * 10 / std::max<uint64_t>(total, 1) !=
-      backfill_->done * 10 / std::max<uint64_t>(total, 1)) {
+      state_->done * 10 / std::max<uint64_t>(total, 1)) {
     Log("aggregate backfill of " + FieldList(next.fields) + ": " + std::to_string(next.done) +
         " of " + std::to_string(total) + " minutes (" +
         std::to_string(next.done * 100 / std::max<uint64_t>(total, 1)) + "%)");
   }
-  backfill_ = std::move(next);
+  state_ = std::move(next);
   return true;
 }
 
-Status Store::FinishBackfill() {
-  const BackfillState& state = *backfill_;
+Status BackfillDriver::Finish() {
+  const BackfillState& state = *state_;
   rocksdb::WriteBatch wb;
   const std::string from =
       state.complete_from == INT64_MIN ? "" : EncodeSecond(state.complete_from);
   for (const std::string& field : state.fields)
-    wb.Put(db_->meta, AggregateCompleteKey(field), from);
-  wb.Delete(db_->meta, kBackfillKey);
+    wb.Put(db_.meta(), AggregateCompleteKey(field), from);
+  wb.Delete(db_.meta(), kBackfillKey);
   rocksdb::WriteOptions synced;
   synced.sync = true;
   {
-    std::lock_guard lock(write_mu_);
-    if (rocksdb::Status w = Write(synced, &wb); !w.ok()) {
+    auto lock = db_.LockWrites();
+    if (rocksdb::Status w = db_.Write(synced, &wb); !w.ok()) {
       return FromRocks(w, "marking the backfilled aggregates complete");
     }
   }
@@ -315,9 +359,9 @@ Status Store::FinishBackfill() {
       (state.complete_from == INT64_MIN
            ? std::string(" for any range")
            : " for ranges from second " + std::to_string(state.complete_from)));
-  backfill_.reset();
+  state_.reset();
   backfilling_ = false;
-  backfill_left_ = 0;
+  left_ = 0;
   return Status::Ok();
 }
 

@@ -1,5 +1,6 @@
-// SHA-256 (FIPS 180-4), for trailmap-query's bearer tokens (query/http/tokens.h): the token file
-// holds each token's hash, never the token. A plain function of bytes; no state, thread-safe.
+// SHA-256 (FIPS 180-4), for bearer tokens (trailmap-query's, query/http/tokens.h; the agent's
+// remote writers', agent/prom_writers.h): a token file holds each token's hash, never the token.
+// A plain function of bytes; no state, thread-safe.
 #pragma once
 
 #include <array>
