@@ -2,11 +2,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/cli_options.h"
+
 namespace trailmap {
+
 CLI::App* AddMetricsCommand(CLI::App* app, MetricsFlags* flags) {
   CLI::App* cmd = app->add_subcommand("metrics", "List every metric: name, kind, unit, the fields it carries and what it measures");
-  AddShardFlags(cmd, &flags->query);
-  AddTableOrJsonFormat(cmd, &flags->format);
+  AddOptions(cmd, MetricsParameters(), static_cast<MetricsRequest*>(flags));
   cmd->footer("Examples:\n  trailmap metrics\n  trailmap metrics --format json --aggregators agg-1,agg-2");
   return cmd;
 }
@@ -18,9 +20,7 @@ int RunMetrics(const MetricsFlags& flags, const CliContext& context) {
 CLI::App* AddFieldsCommand(CLI::App* app, FieldsFlags* flags) {
   CLI::App* cmd = app->add_subcommand(
       "fields", "Each field of a metric (and host) with the values seen in a time range and their event counts");
-  AddQueryFlags(cmd, &flags->query);
-  AddTableOrJsonFormat(cmd, &flags->format);
-  cmd->add_option("--top", flags->top, "Values shown per field, most events first (0 = all)")->capture_default_str();
+  AddOptions(cmd, FieldsParameters(), static_cast<FieldsRequest*>(flags));
   cmd->footer(
       "Examples:\n"
       "  trailmap fields --metric disk.latency --from -1h\n"

@@ -8,31 +8,16 @@
 #include <sstream>
 #include <string_view>
 
+#include "cli/cli_options.h"
 #include "core/predicate.h"
 #include "core/timespec.h"
-#include "core/utf8.h"
 #include "core/units.h"
+#include "core/utf8.h"
 #include "query/fetch/endpoints.h"
 #include "query/fetch/fanout.h"
 #include "query/fetch/request_checks.h"
 
 namespace trailmap {
-
-void AddQueryFlags(CLI::App* command, QueryFlags* flags) {
-  command->add_option("--metric,-m", flags->metric, "Metric name, e.g. disk.latency")->required();
-  command
-      ->add_option("--from", flags->from,
-                   "Start: -10m, -1h, -2d, now, unix seconds or RFC 3339 (2026-11-22T16:00:00Z)")
-      ->capture_default_str();
-  command->add_option("--to", flags->to, "End (exclusive), same forms as --from")
-      ->capture_default_str();
-  command->add_option("--by", flags->by, "Group by host or by a field key (op, disk, url, ...)");
-  command->add_option("--hosts", flags->hosts, "Only these hosts: web-1,web-2");
-  command->add_option("--where,-w", flags->where,
-                      "Only events that pass a predicate, evaluated in the aggregators: "
-                      "'host =~ \"web.*\" and op == \"read\" and latency > 10ms' (docs/predicates.md)");
-  AddShardFlags(command, flags);
-}
 
 Status CheckOptionsAreUtf8(const CLI::App& command) {
   static const std::set<std::string> kPaths = {"output", "config",     "cluster", "token-file",
@@ -145,28 +130,7 @@ std::string OutputFormat(const std::string& format, const std::string& output,
 }
 
 void AddShardFlags(CLI::App* command, QueryFlags* flags) {
-  command->add_option("--aggregators,-a", flags->aggregators,
-                      "Aggregator QUERY endpoints HOST:PORT,... (default port 7401); else "
-                      "$TRAILMAP_AGGREGATORS, else `aggregators` in the config file, else "
-                      "127.0.0.1:7401");
-  command->add_option("--config", flags->config,
-                      "TOML file with aggregators = [\"HOST:PORT\", ...] (default "
-                      "$TRAILMAP_CONFIG or ~/.config/trailmap/trailmap.toml)");
-  command->add_option("--cluster", flags->cluster,
-                      "Cluster file (members, zones, replication, epochs; else $TRAILMAP_CLUSTER): "
-                      "with replication > 1 each host-second is counted once, from the most "
-                      "complete of its owners that answers");
-  command
-      ->add_option("--timeout", flags->timeout,
-                   "How long to wait for every shard's answer, at most 60s; the shards stop the "
-                   "query at 9/10 of it and say so (docs/limits.md, bounded queries)")
-      ->capture_default_str();
-  command->add_option("--max-keys", flags->max_keys,
-                      "Ask each shard to stop after reading this many stored keys (less than its "
-                      "own [queries] max_keys; default its own)");
-  command->add_option("--max-cells", flags->max_cells,
-                      "Ask each shard to stop past this many cells (columns x groups; default its "
-                      "own [queries] max_cells)");
+  AddOptions(command, ShardParameters(), static_cast<ViewRequest*>(flags));
 }
 
 void AddTableOrJsonFormat(CLI::App* command, std::string* format) {

@@ -39,9 +39,9 @@ struct CliContext : QueryContext {
   std::ostream* err = nullptr;  // standard error
 };
 
-// Flags of every query command: a ViewRequest filled in by CLI11.
+// Flags of every query command: a ViewRequest filled in by CLI11 (each view's table of
+// parameters, query/run/options.h, registers them: cli/cli_options.h).
 using QueryFlags = ViewRequest;
-void AddQueryFlags(CLI::App* command, QueryFlags* flags);
 
 // The output format: `format` when given, else by -o's extension (.svg, .png, .json), else
 // `otherwise`.
@@ -64,8 +64,8 @@ Result<std::string> ReadInputText(const std::string& path, std::istream& in);
 // Prints the missing shards to stderr; returns kExitPartial if there are any, else kExitOk.
 int ReportMissing(const CliContext& context, const std::vector<std::string>& missing);
 
-// The aggregator and timeout flags of AddQueryFlags alone (commands without a metric or a range:
-// metrics, cluster).
+// The shard flags alone (aggregators, config, cluster, timeout, budgets: ShardParameters), for
+// `cluster`, which has no API endpoint.
 void AddShardFlags(CLI::App* command, QueryFlags* flags);
 // --format,-f for the commands that print a table or JSON (metrics, fields, cluster).
 void AddTableOrJsonFormat(CLI::App* command, std::string* format);

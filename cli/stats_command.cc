@@ -2,21 +2,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/cli_options.h"
+
 namespace trailmap {
 
 CLI::App* AddStatsCommand(CLI::App* app, StatsFlags* flags) {
   CLI::App* cmd = app->add_subcommand(
       "stats", "Percentiles (count, mean, min, p50, p90, p99, p99.9, max) per host or field value");
-  AddQueryFlags(cmd, &flags->query);
-  cmd->add_option("--format,-f", flags->format,
-                  "table (values with units), json or csv (base units)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"table", "json", "csv"}));
-  cmd->add_option(
-         "--sort", flags->sort,
-         "Order rows by name, or largest first by count, mean, min, p50, p90, p99, p99.9, max")
-      ->capture_default_str();
-  cmd->add_option("--top", flags->top, "Keep the first N rows after sorting");
+  AddOptions(cmd, StatsParameters(), static_cast<StatsRequest*>(flags));
   cmd->add_option("-o,--output", flags->output, "Write to FILE instead of standard output");
   cmd->footer(
       "Examples:\n"

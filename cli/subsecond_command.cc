@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/cli_options.h"
 #include "query/run/subsecond.h"
 
 namespace trailmap {
@@ -21,33 +22,9 @@ CLI::App* AddSubsecondCommand(CLI::App* app, SubsecondFlags* flags) {
       "rows of offsets within it; --range gives a range's flame graph");
   cmd->add_option("input", flags->input,
                   "perf script text: FILE, or - for standard input; none: the fleet's map");
-  cmd->add_option("--metric,-m", flags->fleet.metric,
-                  "The fleet's offsets metric (default cpu.offsets, which agents with --perf "
-                  "record): draw the fleet's map, not a FILE's");
-  cmd->add_option("--from", flags->fleet.from,
-                  "The fleet's map: start (-2m, unix seconds, RFC 3339)")
-      ->capture_default_str();
-  cmd->add_option("--to", flags->fleet.to, "The fleet's map: end, exclusive")
-      ->capture_default_str();
-  cmd->add_option("--hosts", flags->fleet.hosts, "The fleet's map: only these hosts: web-1,web-2");
-  cmd->add_option("--where,-w", flags->fleet.where,
-                  "The fleet's map: only hosts that pass a predicate of host and labels, e.g. "
-                  "'role == \"web\"' (a test of the value is refused: the values are offsets)");
-  cmd->add_option("--stacks", flags->stacks,
-                  "The fleet's stacks metric for --range (default cpu.stacks)");
-  AddShardFlags(cmd, &flags->fleet);
-  cmd->add_option("--rows", flags->rows, "Rows per second (50: 20 ms each)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1000));
-  cmd->add_option("--range", flags->range,
-                  "FROM..TO in seconds from the first column (12.340..13.020): the flame graph "
-                  "of the samples in that range instead of the map");
+  AddOptions(cmd, SubsecondParameters(), static_cast<SubsecondFleetRequest*>(flags));
   cmd->add_flag("--include-idle", flags->include_idle,
                 "Keep the idle samples (swapper in an idle function) FlameScope leaves out");
-  cmd->add_option("--format,-f", flags->format,
-                  "text, svg, png or json (default text, or as -o ends); with --range: svg "
-                  "(default), folded or json")
-      ->check(CLI::IsMember({"text", "svg", "png", "json", "folded"}));
   cmd->add_option("-o,--output", flags->output, "Write to FILE instead of standard output");
   cmd->footer(
       "Examples:\n"
@@ -61,16 +38,12 @@ CLI::App* AddSubsecondCommand(CLI::App* app, SubsecondFlags* flags) {
 }
 
 int RunSubsecond(const SubsecondFlags& flags, const CliContext& context, std::istream& in) {
-  if (flags.input.empty() || !flags.fleet.metric.empty()) {
+  if (flags.input.empty() || !flags.query.metric.empty()) {
     if (!flags.input.empty()) {
       return Usage(context, "give a FILE or --metric (the fleet's map), not both");
     }
-    SubsecondFleetRequest request;
-    request.query = flags.fleet;
-    if (request.query.metric.empty()) request.query.metric = "cpu.offsets";
-    request.rows = flags.rows;
-    request.range = flags.range;
-    request.stacks = flags.stacks;
+    SubsecondFleetRequest request = flags;
+    if (request.query.metric.empty()) request.query.metric = SubsecondFleetRequest().query.metric;
     request.format = OutputFormat(flags.format, flags.output, "");
     return FinishView(context, "subsecond", RunSubsecondFleetView(request, context), flags.output);
   }

@@ -13,18 +13,17 @@
 #include <string>
 
 #include "cli/cli_common.h"
+#include "query/run/subsecond.h"
 
 namespace trailmap {
 
-struct SubsecondFlags {
+// The fleet's request (rows, range, stacks and format also draw a FILE), with what only the CLI
+// has: the FILE, --include-idle and -o.
+struct SubsecondFlags : SubsecondFleetRequest {
+  // "" (not cpu.offsets): a --metric given names the fleet's map, which a FILE excludes.
+  SubsecondFlags() { query.metric = ""; }
   std::string input;  // perf script text: FILE or "-"; "" = the fleet
-  // Without a FILE (or with --metric): the fleet's map of fleet.metric ("" = cpu.offsets).
-  QueryFlags fleet{.metric = "", .from = "-2m"};
-  std::string stacks = "cpu.stacks";  // the fleet's stacks metric, for --range
-  int rows = 50;            // rows per second (50: 20 ms each)
-  std::string range;        // "A..B" seconds from the first column: draw that range's flame graph
   bool include_idle = false;
-  std::string format;  // text | svg | png | json; with --range svg | folded | json
   std::string output;  // -o FILE
 };
 

@@ -206,13 +206,6 @@ std::vector<std::string> SplitList(const std::string& list) {
   return out;
 }
 
-Status CheckRange(const char* flag, int64_t value, int64_t low, int64_t high) {
-  if (value >= low && value <= high) return Status::Ok();
-  return Status::InvalidArgument(std::string(flag) + " " + std::to_string(value) +
-                                 ": give a number from " + std::to_string(low) + " to " +
-                                 std::to_string(high));
-}
-
 }  // namespace trailmap
 
 namespace trailmap {

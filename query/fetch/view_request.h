@@ -116,10 +116,6 @@ Result<Fetched> FetchGrid(const QueryContext& context, const ViewRequest& reques
 Result<uint64_t> ParseAxisFlag(const char* flag, const std::string& text, const std::string& metric,
                                const std::string& unit);
 
-// A number within [low, high], as CLI11's Range checks a flag: InvalidArgument "--rows 0: give a
-// number from 1 to 2000" otherwise. For front ends that do not parse with CLI11 (trailmap-query).
-Status CheckRange(const char* flag, int64_t value, int64_t low, int64_t high);
-
 // One column covering the whole range, grouped by `group_by`, over request.metric and
 // request.hosts: the aggregators merge the seconds themselves (stats, columns, outliers).
 HistogramQuery WholeRangeQuery(const ViewRequest& request, const TimeRange& range,

@@ -22,245 +22,69 @@
 namespace trailmap {
 namespace {
 
-// The parameters every histogram view shares (the CLI's AddQueryFlags, less the aggregators).
-Status ReadViewRequest(Params* p, ViewRequest* r) {
-  p->Text("metric", &r->metric);
-  p->Text("from", &r->from);
-  p->Text("to", &r->to);
-  p->Text("by", &r->by);
-  p->Text("hosts", &r->hosts);
-  p->Text("where", &r->where);
-  p->Text("timeout", &r->timeout);
-  // Ask the aggregators for less than their own limits (README "Bounded queries").
-  if (Status s = p->Unsigned("max-keys", UINT64_MAX, &r->max_keys); !s.ok()) return s;
-  return p->Unsigned("max-cells", UINT64_MAX, &r->max_cells);
-}
-
-// The CLI requires --metric; so does the API, with CLI11's words.
-Status RequireMetric(const Params& p, const ViewRequest& r) {
-  if (!r.metric.empty()) return Status::Ok();
-  return Status::InvalidArgument("--metric,-m is required");
-}
-
-// Each view: its parameters read into its request, then run. The checks of every value are the
-// run's, so they are the CLI's.
-using ViewRunner = std::function<Result<ViewDocument>(Params*, const QueryContext&, ViewRequest)>;
-
-// The heat map's parameters into `r` (also the live stream's).
-Status ReadHeatmap(Params* p, ViewRequest base, HeatmapRequest* out) {
-  HeatmapRequest& r = *out;
+// A request of the node's defaults (`base`: the aggregators and timeout it was started with),
+// answering in JSON unless format= says otherwise.
+template <typename Request>
+Request Defaults(ViewRequest base) {
+  Request r;
   r.query = std::move(base);
   r.format = "json";
-  if (Status s = ReadViewRequest(p, &r.query); !s.ok()) return s;
-  uint64_t rows = r.rows, cols = r.cols;
-  if (Status s = p->Unsigned("rows", UINT32_MAX, &rows); !s.ok()) return s;
-  if (Status s = p->Unsigned("cols", UINT32_MAX, &cols); !s.ok()) return s;
-  r.rows = static_cast<uint32_t>(rows);
-  r.cols = static_cast<uint32_t>(cols);
-  p->Text("step", &r.step);
-  p->Text("ymin", &r.ymin);
-  p->Text("ymax", &r.ymax);
-  p->Text("scale", &r.scale);
-  p->Text("clip", &r.clip);
-  p->Text("coloring", &r.coloring);
-  if (Status s = p->Bool("per-column", &r.per_column); !s.ok()) return s;
-  p->Text("palette", &r.palette);
-  p->Text("overlay", &r.overlay);
-  p->Text("select", &r.select);
-  if (Status s = p->Bool("isolate", &r.isolate); !s.ok()) return s;
-  if (Status s = p->Bool("exclude", &r.exclude); !s.ok()) return s;
-  p->Text("at", &r.at);
-  if (Status s = p->Int("width", &r.width); !s.ok()) return s;
-  if (Status s = p->Int("height", &r.height); !s.ok()) return s;
-  if (Status s = p->Bool("panel", &r.panel); !s.ok()) return s;
-  bool no_panel = false;
-  if (Status s = p->Bool("no-panel", &no_panel); !s.ok()) return s;
-  if (no_panel) r.panel = false;
-  p->Text("format", &r.format);
-  return Status::Ok();
+  return r;
 }
-
-Result<ViewDocument> ApiHeatmap(Params* p, const QueryContext& context, ViewRequest base) {
-  HeatmapRequest r;
-  if (Status s = ReadHeatmap(p, std::move(base), &r); !s.ok()) return s;
-  if (Status s = p->Unknown(); !s.ok()) return s;
-  if (Status s = RequireMetric(*p, r.query); !s.ok()) return s;
-  return RunHeatmapView(r, context);
-}
-
-Result<ViewDocument> ApiColumns(Params* p, const QueryContext& context, ViewRequest base) {
-  ColumnsRequest r;
-  r.query = std::move(base);
-  r.format = "json";
-  if (Status s = ReadViewRequest(p, &r.query); !s.ok()) return s;
-  uint64_t rows = r.rows, limit = r.limit;
-  if (Status s = p->Unsigned("rows", UINT32_MAX, &rows); !s.ok()) return s;
-  r.rows = static_cast<uint32_t>(rows);
-  p->Text("ymax", &r.ymax);
-  p->Text("clip", &r.clip);
-  p->Text("coloring", &r.coloring);
-  p->Text("shading", &r.shading);
-  p->Text("sort", &r.sort);
-  if (Status s = p->Bool("reverse", &r.reverse); !s.ok()) return s;
-  if (Status s = p->Unsigned("limit", 1'000'000, &limit); !s.ok()) return s;
-  r.limit = limit;
-  p->Text("format", &r.format);
-  if (Status s = p->Unknown(); !s.ok()) return s;
-  if (Status s = RequireMetric(*p, r.query); !s.ok()) return s;
-  return RunColumnsView(r, context);
-}
-
-Result<ViewDocument> ApiTrails(Params* p, const QueryContext& context, ViewRequest base) {
-  TrailsRequest r;
-  r.query = std::move(base);
-  r.format = "json";
-  if (Status s = ReadViewRequest(p, &r.query); !s.ok()) return s;
-  uint64_t limit = r.limit, points = r.points, height = static_cast<uint64_t>(r.height);
-  p->Text("range", &r.range);
-  p->Text("sort", &r.sort);
-  if (Status s = p->Unsigned("limit", 1'000'000, &limit); !s.ok()) return s;
-  if (Status s = p->Bool("fill", &r.fill); !s.ok()) return s;
-  if (Status s = p->Bool("invert", &r.invert); !s.ok()) return s;
-  if (Status s = p->Bool("border", &r.border); !s.ok()) return s;
-  if (Status s = p->Bool("linear", &r.linear); !s.ok()) return s;
-  if (Status s = p->Double("overlap", &r.overlap); !s.ok()) return s;
-  p->Text("threshold", &r.threshold);
-  p->Text("bandwidth", &r.bandwidth);
-  if (Status s = p->Unsigned("points", 1'000'000, &points); !s.ok()) return s;
-  if (Status s = p->Unsigned("height", 100'000, &height); !s.ok()) return s;
-  r.height = static_cast<int>(height);
-  r.limit = limit;
-  r.points = points;
-  p->Text("format", &r.format);
-  if (Status s = p->Unknown(); !s.ok()) return s;
-  if (Status s = RequireMetric(*p, r.query); !s.ok()) return s;
-  return RunTrailsView(r, context);
-}
-
-Result<ViewDocument> ApiLine(Params* p, const QueryContext& context, ViewRequest base) {
-  LineRequest r;
-  r.query = std::move(base);
-  r.format = "json";
-  if (Status s = ReadViewRequest(p, &r.query); !s.ok()) return s;
-  uint64_t top = r.top, step = r.step;
-  p->Text("stat", &r.stat);
-  if (Status s = p->Unsigned("top", 1'000'000, &top); !s.ok()) return s;
-  if (Status s = p->Bool("area", &r.area); !s.ok()) return s;
-  if (Status s = p->Bool("stacked", &r.stacked); !s.ok()) return s;
-  if (Status s = p->Unsigned("step", UINT32_MAX, &step); !s.ok()) return s;
-  r.top = top;
-  r.step = static_cast<uint32_t>(step);
-  p->Text("format", &r.format);
-  if (Status s = p->Unknown(); !s.ok()) return s;
-  if (Status s = RequireMetric(*p, r.query); !s.ok()) return s;
-  return RunLineView(r, context);
-}
-
-Result<ViewDocument> ApiStats(Params* p, const QueryContext& context, ViewRequest base) {
-  StatsRequest r;
-  r.query = std::move(base);
-  r.format = "json";
-  if (Status s = ReadViewRequest(p, &r.query); !s.ok()) return s;
-  uint64_t top = r.top;
-  p->Text("sort", &r.sort);
-  if (Status s = p->Unsigned("top", 1'000'000, &top); !s.ok()) return s;
-  r.top = top;
-  p->Text("format", &r.format);
-  if (Status s = p->Unknown(); !s.ok()) return s;
-  if (Status s = RequireMetric(*p, r.query); !s.ok()) return s;
-  return RunStatsView(r, context);
-}
-
-Result<ViewDocument> ApiFlame(Params* p, const QueryContext& context, ViewRequest base) {
+// The flame graph keeps its stacks metric unless metric= names another.
+template <>
+FlameRequest Defaults(ViewRequest base) {
   FlameRequest r;
   r.format = "json";
-  const std::string default_metric = r.fleet.view.metric;
+  base.metric = r.fleet.view.metric;
   r.fleet.view = std::move(base);
-  r.fleet.view.metric = default_metric;
-  if (Status s = ReadViewRequest(p, &r.fleet.view); !s.ok()) return s;
-  p->Text("baseline-from", &r.fleet.baseline_from);
-  p->Text("baseline-to", &r.fleet.baseline_to);
-  p->Text("baseline-where", &r.fleet.baseline_where);
-  p->Text("region", &r.fleet.region);
-  p->Text("stacks", &r.fleet.stacks);
-  if (Status s = p->Bool("differential", &r.fleet.region_differential); !s.ok()) return s;
-  p->Text("palette", &r.palette);
-  p->Text("title", &r.title);
-  if (Status s = p->Bool("inverted", &r.inverted); !s.ok()) return s;
-  if (Status s = p->Double("minwidth", &r.min_width); !s.ok()) return s;
-  if (Status s = p->Int("width", &r.width); !s.ok()) return s;
-  p->Text("countname", &r.count_name);
-  if (Status s = p->Bool("no-normalize", &r.no_normalize); !s.ok()) return s;
-  p->Text("format", &r.format);
-  if (Status s = p->Unknown(); !s.ok()) return s;
+  return r;
+}
+// The fleet's sub-second map: cpu.offsets over the last two minutes unless the parameters say.
+template <>
+SubsecondFleetRequest Defaults(ViewRequest base) {
+  SubsecondFleetRequest r;
+  base.metric = r.query.metric;
+  base.from = r.query.from;
+  r.query = std::move(base);
+  r.format = "json";
+  return r;
+}
+
+Result<ViewDocument> RunFlameOfFleet(const FlameRequest& r, const QueryContext& context) {
   std::istringstream no_input;  // the API reads no files: stacks come from the fleet
   return RunFlameView(r, context, no_input);
 }
 
-Result<ViewDocument> ApiMetrics(Params* p, const QueryContext& context, ViewRequest base) {
-  MetricsRequest r;
-  r.query = std::move(base);
-  r.format = "json";
-  p->Text("timeout", &r.query.timeout);
-  p->Text("format", &r.format);
-  if (Status s = p->Unknown(); !s.ok()) return s;
-  return RunMetricsView(r, context);
-}
+// Each view: its parameters read into its request by its table (query/run/options.h, the table
+// the CLI registers its flags from), a parameter nobody read refused, then the view run.
+using ViewRunner = std::function<Result<ViewDocument>(Params*, const QueryContext&, ViewRequest)>;
 
-Result<ViewDocument> ApiFields(Params* p, const QueryContext& context, ViewRequest base) {
-  FieldsRequest r;
-  r.query = std::move(base);
-  r.format = "json";
-  if (Status s = ReadViewRequest(p, &r.query); !s.ok()) return s;
-  uint64_t top = r.top;
-  if (Status s = p->Unsigned("top", 1'000'000, &top); !s.ok()) return s;
-  r.top = top;
-  p->Text("format", &r.format);
-  if (Status s = p->Unknown(); !s.ok()) return s;
-  if (Status s = RequireMetric(*p, r.query); !s.ok()) return s;
-  return RunFieldsView(r, context);
-}
-
-Result<ViewDocument> ApiOutliers(Params* p, const QueryContext& context, ViewRequest base) {
-  OutliersRequest r;
-  r.query = std::move(base);
-  r.format = "json";
-  if (Status s = ReadViewRequest(p, &r.query); !s.ok()) return s;
-  p->Text("stat", &r.stat);
-  if (Status s = p->Double("threshold", &r.threshold); !s.ok()) return s;
-  if (Status s = p->Bool("flame", &r.flame); !s.ok()) return s;
-  p->Text("stacks", &r.stacks);
-  p->Text("format", &r.format);
-  if (Status s = p->Unknown(); !s.ok()) return s;
-  if (Status s = RequireMetric(*p, r.query); !s.ok()) return s;
-  return RunOutliersView(r, context);
-}
-
-// The fleet's sub-second map (cpu.offsets unless metric= names another), or with range= the
-// flame graph of those whole seconds' stacks: `trailmap subsecond` without a FILE.
-Result<ViewDocument> ApiSubsecond(Params* p, const QueryContext& context, ViewRequest base) {
-  SubsecondFleetRequest r;
-  const ViewRequest defaults = r.query;
-  r.query = std::move(base);
-  r.query.metric = defaults.metric;
-  r.query.from = defaults.from;
-  r.format = "json";
-  if (Status s = ReadViewRequest(p, &r.query); !s.ok()) return s;
-  if (Status s = p->Int("rows", &r.rows); !s.ok()) return s;
-  p->Text("range", &r.range);
-  p->Text("stacks", &r.stacks);
-  p->Text("format", &r.format);
-  if (Status s = p->Unknown(); !s.ok()) return s;
-  return RunSubsecondFleetView(r, context);
+template <typename Request>
+ViewRunner Route(const OptionTable<Request>& (*table)(),
+                 Result<ViewDocument> (*run)(const Request&, const QueryContext&)) {
+  return [table, run](Params* p, const QueryContext& context, ViewRequest base) {
+    Request request = Defaults<Request>(std::move(base));
+    if (Status s = ReadOptions(p, table(), &request); !s.ok()) return Result<ViewDocument>(s);
+    if (Status s = p->Unknown(); !s.ok()) return Result<ViewDocument>(s);
+    return run(request, context);
+  };
 }
 
 const std::map<std::string, ViewRunner>& Routes() {
   static const std::map<std::string, ViewRunner> routes{
-      {"/api/heatmap", ApiHeatmap},   {"/api/columns", ApiColumns},
-      {"/api/trails", ApiTrails},     {"/api/line", ApiLine},
-      {"/api/stats", ApiStats},       {"/api/flame", ApiFlame},
-      {"/api/metrics", ApiMetrics},   {"/api/fields", ApiFields},
-      {"/api/outliers", ApiOutliers}, {"/api/subsecond", ApiSubsecond},
+      {"/api/heatmap", Route(HeatmapParameters, RunHeatmapView)},
+      {"/api/columns", Route(ColumnsParameters, RunColumnsView)},
+      {"/api/trails", Route(TrailsParameters, RunTrailsView)},
+      {"/api/line", Route(LineParameters, RunLineView)},
+      {"/api/stats", Route(StatsParameters, RunStatsView)},
+      {"/api/flame", Route(FlameParameters, RunFlameOfFleet)},
+      {"/api/metrics", Route(MetricsParameters, RunMetricsView)},
+      {"/api/fields", Route(FieldsParameters, RunFieldsView)},
+      {"/api/outliers", Route(OutliersParameters, RunOutliersView)},
+      // `trailmap subsecond` without a FILE: the fleet's map, or with range= the flame graph of
+      // those whole seconds.
+      {"/api/subsecond", Route(SubsecondParameters, RunSubsecondFleetView)},
   };
   return routes;
 }
@@ -300,14 +124,34 @@ std::string EventChunk(const char* event, const nlohmann::ordered_json& data) {
 
 // /api/heatmap/live: the first document checks every parameter (errors are plain replies), fixes
 // the value axis and the first second to follow; the stream then asks for one column a second.
+struct LiveHeatmapRequest {
+  HeatmapRequest heatmap;
+  uint64_t events = 0;  // columns to send; 0 = until the viewer leaves
+  uint64_t lag = 2;     // seconds after a second ends before its column is asked for
+};
+
+const OptionTable<LiveHeatmapRequest>& LiveHeatmapParameters() {
+  using R = LiveHeatmapRequest;
+  static const OptionTable<R> table = [] {
+    OptionTable<R> t;
+    t.Include(HeatmapParameters(), &R::heatmap);
+    t.Whole("events", &R::events, 0, 1'000'000, "Columns to send (0: until the viewer leaves)",
+            "10");
+    t.Whole("lag", &R::lag, 0, kMaxLiveLag,
+            "Seconds after a second ends before its column is asked for", "2");
+    return t;
+  }();
+  return table;
+}
+
 HttpReply LiveHeatmap(Params* p, const QueryContext& context, const ApiOptions& options) {
-  HeatmapRequest r;
-  if (Status s = ReadHeatmap(p, options.defaults, &r); !s.ok()) return FromStatus(s);
-  uint64_t events = 0, lag = 2;
-  if (Status s = p->Unsigned("events", 1'000'000, &events); !s.ok()) return FromStatus(s);
-  if (Status s = p->Unsigned("lag", kMaxLiveLag, &lag); !s.ok()) return FromStatus(s);
+  LiveHeatmapRequest live;
+  live.heatmap = Defaults<HeatmapRequest>(options.defaults);
+  if (Status s = ReadOptions(p, LiveHeatmapParameters(), &live); !s.ok()) return FromStatus(s);
   if (Status s = p->Unknown(); !s.ok()) return FromStatus(s);
-  if (Status s = RequireMetric(*p, r.query); !s.ok()) return FromStatus(s);
+  if (Status s = LiveHeatmapParameters().Check(live); !s.ok()) return FromStatus(s);
+  HeatmapRequest& r = live.heatmap;
+  const uint64_t events = live.events, lag = live.lag;
   if (!r.at.empty()) return ErrorReply(400, "--at lists one cell: not for a live stream");
   r.format = "json";
   Result<ViewDocument> first = RunHeatmapView(r, context);

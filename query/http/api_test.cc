@@ -82,7 +82,8 @@ TEST(Api, UsageErrorsAre400WithTheCliMessage) {
   EXPECT_EQ(error("/api/heatmap?metric=m&from=yesterday"),
             (std::pair<unsigned, std::string>{
                 400, "--from: " + ParseTimeSpec("yesterday", 0).status().message()}));
-  EXPECT_EQ(error("/api/heatmap?metric=m&rows=0").second, "--rows 0: give a number from 1 to 2000");
+  EXPECT_EQ(error("/api/heatmap?metric=m&rows=0").second,
+            "--rows 0: give a whole number from 1 to 2000");
   EXPECT_EQ(error("/api/heatmap?metric=m&step=10s&cols=5").second,
             "give --cols or --step, not both");
   EXPECT_EQ(error("/api/heatmap?from=-1m").second, "--metric,-m is required");
@@ -94,7 +95,7 @@ TEST(Api, UsageErrorsAre400WithTheCliMessage) {
             "--by: the columns are always one per host");
   EXPECT_EQ(error("/api/nothing").first, 404u);
   // The sub-second map: the CLI's messages, before any shard is asked.
-  EXPECT_EQ(error("/api/subsecond?rows=0").second, "--rows 0: give a number from 1 to 1000");
+  EXPECT_EQ(error("/api/subsecond?rows=0").second, "--rows 0: give a whole number from 1 to 1000");
   EXPECT_EQ(error("/api/subsecond?where=host%3D%3D%22a%22%20and%20latency%3E10ms").second,
             "--where host==\"a\" and latency>10ms: the sub-second map's values are the samples' "
             "offsets in their seconds, so a test of the value (10ms) has no meaning here; keep the "
@@ -206,8 +207,8 @@ TEST(Api, ParametersThatAreNotUtf8Are400NamingThem) {
   EXPECT_EQ(error("/api/columns?metric=m&sort=p9%e2%82"),
             "--sort \"p9\\xe2\\x82\": not valid UTF-8");
   // Valid UTF-8 in a message is kept as it is.
-  EXPECT_EQ(error("/api/heatmap?metric=m&palette=%c3%a9t%c3%a9").substr(0, 23),
-            "unknown palette \"\xc3\xa9t\xc3\xa9\"");
+  EXPECT_EQ(error("/api/heatmap?metric=m&palette=%c3%a9t%c3%a9"),
+            "--palette \xc3\xa9t\xc3\xa9: give heat or false");
 }
 
 // A picture is at most kMaxImagePixels: the budget is named, and nothing is asked of a shard.

@@ -1,8 +1,6 @@
 #include "query/http/params.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 
 #include "core/utf8.h"
 #include "query/fetch/request_checks.h"
@@ -109,53 +107,19 @@ const std::string* Params::Take(const std::string& name) {
   return &it->second;
 }
 
-void Params::Text(const std::string& name, std::string* out) {
-  if (const std::string* v = Take(name)) *out = *v;
-}
-
-Status Params::Bool(const std::string& name, bool* out) {
-  const std::string* v = Take(name);
-  if (v == nullptr) return Status::Ok();
-  if (v->empty() || *v == "1" || *v == "true" || *v == "yes") {
-    *out = true;
-  } else if (*v == "0" || *v == "false" || *v == "no") {
-    *out = false;
-  } else {
-    return Status::InvalidArgument(Flag(name) + " " + *v + ": give true or false");
+Status Params::Read(const OptionSpec& spec, OptionTarget target) {
+  if (spec.front == OptionFront::kCli) return Status::Ok();
+  if (const std::string* v = Take(spec.name)) {
+    if (Status s = ReadOption(spec, *v, target); !s.ok()) return s;
   }
-  return Status::Ok();
-}
-
-Status Params::Unsigned(const std::string& name, uint64_t max, uint64_t* out) {
-  const std::string* v = Take(name);
+  if (spec.negation.empty()) return Status::Ok();
+  const std::string* v = Take(spec.negation);
   if (v == nullptr) return Status::Ok();
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long n = std::strtoull(v->c_str(), &end, 10);
-  if (v->empty() || *end != '\0' || errno != 0 || (*v)[0] == '-' || n > max) {
-    return Status::InvalidArgument(Flag(name) + " " + *v + ": give a whole number from 0 to " +
-                                   std::to_string(max));
-  }
-  *out = n;
-  return Status::Ok();
-}
-
-Status Params::Int(const std::string& name, int* out) {
-  uint64_t n = static_cast<uint64_t>(*out);
-  if (Status s = Unsigned(name, 1'000'000'000, &n); !s.ok()) return s;
-  *out = static_cast<int>(n);
-  return Status::Ok();
-}
-
-Status Params::Double(const std::string& name, double* out) {
-  const std::string* v = Take(name);
-  if (v == nullptr) return Status::Ok();
-  char* end = nullptr;
-  const double d = std::strtod(v->c_str(), &end);
-  if (v->empty() || *end != '\0') {
-    return Status::InvalidArgument(Flag(name) + " " + *v + ": give a number");
-  }
-  *out = d;
+  OptionSpec negation = spec;
+  negation.name = spec.negation;
+  bool off = false;
+  if (Status s = ReadOption(negation, *v, &off); !s.ok()) return s;
+  if (off) *std::get<bool*>(target) = false;
   return Status::Ok();
 }
 

@@ -7,9 +7,11 @@
 // to the token check and another to the router). Every name and value must be UTF-8 once
 // decoded: the answers are JSON, which holds nothing else.
 //
-// A Params is read by asking for each known parameter; what nobody asked for is a mistake the
-// user should hear about (a typo would otherwise be silently ignored), so Unknown() names it.
-// Errors are InvalidArgument with the CLI's way of naming a flag ("--rows: ...").
+// A Params is read by asking for each known parameter, a row of a view's table at a time
+// (query/run/options.h: ReadOptions below, the reader the CLI's options go through too); what
+// nobody asked for is a mistake the user should hear about (a typo would otherwise be silently
+// ignored), so Unknown() names it. Errors are InvalidArgument with the CLI's way of naming a flag
+// ("--rows: ...").
 //
 // Value type; not thread-safe (each request has its own).
 #pragma once
@@ -21,6 +23,7 @@
 #include <string_view>
 
 #include "core/status.h"
+#include "query/run/options.h"
 
 namespace trailmap {
 
@@ -42,13 +45,9 @@ class Params {
   const std::string& path() const { return path_; }
   bool Has(const std::string& name) const { return values_.count(name) > 0; }
 
-  // Each sets *out when the parameter is given and leaves it otherwise.
-  void Text(const std::string& name, std::string* out);
-  // "", "1", "true", "yes" → true; "0", "false", "no" → false.
-  Status Bool(const std::string& name, bool* out);
-  Status Unsigned(const std::string& name, uint64_t max, uint64_t* out);
-  Status Int(const std::string& name, int* out);
-  Status Double(const std::string& name, double* out);
+  // The parameter of `spec` (and its negation, "no-panel") read by ReadOption into `target` when
+  // given, as the CLI reads the option; OptionFront::kCli rows are not parameters and stay unread.
+  Status Read(const OptionSpec& spec, OptionTarget target);
 
   // InvalidArgument naming the first parameter nothing asked for, else Ok.
   Status Unknown() const;
@@ -60,5 +59,14 @@ class Params {
   std::map<std::string, std::string> values_;
   std::set<std::string> taken_;
 };
+
+// Every row of `table` read into `request`: the first refusal, else Ok.
+template <typename Request>
+Status ReadOptions(Params* params, const OptionTable<Request>& table, Request* request) {
+  for (const OptionRow<Request>& row : table.rows()) {
+    if (Status s = params->Read(row.spec, row.member(*request)); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
 
 }  // namespace trailmap

@@ -5,24 +5,30 @@
 namespace trailmap {
 namespace {
 
+OptionSpec Text(const std::string& name) { return {.name = name}; }
+OptionSpec Flag(const std::string& name) { return {.name = name, .kind = OptionKind::kFlag}; }
+OptionSpec Whole(const std::string& name, uint64_t high) {
+  return {.name = name, .kind = OptionKind::kWhole, .whole_high = high};
+}
+
 TEST(Params, SplitsDecodesAndReadsTypes) {
   Result<Params> p = Params::Parse(
       "/api/heatmap?metric=disk.latency&where=host+%3D~+%22web.*%22&rows=25&per-column&panel=0");
   ASSERT_TRUE(p.ok()) << p.status().message();
   EXPECT_EQ(p->path(), "/api/heatmap");
   std::string metric, where, missing = "kept";
-  p->Text("metric", &metric);
-  p->Text("where", &where);
-  p->Text("from", &missing);
+  ASSERT_TRUE(p->Read(Text("metric"), &metric).ok());
+  ASSERT_TRUE(p->Read(Text("where"), &where).ok());
+  ASSERT_TRUE(p->Read(Text("from"), &missing).ok());
   EXPECT_EQ(metric, "disk.latency");
   EXPECT_EQ(where, "host =~ \"web.*\"");
   EXPECT_EQ(missing, "kept");
   uint64_t rows = 50;
-  ASSERT_TRUE(p->Unsigned("rows", 2000, &rows).ok());
+  ASSERT_TRUE(p->Read(Whole("rows", 2000), &rows).ok());
   EXPECT_EQ(rows, 25u);
   bool per_column = false, panel = true;
-  ASSERT_TRUE(p->Bool("per-column", &per_column).ok());
-  ASSERT_TRUE(p->Bool("panel", &panel).ok());
+  ASSERT_TRUE(p->Read(Flag("per-column"), &per_column).ok());
+  ASSERT_TRUE(p->Read(Flag("panel"), &panel).ok());
   EXPECT_TRUE(per_column);
   EXPECT_FALSE(panel);
   EXPECT_TRUE(p->Unknown().ok());
@@ -32,18 +38,40 @@ TEST(Params, MistakesNameTheParameterAsTheCliNamesItsFlag) {
   Result<Params> p = Params::Parse("/api/heatmap?rows=many&colour=red&panel=maybe");
   ASSERT_TRUE(p.ok());
   uint64_t rows = 50;
-  Status s = p->Unsigned("rows", 2000, &rows);
+  Status s = p->Read(Whole("rows", 2000), &rows);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(s.message(), "--rows many: give a whole number from 0 to 2000");
+  EXPECT_EQ(rows, 50u);
   bool panel = true;
-  EXPECT_EQ(p->Bool("panel", &panel).message(), "--panel maybe: give true or false");
+  EXPECT_EQ(p->Read(Flag("panel"), &panel).message(), "--panel maybe: give true or false");
   EXPECT_EQ(p->Unknown().message(), "unknown parameter colour for /api/heatmap");
 
   EXPECT_EQ(Params::Parse("/a?x=%zz").status().code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(Params::Parse("/a?x=1&x=2").status().message(), "--x is given twice");
   uint64_t big = 0;
   Result<Params> neg = Params::Parse("/a?n=-1");
-  EXPECT_FALSE(neg->Unsigned("n", 10, &big).ok());
+  EXPECT_FALSE(neg->Read(Whole("n", 10), &big).ok());
+  // A row only the CLI has is no parameter: it stays unread, and so unknown.
+  Result<Params> cli_only = Params::Parse("/a?aggregators=x");
+  std::string aggregators;
+  OptionSpec spec = Text("aggregators");
+  spec.CliOnly();
+  EXPECT_TRUE(cli_only->Read(spec, &aggregators).ok());
+  EXPECT_EQ(aggregators, "");
+  EXPECT_EQ(cli_only->Unknown().message(), "unknown parameter aggregators for /a");
+}
+
+TEST(Params, ANegationTurnsAFlagOff) {
+  OptionSpec panel = Flag("panel");
+  panel.Negation("no-panel");
+  bool on = true;
+  ASSERT_TRUE(Params::Parse("/a?no-panel")->Read(panel, &on).ok());
+  EXPECT_FALSE(on);
+  on = true;
+  ASSERT_TRUE(Params::Parse("/a?no-panel=false")->Read(panel, &on).ok());
+  EXPECT_TRUE(on);
+  EXPECT_EQ(Params::Parse("/a?no-panel=2")->Read(panel, &on).message(),
+            "--no-panel 2: give true or false");
 }
 
 // The path is taken in one form only, never decoded: the token check and the router read the
@@ -108,7 +136,7 @@ TEST(Params, NamesAndValuesMustBeUtf8) {
   Result<Params> ok = Params::Parse("/api/heatmap?where=host%3D%3D%22%c3%a9%22");
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   std::string where;
-  ok->Text("where", &where);
+  ASSERT_TRUE(ok->Read(Text("where"), &where).ok());
   EXPECT_EQ(where, "host==\"\xc3\xa9\"");
   EXPECT_EQ(Params::Parse("/a?x=%f").status().message(),
             "malformed percent escape in \"%f\": write %XX with two hex digits");

@@ -7,7 +7,9 @@
 #include <set>
 
 #include "core/timespec.h"
+#include "core/units.h"
 #include "query/fetch/fanout.h"
+#include "query/run/predicate_tree.h"
 
 namespace trailmap {
 namespace {
@@ -57,41 +59,48 @@ std::string Join(const std::vector<std::string>& items, const char* sep) {
 
 }  // namespace
 
-std::future<std::optional<std::string>> StartOverflowNote(const QueryContext& context,
-                                                          ViewRequest request, int64_t from,
-                                                          int64_t to) {
-  return std::async(std::launch::async, [&context, request = std::move(request), from, to] {
-    return OverflowNoteFor(context, request, from, to);
-  });
+namespace {
+
+// `request` with its timeout cut to what is left of it since `started`; nullopt when nothing is.
+std::optional<ViewRequest> WithTimeLeft(const ViewRequest& request,
+                                        std::chrono::steady_clock::time_point started) {
+  Result<uint64_t> timeout = ParseDuration(request.timeout);
+  if (!timeout.ok()) return std::nullopt;
+  const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started);
+  const int64_t left_ms = static_cast<int64_t>(*timeout / 1'000'000) - spent.count();
+  if (left_ms < 1) return std::nullopt;
+  ViewRequest out = request;
+  out.timeout = std::to_string(left_ms) + "ms";
+  return out;
 }
 
+}  // namespace
+
 std::optional<std::string> OverflowNoteFor(const QueryContext& context, const ViewRequest& flags,
-                                           int64_t from, int64_t to) {
-  Result<Catalog> catalog = FetchCatalog(context, flags);
+                                           int64_t from, int64_t to,
+                                           std::chrono::steady_clock::time_point view_started) {
+  std::optional<ViewRequest> asking = WithTimeLeft(flags, view_started);
+  if (!asking) return std::nullopt;
+  Result<Catalog> catalog = FetchCatalog(context, *asking);
   if (!catalog.ok()) return std::nullopt;
   auto it = catalog->metrics.find(flags.metric);
   if (it == catalog->metrics.end() ||
       std::find(it->second.fields.begin(), it->second.fields.end(), kOverflowField) == it->second.fields.end()) {
     return std::nullopt;
   }
-  ViewRequest counting = flags;
-  const std::string overflow = std::string(kOverflowField) + " == \"true\"";
-  const size_t first = flags.where.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) {
-    counting.where = overflow;
-  } else if (flags.where[first] == '{') {
-    counting.where = R"({"and": [)" + flags.where + R"(, {"field": ")" + kOverflowField +
-                     R"(", "op": "==", "value": "true"}]})";
-  } else {
-    counting.where = "(" + flags.where + ") and " + overflow;
-  }
+  std::optional<ViewRequest> counting = WithTimeLeft(flags, view_started);
+  Result<PredicateTree> where = PredicateTree::Parse(flags.where);
+  if (!counting || !where.ok()) return std::nullopt;
+  counting->where =
+      PredicateTree::And(*where, PredicateTree::FieldEquals(kOverflowField, "true")).Json();
   HistogramQuery query;
   query.metric = flags.metric;
   query.from = from;
   query.to = to;
   query.step = static_cast<uint32_t>(std::min<int64_t>(to - from, UINT32_MAX));
   query.hosts = SplitList(flags.hosts);
-  Result<Fetched> fetched = FetchGrid(context, counting, query);
+  Result<Fetched> fetched = FetchGrid(context, *counting, query);
   if (!fetched.ok()) return std::nullopt;
   const uint64_t events = fetched->grid.Total().count();
   if (events == 0) return std::nullopt;
@@ -99,9 +108,7 @@ std::optional<std::string> OverflowNoteFor(const QueryContext& context, const Vi
 }
 
 Result<ViewDocument> RunMetricsView(const MetricsRequest& flags, const QueryContext& context) {
-  if (flags.format != "table" && flags.format != "json") {
-    return Status::InvalidArgument("--format " + flags.format + ": give table or json");
-  }
+  if (Status s = MetricsParameters().Check(flags); !s.ok()) return s;
   ViewDocument doc;
   doc.format = flags.format;
   Result<Catalog> catalog = FetchCatalog(context, flags.query);
@@ -143,9 +150,7 @@ Result<ViewDocument> RunMetricsView(const MetricsRequest& flags, const QueryCont
 }
 
 Result<ViewDocument> RunFieldsView(const FieldsRequest& flags, const QueryContext& context) {
-  if (flags.format != "table" && flags.format != "json") {
-    return Status::InvalidArgument("--format " + flags.format + ": give table or json");
-  }
+  if (Status s = FieldsParameters().Check(flags); !s.ok()) return s;
   ViewDocument doc;
   doc.format = flags.format;
   Result<TimeRange> range = ParseTimeRange(flags.query, context.now);

@@ -10,13 +10,14 @@
 //                                            events went to the overflow series
 #pragma once
 
+#include <chrono>
 #include <cstdint>
-#include <future>
 #include <optional>
 #include <string>
 
 #include "core/status.h"
 #include "query/fetch/view_request.h"
+#include "query/run/options.h"
 #include "query/run/view_document.h"
 
 namespace trailmap {
@@ -32,6 +33,31 @@ struct FieldsRequest {
   size_t top = 20;               // values shown per field, most events first; 0 = all
 };
 
+// The catalog views' parameters (query/run/options.h): a new option is a member above and a row
+// here.
+inline const OptionTable<MetricsRequest>& MetricsParameters() {
+  using R = MetricsRequest;
+  static const OptionTable<R> table = [] {
+    OptionTable<R> t;
+    t.Include(ShardParameters(), &R::query);
+    t.Choice("format", &R::format, {"table", "json"}, "table or json").Short('f');
+    return t;
+  }();
+  return table;
+}
+inline const OptionTable<FieldsRequest>& FieldsParameters() {
+  using R = FieldsRequest;
+  static const OptionTable<R> table = [] {
+    OptionTable<R> t;
+    t.Include(ViewRequestParameters(), &R::query);
+    t.Choice("format", &R::format, {"table", "json"}, "table or json").Short('f');
+    t.Whole("top", &R::top, 0, 1'000'000, "Values shown per field, most events first (0 = all)",
+            "5");
+    return t;
+  }();
+  return table;
+}
+
 Result<ViewDocument> RunMetricsView(const MetricsRequest& request, const QueryContext& context);
 Result<ViewDocument> RunFieldsView(const FieldsRequest& request, const QueryContext& context);
 
@@ -41,17 +67,16 @@ inline constexpr const char* kOverflowField = "overflow";
 // "note: N events over the cardinality bound went to the overflow series ...".
 std::string OverflowNote(uint64_t events);
 
-// OverflowNote when events of request.metric in [from, to) that pass request.where went to the
-// overflow series, else nullopt. Costs one catalog query, and a second (counting) query only when
-// the metric has an overflow series at all; failures give nullopt (it is a note).
+// The overflow note, the named second stage of the heat map's and the stats' plans: after the
+// view's own fan-out, and only when every shard answered it (else the note would count without
+// the silent ones), OverflowNote when events of request.metric in [from, to) that pass
+// request.where went to the overflow series, else nullopt. It asks the catalog, and only when the
+// metric has an overflow series at all a count of the events that pass request.where and
+// `overflow == "true"`, joined as a tree (query/run/predicate_tree.h). Both fan-outs get what is
+// left of the view's own deadline, request.timeout counted from `view_started`, and carry its
+// budgets (max-keys, max-cells); with no time left, or on any failure, nullopt (it is a note).
 std::optional<std::string> OverflowNoteFor(const QueryContext& context, const ViewRequest& request,
-                                           int64_t from, int64_t to);
-
-// OverflowNoteFor on its own thread, started before a view's own query so that its round trips
-// overlap that query's instead of following it (a small view is mostly round trips). `context`
-// must outlive the future, whose destructor waits for the thread.
-std::future<std::optional<std::string>> StartOverflowNote(const QueryContext& context,
-                                                          ViewRequest request, int64_t from,
-                                                          int64_t to);
+                                           int64_t from, int64_t to,
+                                           std::chrono::steady_clock::time_point view_started);
 
 }  // namespace trailmap

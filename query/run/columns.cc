@@ -6,11 +6,14 @@
 #include "core/units.h"
 #include "query/fetch/request_checks.h"
 #include "query/render/columns.h"
+#include "query/run/words.h"
 #include "query/views/columns.h"
 
 namespace trailmap {
 Result<ViewDocument> RunColumnsView(const ColumnsRequest& flags, const QueryContext& context) {
-  // Everything a user typed is checked before any shard is asked.
+  // Everything a user typed is checked before any shard is asked: the table's ranges and choices,
+  // then the words.
+  if (Status s = ColumnsParameters().Check(flags); !s.ok()) return s;
   Result<TimeRange> range = ParseTimeRange(flags.query, context.now);
   if (!range.ok()) return range.status();
   if (!flags.query.by.empty() && flags.query.by != "host") {
@@ -38,16 +41,8 @@ Result<ViewDocument> RunColumnsView(const ColumnsRequest& flags, const QueryCont
     }
     options.clip_percent = *clip;
   }
-  if (!flags.ymax.empty() && !ParseQuantity(flags.ymax, "ns").ok() &&
-      !ParseQuantity(flags.ymax, "B").ok()) {
-    return Status::InvalidArgument(
-                             "--ymax: " + ParseQuantity(flags.ymax, "ns").status().message());
-  }
+  if (Status s = CheckAxisWords("--ymax", flags.ymax); !s.ok()) return s;
   const std::string format = flags.format.empty() ? "ansi" : flags.format;
-  if (format != "ansi" && format != "svg" && format != "png" && format != "json") {
-    return Status::InvalidArgument("--format " + format + ": give ansi, svg, png or json");
-  }
-  if (Status s = CheckRange("--rows", flags.rows, 1, 2000); !s.ok()) return s;
   if (format == "ansi") {
     // One character per host: a terminal shows the first hosts that fit, and says so.
     const size_t fit =

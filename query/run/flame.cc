@@ -151,13 +151,7 @@ Result<std::string> ReadFolded(const std::string& path, std::istream& in) {
 
 Result<ViewDocument> RunFlameView(const FlameRequest& flags, const QueryContext& context,
                                   std::istream& in) {
-  if (flags.format != "svg" && flags.format != "json" && flags.format != "folded") {
-    return Status::InvalidArgument("--format " + flags.format + ": give svg, json or folded");
-  }
-  if (Status s = CheckRange("--width", flags.width, 100, 100000); !s.ok()) return s;
-  if (!(flags.min_width >= 0)) {
-    return Status::InvalidArgument("--minwidth: give a number of pixels, 0 or more");
-  }
+  if (Status s = FlameParameters().Check(flags); !s.ok()) return s;
   ViewDocument doc;
   doc.format = flags.format;
   Result<FlamePalette> palette = ParseFlamePalette(flags.palette);

@@ -15,54 +15,12 @@
 #include "query/render/heatmap_png.h"
 #include "query/render/heatmap_svg.h"
 #include "query/run/catalog.h"
+#include "query/run/words.h"
 #include "query/views/heatmap.h"
 #include "query/views/heatmap_cell.h"
 
 namespace trailmap {
 namespace {
-
-Result<uint32_t> ParseStep(const std::string& text) {
-  if (text.empty()) return 0u;
-  bool digits = text.size() <= 9;
-  for (char c : text) digits = digits && c >= '0' && c <= '9';
-  Result<uint64_t> ns =
-      digits ? Result<uint64_t>(std::stoull(text) * 1'000'000'000ull) : ParseDuration(text);
-  if (!ns.ok()) return Status::InvalidArgument("--step: " + ns.status().message());
-  if (*ns < 1'000'000'000ull || *ns % 1'000'000'000ull != 0 ||
-      *ns / 1'000'000'000ull > 86400 * 366) {
-    return Status::InvalidArgument("--step " + text +
-                                   ": a step is whole seconds, at least 1s (e.g. 1s, 10s, 1m)");
-  }
-  return static_cast<uint32_t>(*ns / 1'000'000'000ull);
-}
-
-// "p99" or "99.9" → the percentile.
-Result<double> ParseOverlay(const std::string& text) {
-  std::string digits = text;
-  if (!digits.empty() && (digits[0] == 'p' || digits[0] == 'P')) digits.erase(0, 1);
-  char* end = nullptr;
-  const double p = digits.empty() ? -1 : std::strtod(digits.c_str(), &end);
-  if (digits.empty() || *end != '\0' || !(p > 0 && p <= 100)) {
-    return Status::InvalidArgument("--overlay " + text +
-                                   ": give percentiles like p50,p99,p99.9 (above 0, at most 100)");
-  }
-  return p;
-}
-
-// The time of --at: a clock time "HH:MM:SS" is taken on the UTC day of the range's start (the
-// next day when that is before the start), anything else as --from takes it.
-Result<int64_t> ParseAtTime(const std::string& text, int64_t range_from, int64_t now) {
-  int h = 0, m = 0, sec = 0;
-  char extra = 0;
-  if (std::sscanf(text.c_str(), "%d:%d:%d%c", &h, &m, &sec, &extra) == 3 && h >= 0 && h < 24 &&
-      m >= 0 && m < 60 && sec >= 0 && sec < 60) {
-    const int64_t day = range_from - ((range_from % 86400) + 86400) % 86400;
-    int64_t t = day + h * 3600 + m * 60 + sec;
-    if (t < range_from) t += 86400;
-    return t;
-  }
-  return ParseTimeSpec(text, now);
-}
 
 // --at: the cell's count, its --by values (from the view) and its hosts (a second query of that
 // one column grouped by host), as text or JSON.
@@ -73,7 +31,7 @@ Result<ViewDocument> RunCellDetails(const HeatmapRequest& flags, const QueryCont
     return Status::InvalidArgument("--at " + flags.at +
                                                  ": give TIME,VALUE, e.g. 16:05:03,12ms");
   }
-  Result<int64_t> t = ParseAtTime(flags.at.substr(0, comma), view.from, context.now);
+  Result<int64_t> t = ParseClockOrTime(flags.at.substr(0, comma), view.from, context.now);
   if (!t.ok()) return Status::InvalidArgument("--at: " + t.status().message());
   Result<uint64_t> v = ParseQuantity(flags.at.substr(comma + 1), view.unit);
   if (!v.ok()) return Status::InvalidArgument("--at: " + v.status().message());
@@ -113,20 +71,15 @@ Result<ViewDocument> RunCellDetails(const HeatmapRequest& flags, const QueryCont
 }  // namespace
 
 Result<ViewDocument> RunHeatmapView(const HeatmapRequest& flags, const QueryContext& context) {
-  // Everything a user typed is checked before any shard is asked; the ranges are CLI11's checks,
-  // again for front ends that do not parse with CLI11.
-  if (Status s = CheckRange("--rows", flags.rows, 1, 2000); !s.ok()) return s;
-  if (flags.cols != 0) {
-    if (Status s = CheckRange("--cols", flags.cols, 1, 100000); !s.ok()) return s;
-  }
-  if (Status s = CheckRange("--width", flags.width, 100, 20000); !s.ok()) return s;
-  if (Status s = CheckRange("--height", flags.height, 50, 20000); !s.ok()) return s;
+  // Everything a user typed is checked before any shard is asked: the table's ranges and choices
+  // (the CLI and the API read them with the same table), then what joins two options.
+  if (Status s = HeatmapParameters().Check(flags); !s.ok()) return s;
   if (flags.isolate && flags.exclude) {
     return Status::InvalidArgument("--isolate excludes --exclude");
   }
   Result<TimeRange> range = ParseTimeRange(flags.query, context.now);
   if (!range.ok()) return range.status();
-  Result<uint32_t> step = ParseStep(flags.step);
+  Result<uint32_t> step = ParseStepWords(flags.step);
   if (!step.ok()) return step.status();
   if (*step && flags.cols)
     return Status::InvalidArgument("give --cols or --step, not both");
@@ -152,27 +105,18 @@ Result<ViewDocument> RunHeatmapView(const HeatmapRequest& flags, const QueryCont
   if ((flags.isolate || flags.exclude) && options.select.empty()) {
     return Status::InvalidArgument("--isolate and --exclude need --select a,b");
   }
-  for (const std::string& p : SplitList(flags.overlay)) {
-    Result<double> percentile = ParseOverlay(p);
-    if (!percentile.ok()) return percentile.status();
-    options.overlay.push_back(*percentile);
-  }
+  Result<std::vector<double>> overlay = ParsePercentiles(flags.overlay);
+  if (!overlay.ok()) return overlay.status();
+  options.overlay = std::move(overlay).value();
   if (!flags.clip.empty()) {
     Result<double> clip = ParsePercent(flags.clip);
     if (!clip.ok())
       return Status::InvalidArgument("--clip: " + clip.status().message());
     options.clip_percent = *clip;
   }
-  for (const auto& [name, text] : {std::pair{"--ymin", &flags.ymin}, {"--ymax", &flags.ymax}}) {
-    if (!text->empty() && !ParseQuantity(*text, "ns").ok() && !ParseQuantity(*text, "B").ok()) {
-      return Status::InvalidArgument(std::string(name) + ": " +
-                                                   ParseQuantity(*text, "ns").status().message());
-    }
-  }
+  if (Status s = CheckAxisWords("--ymin", flags.ymin); !s.ok()) return s;
+  if (Status s = CheckAxisWords("--ymax", flags.ymax); !s.ok()) return s;
   const std::string format = flags.format.empty() ? "ansi" : flags.format;
-  if (format != "ansi" && format != "svg" && format != "png" && format != "json") {
-    return Status::InvalidArgument("--format " + format + ": give ansi, svg, png or json");
-  }
   if (format == "svg" || format == "png") {
     const std::string size =
         "--width " + std::to_string(flags.width) + " × --height " + std::to_string(flags.height);
@@ -199,8 +143,7 @@ Result<ViewDocument> RunHeatmapView(const HeatmapRequest& flags, const QueryCont
   query.group_by = flags.query.by;
   query.hosts = SplitList(flags.query.hosts);
 
-  std::future<std::optional<std::string>> overflow =
-      StartOverflowNote(context, flags.query, query.from, query.to);
+  const auto started = std::chrono::steady_clock::now();
   Result<Fetched> fetched = FetchGrid(context, flags.query, query);
   if (!fetched.ok()) return fetched.status();
   if (!flags.ymax.empty()) {
@@ -220,6 +163,12 @@ Result<ViewDocument> RunHeatmapView(const HeatmapRequest& flags, const QueryCont
   view->missing_shards = fetched->missing;
   view->where = flags.query.where;
   if (!flags.at.empty()) return RunCellDetails(flags, context, query, *view, format);
+  // The plan's second stage, within what is left of the first's deadline: the overflow note (not
+  // when a shard is silent: it would count without it).
+  std::optional<std::string> overflow;
+  if (fetched->missing.empty()) {
+    overflow = OverflowNoteFor(context, flags.query, query.from, query.to, started);
+  }
 
   std::string bytes;
   if (format == "svg") {
@@ -251,10 +200,7 @@ Result<ViewDocument> RunHeatmapView(const HeatmapRequest& flags, const QueryCont
   doc.format = format;
   doc.missing = fetched->missing;
   NoteSkipped(fetched->skipped, &doc);
-  // Not when a shard is silent: the note would count without it.
-  if (fetched->missing.empty()) {
-    if (std::optional<std::string> note = overflow.get()) doc.notes.push_back(std::move(*note));
-  }
+  if (overflow) doc.notes.push_back(std::move(*overflow));
   return doc;
 }
 

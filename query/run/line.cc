@@ -15,6 +15,7 @@ constexpr int64_t kMaxPoints = 300;
 }  // namespace
 
 Result<ViewDocument> RunLineView(const LineRequest& flags, const QueryContext& context) {
+  if (Status s = LineParameters().Check(flags); !s.ok()) return s;
   Result<TimeRange> range = ParseTimeRange(flags.query, context.now);
   if (!range.ok()) return range.status();
   LineOptions options;
@@ -26,11 +27,7 @@ Result<ViewDocument> RunLineView(const LineRequest& flags, const QueryContext& c
   options.area = flags.area;
   options.stacked = flags.stacked;
 
-  const std::string format =
-      flags.format.empty() ? "ansi" : flags.format;
-  if (format != "ansi" && format != "svg" && format != "png" && format != "json") {
-    return Status::InvalidArgument("--format " + format + ": give ansi, svg, png or json");
-  }
+  const std::string format = flags.format.empty() ? "ansi" : flags.format;
 
   HistogramQuery query;
   query.metric = flags.query.metric;

@@ -8,6 +8,7 @@
 
 #include "core/units.h"
 #include "query/run/flame.h"
+#include "query/run/predicate_tree.h"
 
 namespace trailmap {
 namespace {
@@ -31,17 +32,14 @@ Result<double> StatOf(const Histogram& h, const std::string& stat) {
   return Status::InvalidArgument("--stat " + stat + ": give p50, p90, p99, p99.9, mean or max");
 }
 
-// `host in ("a", "b")`: the predicate that names exactly these hosts.
-Result<std::string> HostsPredicate(const std::vector<HostScore>& hosts) {
-  std::string list;
+// `host in ("a", "b")`: the predicate that names exactly the outliers, as a tree (a host name
+// with a quote in it stays one value).
+PredicateTree HostsPredicate(const std::vector<HostScore>& hosts) {
+  std::vector<std::string> names;
   for (const HostScore& h : hosts) {
-    if (!h.outlier) continue;
-    if (h.host.find_first_of("\"\\") != std::string::npos) {
-      return Status::InvalidArgument("host " + h.host + " has a quote: cannot name it in --where");
-    }
-    list += (list.empty() ? "\"" : ", \"") + h.host + "\"";
+    if (h.outlier) names.push_back(h.host);
   }
-  return "host in (" + list + ")";
+  return PredicateTree::FieldIn("host", names);
 }
 
 }  // namespace
@@ -71,22 +69,17 @@ std::vector<double> ModifiedZScores(const std::vector<double>& values) {
 }
 
 Result<ViewDocument> RunOutliersView(const OutliersRequest& flags, const QueryContext& context) {
+  if (Status s = OutliersParameters().Check(flags); !s.ok()) return s;
   const bool flame = flags.flame;
   const std::string format = flame && flags.format == "table" ? "svg" : flags.format;
   if (!flame && format != "table" && format != "json") {
     return Status::InvalidArgument("--format " + format + ": give table or json");
   }
-  if (flame && format != "svg" && format != "json" && format != "folded") {
-    return Status::InvalidArgument("--format " + format +
-                                   ": with --flame give svg, json or folded");
-  }
   if (!flags.query.by.empty()) {
     return Status::InvalidArgument("--by: outliers are always hosts");
   }
-  if (!(flags.threshold > 0)) return Status::InvalidArgument("--threshold: give a number above 0");
   Result<TimeRange> range = ParseTimeRange(flags.query, context.now);
   if (!range.ok()) return range.status();
-  if (Result<double> check = StatOf(Histogram(), flags.stat); !check.ok()) return check.status();
 
   const HistogramQuery query = WholeRangeQuery(flags.query, *range, "host");
   Result<Fetched> fetched = FetchGrid(context, flags.query, query);
@@ -131,16 +124,17 @@ Result<ViewDocument> RunOutliersView(const OutliersRequest& flags, const QueryCo
                                      " scores above " + std::to_string(flags.threshold) +
                                      ", so there is nothing to compare");
     }
-    Result<std::string> where = HostsPredicate(hosts);
-    if (!where.ok()) return where.status();
+    const PredicateTree where = HostsPredicate(hosts);
+    Result<PredicateTree> rest = PredicateTree::Not(where);
+    if (!rest.ok()) return rest.status();
     FlameRequest request;
     request.format = format;
     request.fleet.view = flags.query;
     request.fleet.view.metric = flags.stacks;
     request.fleet.view.by.clear();
     request.fleet.view.hosts.clear();
-    request.fleet.view.where = *where;
-    request.fleet.baseline_where = "not (" + *where + ")";
+    request.fleet.view.where = where.Json();
+    request.fleet.baseline_where = rest->Json();
     request.title = "Outliers (" + flags.stat + ") vs the rest";
     std::istringstream no_input;
     Result<ViewDocument> graph = RunFlameView(request, context, no_input);

@@ -24,6 +24,7 @@
 
 #include "core/status.h"
 #include "query/fetch/view_request.h"
+#include "query/run/options.h"
 #include "query/run/view_document.h"
 
 namespace trailmap {
@@ -47,6 +48,30 @@ struct HostScore {
 
 // The scores of `values` (one per host, in any order), as described above.
 std::vector<double> ModifiedZScores(const std::vector<double>& values);
+
+// The outliers view's parameters (query/run/options.h): a new option is a member above and a row
+// here.
+inline const OptionTable<OutliersRequest>& OutliersParameters() {
+  using R = OutliersRequest;
+  static const OptionTable<R> table = [] {
+    OptionTable<R> t;
+    t.Include(ViewRequestParameters(), &R::query);
+    t.Choice("stat", &R::stat, {"p50", "p90", "p99", "p99.9", "mean", "max"},
+             "The statistic compared: p50, p90, p99, p99.9, mean, max");
+    t.Number("threshold", &R::threshold, 0, std::numeric_limits<double>::infinity(),
+             "Modified z-score above which a host is an outlier", "3")
+        .AboveLow();
+    t.Flag("flame", &R::flame,
+           "Instead of the list: a differential flame graph of the outliers' stacks against the "
+           "other hosts' over the same range (red: more in the outliers)");
+    t.Text("stacks", &R::stacks, "With --flame: the stacks metric", "cpu.stacks");
+    t.Choice("format", &R::format, {"table", "json", "svg", "folded"},
+             "table or json; with --flame svg (default), json or folded")
+        .Short('f');
+    return t;
+  }();
+  return table;
+}
 
 Result<ViewDocument> RunOutliersView(const OutliersRequest& request, const QueryContext& context);
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/predicate.h"
+#include "query/run/predicate_tree.h"
 #include "query/views/line.h"
 
 namespace trailmap {
@@ -50,9 +51,13 @@ Result<StackQuery> RegionQuery(const std::string& region, const ViewRequest& vie
   seconds.to = text->to;
   Result<TimeRange> range = ParseTimeRange(seconds, context.now);
   if (!range.ok()) return Status::InvalidArgument("--region: " + range.status().message());
-  // The band is pushed down: only the events in it are counted, per host-second.
-  const std::string band = "value >= " + text->low + " and value <= " + text->high;
-  const std::string where = view.where.empty() ? band : "(" + view.where + ") and " + band;
+  // The band is pushed down: only the events in it are counted, per host-second. It joins the
+  // user's --where as a tree, so neither side can change what the other means.
+  Result<PredicateTree> user = PredicateTree::Parse(view.where);
+  if (!user.ok()) return Status::InvalidArgument("--where: " + user.status().message());
+  Result<PredicateTree> band = PredicateTree::ValueBetween(text->low, text->high);
+  if (!band.ok()) return RegionUsage(region, band.status().message());
+  const std::string where = PredicateTree::And(*user, *band).Json();
   Result<Predicate> predicate = Predicate::Parse(where);
   if (!predicate.ok()) return Status::InvalidArgument("--where: " + predicate.status().message());
   const auto [low, high] = predicate->ValueRange();

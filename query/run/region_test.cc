@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/predicate.h"
+
 namespace trailmap {
 namespace {
 
@@ -43,7 +45,12 @@ TEST(Region, QueryCarriesTheBandAndTheViewsRange) {
   EXPECT_EQ(q->hosts, (std::vector<std::string>{"web-1", "web-2"}));
   ASSERT_TRUE(q->region.has_value());
   EXPECT_EQ(q->region->metric, "http.latency");
-  EXPECT_EQ(q->region->where, "(op == \"read\") and value >= 50ms and value <= 2s");
+  // The band joins --where as a tree (query/run/predicate_tree.h), not as pasted text.
+  EXPECT_EQ(q->region->where,
+            R"({"and":[{"field":"op","op":"==","value":"read"},{"and":[{"field":"value","op":">=",)"
+            R"("value":"50ms"},{"field":"value","op":"<=","value":"2s"}]}]})");
+  EXPECT_EQ(Predicate::Parse(q->region->where)->ToString(),
+            "op == \"read\" and (value >= 50ms and value <= 2s)");
   EXPECT_TRUE(q->region->baseline);
   EXPECT_EQ(q->region->baseline_from, 1000);
   EXPECT_EQ(q->region->baseline_to, 1600);

@@ -8,9 +8,7 @@
 
 namespace trailmap {
 Result<ViewDocument> RunStatsView(const StatsRequest& flags, const QueryContext& context) {
-  if (flags.format != "table" && flags.format != "json" && flags.format != "csv") {
-    return Status::InvalidArgument("--format " + flags.format + ": give table, json or csv");
-  }
+  if (Status s = StatsParameters().Check(flags); !s.ok()) return s;
   Result<TimeRange> range = ParseTimeRange(flags.query, context.now);
   if (!range.ok()) return range.status();
   Result<StatsSort> sort = ParseStatsSort(flags.sort);
@@ -19,10 +17,15 @@ Result<ViewDocument> RunStatsView(const StatsRequest& flags, const QueryContext&
 
   const HistogramQuery query = WholeRangeQuery(flags.query, *range, flags.query.by);
 
-  std::future<std::optional<std::string>> overflow =
-      StartOverflowNote(context, flags.query, query.from, query.to);
+  const auto started = std::chrono::steady_clock::now();
   Result<Fetched> fetched = FetchGrid(context, flags.query, query);
   if (!fetched.ok()) return fetched.status();
+  // The plan's second stage, within what is left of the first's deadline. Not when a shard is
+  // silent: the note would count without it.
+  std::optional<std::string> overflow;
+  if (fetched->missing.empty()) {
+    overflow = OverflowNoteFor(context, flags.query, query.from, query.to, started);
+  }
   StatsTable table = ComputeStats(fetched->grid);
   table.missing_shards = fetched->missing;
   SortStats(&table, *sort, flags.top);
@@ -40,10 +43,7 @@ Result<ViewDocument> RunStatsView(const StatsRequest& flags, const QueryContext&
   doc.format = flags.format;
   doc.missing = fetched->missing;
   NoteSkipped(fetched->skipped, &doc);
-  // Not when a shard is silent: the note would count without it.
-  if (fetched->missing.empty()) {
-    if (std::optional<std::string> note = overflow.get()) doc.notes.push_back(std::move(*note));
-  }
+  if (overflow) doc.notes.push_back(std::move(*overflow));
   return doc;
 }
 

@@ -34,7 +34,7 @@ std::string RenderRangeFlame(const FoldedStacks& stacks, const std::string& form
 
 Result<ViewDocument> RunSubsecondFleetView(const SubsecondFleetRequest& request,
                                            const QueryContext& context) {
-  if (Status s = CheckRange("--rows", request.rows, 1, 1000); !s.ok()) return s;
+  if (Status s = SubsecondParameters().Check(request); !s.ok()) return s;
   if (!request.query.by.empty()) {
     return Status::InvalidArgument(
         "--by: the sub-second map adds up the samples of every host it covers; choose them with "

@@ -4,39 +4,17 @@
 #include <memory>
 #include <ostream>
 #include <string_view>
+#include <tuple>
 
 #include "core/units.h"
 #include "query/fetch/request_checks.h"
 #include "query/render/trails.h"
+#include "query/run/words.h"
 #include "query/views/trails.h"
 
 namespace trailmap {
-namespace {
-
-// "0..20ms", "100us..5ms", "..20ms" (from 0).
-Status ParseRange(const std::string& text, const std::string& unit, TrailOptions* options) {
-  const size_t dots = text.find("..");
-  if (dots == std::string::npos) {
-    return Status::InvalidArgument("--range " + text + ": write LOW..HIGH, e.g. 0..20ms");
-  }
-  const std::string low = text.substr(0, dots), high = text.substr(dots + 2);
-  uint64_t lo = 0;
-  if (!low.empty() && low != "0") {
-    Result<uint64_t> v = ParseQuantity(low, unit);
-    if (!v.ok()) return Status::InvalidArgument("--range: " + v.status().message());
-    lo = *v;
-  }
-  Result<uint64_t> hi = ParseQuantity(high, unit);
-  if (!hi.ok()) return Status::InvalidArgument("--range: " + hi.status().message());
-  if (*hi <= lo) return Status::InvalidArgument("--range " + text + ": HIGH must be above LOW");
-  options->lo = lo;
-  options->hi = *hi;
-  return Status::Ok();
-}
-
-}  // namespace
-
 Result<ViewDocument> RunTrailsView(const TrailsRequest& flags, const QueryContext& context) {
+  if (Status s = TrailsParameters().Check(flags); !s.ok()) return s;
   Result<TimeRange> range = ParseTimeRange(flags.query, context.now);
   if (!range.ok()) return range.status();
   TrailOptions options;
@@ -52,21 +30,11 @@ Result<ViewDocument> RunTrailsView(const TrailsRequest& flags, const QueryContex
   options.threshold = *threshold / 100;
 
   const std::string format = flags.format.empty() ? "svg" : flags.format;
-  if (format != "svg" && format != "png" && format != "json") {
-    return Status::InvalidArgument("--format " + format + ": give svg, png or json");
-  }
-  if (Status s = CheckRange("--points", static_cast<int64_t>(flags.points), 16, 65536); !s.ok()) {
-    return s;
-  }
-  if (Status s = CheckRange("--height", flags.height, 100, 100'000); !s.ok()) return s;
   if (format != "json") {
     const int width = TrailsStyle{}.plot_width;
     const std::string size = "--height " + std::to_string(flags.height) + " × the trails' width " +
                              std::to_string(width);
     if (Status s = CheckImagePixels(size, width, flags.height); !s.ok()) return s;
-  }
-  if (flags.overlap > 0.95) {
-    return Status::InvalidArgument("--overlap: give a fraction from 0 to 0.95");
   }
 
   // One column covering the whole range, one group per host (or field value).
@@ -82,7 +50,9 @@ Result<ViewDocument> RunTrailsView(const TrailsRequest& flags, const QueryContex
   if (!fetched.ok()) return fetched.status();
   const std::string& unit = fetched->grid.unit;
   if (!flags.range.empty()) {
-    if (Status s = ParseRange(flags.range, unit, &options); !s.ok()) return s;
+    Result<std::pair<uint64_t, uint64_t>> band = ParseValueRange(flags.range, unit);
+    if (!band.ok()) return band.status();
+    std::tie(options.lo, options.hi) = *band;
   }
   if (flags.bandwidth != "auto") {
     if (flags.bandwidth == "0") {
