@@ -7,9 +7,11 @@
 namespace trailmap {
 
 CLI::App* AddMetricsCommand(CLI::App* app, MetricsFlags* flags) {
-  CLI::App* cmd = app->add_subcommand("metrics", "List every metric: name, kind, unit, the fields it carries and what it measures");
+  CLI::App* cmd = app->add_subcommand(
+      "metrics", "List every metric: name, kind, unit, the fields it carries and what it measures");
   AddOptions(cmd, MetricsParameters(), static_cast<MetricsRequest*>(flags));
-  cmd->footer("Examples:\n  trailmap metrics\n  trailmap metrics --format json --aggregators agg-1,agg-2");
+  cmd->footer(
+      "Examples:\n  trailmap metrics\n  trailmap metrics --format json --aggregators agg-1,agg-2");
   return cmd;
 }
 
@@ -18,8 +20,9 @@ int RunMetrics(const MetricsFlags& flags, const CliContext& context) {
 }
 
 CLI::App* AddFieldsCommand(CLI::App* app, FieldsFlags* flags) {
-  CLI::App* cmd = app->add_subcommand(
-      "fields", "Each field of a metric (and host) with the values seen in a time range and their event counts");
+  CLI::App* cmd = app->add_subcommand("fields",
+                                      "Each field of a metric (and host) with the values seen in a "
+                                      "time range and their event counts");
   AddOptions(cmd, FieldsParameters(), static_cast<FieldsRequest*>(flags));
   cmd->footer(
       "Examples:\n"

@@ -27,10 +27,10 @@ int RunHeatmap(const HeatmapFlags& flags, const CliContext& context) {
   HeatmapRequest request = flags;
   request.format = OutputFormat(flags.format, flags.output, "ansi");
   if (request.format == "png" && flags.output.empty() && context.stdout_is_terminal) {
-    return FinishView(context, "heatmap",
-                      Status::InvalidArgument(
-                          "--format png writes binary: give -o FILE.png or redirect stdout"),
-                      flags.output);
+    return FinishView(
+        context, "heatmap",
+        Status::InvalidArgument("--format png writes binary: give -o FILE.png or redirect stdout"),
+        flags.output);
   }
   return FinishView(context, "heatmap", RunHeatmapView(request, context), flags.output);
 }

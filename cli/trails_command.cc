@@ -16,7 +16,8 @@ CLI::App* AddTrailsCommand(CLI::App* app, TrailsFlags* flags) {
   cmd->footer(
       "Examples:\n"
       "  trailmap trails --metric disk.latency --from -10m -o trails.svg\n"
-      "  trailmap trails --metric disk.latency --range 0..20ms --sort p99 --fill --border -o t.png\n"
+      "  trailmap trails --metric disk.latency --range 0..20ms --sort p99 --fill --border -o "
+      "t.png\n"
       "  trailmap trails --metric http.server.latency --by url --format json\n"
       "Exit codes: 0 ok, 1 error, 2 usage error, 3 some shard did not answer (the view is "
       "drawn from the others).");

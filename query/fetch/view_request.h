@@ -67,7 +67,8 @@ struct ViewRequest {
   std::string config;          // a TOML file naming the aggregators
   std::string cluster;         // a cluster file (core/cluster.h), instead of `aggregators`
   std::string timeout = "5s";  // also sent as the query's deadline (9/10 of it, FanOutAll)
-  // Ask the aggregators for less than their own limits (0 = theirs; aggregator/scan/query_budget.h).
+  // Ask the aggregators for less than their own limits (0 = theirs;
+  // aggregator/scan/query_budget.h).
   uint64_t max_keys = 0;   // stored keys one shard may read
   uint64_t max_cells = 0;  // cells (columns x groups) one shard may answer
 };

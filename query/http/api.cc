@@ -108,13 +108,12 @@ std::string OneLine(std::string text) {
 HttpReply FromStatus(const Status& s) {
   // Unavailable: no shard answered; PermissionDenied: every shard that answered refused this
   // node's key (the aggregators' clients files must give it the query right).
-  const unsigned status = s.code() == Status::Code::kInvalidArgument ? 400
-                          : s.code() == Status::Code::kUnavailable ||
-                                  s.code() == Status::Code::kPermissionDenied
-                              ? 502
-                          // GoOn (query/fetch/view_request.h): not drawn within the timeout
-                          : s.code() == Status::Code::kResourceExhausted ? 503
-                                                                         : 500;
+  const unsigned status =
+      s.code() == Status::Code::kInvalidArgument                                              ? 400
+      : s.code() == Status::Code::kUnavailable || s.code() == Status::Code::kPermissionDenied ? 502
+      // GoOn (query/fetch/view_request.h): not drawn within the timeout
+      : s.code() == Status::Code::kResourceExhausted ? 503
+                                                     : 500;
   return ErrorReply(status, s.message());
 }
 

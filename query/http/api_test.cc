@@ -46,9 +46,8 @@ TEST(Api, HeatmapBodyIsTheRunsDocumentByteForByte) {
   Harness h;
   testing::FakeAggregator a(h.zmq, testing::CannedAnswer("agg-1", "", 5'000'000, 7));
   h.options.defaults.aggregators = a.endpoint();
-  const HttpReply reply =
-      HandleApi("/api/heatmap?metric=disk.latency&from=-1m&rows=20&coloring=linear", h.context,
-                h.options);
+  const HttpReply reply = HandleApi(
+      "/api/heatmap?metric=disk.latency&from=-1m&rows=20&coloring=linear", h.context, h.options);
   ASSERT_EQ(reply.status, 200u) << reply.body;
   EXPECT_EQ(reply.content_type, "application/json");
   HeatmapRequest r;

@@ -26,7 +26,8 @@ Result<Catalog> FetchCatalog(const QueryContext& context, const ViewRequest& fla
   Result<FanoutResult> result = FanOutAll(context, flags, query);
   if (!result.ok()) return result.status();
   Catalog catalog;
-  for (const ShardFailure& f : result->failures) catalog.missing.push_back(f.endpoint + ": " + f.reason);
+  for (const ShardFailure& f : result->failures)
+    catalog.missing.push_back(f.endpoint + ": " + f.reason);
   for (const Answer& a : result->answers) {
     for (const MetricInfo& m : a.metrics) {
       auto [it, inserted] = catalog.metrics.emplace(m.name, m);
@@ -85,8 +86,8 @@ std::optional<std::string> OverflowNoteFor(const QueryContext& context, const Vi
   Result<Catalog> catalog = FetchCatalog(context, *asking);
   if (!catalog.ok()) return std::nullopt;
   auto it = catalog->metrics.find(flags.metric);
-  if (it == catalog->metrics.end() ||
-      std::find(it->second.fields.begin(), it->second.fields.end(), kOverflowField) == it->second.fields.end()) {
+  if (it == catalog->metrics.end() || std::find(it->second.fields.begin(), it->second.fields.end(),
+                                                kOverflowField) == it->second.fields.end()) {
     return std::nullopt;
   }
   std::optional<ViewRequest> counting = WithTimeLeft(flags, view_started);
@@ -139,10 +140,12 @@ Result<ViewDocument> RunMetricsView(const MetricsRequest& flags, const QueryCont
                       PadCell("fields", fields_width) + "description\n";
     for (const auto& [name, m] : catalog->metrics) {
       const std::string fields = m.fields.empty() ? "-" : Join(m.fields, ", ");
-      out += PadCell(name, width) + PadCell(MetricKindName(m.kind), 7) + PadCell(m.unit, unit_width) +
-             PadCell(fields, fields_width) + (m.description.empty() ? "-" : m.description) + "\n";
+      out += PadCell(name, width) + PadCell(MetricKindName(m.kind), 7) +
+             PadCell(m.unit, unit_width) + PadCell(fields, fields_width) +
+             (m.description.empty() ? "-" : m.description) + "\n";
     }
-    if (catalog->metrics.empty()) out += "(no metrics yet: point an agent or `trailmap import` at the aggregators)\n";
+    if (catalog->metrics.empty())
+      out += "(no metrics yet: point an agent or `trailmap import` at the aggregators)\n";
     doc.bytes = std::move(out);
   }
   doc.missing = catalog->missing;
@@ -161,8 +164,9 @@ Result<ViewDocument> RunFieldsView(const FieldsRequest& flags, const QueryContex
   if (it == catalog->metrics.end()) {
     std::vector<std::string> known;
     for (const auto& [name, m] : catalog->metrics) known.push_back(name);
-    return Status::InvalidArgument("no metric '" + flags.query.metric + "' on the aggregators; known: " +
-                                        (known.empty() ? "(none)" : Join(known, ", ")));
+    return Status::InvalidArgument(
+        "no metric '" + flags.query.metric +
+        "' on the aggregators; known: " + (known.empty() ? "(none)" : Join(known, ", ")));
   }
   std::vector<std::string> keys = {"host"};
   keys.insert(keys.end(), it->second.fields.begin(), it->second.fields.end());
@@ -241,7 +245,8 @@ Result<ViewDocument> RunFieldsView(const FieldsRequest& flags, const QueryContex
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const FieldValues& fv : fields) {
       nlohmann::ordered_json values = nlohmann::ordered_json::array();
-      for (const auto& [value, count] : fv.values) values.push_back({{"value", value}, {"count", count}});
+      for (const auto& [value, count] : fv.values)
+        values.push_back({{"value", value}, {"count", count}});
       list.push_back({{"key", fv.key}, {"distinct", fv.distinct}, {"values", std::move(values)}});
     }
     j["fields"] = std::move(list);
@@ -250,14 +255,20 @@ Result<ViewDocument> RunFieldsView(const FieldsRequest& flags, const QueryContex
     j["missing_shards"] = std::vector<std::string>(missing.begin(), missing.end());
     doc.bytes = j.dump(2) + "\n";
   } else {
-    std::string out = flags.query.metric + "  " + FormatRfc3339(range->from) + " .. " + FormatRfc3339(range->to) + "\n";
+    std::string out = flags.query.metric + "  " + FormatRfc3339(range->from) + " .. " +
+                      FormatRfc3339(range->to) + "\n";
     for (const FieldValues& fv : fields) {
-      out += "\n" + fv.key + "  (" + std::to_string(fv.distinct) + " value" + (fv.distinct == 1 ? "" : "s") +
-             (fv.values.size() < fv.distinct ? ", top " + std::to_string(fv.values.size()) + " shown" : "") + ")\n";
+      out +=
+          "\n" + fv.key + "  (" + std::to_string(fv.distinct) + " value" +
+          (fv.distinct == 1 ? "" : "s") +
+          (fv.values.size() < fv.distinct ? ", top " + std::to_string(fv.values.size()) + " shown"
+                                          : "") +
+          ")\n";
       size_t width = 0;
       for (const auto& [value, count] : fv.values) width = std::max(width, value.size());
       for (const auto& [value, count] : fv.values) {
-        out += "  " + value + std::string(width - value.size() + 2, ' ') + std::to_string(count) + "\n";
+        out += "  " + value + std::string(width - value.size() + 2, ' ') + std::to_string(count) +
+               "\n";
       }
     }
     out += "\n(counts are " + std::string(counted) + ")\n";

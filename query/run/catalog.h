@@ -1,6 +1,6 @@
-// The catalog views, `trailmap metrics` and `trailmap fields` (and /api/metrics, /api/fields): what the aggregators hold, so a user can find a
-// metric and the fields to filter (--where) and decompose (--by) it by, without reading agent
-// configs.
+// The catalog views, `trailmap metrics` and `trailmap fields` (and /api/metrics, /api/fields): what
+// the aggregators hold, so a user can find a metric and the fields to filter (--where) and
+// decompose (--by) it by, without reading agent configs.
 //
 //   trailmap metrics                         name, kind, unit, field keys and description of
 //                                            every metric

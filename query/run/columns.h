@@ -1,5 +1,5 @@
-// `trailmap columns`: sorted server columns (query/views/columns.h) of a metric over a time range, as
-// ANSI, SVG, JSON or PNG.
+// `trailmap columns`: sorted server columns (query/views/columns.h) of a metric over a time range,
+// as ANSI, SVG, JSON or PNG.
 //
 // The whole view: parameters in, document out (fetch, assemble, render); what the CLI and
 // trailmap-query both run.

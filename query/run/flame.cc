@@ -6,8 +6,8 @@
 #include <istream>
 #include <iterator>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -118,16 +118,16 @@ Result<FleetStacks> FetchFleetStacks(const FlameFleetRequest& flags, const Query
   if (Status s = CheckViewRequest(flags.view); !s.ok()) return s;
   if (!flags.region.empty()) return FetchRegionStacks(flags, context);
   FleetStacks out;
-  Result<FoldedStacks> target =
-      FetchStacks(flags, context, flags.view.from, flags.view.to, flags.view.where, "", &out.missing);
+  Result<FoldedStacks> target = FetchStacks(flags, context, flags.view.from, flags.view.to,
+                                            flags.view.where, "", &out.missing);
   if (!target.ok()) return target.status();
   out.target = std::move(target).value();
   if (flags.has_baseline()) {
     Result<FoldedStacks> baseline = FetchStacks(
         flags, context, flags.baseline_from.empty() ? flags.view.from : flags.baseline_from,
         flags.baseline_to.empty() ? flags.view.to : flags.baseline_to,
-        flags.baseline_where.empty() ? flags.view.where : flags.baseline_where, "baseline: ",
-        &out.missing);
+        flags.baseline_where.empty() ? flags.view.where : flags.baseline_where,
+        "baseline: ", &out.missing);
     if (!baseline.ok()) return baseline.status();
     out.baseline = std::move(baseline).value();
   }
@@ -158,8 +158,8 @@ Result<ViewDocument> RunFlameView(const FlameRequest& flags, const QueryContext&
   if (!palette.ok()) return palette.status();
   if (!flags.baseline_folded.empty() && !flags.folded.empty() && flags.fleet.has_baseline()) {
     return Status::InvalidArgument(
-                             "give a local baseline (--baseline-folded) or a fleet one "
-                             "(--baseline-from/--baseline-to/--baseline-where), not both");
+        "give a local baseline (--baseline-folded) or a fleet one "
+        "(--baseline-from/--baseline-to/--baseline-where), not both");
   }
   if (flags.fleet.region_differential && flags.fleet.region.empty()) {
     return Status::InvalidArgument(
@@ -171,12 +171,11 @@ Result<ViewDocument> RunFlameView(const FlameRequest& flags, const QueryContext&
   }
   if (!flags.folded.empty() && !flags.fleet.view.by.empty()) {
     return Status::InvalidArgument(
-                             "--by decomposes fleet stacks; a --folded file has no fields (use "
-                             "trailmap collapse --pid to split by process)");
+        "--by decomposes fleet stacks; a --folded file has no fields (use "
+        "trailmap collapse --pid to split by process)");
   }
   if (!flags.baseline_folded.empty() && flags.baseline_folded == "-" && flags.folded == "-") {
-    return Status::InvalidArgument(
-                             "--folded and --baseline-folded cannot both be standard input");
+    return Status::InvalidArgument("--folded and --baseline-folded cannot both be standard input");
   }
   // The target and (for a differential graph) the baseline, as folded text.
   std::string text;
@@ -199,8 +198,8 @@ Result<ViewDocument> RunFlameView(const FlameRequest& flags, const QueryContext&
     }
     if (!flags.fleet.region.empty()) {
       if (fleet->region_events == 0) {
-        doc.notes.push_back("trailmap flame: no " + flags.fleet.view.metric + " events in the region " +
-                            flags.fleet.region);
+        doc.notes.push_back("trailmap flame: no " + flags.fleet.view.metric +
+                            " events in the region " + flags.fleet.region);
       }
       region = nlohmann::ordered_json{
           {"region", flags.fleet.region},   {"metric", flags.fleet.view.metric},
@@ -238,13 +237,14 @@ Result<ViewDocument> RunFlameView(const FlameRequest& flags, const QueryContext&
     }
     tree = BuildDiffFlameTree(baseline, target, !flags.no_normalize);
     tree.invalid_lines = bad_target;
-    if (flags.format == "folded") diff_folded = FormatDiffFolded(baseline, target, !flags.no_normalize);
+    if (flags.format == "folded")
+      diff_folded = FormatDiffFolded(baseline, target, !flags.no_normalize);
     char scale[64];
     snprintf(scale, sizeof scale, "%.4g", tree.baseline_scale);
-    subtitle = "red: more than in " + baseline_name + ", blue: less" +
-               (flags.no_normalize ? std::string(" (raw counts)")
-                                   : " (baseline scaled by " + std::string(scale) +
-                                         " to the same total)");
+    subtitle =
+        "red: more than in " + baseline_name + ", blue: less" +
+        (flags.no_normalize ? std::string(" (raw counts)")
+                            : " (baseline scaled by " + std::string(scale) + " to the same total)");
   }
   if (tree.invalid_lines > 0) {
     doc.notes.push_back("trailmap flame: ignored " + std::to_string(tree.invalid_lines) +

@@ -4,8 +4,8 @@
 // --hosts and --where and answers with its merged folded stacks, which are merged again here.
 // Output: an interactive SVG (default), the d3-flame-graph JSON tree, or the merged folded stacks.
 //
-// Differential (query/views/flame.h BuildDiffFlameTree): widths from the target, red/blue by the change
-// against a BASELINE — a local file (--baseline-folded) or, from the fleet,
+// Differential (query/views/flame.h BuildDiffFlameTree): widths from the target, red/blue by the
+// change against a BASELINE — a local file (--baseline-folded) or, from the fleet,
 // --baseline-from/--baseline-to/--baseline-where (any of them not given is the target's), fetched
 // the same way. Both paths come out as the folded text a --folded file holds and feed one
 // renderer; `--format folded` then writes difffolded.pl's "stack baseline target".
@@ -30,7 +30,7 @@ struct FlameFleetRequest {
   // gives each value a first frame. The metric is the stacks metric, or with `region` the
   // latency or size metric whose events are selected.
   ViewRequest view{.metric = "cpu.stacks"};
-  std::string baseline_from;     // "" = the target's
+  std::string baseline_from;  // "" = the target's
   std::string baseline_to;
   std::string baseline_where;
   // Region -> code (query/run/region.h): "FROM..TO,LOW..HIGH" selects the events of `metric`
@@ -115,17 +115,17 @@ struct FleetStacks {
 Result<FleetStacks> FetchFleetStacks(const FlameFleetRequest& flags, const QueryContext& context);
 
 struct FlameRequest {
-  std::string folded;            // --folded FILE|-; "" = query the fleet
-  FlameFleetRequest fleet;  // without `folded`: the fleet's stacks
-  std::string format = "svg";    // svg | json | folded
-  std::string palette = "hot";   // hot | mem | io | java | js | self
-  std::string title;             // "" = "Flame Graph" / "Icicle Graph"
-  bool inverted = false;         // icicle graph
-  double min_width = 0.1;        // pixels
-  int width = 1200;              // pixels
+  std::string folded;           // --folded FILE|-; "" = query the fleet
+  FlameFleetRequest fleet;      // without `folded`: the fleet's stacks
+  std::string format = "svg";   // svg | json | folded
+  std::string palette = "hot";  // hot | mem | io | java | js | self
+  std::string title;            // "" = "Flame Graph" / "Icicle Graph"
+  bool inverted = false;        // icicle graph
+  double min_width = 0.1;       // pixels
+  int width = 1200;             // pixels
   std::string count_name = "samples";
-  std::string baseline_folded;   // --baseline-folded FILE: a differential graph against it
-  bool no_normalize = false;     // --no-normalize: compare raw counts, not shares
+  std::string baseline_folded;  // --baseline-folded FILE: a differential graph against it
+  bool no_normalize = false;    // --no-normalize: compare raw counts, not shares
 };
 
 // `in` is read when `folded` or `baseline_folded` is "-". The notes say what was ignored.

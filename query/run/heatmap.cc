@@ -24,30 +24,28 @@ namespace {
 
 // --at: the cell's count, its --by values (from the view) and its hosts (a second query of that
 // one column grouped by host), as text or JSON.
-Result<ViewDocument> RunCellDetails(const HeatmapRequest& flags, const QueryContext& context, HistogramQuery query,
-                   const HeatmapView& view, const std::string& format) {
+Result<ViewDocument> RunCellDetails(const HeatmapRequest& flags, const QueryContext& context,
+                                    HistogramQuery query, const HeatmapView& view,
+                                    const std::string& format) {
   const size_t comma = flags.at.rfind(',');
   if (comma == std::string::npos) {
-    return Status::InvalidArgument("--at " + flags.at +
-                                                 ": give TIME,VALUE, e.g. 16:05:03,12ms");
+    return Status::InvalidArgument("--at " + flags.at + ": give TIME,VALUE, e.g. 16:05:03,12ms");
   }
   Result<int64_t> t = ParseClockOrTime(flags.at.substr(0, comma), view.from, context.now);
   if (!t.ok()) return Status::InvalidArgument("--at: " + t.status().message());
   Result<uint64_t> v = ParseQuantity(flags.at.substr(comma + 1), view.unit);
   if (!v.ok()) return Status::InvalidArgument("--at: " + v.status().message());
   if (*t < view.from || *t >= view.to) {
-    return Status::InvalidArgument("--at: " + FormatRfc3339(*t) +
-                                                 " is outside the range " +
-                                                 FormatRfc3339(view.from) + " + " +
-                                                 std::to_string(view.to - view.from) + "s");
+    return Status::InvalidArgument("--at: " + FormatRfc3339(*t) + " is outside the range " +
+                                   FormatRfc3339(view.from) + " + " +
+                                   std::to_string(view.to - view.from) + "s");
   }
   const int64_t row = RowOf(view, static_cast<double>(*v));
   if (row < 0) {
     return Status::InvalidArgument(
-                             "--at: " + FormatQuantity(static_cast<double>(*v), view.unit) +
-                             " is outside the value axis [" +
-                             FormatQuantity(static_cast<double>(view.ymin), view.unit) + ", " +
-                             FormatQuantity(static_cast<double>(view.ymax), view.unit) + ")");
+        "--at: " + FormatQuantity(static_cast<double>(*v), view.unit) +
+        " is outside the value axis [" + FormatQuantity(static_cast<double>(view.ymin), view.unit) +
+        ", " + FormatQuantity(static_cast<double>(view.ymax), view.unit) + ")");
   }
   const auto column = static_cast<uint32_t>((*t - view.from) / view.step);
   const auto r = static_cast<uint32_t>(row);
@@ -81,8 +79,7 @@ Result<ViewDocument> RunHeatmapView(const HeatmapRequest& flags, const QueryCont
   if (!range.ok()) return range.status();
   Result<uint32_t> step = ParseStepWords(flags.step);
   if (!step.ok()) return step.status();
-  if (*step && flags.cols)
-    return Status::InvalidArgument("give --cols or --step, not both");
+  if (*step && flags.cols) return Status::InvalidArgument("give --cols or --step, not both");
   Result<Coloring> coloring = ParseColoring(flags.coloring);
   if (!coloring.ok()) return coloring.status();
   Result<Palette> palette = ParsePalette(flags.palette);
@@ -110,8 +107,7 @@ Result<ViewDocument> RunHeatmapView(const HeatmapRequest& flags, const QueryCont
   options.overlay = std::move(overlay).value();
   if (!flags.clip.empty()) {
     Result<double> clip = ParsePercent(flags.clip);
-    if (!clip.ok())
-      return Status::InvalidArgument("--clip: " + clip.status().message());
+    if (!clip.ok()) return Status::InvalidArgument("--clip: " + clip.status().message());
     options.clip_percent = *clip;
   }
   if (Status s = CheckAxisWords("--ymin", flags.ymin); !s.ok()) return s;

@@ -16,12 +16,12 @@ namespace trailmap {
 struct HeatmapRequest {
   ViewRequest query;
   uint32_t rows = 50;
-  uint32_t cols = 0;  // 0 = automatic
-  std::string step;   // "" = automatic; "10s", "1m" or seconds
-  std::string ymin;   // "" = 0 (automatic under --scale log); "5us"
-  std::string ymax;   // "" = automatic; "20ms", "4KiB", or a number in the base unit
+  uint32_t cols = 0;             // 0 = automatic
+  std::string step;              // "" = automatic; "10s", "1m" or seconds
+  std::string ymin;              // "" = 0 (automatic under --scale log); "5us"
+  std::string ymax;              // "" = automatic; "20ms", "4KiB", or a number in the base unit
   std::string scale = "linear";  // linear | log
-  std::string clip;   // "" = none; "0.1%"
+  std::string clip;              // "" = none; "0.1%"
   std::string coloring = "rank";
   bool per_column = false;
   std::string palette = "heat";  // heat | false
@@ -32,8 +32,8 @@ struct HeatmapRequest {
   std::string at;                // "TIME,VALUE": list what makes up that cell instead of drawing
   int width = 960;               // SVG/PNG plot size in pixels
   int height = 450;
-  bool panel = true;             // SVG/PNG side panel of events per second
-  std::string format;            // ansi | svg | png | json; "" = ansi
+  bool panel = true;   // SVG/PNG side panel of events per second
+  std::string format;  // ansi | svg | png | json; "" = ansi
 };
 
 // The heat map's parameters, one row each (query/run/options.h): the CLI's flags, the API's

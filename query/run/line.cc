@@ -20,8 +20,7 @@ Result<ViewDocument> RunLineView(const LineRequest& flags, const QueryContext& c
   if (!range.ok()) return range.status();
   LineOptions options;
   Result<LineStat> stat = ParseLineStat(flags.stat);
-  if (!stat.ok())
-    return Status::InvalidArgument("--stat: " + stat.status().message());
+  if (!stat.ok()) return Status::InvalidArgument("--stat: " + stat.status().message());
   options.stat = *stat;
   options.top = flags.top;
   options.area = flags.area;

@@ -2,8 +2,8 @@
 
 #include <ostream>
 
-#include "query/run/catalog.h"
 #include "query/render/stats.h"
+#include "query/run/catalog.h"
 #include "query/views/stats.h"
 
 namespace trailmap {
@@ -12,8 +12,7 @@ Result<ViewDocument> RunStatsView(const StatsRequest& flags, const QueryContext&
   Result<TimeRange> range = ParseTimeRange(flags.query, context.now);
   if (!range.ok()) return range.status();
   Result<StatsSort> sort = ParseStatsSort(flags.sort);
-  if (!sort.ok())
-    return Status::InvalidArgument("--sort: " + sort.status().message());
+  if (!sort.ok()) return Status::InvalidArgument("--sort: " + sort.status().message());
 
   const HistogramQuery query = WholeRangeQuery(flags.query, *range, flags.query.by);
 

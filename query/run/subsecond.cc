@@ -46,8 +46,10 @@ Result<ViewDocument> RunSubsecondFleetView(const SubsecondFleetRequest& request,
     Result<Predicate> where = Predicate::Parse(request.query.where);
     if (where.ok() && !where->ValueLiterals().empty()) {
       return Status::InvalidArgument(
-          "--where " + request.query.where + ": the sub-second map's values are the samples' "
-          "offsets in their seconds, so a test of the value (" + where->ValueLiterals()[0] +
+          "--where " + request.query.where +
+          ": the sub-second map's values are the samples' "
+          "offsets in their seconds, so a test of the value (" +
+          where->ValueLiterals()[0] +
           ") has no meaning here; keep the tests of host and labels, e.g. host =~ \"web.*\"");
     }
   }

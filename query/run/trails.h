@@ -16,16 +16,16 @@
 namespace trailmap {
 
 struct TrailsRequest {
-  ViewRequest query;           // --by defaults to host here
-  std::string range;          // "0..20ms"; "" = automatic (0 to the p99 of everything, rounded up)
-  std::string sort = "cov";   // cov | p99 | p50 | max | bimodality | name
-  size_t limit = 0;           // 0 = every trail in JSON, the trails that fit in a picture
-  int height = 900;           // pixels for a picture's waterfall: how many trails fit
+  ViewRequest query;         // --by defaults to host here
+  std::string range;         // "0..20ms"; "" = automatic (0 to the p99 of everything, rounded up)
+  std::string sort = "cov";  // cov | p99 | p50 | max | bimodality | name
+  size_t limit = 0;          // 0 = every trail in JSON, the trails that fit in a picture
+  int height = 900;          // pixels for a picture's waterfall: how many trails fit
   bool fill = false;
   bool invert = false;
   bool border = false;
-  bool linear = false;        // heights are the density, not its root
-  double overlap = -1;        // < 0 = automatic
+  bool linear = false;             // heights are the density, not its root
+  double overlap = -1;             // < 0 = automatic
   std::string threshold = "0.2%";  // of each trail's peak density
   std::string bandwidth = "auto";  // auto | 0 | a value with a unit
   size_t points = 2048;
