@@ -9,6 +9,7 @@
 
 #include "cli/catalog_command.h"
 #include "cli/cli_common.h"
+#include "cli/cli_options.h"
 #include "cli/cluster_command.h"
 #include "cli/collapse_command.h"
 #include "cli/columns_command.h"
@@ -75,6 +76,9 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+  } catch (const OptionRefused& e) {
+    std::cerr << "trailmap " << e.command() << ": " << e.message() << "\n";
+    return kExitUsage;
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);  // prints help, or the error and a hint
     return code == 0 ? kExitOk : kExitUsage;

@@ -14,9 +14,9 @@ void AddOption(CLI::App* command, const OptionSpec& spec, OptionTarget target) {
   } else {
     option = command->add_option_function<std::string>(
         names,
-        [spec, target](const std::string& text) {
+        [spec, target, name = command->get_name()](const std::string& text) {
           if (Status s = ReadOption(spec, text, target); !s.ok()) {
-            throw CLI::ValidationError(s.message());
+            throw OptionRefused(name, s.message());
           }
         },
         spec.help);
