@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const OptionRefused& e) {
-    std::cerr << "trailmap " << e.command() << ": " << e.message() << "\n";
+    std::cerr << "trailmap " << e.command() << ": " << e.what() << "\n";
     return kExitUsage;
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);  // prints help, or the error and a hint

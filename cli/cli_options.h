@@ -16,13 +16,11 @@ namespace trailmap {
 class OptionRefused : public CLI::ValidationError {
  public:
   OptionRefused(std::string command, const std::string& message)
-      : CLI::ValidationError(message), command_(std::move(command)), message_(message) {}
+      : CLI::ValidationError(message), command_(std::move(command)) {}
   const std::string& command() const { return command_; }
-  const std::string& message() const { return message_; }
 
  private:
   std::string command_;
-  std::string message_;
 };
 
 // One row: `target` must outlive `command` (it is the flags struct main() owns).
